@@ -1,0 +1,85 @@
+// Whisper's byte-level BPE tokenizer (tiktoken's algorithm: ranks equal token ids), with
+// every special token, the language table, and UTF-8-safe incremental decoding.
+#pragma once
+
+#include "core/util/result.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hearsay {
+
+// Ids of the special tokens; they follow the ordinary vocabulary in a fixed order:
+// <|endoftext|> <|startoftranscript|> <|xx|>×languages <|translate|> <|transcribe|>
+// <|startoflm|> <|startofprev|> <|nospeech|> <|notimestamps|> <|0.00|> … <|30.00|>.
+struct SpecialTokens {
+    int eot = 50257;
+    int sot = 50258;
+    int firstLanguage = 50259;
+    int languageCount = 99;
+    int translate = 50358;
+    int transcribe = 50359;
+    int startOfLm = 50360;
+    int startOfPrev = 50361;
+    int noSpeech = 50362;
+    int noTimestamps = 50363;
+    int timestampBegin = 50364;  // <|0.00|>; timestamps step 0.02 s up to <|30.00|>
+
+    // From the vocabulary size: 51864 English-only, 51865 multilingual, 51866 large-v3.
+    static SpecialTokens forVocabularySize(int nVocab);
+    bool isTimestamp(int id) const { return id >= timestampBegin; }
+    bool isSpecial(int id) const { return id >= eot; }
+};
+
+struct Language {
+    std::string_view code;  // "en"
+    std::string_view name;  // "english"
+};
+// Whisper's languages in token order (100 entries; the first 99 for pre-v3 models).
+const std::vector<Language>& whisperLanguages();
+std::optional<int> languageIndex(std::string_view codeOrName);  // accepts "en" or "english"
+
+class Tokenizer {
+public:
+    // From byte strings indexed by id (see WhisperModel::vocabulary) and the model's vocab size.
+    static Result<Tokenizer> fromVocabulary(std::vector<std::string> tokens, int nVocab);
+    // From Hugging Face tokenizer files in a checkpoint directory (vocab.json, or tokenizer.json).
+    static Result<Tokenizer> fromHuggingFaceDirectory(const std::string& directory, int nVocab);
+
+    std::vector<int> encode(std::string_view text) const;  // ordinary text only, no specials
+    std::string decode(const std::vector<int>& ids) const; // specials rendered as "<|...|>"; invalid UTF-8 replaced
+    std::string tokenBytes(int id) const;                  // raw bytes (or "<|...|>" text) of one token
+    std::string tokenText(int id) const;                   // human-readable, specials included
+
+    const SpecialTokens& special() const { return m_special; }
+    int vocabularySize() const { return m_nVocab; }
+    bool isMultilingual() const { return m_nVocab >= 51865; }
+    int languageToken(std::string_view codeOrName) const;  // -1 when unknown for this model
+    std::string_view languageCode(int tokenId) const;      // "" when not a language token
+    // Tokens the reference suppresses as non-speech symbols (suppress_tokens = "-1").
+    std::vector<int> nonSpeechTokens() const;
+
+    struct Impl;
+private:
+    std::shared_ptr<const Impl> m_impl;
+    SpecialTokens m_special;
+    int m_nVocab = 0;
+};
+
+// Incremental decoder for streaming display: feed token ids one at a time and receive only
+// complete UTF-8 characters; a multibyte character split across tokens is held back.
+class Utf8StreamDecoder {
+public:
+    explicit Utf8StreamDecoder(const Tokenizer& tokenizer) : m_tokenizer(&tokenizer) {}
+    std::string push(int id);   // text that became complete with this token
+    std::string flush();        // what remains, incomplete bytes replaced by U+FFFD
+private:
+    const Tokenizer* m_tokenizer;
+    std::string m_pending;
+};
+
+} // namespace hearsay

@@ -1,0 +1,36 @@
+// A read-only memory map of a whole file: model weights are read in place, never copied
+// twice. Movable, not copyable; unmaps on destruction.
+#pragma once
+
+#include "core/util/result.h"
+
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <span>
+
+namespace hearsay {
+
+class MappedFile {
+public:
+    static Result<std::shared_ptr<const MappedFile>> open(const std::filesystem::path& path);
+    ~MappedFile();
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+
+    const std::byte* data() const { return m_data; }
+    size_t size() const { return m_size; }
+    std::span<const std::byte> bytes() const { return {m_data, m_size}; }
+    const std::filesystem::path& path() const { return m_path; }
+
+private:
+    MappedFile() = default;
+    const std::byte* m_data = nullptr;
+    size_t m_size = 0;
+    std::filesystem::path m_path;
+};
+
+// Reads a whole (small) file into a string; for configs and text assets.
+Result<std::string> readTextFile(const std::filesystem::path& path, size_t maxBytes = size_t(256) << 20);
+
+} // namespace hearsay
