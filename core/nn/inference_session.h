@@ -1,0 +1,91 @@
+// Everything that changes while one audio stream is transcribed: the encoder output of the
+// current window, the cross-attention K/V cache (computed once per window, shared by all
+// beams) and the self-attention K/V cache (preallocated, written at a cursor per beam).
+// The decoding policies in core/decoding talk to the network only through this class.
+#pragma once
+
+#include "core/frontend/log_mel.h"
+#include "core/model/whisper_model.h"
+#include "core/util/result.h"
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hearsay {
+
+class Backend;
+
+struct SessionOptions {
+    int maxBeams = 5;              // self cache rows are allocated for this many beams
+    bool selfAttentionCache = true;  // off: each step re-runs the decoder over all tokens
+    bool crossAttentionCache = true; // off: each step re-projects the encoder output
+    int threads = 0;               // CPU threads; 0 = all cores
+};
+
+// Exact byte accounting, readable from any thread at any time.
+struct KvCacheStats {
+    struct Layer {
+        size_t selfAllocated = 0;  // K + V bytes allocated for this decoder layer's self cache
+        size_t selfInUse = 0;      // K + V bytes holding valid positions (all beams)
+        size_t crossAllocated = 0; // K + V bytes of this layer's cross cache
+        size_t crossInUse = 0;     // bytes holding the current window's K/V
+    };
+    std::vector<Layer> layers;
+    size_t selfAllocated = 0, selfInUse = 0, crossAllocated = 0, crossInUse = 0;
+    int positions = 0;             // positions cached in the longest beam
+    int beams = 0;                 // beams holding positions
+};
+
+// Per-call timings accumulated by the session (for statistics and the benchmark).
+struct SessionTimings {
+    double encoderMs = 0.0;       // encoder + cross K/V projection, last window
+    double decodeMs = 0.0;        // sum over decode() calls since the last encode()
+    int decodeCalls = 0;
+    int tokensDecoded = 0;        // positions run through the decoder (prompt included)
+};
+
+class InferenceSession {
+public:
+    // Allocates the caches for `options.maxBeams` beams; fails with a clear message when the
+    // memory cannot be had.
+    static Result<std::unique_ptr<InferenceSession>> create(std::shared_ptr<const WhisperModel> model,
+                                                            std::shared_ptr<Backend> backend,
+                                                            SessionOptions options);
+    virtual ~InferenceSession() = default;
+
+    // Runs the encoder on one window (a [n_mels][3000] log-mel) and, with the cross cache
+    // on, projects the cross-attention K/V once. Resets the decoder state.
+    virtual Result<void> encode(const LogMel& mel) = 0;
+
+    // Logits of the last position of each beam: beamTokens[b] is beam b's whole token
+    // sequence (start-of-transcript sequence included). With the self cache on, only the
+    // tokens after the cached prefix are run; a sequence that no longer extends the cached
+    // prefix is re-run from its first differing token. Sequences longer than n_text_ctx are
+    // an error. logits is resized to beams × n_vocab.
+    virtual Result<void> decode(const std::vector<std::vector<int>>& beamTokens, std::vector<float>& logits) = 0;
+
+    // After a beam-search step: new beam b continues old beam sourceBeam[b] (cache rows are
+    // copied, not recomputed).
+    virtual void reorderBeams(const std::vector<int>& sourceBeam) = 0;
+
+    // Forgets decoded positions (the cross cache of the current window stays valid).
+    virtual void resetDecoder() = 0;
+
+    // Switches, settable between decode() calls; both on or off give identical tokens.
+    virtual void setSelfAttentionCache(bool enabled) = 0;
+    virtual void setCrossAttentionCache(bool enabled) = 0;
+    virtual bool selfAttentionCache() const = 0;
+    virtual bool crossAttentionCache() const = 0;
+
+    virtual KvCacheStats cacheStats() const = 0;
+    virtual SessionTimings timings() const = 0;
+
+    // Encoder output of the last window, [n_audio_ctx][d] (for tests against the reference).
+    virtual std::vector<float> encoderOutput() const = 0;
+
+    virtual const WhisperModel& model() const = 0;
+};
+
+} // namespace hearsay
