@@ -46,12 +46,14 @@ constexpr const char* kUsage =
     "  --sizes LIST      model sizes to make with make-test-model (default tiny,base)\n"
     "  --model PATH      benchmark this model instead (HF directory or ggml file); repeatable via commas\n"
     "  --format F        format Hearsay loads for made models: ggml (default, as whisper.cpp) or hf\n"
-    "  --dtype T         weights of made models: f32 (default) or f16\n"
+    "  --dtype T         weights of made models: f16 (default: what whisper.cpp's bench needs; its\n"
+    "                    convolutions take f16 only) or f32\n"
     "  --seed N          seed of the random weights (default 1)\n"
     "  --backend B       cpu, cuda or auto (default cpu)\n"
     "  --threads N       CPU threads (default: all available)\n"
     "  --repeats N       timed repeats (default 3)      --warmup N   untimed runs first (default 1)\n"
-    "  --lengths LIST    cache-table decode lengths (default 20,128,224,444; > 224 chains windows)\n"
+    "  --lengths LIST    cache-table decode lengths (default 20,128,224; longer ones such as 444\n"
+    "                    chain 30 s windows, see bench_work.h)\n"
     "  --modes LIST      cache-table switches (default both,self,cross,none)\n"
     "  --no-cache-table  skip the cache table          --no-floors  skip the peak probe and floors\n"
     "  --peers           run scripts/bench/peers.py in the same run and print ratios Hearsay/peer\n"
@@ -67,12 +69,12 @@ struct Settings {
     std::vector<std::string> sizes;
     std::vector<std::string> models;
     std::string format = "ggml";
-    std::string dtype = "f32";
+    std::string dtype = "f16";
     std::string seed = "1";
     BackendKind backend = BackendKind::Cpu;
     int threads = 0;
     FixedWork work;
-    std::vector<int> lengths = {20, 128, 224, 444};
+    std::vector<int> lengths = {20, 128, 224};
     std::vector<CacheMode> modes = {CacheMode::Both, CacheMode::SelfOnly, CacheMode::CrossOnly, CacheMode::None};
     bool cacheTable = true;
     bool floors = true;
@@ -388,9 +390,9 @@ int runBench(const std::vector<std::string>& args) {
         std::fprintf(stderr, "bench: measuring the machine's attainable peaks\n");
         peak = measurePeakRates(s.threads);
     }
-    std::printf("hearsay bench, %s\n  machine: %s, %d CPUs (%s), %.1f GiB%s%s\n  build: %s, %s, commit %s\n", date.c_str(),
+    std::printf("hearsay bench, %s\n  machine: %s, %d CPUs (%s), %.1f GiB, load average %.2f%s%s\n  build: %s, %s, commit %s\n", date.c_str(),
                 machine.cpuModel.c_str(), machine.logicalCpus, machine.cpuFlags.c_str(),
-                double(machine.memoryBytes) / (1024.0 * 1024.0 * 1024.0), machine.gpuName.empty() ? "" : ", GPU ",
+                double(machine.memoryBytes) / (1024.0 * 1024.0 * 1024.0), machine.loadAverage, machine.gpuName.empty() ? "" : ", GPU ",
                 machine.gpuName.c_str(), build.buildType.c_str(), build.compiler.c_str(), build.commit.c_str());
     if (s.floors) {
         std::printf("  peaks: %.1f GFLOP/s (%s); %.1f GB/s (%s)\n", peak.flopsPerSecond / 1e9, peak.flopsSource.c_str(),
@@ -466,6 +468,7 @@ int runBench(const std::vector<std::string>& args) {
             return c;
         }();
         doc["machine"] = toJson(machine);
+        doc["machine"]["loadAverageAtEnd"] = collectMachineInfo().loadAverage;
         doc["build"] = toJson(build);
         Json settings;
         settings["backend"] = std::string(backendKindName(s.backend));

@@ -63,6 +63,10 @@ MachineInfo collectMachineInfo() {
     } catch (...) {
         m.memoryBytes = 0;
     }
+    {
+        std::ifstream in("/proc/loadavg");
+        in >> m.loadAverage;
+    }
     utsname names{};
     if (uname(&names) == 0) m.kernel = std::string(names.sysname) + " " + names.release;
 
@@ -113,6 +117,7 @@ Json toJson(const MachineInfo& m) {
     j["cpuFlags"] = m.cpuFlags;
     j["memoryBytes"] = m.memoryBytes;
     j["kernel"] = m.kernel;
+    j["loadAverage"] = m.loadAverage;
     j["gpuName"] = m.gpuName.empty() ? Json() : Json(m.gpuName);
     j["gpuDriver"] = m.gpuDriver.empty() ? Json() : Json(m.gpuDriver);
     return j;

@@ -16,6 +16,7 @@ struct MachineInfo {
     std::string cpuFlags;       // the SIMD flags that matter here: "avx2 fma avx512f ..."
     size_t memoryBytes = 0;     // MemTotal
     std::string kernel;         // uname -sr
+    double loadAverage = 0.0;   // 1-minute load average when collected (others' work skews timings)
     std::string gpuName;        // /proc/driver/nvidia/gpus/*/information, empty without one
     std::string gpuDriver;      // /proc/driver/nvidia/version, empty without one
 };
