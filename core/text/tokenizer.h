@@ -55,7 +55,9 @@ public:
     static Result<Tokenizer> fromHuggingFaceDirectory(const std::string& directory, int nVocab);
 
     std::vector<int> encode(std::string_view text) const;  // ordinary text only, no specials
-    std::string decode(const std::vector<int>& ids) const; // specials rendered as "<|...|>"; invalid UTF-8 replaced
+    // Specials rendered as "<|...|>", invalid UTF-8 replaced by U+FFFD as Python's errors="replace"
+    // does; ids outside 0..vocabularySize()-1 contribute nothing.
+    std::string decode(const std::vector<int>& ids) const;
     std::string decodeBytes(const std::vector<int>& ids) const;  // the same, raw bytes, nothing replaced
     std::string tokenBytes(int id) const;                  // raw bytes (or "<|...|>" text) of one token
     std::string tokenText(int id) const;                   // human-readable, specials included

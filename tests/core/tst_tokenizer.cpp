@@ -461,6 +461,7 @@ private slots:
         QCOMPARE(t.tokenText(s.timestampBegin + 21), std::string("<|0.42|>"));
         QCOMPARE(t.tokenText(s.timestampBegin + 1500), std::string("<|30.00|>"));
         QVERIFY(t.tokenText(nVocab).empty());
+        QCOMPARE(t.decode({-5, nVocab, s.eot, 1 << 30}), std::string("<|endoftext|>"));
         QVERIFY(t.tokenText(-1).empty());
         QVERIFY(!t.special().isSpecial(s.eot - 1));
         QVERIFY(t.special().isTimestamp(s.timestampBegin) && !t.special().isTimestamp(s.noTimestamps));
@@ -597,6 +598,9 @@ private slots:
         QTest::newRow("duplicate id") << "vocab.json" << QByteArray("{\"!\": 0, \"#\": 0}") << "two tokens have id 0";
         QTest::newRow("outside alphabet") << "vocab.json" << QByteArray("{\"\xE4\xB8\xAD\": 0}")
                                           << "byte-to-unicode alphabet";
+        QTest::newRow("broken UTF-8") << "vocab.json" << QByteArray("{\"\xC4X\": 0}") << "byte-to-unicode alphabet";
+        QTest::newRow("overlong UTF-8") << "vocab.json" << QByteArray("{\"\xE0\x84\x80\": 0}")
+                                        << "byte-to-unicode alphabet";
         QTest::newRow("no model") << "tokenizer.json" << QByteArray("{\"version\": \"1.0\"}") << "no \"model\"";
         QTest::newRow("wrong model") << "tokenizer.json"
                                      << QByteArray("{\"model\": {\"type\": \"WordPiece\", \"vocab\": {}}}")
