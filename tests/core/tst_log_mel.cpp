@@ -255,12 +255,13 @@ private slots:
             QCOMPARE(stream.samplesAppended(), fed);
             QCOMPARE(stream.framesReady(), fed > 200 ? (fed - 200) / kHopLength + 1 : size_t(0));
             if (rng() % 8 != 0) continue;
-            // All the audio since a frame (the streaming policy's window), a window cut inside
-            // the audio, and one ending exactly at the last sample.
+            // All the audio since a frame (the streaming policy's window), a random length, and
+            // one cut inside the audio (its last frames see zero padding, not the audio after it).
             const size_t lastFrame = fed / kHopLength;
             const size_t first = discarded + (lastFrame > discarded ? rng() % (lastFrame - discarded + 1) : 0);
             CHECK_WINDOW(first, (fed - first * kHopLength + kHopLength - 1) / kHopLength);
             CHECK_WINDOW(first, 1 + rng() % 3200);
+            CHECK_WINDOW(first, 1 + (lastFrame - first) / 2);
             if (rng() % 3 == 0 && lastFrame > discarded + 100) {
                 discarded += rng() % (lastFrame - discarded - 50);
                 stream.discardBefore(discarded);
