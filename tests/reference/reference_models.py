@@ -25,6 +25,9 @@ def openai_tokenizer(dims: Dims, language=None, task=None):
 def special_tokens(dims: Dims) -> dict:
     """Ids of Whisper's special tokens for this vocabulary (from openai-whisper's tokenizer)."""
     tok = openai_tokenizer(dims)
+    # openai-whisper lists its language tokens in the order of a Python set (varies per process
+    # with string hashing): sort them by id, which is the canonical order (en, zh, de, ...).
+    languages = sorted(zip(tok.all_language_tokens, tok.all_language_codes))
     out = {
         "eot": tok.eot,
         "sot": tok.sot,
@@ -35,8 +38,8 @@ def special_tokens(dims: Dims) -> dict:
         "no_speech": tok.no_speech,
         "no_timestamps": tok.no_timestamps,
         "timestamp_begin": tok.timestamp_begin,
-        "language_tokens": list(tok.all_language_tokens),
-        "language_codes": list(tok.all_language_codes),
+        "language_tokens": [t for t, _ in languages],
+        "language_codes": [c for _, c in languages],
     }
     return out
 
