@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything Hearsay needs to build, run and test, from Debian packages.
 # Idempotent: running it again installs nothing new. Pass --reference to also create
-# the Python virtual environment used by the golden-file generator (tests/reference).
+# the Python virtual environment used by the golden-file generator (tests/reference,
+# see tests/reference/README.md).
 set -euo pipefail
 
 packages=(
@@ -36,4 +37,5 @@ if [ "${1:-}" = "--reference" ]; then
     if [ ! -x "$venv/bin/python" ]; then python3 -m venv "$venv"; fi
     "$venv/bin/pip" install -q -r "$here/tests/reference/requirements.txt"
     echo "setup: reference environment ready in $venv"
+    echo "setup: regenerate the golden files with: .venv-reference/bin/python tests/reference/generate_golden.py"
 fi
