@@ -29,6 +29,10 @@ import wave
 
 import numpy as np
 
+# Everything is local: never let transformers or faster-whisper reach for the Hugging Face Hub.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
 WORK = {"decodeSteps": 256, "batchSteps": 64, "batchBeams": 5, "promptTokens": 256, "promptRuns": 16}
 FIGURES = ("encoderMs", "decodeMsPerToken", "batchMsPerToken", "promptMsPerToken")
 
@@ -193,16 +197,24 @@ def hf_peer(args, variant):
 # --- faster-whisper (CTranslate2) ----------------------------------------------------------------
 
 def convert_ct2(hf_dir, out_dir):
-    if os.path.exists(os.path.join(out_dir, "model.bin")):
-        return
-    from ctranslate2.converters import TransformersConverter
-    TransformersConverter(hf_dir).convert(out_dir, quantization="float32", force=True)
+    """The HF checkpoint in CTranslate2's format, plus the two files faster-whisper reads beside
+    it (without tokenizer.json it would fetch openai/whisper-tiny's from the Hub)."""
+    if not os.path.exists(os.path.join(out_dir, "model.bin")):
+        from ctranslate2.converters import TransformersConverter
+        TransformersConverter(hf_dir).convert(out_dir, quantization="float32", force=True)
+    if not os.path.exists(os.path.join(out_dir, "tokenizer.json")):
+        from transformers import WhisperTokenizerFast
+        WhisperTokenizerFast.from_pretrained(hf_dir).backend_tokenizer.save(os.path.join(out_dir, "tokenizer.json"))
+    if not os.path.exists(os.path.join(out_dir, "preprocessor_config.json")):
+        from transformers import WhisperFeatureExtractor
+        n_mels = json.load(open(os.path.join(hf_dir, "config.json")))["num_mel_bins"]
+        WhisperFeatureExtractor(feature_size=n_mels).save_pretrained(out_dir)
 
 
 def fw_peer(args):
     """CTranslate2 has no per-step decoder call: decode figures are differences of generate()
     runs with forced lengths (end-of-text suppressed), which cancel the fixed costs: e.g.
-    decode = (T(prompt 4, 256 new) − T(prompt 4, 1 new)) / 255."""
+    decode = (T(prompt 4, 256 new) − T(prompt 4, 4 new)) / 252. Lengths are checked."""
     import ctranslate2
     import faster_whisper
     from faster_whisper import WhisperModel
@@ -223,41 +235,61 @@ def fw_peer(args):
     features5 = ctranslate2.StorageView.from_array(np.ascontiguousarray(np.repeat(mel[None], beams, 0), dtype=np.float32))
     encoded5 = model.encode(features5, to_cpu=False)
     long_prompt = bench_tokens(n_vocab, WORK["promptTokens"])
-    generated = {}
+
+    lengths = {}  # (batch, prompt length, tokens) -> max_length that yields exactly that many tokens
+
+    def run_generate(encoded, prompts, max_length):
+        return model.generate(encoded, prompts, beam_size=1, max_length=max_length, suppress_blank=False,
+                              suppress_tokens=[ids["eot"]], return_scores=False)
 
     def generate(encoded, prompts, new_tokens):
+        # CTranslate2 4.8's Whisper.generate does not run max_length steps (measured: 8 -> 4,
+        # 20 -> 10, 512 -> 256 tokens), so the max_length giving exactly new_tokens is found
+        # once, untimed, and every timed run is checked.
+        key = (len(prompts), len(prompts[0]), new_tokens)
+        if key not in lengths:
+            max_length = 2 * new_tokens
+            for _ in range(8):
+                made = len(run_generate(encoded, prompts, max_length)[0].sequences_ids[0])
+                if made == new_tokens:
+                    break
+                max_length += new_tokens - made
+            lengths[key] = max_length
         start = time.perf_counter()
-        results = model.generate(encoded, prompts, beam_size=1, max_length=len(prompts[0]) + new_tokens,
-                                 suppress_blank=False, suppress_tokens=[ids["eot"]], return_scores=False)
+        results = run_generate(encoded, prompts, lengths[key])
         ms = (time.perf_counter() - start) * 1000.0
-        generated[(len(prompts), len(prompts[0]), new_tokens)] = len(results[0].sequences_ids[0])
+        for r in results:
+            if len(r.sequences_ids[0]) != new_tokens:
+                raise RuntimeError(f"generate() made {len(r.sequences_ids[0])} tokens, {new_tokens} were forced")
         return ms
+
+    base = 4  # a short run whose length can be forced; its fixed costs cancel in the differences
 
     def run_once():
         start = time.perf_counter()
         encoded = model.encode(features1, to_cpu=False)
         encode_ms = (time.perf_counter() - start) * 1000.0
-        one = generate(encoded, [sot], 1)
+        short = generate(encoded, [sot], base)
         many = generate(encoded, [sot], WORK["decodeSteps"])
-        decode = (many - one) / (WORK["decodeSteps"] - 1)
-        b_one = generate(encoded5, [sot] * beams, 1)
+        decode = (many - short) / (WORK["decodeSteps"] - base)
+        b_short = generate(encoded5, [sot] * beams, base)
         b_many = generate(encoded5, [sot] * beams, WORK["batchSteps"])
-        batch = (b_many - b_one) / ((WORK["batchSteps"] - 1) * beams)
-        # Prompt: generate's prefill of the long prompt minus that of the 4-token one.
-        p_long = statistics.median(generate(encoded, [long_prompt], 1) for _ in range(3))
-        prompt = (p_long - one) / (len(long_prompt) - len(sot))
-        # The cross K/V projection runs inside generate's first step: charge the first step's
-        # cost beyond one steady decode step to the encoder, as Hearsay's encoder includes it.
-        return {"encoderMs": encode_ms + max(0.0, one - decode), "decodeMsPerToken": decode,
+        batch = (b_many - b_short) / ((WORK["batchSteps"] - base) * beams)
+        # Prompt: the prefill of the long prompt minus that of the start-of-transcript one.
+        p_long = statistics.median(generate(encoded, [long_prompt], base) for _ in range(3))
+        prompt = (p_long - short) / (len(long_prompt) - len(sot))
+        # The cross K/V projection runs inside generate's first step: charge the short run's cost
+        # beyond its steady decode steps to the encoder, as Hearsay's encoder figure includes it.
+        return {"encoderMs": encode_ms + max(0.0, short - base * decode), "decodeMsPerToken": decode,
                 "batchMsPerToken": batch, "promptMsPerToken": prompt, "encodeOnlyMs": encode_ms}
 
     figures = repeat(args.warmup, args.repeats, run_once)
-    forced = generated.get((1, len(sot), WORK["decodeSteps"]))
     return {"figures": figures,
             "version": f"faster-whisper {faster_whisper.__version__}, ctranslate2 {ctranslate2.__version__}",
             "notes": "compute_type float32, greedy, end-of-text suppressed so lengths are forced; figures are "
-                     "differences of generate() runs; encoderMs = encode() + first-step excess (cross K/V)",
-            "generatedTokens": forced}
+                     "differences of generate() runs; encoderMs = encode() + the short run's excess over its steps "
+                     "(the cross K/V projection)",
+            }
 
 
 # --- whisper.cpp ---------------------------------------------------------------------------------
