@@ -56,6 +56,8 @@ constexpr const char* kUsage =
     "                    chain 30 s windows, see bench_work.h)\n"
     "  --modes LIST      cache-table switches (default both,self,cross,none)\n"
     "  --no-cache-table  skip the cache table          --no-floors  skip the peak probe and floors\n"
+    "  --peak-gflops X --peak-gbs Y   assume these peaks for the floors instead of measuring them\n"
+    "  --floors-only     print the floors of --sizes (any official size or DxLxH) and stop\n"
     "  --peers           run scripts/bench/peers.py in the same run and print ratios Hearsay/peer\n"
     "  --peers-list L    peers to run (default: all of peers.py)\n"
     "  --python PATH     interpreter for peers.py (default: SOURCE/.venv-bench/bin/python)\n"
@@ -78,6 +80,9 @@ struct Settings {
     std::vector<CacheMode> modes = {CacheMode::Both, CacheMode::SelfOnly, CacheMode::CrossOnly, CacheMode::None};
     bool cacheTable = true;
     bool floors = true;
+    bool floorsOnly = false;
+    double peakGflops = 0.0;   // assumed peaks instead of the probe's, when given
+    double peakGbs = 0.0;
     bool peers = false;
     std::string peersList;
     std::string python;
@@ -211,12 +216,12 @@ struct ModelReport {
 void printFixedWork(const ModelReport& m, const Settings& s, bool haveFloors) {
     std::printf("\n%s (%dx%dx%d, %s): fixed work, median of %d after %d warm-up\n", m.name.c_str(), m.config.nAudioState,
                 m.config.nAudioLayer, m.config.nAudioHead, m.backendName.c_str(), s.work.repeats, s.work.warmup);
-    std::printf("  %-26s %12s %14s %14s %14s\n", "", "encoder ms", "decode ms/tok", "batch ms/tok", "prompt ms/tok");
+    std::printf("  %-30s %12s %14s %14s %14s\n", "", "encoder ms", "decode ms/tok", "batch ms/tok", "prompt ms/tok");
     const double hearsay[4] = {m.fixed.encoderMs.median(), m.fixed.decodeMsPerToken.median(), m.fixed.batchMsPerToken.median(),
                                m.fixed.promptMsPerToken.median()};
-    std::printf("  %-26s %12.2f %14.3f %14.3f %14.4f\n", "hearsay", hearsay[0], hearsay[1], hearsay[2], hearsay[3]);
+    std::printf("  %-30s %12.2f %14.3f %14.3f %14.4f\n", "hearsay", hearsay[0], hearsay[1], hearsay[2], hearsay[3]);
     if (haveFloors) {
-        std::printf("  %-26s %12.2f %14.3f %14.3f %14.4f\n", "floor (peaks below)", m.floors.encoderMs, m.floors.decodeMsPerToken,
+        std::printf("  %-30s %12.2f %14.3f %14.3f %14.4f\n", "floor (peaks below)", m.floors.encoderMs, m.floors.decodeMsPerToken,
                     m.floors.batchMsPerToken, m.floors.promptMsPerToken);
     }
     if (m.peers.isNull()) return;
@@ -224,8 +229,8 @@ void printFixedWork(const ModelReport& m, const Settings& s, bool haveFloors) {
     for (const auto& [peer, data] : m.peers["peers"].toObject()) {
         double v[4];
         for (int i = 0; i < 4; ++i) v[i] = data["figures"][figures[i]]["median"].toDouble(0.0);
-        std::printf("  %-26s %12.2f %14.3f %14.3f %14.4f\n", peer.c_str(), v[0], v[1], v[2], v[3]);
-        std::printf("  %-26s", ("  ratio hearsay/" + peer).substr(0, 26).c_str());
+        std::printf("  %-30s %12.2f %14.3f %14.3f %14.4f\n", peer.c_str(), v[0], v[1], v[2], v[3]);
+        std::printf("  %-30s", ("  hearsay/" + peer).c_str());
         for (int i = 0; i < 4; ++i) {
             if (v[i] > 0) std::printf(" %*.2fx", i == 0 ? 11 : 13, hearsay[i] / v[i]);
             else std::printf(" %*s", i == 0 ? 12 : 14, "-");
@@ -233,7 +238,7 @@ void printFixedWork(const ModelReport& m, const Settings& s, bool haveFloors) {
         std::printf("\n");
     }
     for (const auto& [peer, error] : m.peers["errors"].toObject()) {
-        std::printf("  %-26s not measured: %s\n", peer.c_str(), error.toString().c_str());
+        std::printf("  %-30s not measured: %s\n", peer.c_str(), error.toString().c_str());
     }
 }
 
@@ -263,6 +268,58 @@ Result<Json> runPeers(const Settings& s, const ModelReport& m) {
     auto text = readTextFile(out);
     if (!text) return makeError("peers.py wrote no results (exit " + std::to_string(run->exitCode) + "): " + text.message());
     return Json::parse(text.value());
+}
+
+// The peaks the floors divide by: measured by the probe unless given on the command line.
+PeakRates peakRates(const Settings& s) {
+    PeakRates peak;
+    if (s.peakGflops <= 0 || s.peakGbs <= 0) {
+        std::fprintf(stderr, "bench: measuring the machine's attainable peaks\n");
+        peak = measurePeakRates(s.threads);
+    }
+    if (s.peakGflops > 0) {
+        peak.flopsPerSecond = s.peakGflops * 1e9;
+        peak.flopsSource = "given (--peak-gflops)";
+    }
+    if (s.peakGbs > 0) {
+        peak.bytesPerSecond = s.peakGbs * 1e9;
+        peak.bytesSource = "given (--peak-gbs)";
+    }
+    return peak;
+}
+
+// --floors-only: the physical floors of the fixed work for each size, nothing run.
+int printFloorsOnly(const Settings& s) {
+    const PeakRates peak = peakRates(s);
+    const double bytes = s.backend == BackendKind::Cuda ? 2.0 : 4.0;
+    std::printf("floors of the fixed work at %.1f GFLOP/s (%s) and %.1f GB/s (%s), %g-byte weights and caches\n",
+                peak.flopsPerSecond / 1e9, peak.flopsSource.c_str(), peak.bytesPerSecond / 1e9, peak.bytesSource.c_str(), bytes);
+    std::printf("  %-16s %12s %12s %14s %14s %14s %14s\n", "size", "enc GFLOP", "encoder ms", "MB/token", "decode ms/tok",
+                "batch ms/tok", "prompt ms/tok");
+    Json::Array list;
+    for (const auto& size : s.sizes) {
+        auto config = WhisperConfig::fromName(size);
+        if (!config) return fail(config.message());
+        const WorkFloors f = computeFloors(config.value(), s.work, peak, bytes, bytes);
+        std::printf("  %-16s %12.1f %12.2f %14.1f %14.3f %14.3f %14.4f\n", size.c_str(), f.encoderFlops / 1e9, f.encoderMs,
+                    f.decodeBytesPerToken / 1e6, f.decodeMsPerToken, f.batchMsPerToken, f.promptMsPerToken);
+        Json j = toJson(f);
+        j["name"] = size;
+        list.push_back(j);
+    }
+    if (!s.json.empty()) {
+        Json doc;
+        doc["schema"] = "hearsay-bench-floors/1";
+        doc["date"] = utcTimestamp();
+        doc["machine"] = toJson(collectMachineInfo());
+        doc["peaks"] = toJson(peak);
+        doc["work"] = toJson(s.work);
+        doc["floors"] = Json(std::move(list));
+        std::ofstream out(s.json);
+        out << doc.dump(1) << "\n";
+        if (!out) return fail("cannot write '" + s.json + "'", 1);
+    }
+    return 0;
 }
 
 Result<Settings> parseSettings(const Options& o) {
@@ -325,6 +382,12 @@ Result<Settings> parseSettings(const Options& o) {
     }
     s.cacheTable = !o.has("no-cache-table");
     s.floors = !o.has("no-floors");
+    s.floorsOnly = o.has("floors-only");
+    for (auto [name, out] : {std::pair{"peak-gflops", &s.peakGflops}, std::pair{"peak-gbs", &s.peakGbs}}) {
+        auto v = o.doubleValue(name, 0.0);
+        if (!v || v.value() < 0) return makeError(std::string("--") + name + " expects a positive number");
+        *out = v.value();
+    }
     s.peers = o.has("peers");
     s.peersList = o.value("peers-list", "");
     s.python = o.value("python", "");
@@ -337,9 +400,9 @@ Result<Settings> parseSettings(const Options& o) {
 int runBench(const std::vector<std::string>& args) {
     auto options = Options::parse(args,
                                   {"sizes", "model", "format", "dtype", "seed", "backend", "threads", "repeats", "warmup",
-                                   "lengths", "modes", "peers-list", "python", "audio", "work-dir", "json", "decode-steps",
+                                   "lengths", "modes", "peak-gflops", "peak-gbs", "peers-list", "python", "audio", "work-dir", "json", "decode-steps",
                                    "batch-steps", "batch-beams", "prompt-tokens", "prompt-runs", "length", "mode"},
-                                  {"help", "no-cache-table", "no-floors", "peers", "child-cache-run"});
+                                  {"help", "no-cache-table", "no-floors", "floors-only", "peers", "child-cache-run"});
     if (!options) return fail(options.message() + "\n" + kUsage);
     if (options->has("help")) {
         std::printf("%s", kUsage);
@@ -349,6 +412,8 @@ int runBench(const std::vector<std::string>& args) {
     if (!parsed) return fail(parsed.message());
     const Settings& s = parsed.value();
     if (options->has("child-cache-run")) return runChild(options.value(), s);
+
+    if (s.floorsOnly) return printFloorsOnly(s);
 
     // Which models: explicit paths, or made test models of the named sizes.
     std::vector<ModelReport> models;
@@ -385,11 +450,7 @@ int runBench(const std::vector<std::string>& args) {
     build.cuda = true;
 #endif
     const std::string date = utcTimestamp();
-    PeakRates peak;
-    if (s.floors) {
-        std::fprintf(stderr, "bench: measuring the machine's attainable peaks\n");
-        peak = measurePeakRates(s.threads);
-    }
+    const PeakRates peak = s.floors ? peakRates(s) : PeakRates{};
     std::printf("hearsay bench, %s\n  machine: %s, %d CPUs (%s), %.1f GiB, load average %.2f%s%s\n  build: %s, %s, commit %s\n", date.c_str(),
                 machine.cpuModel.c_str(), machine.logicalCpus, machine.cpuFlags.c_str(),
                 double(machine.memoryBytes) / (1024.0 * 1024.0 * 1024.0), machine.loadAverage, machine.gpuName.empty() ? "" : ", GPU ",

@@ -234,7 +234,12 @@ def fw_peer(args):
     beams = WORK["batchBeams"]
     features5 = ctranslate2.StorageView.from_array(np.ascontiguousarray(np.repeat(mel[None], beams, 0), dtype=np.float32))
     encoded5 = model.encode(features5, to_cpu=False)
-    long_prompt = bench_tokens(n_vocab, WORK["promptTokens"])
+    # Tokens after the start-of-transcript sequence would be a forced prefix, which CTranslate2
+    # decodes one step per token; previous-text context (<|startofprev|> … before it) is what it
+    # prefills in one pass. So the 256-token prompt is <|startofprev|> + 251 text tokens + SOT.
+    context = bench_tokens(n_vocab, WORK["promptTokens"] - len(sot) - 1 + len(sot))[len(sot):]
+    long_prompt = [ids["startOfPrev"]] + context + sot
+    assert len(long_prompt) == WORK["promptTokens"]
 
     lengths = {}  # (batch, prompt length, tokens) -> max_length that yields exactly that many tokens
 
@@ -248,12 +253,19 @@ def fw_peer(args):
         # once, untimed, and every timed run is checked.
         key = (len(prompts), len(prompts[0]), new_tokens)
         if key not in lengths:
-            max_length = 2 * new_tokens
-            for _ in range(8):
-                made = len(run_generate(encoded, prompts, max_length)[0].sequences_ids[0])
-                if made == new_tokens:
+            # With only the SOT sequence, max_length // 2 steps ran; with previous-text context,
+            # max_length counts the prompt too. Try both, then correct by the shortfall.
+            made = {}
+            for max_length in (2 * new_tokens, len(prompts[0]) + new_tokens):
+                made[max_length] = len(run_generate(encoded, prompts, max_length)[0].sequences_ids[0])
+                if made[max_length] == new_tokens:
                     break
-                max_length += new_tokens - made
+            max_length = max(made, key=lambda m: (made[m] == new_tokens, made[m]))
+            for _ in range(8):
+                if made[max_length] == new_tokens:
+                    break
+                max_length += new_tokens - made[max_length]
+                made[max_length] = len(run_generate(encoded, prompts, max_length)[0].sequences_ids[0])
             lengths[key] = max_length
         start = time.perf_counter()
         results = run_generate(encoded, prompts, lengths[key])
@@ -275,7 +287,7 @@ def fw_peer(args):
         b_short = generate(encoded5, [sot] * beams, base)
         b_many = generate(encoded5, [sot] * beams, WORK["batchSteps"])
         batch = (b_many - b_short) / ((WORK["batchSteps"] - base) * beams)
-        # Prompt: the prefill of the long prompt minus that of the start-of-transcript one.
+        # Prompt: the prefill of the long prompt minus that of the SOT-only one (same new tokens).
         p_long = statistics.median(generate(encoded, [long_prompt], base) for _ in range(3))
         prompt = (p_long - short) / (len(long_prompt) - len(sot))
         # The cross K/V projection runs inside generate's first step: charge the short run's cost
