@@ -51,7 +51,7 @@ def fixed_work(model):
         rows.append(f"| {name} | " + " | ".join(fmt(v, d) for v, (_, _, d) in zip(values, FIGURES)) + " |")
     for name, data in peers.items():
         values = [data["figures"].get(key, {}).get("median") for key, _, _ in FIGURES]
-        ratios = [h / v if v else None for h, v in zip(hearsay, values)]
+        ratios = [h / v if v and v > 0 else None for h, v in zip(hearsay, values)]
         rows.append(f"| hearsay/{name} | " + " | ".join("–" if r is None else f"{r:.2f}×" for r in ratios) + " |")
     errors = (model.get("peers") or {}).get("errors", {})
     out = "\n".join(rows)
