@@ -110,7 +110,8 @@ void CachePanel::setMetrics(const EngineMetrics& m) {
                                     .arg(m.maxBeams));
     m_selfInUse->setText(formatBytes(m.cache.selfInUse));
     m_selfInUse->setToolTip(exactBytes(m.cache.selfInUse));
-    m_positions->setText(tr("%1 in %2 beam(s)").arg(m.cache.positions).arg(m.cache.beams));
+    m_positions->setText(session ? tr("%1 in %2 beam(s) of %3").arg(m.cache.positions).arg(m.cache.beams).arg(m.maxBeams)
+                                 : tr("–"));
     m_crossAllocated->setText(formatBytes(m.cache.crossAllocated));
     m_crossAllocated->setToolTip(exactBytes(m.cache.crossAllocated));
     m_crossInUse->setText(formatBytes(m.cache.crossInUse));

@@ -82,6 +82,14 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
     m_prompt->setToolTip(tr("Text given to the model as context before the first window"));
     form->addRow(tr("Initial &prompt"), m_prompt);
 
+    auto* note = new QLabel(tr("Cache switches take effect at the next decoder step, even in the middle of a "
+                               "window. The other settings apply to the next file (backend, threads and beam "
+                               "size as soon as the engine is idle)."),
+                            this);
+    note->setWordWrap(true);
+    note->setEnabled(false);
+    form->addRow(note);
+
     auto changed = [this] { emitChanged(); };
     connect(m_backend, &QComboBox::currentIndexChanged, this, changed);
     connect(m_threads, &QSpinBox::valueChanged, this, changed);
