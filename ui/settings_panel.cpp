@@ -46,7 +46,6 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
 
     m_language = new QComboBox(this);
     m_language->setObjectName("language");
-    m_language->setToolTip(tr("Auto-detect listens to the first 30 seconds. Applies to the next file."));
     form->addRow(tr("&Language"), m_language);
     fillLanguages(int(whisperLanguages().size()), true);
 
@@ -111,10 +110,12 @@ void SettingsPanel::fillLanguages(int count, bool multilingual) {
     m_updating = true;
     m_language->clear();
     if (!multilingual) {
-        m_language->addItem(tr("English (English-only model)"), QString());
+        m_language->addItem(tr("English only"), QString());
+        m_language->setToolTip(tr("This model is English-only: it has no language tokens."));
         m_language->setEnabled(false);
     } else {
         m_language->addItem(tr("Auto-detect"), QString());
+        m_language->setToolTip(tr("Auto-detect listens to the first 30 seconds. Applies to the next file."));
         const auto& languages = whisperLanguages();
         for (int i = 0; i < count && i < int(languages.size()); ++i) {
             const Language& l = languages[size_t(i)];
