@@ -3,6 +3,8 @@
 // std::logic_error (the session turns them into error results, never an abort).
 #include "core/backend/cpu_backend.h"
 
+#include "core/backend/cpu_simd.h"
+
 #include <cblas.h>
 
 #include <algorithm>
@@ -62,23 +64,6 @@ float* hostPointer(BufferView view, size_t needed, const char* what) {
 
 // Elements spanned by `rows` rows of `width` with row stride `stride`.
 size_t spanOf(size_t rows, size_t stride, size_t width) { return rows == 0 ? 0 : (rows - 1) * stride + width; }
-
-inline float dot(const float* a, const float* b, int n) {
-    float s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
-    int i = 0;
-    for (; i + 8 <= n; i += 8) {
-        s0 += a[i] * b[i];
-        s1 += a[i + 1] * b[i + 1];
-        s2 += a[i + 2] * b[i + 2];
-        s3 += a[i + 3] * b[i + 3];
-        s4 += a[i + 4] * b[i + 4];
-        s5 += a[i + 5] * b[i + 5];
-        s6 += a[i + 6] * b[i + 6];
-        s7 += a[i + 7] * b[i + 7];
-    }
-    for (; i < n; ++i) s0 += a[i] * b[i];
-    return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7));
-}
 
 // In-place softmax of scores[0, n): exp(s - max) / Σ.
 inline void softmax(float* scores, int n) {
@@ -371,15 +356,14 @@ void CpuBackend::attention(const AttentionArgs& a) {
             const float* qv = q + row * static_cast<size_t>(a.qStride) + col;
             for (int i = 0; i < visible; ++i) {
                 const float* kv = k + (b.keyRow + static_cast<size_t>(i)) * static_cast<size_t>(a.kvStride) + col;
-                scores[static_cast<size_t>(i)] = dot(qv, kv, hd) * a.scale;
+                scores[static_cast<size_t>(i)] = simd::dot(qv, kv, static_cast<size_t>(hd)) * a.scale;
             }
             softmax(scores.data(), visible);
             float* o = out + row * static_cast<size_t>(a.outStride) + col;
             std::fill(o, o + hd, 0.0f);
             for (int i = 0; i < visible; ++i) {
-                const float p = scores[static_cast<size_t>(i)];
                 const float* vv = v + (b.keyRow + static_cast<size_t>(i)) * static_cast<size_t>(a.kvStride) + col;
-                for (int c = 0; c < hd; ++c) o[c] += p * vv[c];
+                simd::axpy(o, scores[static_cast<size_t>(i)], vv, static_cast<size_t>(hd));
             }
         }
     });
