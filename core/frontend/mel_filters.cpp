@@ -26,9 +26,11 @@ double melToHz(double mel) {
     return mel * kMelLinearStep;
 }
 
-} // namespace
-
-std::vector<float> melFilterbank(int nMels) {
+// Fills [n_mels][201] with the triangles times the slaney norm. roundTriangle says whether the
+// triangle is rounded to float32 before scaling, as librosa does (its weights array is float32).
+template <class T>
+std::vector<T> buildFilterbank(int nMels, bool roundTriangle) {
+    if (nMels <= 0) return {};
     const int nBins = kFftSize / 2 + 1;
     std::vector<double> fftFreqs(static_cast<size_t>(nBins));
     for (int k = 0; k < nBins; ++k) fftFreqs[size_t(k)] = double(k) * kSampleRate / kFftSize;
@@ -41,7 +43,7 @@ std::vector<float> melFilterbank(int nMels) {
         edges[size_t(i)] = melToHz(mel);
     }
 
-    std::vector<float> filters(size_t(nMels) * size_t(nBins), 0.0f);
+    std::vector<T> filters(size_t(nMels) * size_t(nBins), T(0));
     for (int m = 0; m < nMels; ++m) {
         const double lowerWidth = edges[size_t(m + 1)] - edges[size_t(m)];
         const double upperWidth = edges[size_t(m + 2)] - edges[size_t(m + 1)];
@@ -49,12 +51,18 @@ std::vector<float> melFilterbank(int nMels) {
         for (int k = 0; k < nBins; ++k) {
             double lower = (fftFreqs[size_t(k)] - edges[size_t(m)]) / lowerWidth;
             double upper = (edges[size_t(m + 2)] - fftFreqs[size_t(k)]) / upperWidth;
-            // librosa stores the triangle as float32 before scaling; do the same.
-            float triangle = float(std::max(0.0, std::min(lower, upper)));
-            filters[size_t(m) * size_t(nBins) + size_t(k)] = float(double(triangle) * norm);
+            double triangle = std::max(0.0, std::min(lower, upper));
+            if (roundTriangle) triangle = double(float(triangle));
+            filters[size_t(m) * size_t(nBins) + size_t(k)] = T(triangle * norm);
         }
     }
     return filters;
 }
+
+} // namespace
+
+std::vector<float> melFilterbank(int nMels) { return buildFilterbank<float>(nMels, true); }
+
+std::vector<double> melFilterbankF64(int nMels) { return buildFilterbank<double>(nMels, false); }
 
 } // namespace hearsay

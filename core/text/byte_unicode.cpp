@@ -40,11 +40,13 @@ std::optional<std::string> vocabTextToBytes(std::string_view text) {
         unsigned char c = static_cast<unsigned char>(text[i]);
         char32_t cp;
         size_t len;
+        // Only well-formed 1- and 2-byte characters can be in the map (all below U+0144); a
+        // lead byte with a bad continuation byte or an overlong form is rejected.
+        const auto continuation = [&](size_t k) { return (static_cast<unsigned char>(text[k]) & 0xC0) == 0x80; };
         if (c < 0x80) { cp = c; len = 1; }
-        else if ((c & 0xE0) == 0xC0 && i + 1 < text.size()) { cp = char32_t(c & 0x1F) << 6 | (text[i + 1] & 0x3F); len = 2; }
-        else if ((c & 0xF0) == 0xE0 && i + 2 < text.size()) {
-            cp = char32_t(c & 0x0F) << 12 | char32_t(text[i + 1] & 0x3F) << 6 | (text[i + 2] & 0x3F);
-            len = 3;
+        else if (c >= 0xC2 && c <= 0xDF && i + 1 < text.size() && continuation(i + 1)) {
+            cp = char32_t(c & 0x1F) << 6 | (text[i + 1] & 0x3F);
+            len = 2;
         } else return std::nullopt;
         auto it = inverse.find(cp);
         if (it == inverse.end()) return std::nullopt;

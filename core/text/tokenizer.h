@@ -28,11 +28,15 @@ struct SpecialTokens {
     int noSpeech = 50362;
     int noTimestamps = 50363;
     int timestampBegin = 50364;  // <|0.00|>; timestamps step 0.02 s up to <|30.00|>
+    static constexpr int kTimestampCount = 1501;  // <|0.00|> … <|30.00|>
 
     // From the vocabulary size: 51864 English-only, 51865 multilingual, 51866 large-v3.
     static SpecialTokens forVocabularySize(int nVocab);
     bool isTimestamp(int id) const { return id >= timestampBegin; }
     bool isSpecial(int id) const { return id >= eot; }
+    int vocabularySize() const { return timestampBegin + kTimestampCount; }
+    // "<|endoftext|>", "<|en|>", "<|0.42|>", …; empty when id is not one of these tokens.
+    std::string text(int id) const;
 };
 
 struct Language {
@@ -51,7 +55,10 @@ public:
     static Result<Tokenizer> fromHuggingFaceDirectory(const std::string& directory, int nVocab);
 
     std::vector<int> encode(std::string_view text) const;  // ordinary text only, no specials
-    std::string decode(const std::vector<int>& ids) const; // specials rendered as "<|...|>"; invalid UTF-8 replaced
+    // Specials rendered as "<|...|>", invalid UTF-8 replaced by U+FFFD as Python's errors="replace"
+    // does; ids outside 0..vocabularySize()-1 contribute nothing.
+    std::string decode(const std::vector<int>& ids) const;
+    std::string decodeBytes(const std::vector<int>& ids) const;  // the same, raw bytes, nothing replaced
     std::string tokenBytes(int id) const;                  // raw bytes (or "<|...|>" text) of one token
     std::string tokenText(int id) const;                   // human-readable, specials included
 
@@ -62,6 +69,11 @@ public:
     std::string_view languageCode(int tokenId) const;      // "" when not a language token
     // Tokens the reference suppresses as non-speech symbols (suppress_tokens = "-1").
     std::vector<int> nonSpeechTokens() const;
+    // For a vocabulary whose file stored tokens that are not valid UTF-8 as U+FFFD (whisper.cpp's
+    // test models; see lossy_vocabulary.h): single bytes restored, and ids whose bytes are lost,
+    // which encode() cannot produce (so its ids may differ from the reference's). 0 when complete.
+    int restoredTokenCount() const;
+    int lostTokenCount() const;
 
     struct Impl;
 private:

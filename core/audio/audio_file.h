@@ -1,0 +1,34 @@
+// Opening audio files for transcription: any file libsndfile reads (WAV, FLAC, OGG, MP3, ...)
+// or, as the fallback, FFmpeg (video files, m4a, ...), as 16 kHz mono float samples.
+#pragma once
+
+#include "core/util/result.h"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace hearsay {
+
+struct AudioBuffer {
+    std::vector<float> samples;  // [n] mono at sampleRate, nominally in [-1, 1]
+    int sampleRate = 16000;      // always the engine's 16 kHz
+    int sourceRate = 0;          // the file's sample rate, Hz
+    int sourceChannels = 0;      // the file's channel count (averaged to mono)
+    size_t sourceFrames = 0;     // frames decoded at the source rate
+    std::string decoder;         // "libsndfile" or "FFmpeg"
+    std::string format;          // the container/codec as the decoder names it
+
+    double sourceDurationSeconds() const { return sourceRate > 0 ? double(sourceFrames) / sourceRate : 0.0; }
+    double durationSeconds() const { return double(samples.size()) / sampleRate; }
+};
+
+// Decodes a whole file: channels averaged to mono, resampled to 16 kHz with libsamplerate
+// (best quality), in blocks (a long video never holds its multichannel audio in memory).
+// Errors name the file and the reason: missing, empty, truncated, unrecognised, no audio.
+Result<AudioBuffer> decodeAudioFile(const std::filesystem::path& path);
+
+// Whether this build has the FFmpeg fallback (the HEARSAY_FFMPEG option).
+bool ffmpegAvailable();
+
+} // namespace hearsay

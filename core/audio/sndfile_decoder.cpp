@@ -1,0 +1,109 @@
+// libsndfile reading loop, with the truncation checks libsndfile itself does not report
+// (it quietly shortens a WAV whose data chunk runs past the end of the file).
+#include "core/audio/sndfile_decoder.h"
+
+#include <sndfile.h>
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <vector>
+
+namespace hearsay {
+namespace {
+
+struct SndfileCloser {
+    void operator()(SNDFILE* file) const { sf_close(file); }
+};
+
+std::string formatName(int format) {
+    std::string name;
+    for (int part : {format & SF_FORMAT_TYPEMASK, format & SF_FORMAT_SUBMASK}) {
+        SF_FORMAT_INFO info{};
+        info.format = part;
+        if (sf_command(nullptr, SFC_GET_FORMAT_INFO, &info, sizeof(info)) == 0 && info.name) {
+            if (!name.empty()) name += ", ";
+            name += info.name;
+        }
+    }
+    return name.empty() ? "unknown format" : name;
+}
+
+uint32_t readLe32(const unsigned char* p) {
+    return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+}
+
+// A RIFF/WAVE file whose data chunk declares more bytes than the file holds was cut short
+// (an interrupted copy or download). 0 and 0xFFFFFFFF mean "length not written" (a recorder
+// that never finalised the header) and are accepted, as libsndfile does.
+Result<void> checkWavDataChunk(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    unsigned char header[12];
+    if (!in.read(reinterpret_cast<char*>(header), 12)) return {};
+    if (std::memcmp(header, "RIFF", 4) != 0 || std::memcmp(header + 8, "WAVE", 4) != 0) return {};
+    std::error_code ec;
+    const uint64_t fileSize = std::filesystem::file_size(path, ec);
+    if (ec) return {};
+    uint64_t offset = 12;
+    unsigned char chunk[8];
+    while (in.seekg(std::streamoff(offset)) && in.read(reinterpret_cast<char*>(chunk), 8)) {
+        const uint32_t size = readLe32(chunk + 4);
+        if (std::memcmp(chunk, "data", 4) == 0) {
+            const uint64_t available = fileSize - (offset + 8);
+            if (size != 0 && size != 0xFFFFFFFFu && size > available) {
+                return makeError("the file is truncated: its data chunk declares " + std::to_string(size) +
+                                 " bytes of audio but only " + std::to_string(available) + " follow");
+            }
+            return {};
+        }
+        offset += 8 + uint64_t(size) + (size & 1u);
+    }
+    return {};
+}
+
+} // namespace
+
+Result<SndfileOutcome> decodeWithSndfile(const std::filesystem::path& path, PcmConsumer& consumer) {
+    SndfileOutcome outcome;
+    SF_INFO info{};
+    std::unique_ptr<SNDFILE, SndfileCloser> file(sf_open(path.c_str(), SFM_READ, &info));
+    if (!file) {
+        outcome.whyNot = sf_strerror(nullptr);
+        return outcome;
+    }
+    outcome.recognised = true;
+    outcome.format = formatName(info.format);
+    if (info.channels <= 0 || info.samplerate <= 0) {
+        return makeError("invalid header (" + std::to_string(info.channels) + " channels at " +
+                         std::to_string(info.samplerate) + " Hz)");
+    }
+    const int major = info.format & SF_FORMAT_TYPEMASK;
+    if (major == SF_FORMAT_WAV || major == SF_FORMAT_WAVEX) {
+        if (auto check = checkWavDataChunk(path); !check) return check.error();
+    }
+    if (auto begun = consumer.begin(info.samplerate, info.channels); !begun) return begun.error();
+
+    constexpr sf_count_t kBlockFrames = 8192;
+    std::vector<float> block(size_t(kBlockFrames) * size_t(info.channels));
+    sf_count_t total = 0;
+    while (true) {
+        const sf_count_t got = sf_readf_float(file.get(), block.data(), kBlockFrames);
+        if (got <= 0) break;
+        total += got;
+        if (auto consumed = consumer.consume(block.data(), size_t(got)); !consumed) return consumed.error();
+    }
+    if (sf_error(file.get()) != SF_ERR_NO_ERROR) {
+        return makeError(std::string("read error after ") + std::to_string(total) + " frames: " +
+                         sf_strerror(file.get()));
+    }
+    // A frame count from the header (FLAC's STREAMINFO, ...) that the data does not reach means
+    // the file was cut short. MP3's count is an estimate, so it is not held to it.
+    if (major != SF_FORMAT_MPEG && info.frames > 0 && info.frames != SF_COUNT_MAX && total < info.frames) {
+        return makeError("the file is truncated: its header declares " + std::to_string(info.frames) +
+                         " frames but only " + std::to_string(total) + " could be decoded");
+    }
+    return outcome;
+}
+
+} // namespace hearsay

@@ -1,0 +1,231 @@
+// Tokenizer: GPT-2 pre-tokenisation + byte-level BPE over the ordinary tokens, the special
+// tokens after them, and the Hugging Face vocabulary readers.
+#include "core/text/tokenizer.h"
+
+#include "core/text/byte_pair_encoder.h"
+#include "core/text/byte_unicode.h"
+#include "core/text/lossy_vocabulary.h"
+#include "core/text/pretokenizer.h"
+#include "core/text/utf8.h"
+#include "core/util/json.h"
+#include "core/util/mapped_file.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+namespace hearsay {
+
+struct Tokenizer::Impl {
+    explicit Impl(BytePairEncoder b) : bpe(std::move(b)) {}
+    BytePairEncoder bpe;  // ids 0 .. eot-1
+    int restored = 0;     // see restoredTokenCount()
+    int lost = 0;         // see lostTokenCount()
+};
+
+namespace {
+
+std::string sizeName(int nVocab) {
+    return nVocab == 51864 ? "English-only" : nVocab == 51865 ? "multilingual" : "large-v3";
+}
+
+// Ordinary tokens (ids 0 .. eot-1) from a vocab.json-style object: GPT-2 byte-unicode text -> id.
+Result<std::vector<std::string>> tokensFromVocabObject(const Json& vocab, const SpecialTokens& special, int nVocab,
+                                                       const std::string& file) {
+    if (!vocab.isObject()) return makeError(file + ": the vocabulary is not a JSON object of token -> id");
+    std::vector<std::string> tokens(static_cast<size_t>(special.eot));
+    std::vector<bool> seen(static_cast<size_t>(special.eot), false);
+    for (const auto& [text, idJson] : vocab.toObject()) {
+        if (!idJson.isInteger()) return makeError(file + ": the id of token \"" + text + "\" is not an integer");
+        const int64_t id = idJson.toInt();
+        if (id < 0 || id >= nVocab) {
+            return makeError(file + ": token \"" + text + "\" has id " + std::to_string(id) + ", outside 0.." +
+                             std::to_string(nVocab - 1));
+        }
+        if (id >= special.eot) continue;  // special tokens: their ids and texts are fixed by the layout
+        const size_t index = static_cast<size_t>(id);
+        if (seen[index]) return makeError(file + ": two tokens have id " + std::to_string(id));
+        std::optional<std::string> bytes = vocabTextToBytes(text);
+        if (!bytes) {
+            return makeError(file + ": token " + std::to_string(id) + " (\"" + text +
+                             "\") is not in GPT-2's byte-to-unicode alphabet");
+        }
+        tokens[index] = std::move(*bytes);
+        seen[index] = true;
+    }
+    const auto missing = std::find(seen.begin(), seen.end(), false);
+    if (missing != seen.end()) {
+        return makeError(file + ": no token has id " + std::to_string(missing - seen.begin()) + "; a " +
+                         sizeName(nVocab) + " vocabulary needs ids 0.." + std::to_string(special.eot - 1));
+    }
+    return tokens;
+}
+
+Result<Json> readJsonFile(const std::filesystem::path& path) {
+    Result<std::string> text = readTextFile(path);
+    if (!text) return makeError(text.message());
+    Result<Json> json = Json::parse(text.value());
+    if (!json) return makeError(path.string() + ": " + json.message());
+    return json;
+}
+
+} // namespace
+
+Result<Tokenizer> Tokenizer::fromVocabulary(std::vector<std::string> tokens, int nVocab) {
+    if (nVocab < 51864 || nVocab > 51866) {
+        return makeError("vocabulary size " + std::to_string(nVocab) +
+                         " is not a Whisper vocabulary (51864 English-only, 51865 multilingual, 51866 large-v3)");
+    }
+    const SpecialTokens special = SpecialTokens::forVocabularySize(nVocab);
+    if (tokens.size() < static_cast<size_t>(special.eot) || tokens.size() > static_cast<size_t>(nVocab)) {
+        return makeError("the vocabulary has " + std::to_string(tokens.size()) + " tokens; a " + sizeName(nVocab) +
+                         " model (n_vocab " + std::to_string(nVocab) + ") has " + std::to_string(special.eot) +
+                         " ordinary tokens before its special tokens");
+    }
+    // Some files list special tokens after the ordinary ones (English ggml: <|endoftext|>); they
+    // are dropped, but an ordinary token there means the vocabulary is for another model.
+    for (size_t id = static_cast<size_t>(special.eot); id < tokens.size(); ++id) {
+        const std::string& t = tokens[id];
+        if (t.size() < 4 || t.compare(0, 2, "<|") != 0 || t.compare(t.size() - 2, 2, "|>") != 0) {
+            return makeError("token " + std::to_string(id) + " is not a special token (\"" + replaceInvalidUtf8(t) +
+                             "\"), but a " + sizeName(nVocab) + " model (n_vocab " + std::to_string(nVocab) +
+                             ") has " + std::to_string(special.eot) + " ordinary tokens");
+        }
+    }
+    tokens.resize(static_cast<size_t>(special.eot));
+    Result<LossyVocabularyReport> lossy = repairLossyVocabulary(tokens);
+    if (!lossy) return makeError("invalid vocabulary: " + lossy.message());
+    Result<BytePairEncoder> bpe = BytePairEncoder::create(std::move(tokens), lossy->unusable);
+    if (!bpe) return makeError("invalid vocabulary: " + bpe.message());
+
+    auto impl = std::make_shared<Impl>(std::move(bpe).value());
+    impl->restored = lossy->restoredBytes;
+    impl->lost = static_cast<int>(lossy->unusable.size());
+    Tokenizer t;
+    t.m_impl = std::move(impl);
+    t.m_special = special;
+    t.m_nVocab = nVocab;
+    return t;
+}
+
+Result<Tokenizer> Tokenizer::fromHuggingFaceDirectory(const std::string& directory, int nVocab) {
+    if (nVocab < 51864 || nVocab > 51866) return fromVocabulary({}, nVocab);  // same message
+    const SpecialTokens special = SpecialTokens::forVocabularySize(nVocab);
+    const std::filesystem::path dir(directory);
+    std::error_code ec;
+    Result<std::vector<std::string>> tokens = makeError("");
+    if (const auto vocabPath = dir / "vocab.json"; std::filesystem::exists(vocabPath, ec)) {
+        Result<Json> json = readJsonFile(vocabPath);
+        if (!json) return makeError(json.message());
+        tokens = tokensFromVocabObject(json.value(), special, nVocab, vocabPath.string());
+    } else if (const auto tokenizerPath = dir / "tokenizer.json"; std::filesystem::exists(tokenizerPath, ec)) {
+        Result<Json> json = readJsonFile(tokenizerPath);
+        if (!json) return makeError(json.message());
+        const Json& model = json.value()["model"];
+        if (!model.isObject()) return makeError(tokenizerPath.string() + ": no \"model\" object");
+        if (model.contains("type") && model["type"].toString() != "BPE") {
+            return makeError(tokenizerPath.string() + ": the model type is \"" + model["type"].toString() +
+                             "\", expected \"BPE\"");
+        }
+        if (!model.contains("vocab")) return makeError(tokenizerPath.string() + ": no \"model.vocab\"");
+        tokens = tokensFromVocabObject(model["vocab"], special, nVocab, tokenizerPath.string());
+    } else {
+        return makeError("no vocab.json or tokenizer.json in " + directory);
+    }
+    if (!tokens) return makeError(tokens.message());
+    Result<Tokenizer> t = fromVocabulary(std::move(tokens).value(), nVocab);
+    if (!t) return makeError(directory + ": " + t.message());
+    return t;
+}
+
+std::vector<int> Tokenizer::encode(std::string_view text) const {
+    std::vector<int> ids;
+    if (!m_impl) return ids;
+    ids.reserve(text.size() / 3 + 1);
+    forEachGpt2Piece(text, [&](std::string_view piece) { m_impl->bpe.encodePiece(piece, ids); });
+    return ids;
+}
+
+std::string Tokenizer::tokenBytes(int id) const {
+    if (!m_impl || id < 0 || id >= m_nVocab) return {};
+    if (id < m_special.eot) return m_impl->bpe.token(id);
+    return m_special.text(id);
+}
+
+std::string Tokenizer::tokenText(int id) const {
+    if (id >= m_special.eot) return tokenBytes(id);
+    return replaceInvalidUtf8(tokenBytes(id));
+}
+
+std::string Tokenizer::decodeBytes(const std::vector<int>& ids) const {
+    std::string out;
+    for (int id : ids) {
+        if (m_impl && id >= 0 && id < m_special.eot) out += m_impl->bpe.token(id);
+        else out += tokenBytes(id);
+    }
+    return out;
+}
+
+std::string Tokenizer::decode(const std::vector<int>& ids) const { return replaceInvalidUtf8(decodeBytes(ids)); }
+
+int Tokenizer::restoredTokenCount() const { return m_impl ? m_impl->restored : 0; }
+int Tokenizer::lostTokenCount() const { return m_impl ? m_impl->lost : 0; }
+
+int Tokenizer::languageToken(std::string_view codeOrName) const {
+    const std::optional<int> index = languageIndex(codeOrName);
+    if (!index || *index >= m_special.languageCount) return -1;
+    return m_special.firstLanguage + *index;
+}
+
+std::string_view Tokenizer::languageCode(int tokenId) const {
+    const int index = tokenId - m_special.firstLanguage;
+    if (index < 0 || index >= m_special.languageCount) return {};
+    return whisperLanguages()[static_cast<size_t>(index)].code;
+}
+
+std::vector<int> Tokenizer::nonSpeechTokens() const {
+    // OpenAI's Tokenizer.non_speech_tokens: speaker tags and annotations such as "♪♪♪",
+    // "( SPEAKING FOREIGN LANGUAGE )", "[DAVID]", while keeping ordinary punctuation.
+    std::vector<std::string> symbols;
+    for (const char* s : {"\"", "#", "(", ")", "*", "+", "/", ":", ";", "<", "=", ">", "@", "[", "\\", "]", "^",
+                          "_", "`", "{", "|", "}", "~", "「", "」", "『", "』", "<<", ">>", "<<<", ">>>", "--",
+                          "---", "-(", "-[", "('", "(\"", "((", "))", "(((", ")))", "[[", "]]", "{{", "}}", "♪♪",
+                          "♪♪♪"}) {
+        symbols.emplace_back(s);
+    }
+    // U+2640..U+267F symbols share their first two UTF-8 bytes; when one is several tokens,
+    // suppressing the first token is safe.
+    const std::vector<std::string> miscellaneous = {"♩", "♪", "♫", "♬", "♭", "♮", "♯"};
+
+    std::set<int> result;
+    // Hyphens and single quotes stay allowed between words, not at the start of one.
+    for (const char* s : {" -", " '"}) {
+        const std::vector<int> ids = encode(s);
+        if (!ids.empty()) result.insert(ids.front());
+    }
+    const auto add = [&](const std::string& symbol, bool firstTokenEnough) {
+        for (const std::string& text : {symbol, " " + symbol}) {
+            const std::vector<int> ids = encode(text);
+            if (ids.size() == 1 || (firstTokenEnough && !ids.empty())) result.insert(ids.front());
+        }
+    };
+    for (const std::string& s : symbols) add(s, false);
+    for (const std::string& s : miscellaneous) add(s, true);
+    return {result.begin(), result.end()};
+}
+
+std::string Utf8StreamDecoder::push(int id) {
+    m_pending += m_tokenizer->tokenBytes(id);
+    const size_t complete = completeUtf8Prefix(m_pending);
+    std::string out = replaceInvalidUtf8(std::string_view(m_pending).substr(0, complete));
+    m_pending.erase(0, complete);
+    return out;
+}
+
+std::string Utf8StreamDecoder::flush() {
+    std::string out = replaceInvalidUtf8(m_pending);
+    m_pending.clear();
+    return out;
+}
+
+} // namespace hearsay
