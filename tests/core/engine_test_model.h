@@ -4,6 +4,9 @@
 #pragma once
 
 #include "core/backend/backend.h"
+#ifdef HEARSAY_HAVE_AUDIO
+#include "core/audio/audio_file.h"
+#endif
 #include "core/frontend/log_mel.h"
 #include "core/model/random_init.h"
 #include "core/model/whisper_model.h"
@@ -67,6 +70,27 @@ inline LogMel syntheticMel(int nMels, int frames, uint64_t seed) {
         }
     }
     return mel;
+}
+
+// The log-mels of the three speech clips in ../shared/data (jfk, speech-30s-a, speech-30s-b)
+// through the C++ frontend, as the reference harness orders them. Empty when this build has no
+// audio decoding (engine-only builds) or the clips are missing; *why says which.
+inline std::vector<LogMel> speechClipMels(int nMels, std::string* why = nullptr) {
+    std::vector<LogMel> mels;
+#ifdef HEARSAY_HAVE_AUDIO
+    for (const char* name : {"jfk.wav", "speech-30s-a.wav", "speech-30s-b.wav"}) {
+        auto audio = decodeAudioFile(std::string(HEARSAY_SHARED_DATA_DIR) + "/" + name);
+        if (!audio) {
+            if (why) *why = audio.message();
+            return {};
+        }
+        mels.push_back(logMelSpectrogram(audio->samples.data(), audio->samples.size(), nMels));
+    }
+#else
+    (void)nMels;
+    if (why) *why = "this build has no audio decoding (engine-only)";
+#endif
+    return mels;
 }
 
 // Greedy argmax decoding for `steps` tokens after `prompt`; every step's logits are appended
