@@ -94,8 +94,9 @@ void CpuBackend::setThreads(int threads) {
     const int n = threads > 0 ? threads : hardwareThreads();
     if (m_pool && m_pool->threads() == n) return;
     m_pool = std::make_unique<ThreadPool>(n);
-    // OpenBLAS's thread count is process-wide: the last backend configured decides it.
-    openblas_set_num_threads(n);
+    // All parallelism is ours: each pool thread calls single-threaded OpenBLAS on its slice.
+    // (OpenBLAS's own workers spin after every call and would fight the pool for the cores.)
+    openblas_set_num_threads(1);
 }
 
 int CpuBackend::threads() const { return m_pool->threads(); }
@@ -148,10 +149,36 @@ void CpuBackend::linear(BufferView x, BufferView w, BufferView bias, BufferView 
         }
         beta = 1.0f;
     }
+    // Work is split over the output features (rows of w): every thread reads its own part of
+    // the weights once, which is what the memory-bound single-token steps need.
+    const size_t threads = static_cast<size_t>(m_pool->threads());
+    const bool small = r * n * m < (size_t(1) << 16);
     if (rows == 1) {
-        cblas_sgemv(CblasRowMajor, CblasNoTrans, out, in, 1.0f, wp, in, xp, 1, beta, yp, 1);
+        // y = W x (+ y): a matrix-vector product per slice of W.
+        m_pool->parallelFor(m, small ? m : std::max<size_t>(64, (m + threads - 1) / threads), [&](size_t b, size_t e, int) {
+            cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(e - b), in, 1.0f, wp + b * n, in, xp, 1, beta,
+                        yp + b, 1);
+        });
+    } else if (rows <= kSmallBatchRows) {
+        // A few rows (beams): each weight row is read once and dotted with every input row;
+        // a packed GEMM would copy all of W first.
+        m_pool->parallelFor(m, small ? m : 64, [&](size_t b, size_t e, int) {
+            for (size_t o = b; o < e; ++o) {
+                const float* wRow = wp + o * n;
+                for (size_t i = 0; i < r; ++i) {
+                    const float dot = simd::dot(xp + i * n, wRow, n);
+                    float& target = yp[i * m + o];
+                    target = beta == 0.0f ? dot : target + dot;
+                }
+            }
+        });
     } else {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, out, in, 1.0f, xp, in, wp, in, beta, yp, out);
+        // One GEMM per thread on a block of output columns: y[:, b:e] = x · W[b:e]ᵀ (+ y[:, b:e]).
+        const size_t block = small ? m : (m + threads - 1) / threads;
+        m_pool->parallelFor(m, block, [&](size_t b, size_t e, int) {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, static_cast<int>(e - b), in, 1.0f, xp, in,
+                        wp + b * n, in, beta, yp + b, out);
+        });
     }
 }
 
@@ -263,35 +290,43 @@ void CpuBackend::copyRows(BufferView src, int srcStride, BufferView dst, int dst
 
 size_t CpuBackend::attentionWorkspaceElements(int queries, int keys) const {
     if (queries < kGemmAttentionQueries) return 0;
-    return static_cast<size_t>(queries) * static_cast<size_t>(std::max(keys, 0));
+    // One [queries][keys] score matrix per thread (heads run in parallel).
+    return static_cast<size_t>(threads()) * static_cast<size_t>(queries) * static_cast<size_t>(std::max(keys, 0));
 }
 
 void CpuBackend::attentionGemm(const AttentionArgs& a, const AttentionBatch& batch) {
     const int qc = batch.queryCount, kc = batch.keyCount, hd = a.headDim;
     const size_t qs = static_cast<size_t>(a.qStride), ks = static_cast<size_t>(a.kvStride),
                  os = static_cast<size_t>(a.outStride);
-    float* scores = hostPointer(a.workspace, static_cast<size_t>(qc) * static_cast<size_t>(kc), "attention workspace");
+    const size_t matrix = static_cast<size_t>(qc) * static_cast<size_t>(kc);
+    float* scores = hostPointer(a.workspace, matrix, "attention workspace");
     const float* q = hostPointer(a.q, a.q.size, "attention q") + static_cast<size_t>(batch.queryRow) * qs;
     const float* k = hostPointer(a.k, a.k.size, "attention k") + batch.keyRow * ks;
     const float* v = hostPointer(a.v, a.v.size, "attention v") + batch.keyRow * ks;
     float* out = hostPointer(a.out, a.out.size, "attention out") + static_cast<size_t>(batch.queryRow) * os;
-    for (int h = 0; h < a.heads; ++h) {
-        const size_t col = static_cast<size_t>(h) * static_cast<size_t>(hd);
-        // scores[qc][kc] = scale · q_h k_hᵀ
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, qc, kc, hd, a.scale, q + col, a.qStride, k + col,
-                    a.kvStride, 0.0f, scores, kc);
-        m_pool->parallelFor(static_cast<size_t>(qc), 8, [&](size_t begin, size_t end, int) {
-            for (size_t j = begin; j < end; ++j) {
-                float* row = scores + j * static_cast<size_t>(kc);
-                const int visible = a.causal ? kc - qc + static_cast<int>(j) + 1 : kc;
-                softmax(row, visible);
-                for (int i = visible; i < kc; ++i) row[i] = 0.0f;
+    // Heads are split into as many groups as there are score matrices in the workspace (at most
+    // one per thread); group g uses matrix g, so no two running heads share one.
+    const size_t groups = std::min({a.workspace.size / matrix, static_cast<size_t>(threads()), static_cast<size_t>(a.heads)});
+    m_pool->parallelFor(groups, 1, [&](size_t begin, size_t end, int) {
+        for (size_t g = begin; g < end; ++g) {
+            float* s = scores + g * matrix;
+            for (size_t h = g; h < static_cast<size_t>(a.heads); h += groups) {
+                const size_t col = h * static_cast<size_t>(hd);
+                // s[qc][kc] = scale · q_h k_hᵀ
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, qc, kc, hd, a.scale, q + col, a.qStride, k + col,
+                            a.kvStride, 0.0f, s, kc);
+                for (int j = 0; j < qc; ++j) {
+                    float* row = s + static_cast<size_t>(j) * static_cast<size_t>(kc);
+                    const int visible = a.causal ? kc - qc + j + 1 : kc;
+                    softmax(row, visible);
+                    std::fill(row + visible, row + kc, 0.0f);
+                }
+                // out_h[qc][hd] = s · v_h
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, qc, hd, kc, 1.0f, s, kc, v + col, a.kvStride,
+                            0.0f, out + col, a.outStride);
             }
-        });
-        // out_h[qc][hd] = scores · v_h
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, qc, hd, kc, 1.0f, scores, kc, v + col, a.kvStride,
-                    0.0f, out + col, a.outStride);
-    }
+        }
+    });
 }
 
 void CpuBackend::attention(const AttentionArgs& a) {

@@ -1,5 +1,6 @@
 // The reference backend: float32 on the host, GEMMs through OpenBLAS (cblas_sgemm, and
-// cblas_sgemv for single rows), attention and elementwise ops split over a thread pool.
+// cblas_sgemv for single rows, called single-threaded on each pool thread's slice of the
+// output), attention and elementwise ops split over the same thread pool.
 #pragma once
 
 #include "core/backend/backend.h"
@@ -41,6 +42,8 @@ public:
 
     // Batches with at least this many queries use the GEMM path (scores through sgemm).
     static constexpr int kGemmAttentionQueries = 32;
+    // linear() with 2..kSmallBatchRows rows uses the dot-product path instead of sgemm.
+    static constexpr int kSmallBatchRows = 8;
 
 private:
     void attentionGemm(const AttentionArgs& args, const AttentionBatch& batch);
