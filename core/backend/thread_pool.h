@@ -1,10 +1,12 @@
-// A small fixed pool of worker threads for the CPU backend's elementwise ops and attention:
-// parallelFor splits an index range in chunks; the calling thread works too.
+// A small fixed pool of worker threads for the CPU backend's ops: parallelFor splits an index
+// range in chunks; the calling thread works too. Workers spin briefly between jobs (a decode
+// step issues dozens of short jobs) and then sleep, so an idle pool costs nothing.
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -24,7 +26,7 @@ public:
 
     // Calls fn(begin, end, threadIndex) on disjoint chunks covering [0, count), with
     // threadIndex < threads(). Chunks hold at least minChunk indices. Returns when all are
-    // done. Concurrent callers are served one after the other.
+    // done. Concurrent callers are served one after the other; fn must not call parallelFor.
     using Body = std::function<void(size_t begin, size_t end, int threadIndex)>;
     void parallelFor(size_t count, size_t minChunk, const Body& fn);
 
@@ -33,17 +35,19 @@ private:
     void runChunks(int threadIndex);
 
     std::vector<std::thread> m_workers;
-    std::mutex m_callMutex;           // one parallelFor at a time
-    std::mutex m_mutex;               // guards the job fields below and the wake-up
-    std::condition_variable m_wake;
-    std::condition_variable m_done;
+    std::mutex m_callMutex;                 // one parallelFor at a time
+    // The current job, written by the caller before m_generation is bumped (release) and read
+    // by the workers after they see the new generation (acquire).
     const Body* m_body = nullptr;
     size_t m_count = 0;
     size_t m_chunk = 1;
-    std::atomic<size_t> m_next{0};
-    uint64_t m_generation = 0;
-    int m_busy = 0;                   // workers still inside the current job
-    bool m_stop = false;
+    std::atomic<size_t> m_next{0};          // next unclaimed index
+    std::atomic<uint64_t> m_generation{0};  // bumped once per job
+    std::atomic<int> m_busy{0};             // workers that have not finished the current job
+    std::atomic<bool> m_stop{false};
+    std::mutex m_mutex;                     // for sleeping and waking only
+    std::condition_variable m_wake;         // workers sleep here between jobs
+    std::condition_variable m_done;         // the caller sleeps here until m_busy is 0
 };
 
 } // namespace hearsay
