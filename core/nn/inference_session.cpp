@@ -56,6 +56,7 @@ public:
             if (auto ok = m_cross.allocate(*m_backend); !ok) return ok;
         }
         m_melHost.resize(m_encoder->melElements());
+        updateWorkspaceBytes();
         return {};
     }
 
@@ -137,6 +138,7 @@ public:
             resetDecoder();
             return makeError(std::string("decoder failed: ") + e.what());
         }
+        updateWorkspaceBytes();
         if (selfOn) {
             for (int b = 0; b < beams; ++b) {
                 const auto& tokens = beamTokens[static_cast<size_t>(b)];
@@ -195,6 +197,7 @@ public:
             m_crossValid = false;
         } else {
             m_decoder->releaseCrossScratch();
+            updateWorkspaceBytes();
             if (m_encoded) (void)fillCrossCache();  // a failure is reported by the next decode()
         }
     }
@@ -214,6 +217,7 @@ public:
         stats.crossInUse = crossUsed * layers;
         stats.positions = m_self.longestBeam();
         stats.beams = m_self.beamsInUse();
+        stats.workspaceBytes = m_workspaceBytes.load(std::memory_order_relaxed);
         return stats;
     }
 
@@ -232,6 +236,12 @@ public:
     const WhisperModel& model() const override { return *m_model; }
 
 private:
+    void updateWorkspaceBytes() {
+        m_workspaceBytes.store(m_encoder->workspaceBytes() + m_decoder->workspaceBytes() + m_mel->bytes() +
+                                   m_encoderOut->bytes(),
+                               std::memory_order_relaxed);
+    }
+
     Result<void> fillCrossCache() {
         if (auto ok = m_cross.allocate(*m_backend); !ok) return ok;
         try {
@@ -291,6 +301,7 @@ private:
     bool m_encoded = false;
     bool m_crossValid = false;                   // cross cache holds the current window
     std::optional<Error> m_pendingError;         // from reorderBeams, reported by the next decode()
+    std::atomic<size_t> m_workspaceBytes{0};     // for cacheStats() from any thread
     mutable std::mutex m_timingsMutex;
     SessionTimings m_timings;
 };

@@ -174,12 +174,16 @@ private slots:
         QCOMPARE(stats.beams, beams);
 
         // Switches off: nothing allocated. On again: the same formulas.
+        const size_t workspace = stats.workspaceBytes;
+        QVERIFY(workspace > 0);
         session.setSelfAttentionCache(false);
         session.setCrossAttentionCache(false);
         stats = session.cacheStats();
         QCOMPARE(stats.selfAllocated + stats.selfInUse + stats.crossAllocated + stats.crossInUse, size_t(0));
         QVERIFY(session.decode(sequences, logits).ok());
         QCOMPARE(session.cacheStats().selfAllocated, size_t(0));
+        // The cross cache off re-projects one layer at a time into a scratch of 2 · 1500 · d floats.
+        QCOMPARE(session.cacheStats().workspaceBytes, workspace + 2 * 1500 * d * 4);
         session.setSelfAttentionCache(true);
         session.setCrossAttentionCache(true);
         stats = session.cacheStats();
