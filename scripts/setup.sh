@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs everything Hearsay needs to build, run and test, from Debian packages.
 # Idempotent: running it again installs nothing new. Pass --reference to also create
-# the Python virtual environment used by the golden-file generator (tests/reference).
+# the Python virtual environment used by the golden-file generator (tests/reference,
+# see tests/reference/README.md).
 set -euo pipefail
 
 packages=(
     build-essential cmake ninja-build pkg-config git
     qt6-base-dev qt6-tools-dev qt6-tools-dev-tools libgl-dev
-    portaudio19-dev libsamplerate0-dev libsndfile1-dev libkissfft-dev libopenblas-dev
+    portaudio19-dev libsamplerate0-dev libsndfile1-dev libkissfft-dev libopenblas-dev zlib1g-dev
     libavformat-dev libavcodec-dev libavutil-dev libswresample-dev
     xvfb xauth x11-apps pulseaudio pulseaudio-utils libasound2-plugins espeak-ng sox
     python3 python3-venv curl ca-certificates
@@ -36,4 +37,5 @@ if [ "${1:-}" = "--reference" ]; then
     if [ ! -x "$venv/bin/python" ]; then python3 -m venv "$venv"; fi
     "$venv/bin/pip" install -q -r "$here/tests/reference/requirements.txt"
     echo "setup: reference environment ready in $venv"
+    echo "setup: regenerate the golden files with: .venv-reference/bin/python tests/reference/generate_golden.py"
 fi

@@ -1,0 +1,26 @@
+// The start-of-transcript sequence a window's decoding begins with:
+// [<|startofprev|> prompt...] <|startoftranscript|> [<|lang|> <|task|>] [<|notimestamps|>] [prefix...].
+#pragma once
+
+#include "core/decoding/decoding_options.h"
+#include "core/text/tokenizer.h"
+
+#include <vector>
+
+namespace hearsay {
+
+struct InitialTokens {
+    std::vector<int> tokens;  // the whole sequence fed before the first sampled token
+    int sampleBegin = 0;      // index of the first sampled token (== tokens.size())
+    int sotIndex = 0;         // index of <|startoftranscript|> (no-speech probability is read there)
+    int languageIndex = -1;   // index of the language token; -1 for English-only models
+};
+
+// languageToken is ignored for English-only models (they have no language or task tokens).
+// The prompt keeps its nTextCtx/2 - 1 most recent tokens; the prefix at most nTextCtx/2 - sampleLen
+// (all of it when that is not positive, as the reference's slicing does).
+InitialTokens buildInitialTokens(const SpecialTokens& special, bool multilingual, int languageToken,
+                                 DecodingTaskKind task, bool withoutTimestamps, const std::vector<int>& prompt,
+                                 const std::vector<int>& prefix, int nTextCtx, int sampleLen);
+
+} // namespace hearsay

@@ -1,0 +1,167 @@
+// The long-form loop over 30-second windows (whisper/transcribe.py transcribe()).
+#include "core/decoding/transcriber.h"
+
+#include "core/decoding/repetition_detector.h"
+#include "core/decoding/window_segmenter.h"
+#include "core/frontend/log_mel.h"
+#include "core/nn/inference_session.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace hearsay {
+namespace {
+
+std::string strip(const std::string& s) {
+    const char* ws = " \t\n\r\f\v";
+    const size_t first = s.find_first_not_of(ws);
+    if (first == std::string::npos) return {};
+    return s.substr(first, s.find_last_not_of(ws) - first + 1);
+}
+
+std::vector<int> textTokens(const std::vector<int>& tokens, int eot) {
+    std::vector<int> text;
+    for (int t : tokens)
+        if (t < eot) text.push_back(t);
+    return text;
+}
+
+} // namespace
+
+Result<Transcript> transcribe(InferenceSession& session, const Tokenizer& tokenizer, std::span<const float> samples,
+                              const TranscribeOptions& options, const TranscribeProgress& progress) {
+    const auto wallStart = std::chrono::steady_clock::now();
+    const WhisperConfig& config = session.model().config();
+    const SpecialTokens& special = tokenizer.special();
+    const int inputStride = kChunkFrames / config.nAudioCtx;  // mel frames per timestamp step: 2
+    const double timePrecision = double(inputStride) * kHopLength / kSampleRate;
+    const int contentFrames = int(samples.size() / size_t(kHopLength));
+
+    Transcript transcript;
+    RunStatistics& stats = transcript.statistics;
+    stats.audioSeconds = double(samples.size()) / kSampleRate;
+    stats.selfCache = session.selfAttentionCache();
+    stats.crossCache = session.crossAttentionCache();
+
+    DecodingOptions decoding = options.decoding;
+    int encodedSeek = -1;
+    auto encodeWindow = [&](int seek, int frames) -> Result<void> {
+        if (encodedSeek == seek) return {};
+        const size_t first = size_t(seek) * kHopLength;
+        const size_t count = std::min(samples.size() - first, size_t(frames) * kHopLength);
+        LogMel mel = logMelSpectrogram(samples.data() + first, count, config.nMels);
+        if (auto r = session.encode(mel); !r) return r;
+        encodedSeek = seek;
+        const SessionTimings t = session.timings();
+        stats.encoderMs += t.encoderMs;
+        ++stats.windows;
+        return {};
+    };
+    auto collectDecodeTimings = [&] {
+        const SessionTimings t = session.timings();  // since the last encode()
+        stats.decodeMs += t.decodeMs;
+        stats.decodeCalls += t.decodeCalls;
+    };
+
+    // Language: detected once on the first 30 s, then fixed for the whole recording.
+    if (!tokenizer.isMultilingual()) {
+        transcript.language = "en";
+    } else if (decoding.language.empty()) {
+        if (contentFrames == 0) return makeError("the audio is empty: no language to detect");
+        if (auto r = encodeWindow(0, std::min(kChunkFrames, contentFrames)); !r) return r.error();
+        auto detection = detectLanguage(session, tokenizer);
+        if (!detection) return detection.error();
+        decoding.language = detection->code;
+        auto probabilities = detection->probabilities;
+        std::stable_sort(probabilities.begin(), probabilities.end(),
+                         [](auto& a, auto& b) { return a.probability > b.probability; });
+        for (const auto& p : probabilities) transcript.languageProbabilities.emplace_back(p.code, p.probability);
+        transcript.language = detection->code;
+    } else {
+        const int token = tokenizer.languageToken(decoding.language);
+        if (token < 0) return makeError("unknown language '" + decoding.language + "'");
+        transcript.language = std::string(tokenizer.languageCode(token));
+        decoding.language = transcript.language;
+    }
+
+    std::vector<int> allTokens;
+    size_t promptResetSince = 0;
+    size_t initialPromptLength = 0;
+    if (!strip(options.initialPrompt).empty()) {
+        allTokens = tokenizer.encode(" " + strip(options.initialPrompt));
+        initialPromptLength = allTokens.size();
+    }
+
+    int seek = 0;
+    while (seek < contentFrames) {
+        const double timeOffset = double(seek) * kHopLength / kSampleRate;
+        const int segmentFrames = std::min(kChunkFrames, contentFrames - seek);
+        if (auto r = encodeWindow(seek, segmentFrames); !r) return r.error();
+
+        decoding.prompt.assign(allTokens.begin() + std::ptrdiff_t(promptResetSince), allTokens.end());
+        decoding.seed = options.decoding.seed + uint64_t(seek);
+        int attempts = 0;
+        auto decoded = decodeWithFallback(session, tokenizer, decoding, options.temperatures, options.thresholds, &attempts);
+        collectDecodeTimings();
+        encodedSeek = -1;  // the decoder state of this window is spent; a revisit re-encodes
+        if (!decoded) return decoded.error();
+        DecodingResult& result = decoded.value();
+        stats.fallbacks += attempts - 1;
+        stats.sampledTokens += result.steps;
+
+        if (isSilentWindow(result, options.thresholds)) {
+            ++stats.silentWindows;
+            seek += segmentFrames;
+            if (progress) progress(std::min(1.0, double(seek) / contentFrames), {});
+            continue;
+        }
+
+        std::vector<int> tokens = result.tokens;
+        if (options.cutRepetitionLoops && result.endedByLimit) {
+            const RepetitionLoop loop = findTrailingLoop(tokens, special.timestampBegin);
+            if (loop.repeats > 0) {
+                tokens.resize(loop.keepUntil);
+                ++stats.repetitionLoopsCut;
+            }
+        }
+
+        const WindowSplit split =
+            splitWindow(tokens, special.timestampBegin, timeOffset, segmentFrames, timePrecision, inputStride);
+        std::vector<Segment> produced;
+        for (const WindowSlice& slice : split.slices) {
+            Segment segment;
+            segment.id = int(transcript.segments.size() + produced.size());
+            segment.seek = seek;
+            segment.start = slice.start;
+            segment.end = slice.end;
+            segment.text = tokenizer.decode(textTokens(slice.tokens, special.eot));
+            segment.tokens = slice.tokens;
+            segment.temperature = result.temperature;
+            segment.avgLogprob = result.avgLogprob;
+            segment.compressionRatio = result.compressionRatio;
+            segment.noSpeechProb = result.noSpeechProb;
+            if (segment.start == segment.end || strip(segment.text).empty()) {
+                segment.text.clear();  // instantaneous or empty: kept as a record, without text
+                segment.tokens.clear();
+            }
+            allTokens.insert(allTokens.end(), segment.tokens.begin(), segment.tokens.end());
+            produced.push_back(std::move(segment));
+        }
+        transcript.segments.insert(transcript.segments.end(), produced.begin(), produced.end());
+
+        if (!options.conditionOnPreviousText || result.temperature > 0.5f) promptResetSince = allTokens.size();
+        seek += split.seekAdvance;
+        if (progress) progress(std::min(1.0, double(seek) / contentFrames), produced);
+    }
+
+    transcript.text = tokenizer.decode(textTokens(
+        std::vector<int>(allTokens.begin() + std::ptrdiff_t(initialPromptLength), allTokens.end()), special.eot));
+    const KvCacheStats cache = session.cacheStats();
+    stats.selfCacheBytes = cache.selfAllocated;
+    stats.crossCacheBytes = cache.crossAllocated;
+    stats.decodeMsPerToken = stats.decodeCalls > 0 ? stats.decodeMs / stats.decodeCalls : 0.0;
+    stats.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    return transcript;
+}
+
+} // namespace hearsay

@@ -1,0 +1,150 @@
+// TXT, SRT, WebVTT and JSON writers for transcripts.
+#include "core/transcript/transcript_export.h"
+
+#include "core/transcript/timestamp_format.h"
+#include "core/util/json.h"
+
+namespace hearsay {
+namespace {
+
+std::string strip(std::string_view s) {
+    const char* ws = " \t\n\r\f\v";
+    const size_t first = s.find_first_not_of(ws);
+    if (first == std::string_view::npos) return {};
+    return std::string(s.substr(first, s.find_last_not_of(ws) - first + 1));
+}
+
+void replaceAll(std::string& s, std::string_view from, std::string_view to) {
+    for (size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos; pos += to.size()) s.replace(pos, from.size(), to);
+}
+
+// Cue text: one line (a blank line would end the cue), no "-->" (it would read as a timing line).
+std::string cueText(std::string_view text) {
+    std::string s = strip(text);
+    for (char& c : s)
+        if (c == '\n' || c == '\r') c = ' ';
+    replaceAll(s, "-->", "->");
+    return s;
+}
+
+} // namespace
+
+std::string toTxt(const Transcript& transcript) {
+    std::string out;
+    for (const Segment& segment : transcript.segments) {
+        std::string line = cueText(segment.text);
+        if (line.empty()) continue;
+        out += line;
+        out += '\n';
+    }
+    return out;
+}
+
+std::string toSrt(const Transcript& transcript) {
+    std::string out;
+    int index = 1;
+    for (const Segment& segment : transcript.segments) {
+        std::string text = cueText(segment.text);
+        if (text.empty()) continue;
+        out += std::to_string(index++) + "\n";
+        out += formatTimestamp(segment.start, true, ',') + " --> " + formatTimestamp(segment.end, true, ',') + "\n";
+        out += text + "\n\n";
+    }
+    return out;
+}
+
+std::string toVtt(const Transcript& transcript) {
+    std::string out = "WEBVTT\n\n";
+    for (const Segment& segment : transcript.segments) {
+        std::string text = cueText(segment.text);
+        if (text.empty()) continue;
+        replaceAll(text, "&", "&amp;");
+        replaceAll(text, "<", "&lt;");
+        replaceAll(text, ">", "&gt;");
+        out += formatTimestamp(segment.start, false, '.') + " --> " + formatTimestamp(segment.end, false, '.') + "\n";
+        out += text + "\n\n";
+    }
+    return out;
+}
+
+std::string toJson(const Transcript& transcript, int indent) {
+    Json root;
+    root["source"] = transcript.source;
+    root["language"] = transcript.language;
+    root["text"] = transcript.text;
+    if (!transcript.languageProbabilities.empty()) {
+        Json probabilities = Json(Json::Object{});
+        for (const auto& [code, p] : transcript.languageProbabilities) probabilities[code] = double(p);
+        root["language_probabilities"] = probabilities;
+    }
+    Json segments = Json(Json::Array{});
+    for (const Segment& s : transcript.segments) {
+        Json j;
+        j["id"] = s.id;
+        j["seek"] = s.seek;
+        j["start"] = s.start;
+        j["end"] = s.end;
+        j["text"] = s.text;
+        Json tokens = Json(Json::Array{});
+        for (int t : s.tokens) tokens.push_back(Json(t));
+        j["tokens"] = tokens;
+        j["temperature"] = double(s.temperature);
+        j["avg_logprob"] = s.avgLogprob;
+        j["compression_ratio"] = s.compressionRatio;
+        j["no_speech_prob"] = s.noSpeechProb;
+        segments.push_back(j);
+    }
+    root["segments"] = segments;
+    const RunStatistics& r = transcript.statistics;
+    Json stats;
+    stats["audio_seconds"] = r.audioSeconds;
+    stats["wall_seconds"] = r.wallSeconds;
+    stats["real_time_factor"] = r.realTimeFactor();
+    stats["encoder_ms"] = r.encoderMs;
+    stats["decode_ms"] = r.decodeMs;
+    stats["decode_calls"] = r.decodeCalls;
+    stats["decode_ms_per_token"] = r.decodeMsPerToken;
+    stats["sampled_tokens"] = r.sampledTokens;
+    stats["windows"] = r.windows;
+    stats["fallbacks"] = r.fallbacks;
+    stats["silent_windows"] = r.silentWindows;
+    stats["repetition_loops_cut"] = r.repetitionLoopsCut;
+    stats["self_cache"] = r.selfCache;
+    stats["cross_cache"] = r.crossCache;
+    stats["self_cache_bytes"] = r.selfCacheBytes;
+    stats["cross_cache_bytes"] = r.crossCacheBytes;
+    root["statistics"] = stats;
+    std::string out = root.dump(indent);
+    out += '\n';
+    return out;
+}
+
+std::string exportTranscript(const Transcript& transcript, ExportFormat format) {
+    switch (format) {
+    case ExportFormat::Txt: return toTxt(transcript);
+    case ExportFormat::Srt: return toSrt(transcript);
+    case ExportFormat::Vtt: return toVtt(transcript);
+    case ExportFormat::Json: return toJson(transcript);
+    }
+    return {};
+}
+
+Result<ExportFormat> parseExportFormat(std::string_view name) {
+    if (name == "txt") return ExportFormat::Txt;
+    if (name == "srt") return ExportFormat::Srt;
+    if (name == "vtt") return ExportFormat::Vtt;
+    if (name == "json") return ExportFormat::Json;
+    return makeError("unknown output format '" + std::string(name) + "' (expected txt, srt, vtt, json or all)");
+}
+
+const char* fileExtension(ExportFormat format) {
+    switch (format) {
+    case ExportFormat::Txt: return "txt";
+    case ExportFormat::Srt: return "srt";
+    case ExportFormat::Vtt: return "vtt";
+    case ExportFormat::Json: return "json";
+    }
+    return "txt";
+}
+
+} // namespace hearsay
