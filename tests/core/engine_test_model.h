@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -36,8 +37,11 @@ inline WhisperConfig customConfig(int d, int layers, int heads, int audioCtx = 1
     return c;
 }
 
-// Every tensor of `config` filled with initValue(seed, hf name, i, mean, std), float32.
-inline std::shared_ptr<const WhisperModel> makeRandomModel(const WhisperConfig& config, uint64_t seed) {
+// Every tensor of `config` filled with initValue(seed, hf name, i, mean, std), float32;
+// `round`, when given, is applied to every value (e.g. through fp16, as a checkpoint stores it).
+using ValueRounding = std::function<float(const TensorSpec& spec, float value)>;
+inline std::shared_ptr<const WhisperModel> makeRandomModel(const WhisperConfig& config, uint64_t seed,
+                                                           const ValueRounding& round = {}) {
     WhisperModel::Parts parts;
     parts.config = config;
     parts.format = ModelFormat::HuggingFace;
@@ -47,6 +51,9 @@ inline std::shared_ptr<const WhisperModel> makeRandomModel(const WhisperConfig& 
         const auto n = static_cast<size_t>(spec.elements());
         std::shared_ptr<float[]> buffer(new float[n]);
         fillInitValues(seed, spec.hfName, 0, n, spec.initMean, spec.initStd, buffer.get());
+        if (round) {
+            for (size_t i = 0; i < n; ++i) buffer[i] = round(spec, buffer[i]);
+        }
         *spec.target = TensorView{spec.hfName, DType::F32, spec.shape, reinterpret_cast<const std::byte*>(buffer.get()),
                                   n * sizeof(float)};
         parts.weightBytes += n * sizeof(float);
