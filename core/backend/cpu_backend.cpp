@@ -362,27 +362,35 @@ void CpuBackend::attention(const AttentionArgs& a) {
     }
     if (smallTasks == 0) return;
 
-    std::vector<Task> tasks;
-    tasks.reserve(smallTasks);
     size_t work = 0;
     for (const AttentionBatch& b : a.batches) {
         if (b.queryCount <= 0 || b.queryCount >= kGemmAttentionQueries) continue;
-        for (int h = 0; h < a.heads; ++h) {
-            for (int j = 0; j < b.queryCount; ++j) tasks.push_back({&b, h, j});
-        }
         work += static_cast<size_t>(b.queryCount) * static_cast<size_t>(a.heads) * static_cast<size_t>(b.keyCount);
     }
+    // Task t is (batch, head, query) in batch order; found by a scan over the (few) batches.
+    auto taskAt = [&](size_t t) {
+        for (const AttentionBatch& b : a.batches) {
+            if (b.queryCount <= 0 || b.queryCount >= kGemmAttentionQueries) continue;
+            const size_t n = static_cast<size_t>(b.queryCount) * static_cast<size_t>(a.heads);
+            if (t < n) {
+                return Task{&b, static_cast<int>(t / static_cast<size_t>(b.queryCount)),
+                            static_cast<int>(t % static_cast<size_t>(b.queryCount))};
+            }
+            t -= n;
+        }
+        return Task{nullptr, 0, 0};
+    };
     const float* q = hostPointer(a.q, a.q.size, "attention q");
     const float* k = hostPointer(a.k, a.k.size, "attention k");
     const float* v = hostPointer(a.v, a.v.size, "attention v");
     float* out = hostPointer(a.out, a.out.size, "attention out");
     const int hd = a.headDim;
     // Small problems run inline: waking the workers costs more than they save.
-    const size_t minChunk = work * static_cast<size_t>(hd) < 65536 ? tasks.size() : 1;
-    m_pool->parallelFor(tasks.size(), minChunk, [&](size_t begin, size_t end, int) {
+    const size_t minChunk = work * static_cast<size_t>(hd) < 65536 ? smallTasks : 1;
+    m_pool->parallelFor(smallTasks, minChunk, [&](size_t begin, size_t end, int) {
         thread_local std::vector<float> scores;
         for (size_t t = begin; t < end; ++t) {
-            const Task& task = tasks[t];
+            const Task task = taskAt(t);
             const AttentionBatch& b = *task.batch;
             const size_t col = static_cast<size_t>(task.head) * static_cast<size_t>(hd);
             const size_t row = static_cast<size_t>(b.queryRow + task.query);

@@ -37,7 +37,7 @@ void ThreadPool::runChunks(int threadIndex) {
     for (;;) {
         const size_t begin = m_next.fetch_add(m_chunk, std::memory_order_relaxed);
         if (begin >= m_count) return;
-        (*m_body)(begin, std::min(m_count, begin + m_chunk), threadIndex);
+        m_call(m_target, begin, std::min(m_count, begin + m_chunk), threadIndex);
     }
 }
 
@@ -63,17 +63,18 @@ void ThreadPool::workerLoop(int index) {
     }
 }
 
-void ThreadPool::parallelFor(size_t count, size_t minChunk, const Body& fn) {
+void ThreadPool::run(size_t count, size_t minChunk, Trampoline call, void* target) {
     if (count == 0) return;
     minChunk = std::max<size_t>(1, minChunk);
     if (m_workers.empty() || count <= minChunk) {
-        fn(0, count, 0);
+        call(target, 0, count, 0);
         return;
     }
-    std::lock_guard call(m_callMutex);
+    std::lock_guard serial(m_callMutex);
     const size_t threads = m_workers.size() + 1;
     // About four chunks per thread balance uneven work without much counter traffic.
-    m_body = &fn;
+    m_call = call;
+    m_target = target;
     m_count = count;
     m_chunk = std::max(minChunk, (count + threads * 4 - 1) / (threads * 4));
     m_next.store(0, std::memory_order_relaxed);
@@ -89,7 +90,8 @@ void ThreadPool::parallelFor(size_t count, size_t minChunk, const Body& fn) {
         std::unique_lock lock(m_mutex);
         m_done.wait(lock, [&] { return m_busy.load(std::memory_order_acquire) == 0; });
     }
-    m_body = nullptr;
+    m_call = nullptr;
+    m_target = nullptr;
 }
 
 } // namespace hearsay

@@ -7,7 +7,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
+#include <type_traits>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -27,10 +27,19 @@ public:
     // Calls fn(begin, end, threadIndex) on disjoint chunks covering [0, count), with
     // threadIndex < threads(). Chunks hold at least minChunk indices. Returns when all are
     // done. Concurrent callers are served one after the other; fn must not call parallelFor.
-    using Body = std::function<void(size_t begin, size_t end, int threadIndex)>;
-    void parallelFor(size_t count, size_t minChunk, const Body& fn);
+    // fn is called by reference (never copied or allocated), so the decode loop stays
+    // allocation-free.
+    template <class Fn>
+    void parallelFor(size_t count, size_t minChunk, Fn&& fn) {
+        using Target = std::remove_reference_t<Fn>;
+        run(count, minChunk,
+            [](void* target, size_t begin, size_t end, int thread) { (*static_cast<Target*>(target))(begin, end, thread); },
+            const_cast<void*>(static_cast<const void*>(&fn)));
+    }
 
 private:
+    using Trampoline = void (*)(void* target, size_t begin, size_t end, int threadIndex);
+    void run(size_t count, size_t minChunk, Trampoline call, void* target);
     void workerLoop(int index);
     void runChunks(int threadIndex);
 
@@ -38,7 +47,8 @@ private:
     std::mutex m_callMutex;                 // one parallelFor at a time
     // The current job, written by the caller before m_generation is bumped (release) and read
     // by the workers after they see the new generation (acquire).
-    const Body* m_body = nullptr;
+    Trampoline m_call = nullptr;
+    void* m_target = nullptr;
     size_t m_count = 0;
     size_t m_chunk = 1;
     std::atomic<size_t> m_next{0};          // next unclaimed index
