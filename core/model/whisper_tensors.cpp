@@ -67,7 +67,6 @@ int64_t TensorSpec::elements() const {
 
 std::vector<TensorSpec> whisperTensorSpecs(const WhisperConfig& c, WhisperWeights* w) {
     if (w) {
-        *w = WhisperWeights{};
         w->encoderLayers.resize(size_t(c.nAudioLayer));
         w->decoderLayers.resize(size_t(c.nTextLayer));
     }

@@ -34,7 +34,8 @@ struct TensorSpec {
 
 // Tensors in a fixed order (encoder first, then decoder; within a layer as listed in
 // whisper_weights.h). When `bind` is given, its layer vectors are resized and each spec's
-// `target` points at the matching TensorView.
+// `target` points at the matching TensorView; views already there are kept, so binding a copy of
+// a loaded model's weights lists that model's tensors by name.
 std::vector<TensorSpec> whisperTensorSpecs(const WhisperConfig& config, WhisperWeights* bind = nullptr);
 
 // The dtypes a tensor of this kind may be stored as; quantised types only for 2-D tensors
