@@ -291,6 +291,26 @@ private slots:
         QVERIFY(merges.rfind("#version: 0.2\n\xC4\xA0 t\n\xC4\xA0 a\n\xC4\xA0t h\n", 0) == 0);
     }
 
+    // Without vocab.json the vocabulary comes from tokenizer.json's model.vocab.
+    void vocabularyFromTokenizerJson() {
+        const fs::path dir = tmp("tokenizer-json");
+        fs::copy(m_hf, dir);
+        Json tokenizer;
+        tokenizer["model"]["type"] = "BPE";
+        tokenizer["model"]["vocab"] = Json::parse(readBytes(dir / "vocab.json")).value();
+        writeBytes(dir / "tokenizer.json", tokenizer.dump());
+        fs::remove(dir / "vocab.json");
+        auto a = WhisperModel::load(dir);
+        auto b = WhisperModel::load(m_hf);
+        QVERIFY2(a.ok(), a.ok() ? "" : a.message().c_str());
+        QCOMPARE(a.value()->vocabulary(), b.value()->vocabulary());
+        fs::remove(dir / "tokenizer.json");
+        auto none = WhisperModel::load(dir);
+        QVERIFY(!none.ok());
+        QVERIFY2(none.message().find("neither vocab.json nor tokenizer.json") != std::string::npos, none.message().c_str());
+        fs::remove_all(dir);
+    }
+
     void englishAndLargeVocabularies() {
         const fs::path en = tmp("tiny-en-hf");
         auto ok = makeModel(en, ModelFormat::HuggingFace, DType::F16, "tiny.en", 3);
