@@ -7,6 +7,7 @@
 #include "core/text/byte_unicode.h"
 #include "core/util/json.h"
 
+#include <cmath>
 #include <cstring>
 #include <set>
 
@@ -29,7 +30,7 @@ Result<int> intKey(const Json& doc, const std::string& key, const fs::path& file
     if (!doc.contains(key)) return makeError(file.string() + ": missing key \"" + key + "\"");
     const Json& v = doc[key];
     const double d = v.toDouble(-1e300);
-    if (!v.isNumber() || d != double(int64_t(d)) || d < lo || d > hi) {
+    if (!v.isNumber() || !(d >= lo && d <= hi) || d != std::floor(d)) {
         return makeError(file.string() + ": \"" + key + "\" must be an integer in " + std::to_string(lo) + ".." +
                          std::to_string(hi) + ", found " + v.dump());
     }

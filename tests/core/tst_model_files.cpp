@@ -462,7 +462,7 @@ private slots:
             {"Inf weight", "'model.encoder.conv1.bias' holds a non-finite value (NaN or Inf) at element 3 [3]"},
             {"malformed config.json", "config.json: malformed JSON"},
             {"missing config key", "missing key \"d_model\""},
-            {"absurd config dims", "invalid model dimensions"},
+            {"absurd config dims", "invalid model dimensions: n_audio_state is 1000000"},
             {"non-integer config value", "\"encoder_layers\" must be an integer"},
             {"wrong ffn dim", "encoder_ffn_dim is 100"},
             {"no weights", "no model.safetensors"},
@@ -470,6 +470,7 @@ private slots:
             {"malformed generation_config", "generation_config.json: malformed JSON"},
             {"bad alignment head", "alignment head [7,0]"},
             {"no config", "no config.json"},
+            {"huge config number", "\"decoder_layers\" must be an integer in 1..1048576, found 1e+300"},
         };
         int kind = 0;
         for (auto& r : rows) QTest::newRow(r[0]) << kind++ << QString(r[1]);
@@ -606,6 +607,12 @@ private slots:
             break;
         }
         case 24: fs::remove(dir / "config.json"); break;
+        case 25: {
+            Json c = Json::parse(readBytes(dir / "config.json")).value();
+            c["decoder_layers"] = 1e300;
+            writeBytes(dir / "config.json", c.dump());
+            break;
+        }
         }
         auto m = WhisperModel::load(dir);
         QVERIFY2(!m.ok(), "a corrupt checkpoint loaded");
