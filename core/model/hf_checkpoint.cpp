@@ -77,7 +77,7 @@ Result<WhisperConfig> readConfig(const fs::path& file) {
 }
 
 // vocab.json (or tokenizer.json's model.vocab): GPT-2 byte-unicode text -> id. Returns the
-// ordinary tokens' bytes indexed by id.
+// ordinary tokens' bytes indexed by id; empty when the directory has neither file.
 Result<std::vector<std::string>> readVocabulary(const fs::path& dir, const WhisperConfig& config) {
     fs::path file = dir / "vocab.json";
     const Json* vocab = nullptr;
@@ -93,7 +93,7 @@ Result<std::vector<std::string>> readVocabulary(const fs::path& dir, const Whisp
         vocab = &doc.value()["model"]["vocab"];
         if (!vocab->isObject()) return makeError(file.string() + ": no \"model\".\"vocab\" object");
     } else {
-        return makeError(dir.string() + ": no vocabulary (neither vocab.json nor tokenizer.json)");
+        return std::vector<std::string>{};  // weights-only checkpoint: no tokenizer files
     }
     const int ordinary = ModelTokenIds::forConfig(config).ordinaryCount;
     std::vector<std::string> tokens(static_cast<size_t>(ordinary));

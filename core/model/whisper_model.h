@@ -52,7 +52,8 @@ public:
     const std::filesystem::path& path() const { return m_path; }
 
     // Byte strings of the ordinary (non-special) tokens, indexed by id; size 50256 for
-    // English-only vocabularies (gpt2) and 50257 for multilingual ones.
+    // English-only vocabularies (gpt2) and 50257 for multilingual ones. Empty for a Hugging Face
+    // checkpoint without tokenizer files (vocab.json / tokenizer.json): weights only.
     const std::vector<std::string>& vocabulary() const { return m_vocabulary; }
     // [n_mels][201] slaney mel filterbank when the file carries one (ggml), else empty.
     const std::vector<float>& melFilters() const { return m_melFilters; }

@@ -1,6 +1,7 @@
 // Model files: make-test-model writes both formats, both load to the same weights, and every kind
 // of corrupt file (each row damages a freshly written file in one way) gives a clear error.
 #include "core/model/ggml_file.h"
+#include "core/model/random_init.h"
 #include "core/model/safetensors.h"
 #include "core/model/test_model.h"
 #include "core/model/token_ids.h"
@@ -304,10 +305,11 @@ private slots:
         auto b = WhisperModel::load(m_hf);
         QVERIFY2(a.ok(), a.ok() ? "" : a.message().c_str());
         QCOMPARE(a.value()->vocabulary(), b.value()->vocabulary());
+        // A weights-only checkpoint (no tokenizer files) loads with an empty vocabulary.
         fs::remove(dir / "tokenizer.json");
         auto none = WhisperModel::load(dir);
-        QVERIFY(!none.ok());
-        QVERIFY2(none.message().find("neither vocab.json nor tokenizer.json") != std::string::npos, none.message().c_str());
+        QVERIFY2(none.ok(), none.ok() ? "" : none.message().c_str());
+        QVERIFY(none.value()->vocabulary().empty());
         fs::remove_all(dir);
     }
 
@@ -724,6 +726,54 @@ private slots:
         QCOMPARE(g->vocabulary.size(), size_t(50257));
         QVERIFY(g->tensors.empty());
         QCOMPARE(g->melFilters.size(), size_t(80 * 201));
+    }
+
+    // Cross-implementation: the reference harness (Python: NumPy + torch + transformers) commits
+    // scheme vectors and checkpoints written by transformers itself (sharded fp16, bf16). They
+    // must load here and hold exactly the weights this writer generates for the same seed.
+    // Skipped where the harness's files are not in the tree yet.
+    void referenceHarnessFiles() {
+        const fs::path golden = fs::path(HEARSAY_TEST_DATA_DIR) / "golden";
+        if (!fs::exists(golden / "init_vectors.json") || !fs::exists(golden / "checkpoints.json")) {
+            QSKIP("tests/data/golden (reference harness output) not present");
+        }
+        auto vectors = Json::parse(readTextFile(golden / "init_vectors.json").value());
+        QVERIFY(vectors.ok());
+        int checked = 0;
+        for (const Json& v : vectors.value()["vectors"].toArray()) {
+            // Seeds beyond int64 (2^64 - 1) do not survive the JSON reader's doubles: skipped.
+            if (!v["seed"].isInteger()) continue;
+            const float value = initValue(uint64_t(v["seed"].toInt()), v["name"].toString(), uint64_t(v["index"].toInt()),
+                                          v["mean"].toDouble(), v["std"].toDouble());
+            uint32_t bits;
+            std::memcpy(&bits, &value, 4);
+            char hex[16];
+            std::snprintf(hex, sizeof hex, "%08x", bits);
+            QVERIFY2(std::string(hex) == v["bits"].toString(), (v.dump() + " gives " + hex).c_str());
+            ++checked;
+        }
+        QVERIFY(checked >= 100);
+
+        auto info = Json::parse(readTextFile(golden / "checkpoints.json").value());
+        QVERIFY(info.ok());
+        const uint64_t seed = uint64_t(info.value()["seed"].toInt());
+        for (const auto& [name, entry] : info.value()["checkpoints"].toObject()) {
+            const fs::path dir = fs::path(HEARSAY_TEST_DATA_DIR) / "models" / name;
+            auto m = WhisperModel::load(dir);
+            QVERIFY2(m.ok(), m.ok() ? "" : m.message().c_str());
+            const DType expected = entry["dtype"].toString() == "bfloat16" ? DType::BF16 : DType::F16;
+            WhisperWeights copy = m.value()->weights();
+            for (const auto& spec : whisperTensorSpecs(m.value()->config(), &copy)) {
+                const TensorView& view = *spec.target;
+                QCOMPARE(view.dtype, expected);
+                auto values = toFloat(view);
+                for (size_t i = 0; i < values.size(); ++i) {
+                    const float f = initValue(seed, spec.hfName, i, spec.initMean, spec.initStd);
+                    const float rounded = expected == DType::BF16 ? bf16ToFloat(floatToBf16(f)) : halfToFloat(floatToHalf(f));
+                    QVERIFY2(values[i] == rounded, (name + ": " + spec.hfName + " element " + std::to_string(i)).c_str());
+                }
+            }
+        }
     }
 
     void cliMakeTestModel() {
