@@ -1,6 +1,6 @@
 // Test helpers for the engine suites: Whisper models with deterministic random weights built in
-// memory (the scheme of core/model/random_init.h, so the Python reference harness can rebuild
-// the same model), synthetic log-mels, and the real clips' log-mels when the frontend exists.
+// memory (testModelWeights of core/model/test_model.h, the scheme the Python reference harness
+// and make-test-model share), synthetic log-mels, and the real clips' log-mels.
 #pragma once
 
 #include "core/backend/backend.h"
@@ -9,6 +9,7 @@
 #endif
 #include "core/frontend/log_mel.h"
 #include "core/model/random_init.h"
+#include "core/model/test_model.h"
 #include "core/model/whisper_model.h"
 #include "core/model/whisper_tensors.h"
 #include "core/nn/inference_session.h"
@@ -50,7 +51,7 @@ inline std::shared_ptr<const WhisperModel> makeRandomModel(const WhisperConfig& 
         if (!spec.target) throw std::logic_error("tensor " + spec.hfName + " is not bound to a weight field");
         const auto n = static_cast<size_t>(spec.elements());
         std::shared_ptr<float[]> buffer(new float[n]);
-        fillInitValues(seed, spec.hfName, 0, n, spec.initMean, spec.initStd, buffer.get());
+        testModelWeights(seed, spec, 0, static_cast<int64_t>(n), buffer.get());
         if (round) {
             for (size_t i = 0; i < n; ++i) buffer[i] = round(spec, buffer[i]);
         }
