@@ -92,14 +92,19 @@ std::string CpuBackend::name() const {
 
 void CpuBackend::setThreads(int threads) {
     const int n = threads > 0 ? threads : hardwareThreads();
-    if (m_pool && m_pool->threads() == n) return;
-    m_pool = std::make_unique<ThreadPool>(n);
+    std::lock_guard lock(m_poolsMutex);
+    ThreadPool* current = m_pool.load(std::memory_order_acquire);
+    if (current && current->threads() == n) return;
+    // Another session may be running an op on the current pool: it stays alive (idle) until
+    // the backend goes, and new ops use the new one.
+    m_pools.push_back(std::make_unique<ThreadPool>(n));
+    m_pool.store(m_pools.back().get(), std::memory_order_release);
     // All parallelism is ours: each pool thread calls single-threaded OpenBLAS on its slice.
     // (OpenBLAS's own workers spin after every call and would fight the pool for the cores.)
     openblas_set_num_threads(1);
 }
 
-int CpuBackend::threads() const { return m_pool->threads(); }
+int CpuBackend::threads() const { return pool().threads(); }
 
 std::unique_ptr<DeviceBuffer> CpuBackend::allocate(size_t elements) { return std::make_unique<CpuBuffer>(elements); }
 
@@ -151,18 +156,18 @@ void CpuBackend::linear(BufferView x, BufferView w, BufferView bias, BufferView 
     }
     // Work is split over the output features (rows of w): every thread reads its own part of
     // the weights once, which is what the memory-bound single-token steps need.
-    const size_t threads = static_cast<size_t>(m_pool->threads());
+    const size_t threads = static_cast<size_t>(pool().threads());
     const bool small = r * n * m < (size_t(1) << 16);
     if (rows == 1) {
         // y = W x (+ y): a matrix-vector product per slice of W.
-        m_pool->parallelFor(m, small ? m : std::max<size_t>(64, (m + threads - 1) / threads), [&](size_t b, size_t e, int) {
+        pool().parallelFor(m, small ? m : std::max<size_t>(64, (m + threads - 1) / threads), [&](size_t b, size_t e, int) {
             cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(e - b), in, 1.0f, wp + b * n, in, xp, 1, beta,
                         yp + b, 1);
         });
     } else if (rows <= kSmallBatchRows) {
         // A few rows (beams): each weight row is read once and dotted with every input row;
         // a packed GEMM would copy all of W first.
-        m_pool->parallelFor(m, small ? m : 64, [&](size_t b, size_t e, int) {
+        pool().parallelFor(m, small ? m : 64, [&](size_t b, size_t e, int) {
             for (size_t o = b; o < e; ++o) {
                 const float* wRow = wp + o * n;
                 for (size_t i = 0; i < r; ++i) {
@@ -175,7 +180,7 @@ void CpuBackend::linear(BufferView x, BufferView w, BufferView bias, BufferView 
     } else {
         // One GEMM per thread on a block of output columns: y[:, b:e] = x · W[b:e]ᵀ (+ y[:, b:e]).
         const size_t block = small ? m : (m + threads - 1) / threads;
-        m_pool->parallelFor(m, block, [&](size_t b, size_t e, int) {
+        pool().parallelFor(m, block, [&](size_t b, size_t e, int) {
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, static_cast<int>(e - b), in, 1.0f, xp, in,
                         wp + b * n, in, beta, yp + b, out);
         });
@@ -190,7 +195,7 @@ void CpuBackend::layerNorm(BufferView x, BufferView gamma, BufferView beta, Buff
     const float* gp = hostPointer(gamma, c, "layerNorm gamma");
     const float* bp = hostPointer(beta, c, "layerNorm beta");
     float* yp = hostPointer(y, r * c, "layerNorm y");
-    m_pool->parallelFor(r, std::max<size_t>(1, 16384 / c), [&](size_t begin, size_t end, int) {
+    pool().parallelFor(r, std::max<size_t>(1, 16384 / c), [&](size_t begin, size_t end, int) {
         for (size_t i = begin; i < end; ++i) {
             const float* row = xp + i * c;
             double sum = 0.0;
@@ -211,7 +216,7 @@ void CpuBackend::layerNorm(BufferView x, BufferView gamma, BufferView beta, Buff
 
 void CpuBackend::gelu(BufferView x) {
     float* p = hostPointer(x, x.size, "gelu");
-    m_pool->parallelFor(x.size, 8192, [&](size_t begin, size_t end, int) {
+    pool().parallelFor(x.size, 8192, [&](size_t begin, size_t end, int) {
         constexpr float kInvSqrt2 = 0.70710678118654752440f;
         for (size_t i = begin; i < end; ++i) p[i] = 0.5f * p[i] * (1.0f + std::erf(p[i] * kInvSqrt2));
     });
@@ -221,7 +226,7 @@ void CpuBackend::add(BufferView x, BufferView y) {
     if (x.size != y.size) fail("add: sizes differ");
     float* xp = hostPointer(x, x.size, "add x");
     const float* yp = hostPointer(y, y.size, "add y");
-    m_pool->parallelFor(x.size, 32768, [&](size_t begin, size_t end, int) {
+    pool().parallelFor(x.size, 32768, [&](size_t begin, size_t end, int) {
         for (size_t i = begin; i < end; ++i) xp[i] += yp[i];
     });
 }
@@ -234,7 +239,7 @@ void CpuBackend::conv1d(BufferView x, int length, int inChannels, BufferView w, 
     const float* xp = hostPointer(x, static_cast<size_t>(length) * cin, "conv1d x");
     float* col = hostPointer(workspace, static_cast<size_t>(outLength) * width, "conv1d workspace");
     // im2col: col[t][c·3 + k] = x[t·stride + k - 1][c], zero outside [0, length).
-    m_pool->parallelFor(static_cast<size_t>(outLength), 16, [&](size_t begin, size_t end, int) {
+    pool().parallelFor(static_cast<size_t>(outLength), 16, [&](size_t begin, size_t end, int) {
         for (size_t t = begin; t < end; ++t) {
             float* row = col + t * width;
             for (int k = 0; k < 3; ++k) {
@@ -307,7 +312,7 @@ void CpuBackend::attentionGemm(const AttentionArgs& a, const AttentionBatch& bat
     // Heads are split into as many groups as there are score matrices in the workspace (at most
     // one per thread); group g uses matrix g, so no two running heads share one.
     const size_t groups = std::min({a.workspace.size / matrix, static_cast<size_t>(threads()), static_cast<size_t>(a.heads)});
-    m_pool->parallelFor(groups, 1, [&](size_t begin, size_t end, int) {
+    pool().parallelFor(groups, 1, [&](size_t begin, size_t end, int) {
         for (size_t g = begin; g < end; ++g) {
             float* s = scores + g * matrix;
             for (size_t h = g; h < static_cast<size_t>(a.heads); h += groups) {
@@ -387,7 +392,7 @@ void CpuBackend::attention(const AttentionArgs& a) {
     const int hd = a.headDim;
     // Small problems run inline: waking the workers costs more than they save.
     const size_t minChunk = work * static_cast<size_t>(hd) < 65536 ? smallTasks : 1;
-    m_pool->parallelFor(smallTasks, minChunk, [&](size_t begin, size_t end, int) {
+    pool().parallelFor(smallTasks, minChunk, [&](size_t begin, size_t end, int) {
         thread_local std::vector<float> scores;
         for (size_t t = begin; t < end; ++t) {
             const Task task = taskAt(t);

@@ -6,7 +6,10 @@
 #include "core/backend/backend.h"
 #include "core/backend/thread_pool.h"
 
+#include <atomic>
 #include <memory>
+#include <mutex>
+#include <vector>
 
 namespace hearsay {
 
@@ -17,6 +20,7 @@ public:
 
     std::string name() const override;
     BackendKind kind() const override { return BackendKind::Cpu; }
+    // Safe while other threads run ops on this backend (they finish on the previous pool).
     void setThreads(int threads) override;
     int threads() const override;
 
@@ -48,7 +52,11 @@ public:
 private:
     void attentionGemm(const AttentionArgs& args, const AttentionBatch& batch);
 
-    std::unique_ptr<ThreadPool> m_pool;
+    ThreadPool& pool() const { return *m_pool.load(std::memory_order_acquire); }
+
+    std::atomic<ThreadPool*> m_pool{nullptr};         // the pool new ops use
+    std::vector<std::unique_ptr<ThreadPool>> m_pools;  // every pool made (setThreads), kept alive
+    std::mutex m_poolsMutex;
 };
 
 } // namespace hearsay

@@ -5,7 +5,9 @@
 
 #include <QtTest>
 
+#include <chrono>
 #include <set>
+#include <thread>
 
 using namespace hearsay;
 
@@ -101,6 +103,28 @@ private slots:
         }
         QCOMPARE(tokens, reference.tokens);
         QVERIFY(test::relativeError(all, reference.logits) < 1e-5);
+    }
+
+    void threadCountChangesWhileDecoding() {
+        // Two sessions share one backend; one decodes on a worker thread while the thread
+        // count of the backend changes underneath it. Results stay those of a plain run.
+        const Run reference = run(true, true, m_mels[1]);
+        auto backend = test::cpuBackend(2);
+        auto created = InferenceSession::create(m_model, backend, {});
+        QVERIFY(created.ok());
+        InferenceSession& session = *created.value();
+        QVERIFY(session.encode(m_mels[1]).ok());
+        std::vector<float> logits;
+        Result<std::vector<int>> tokens = makeError("not run");
+        std::thread worker([&] { tokens = test::greedyDecode(session, kStart, kSteps, &logits); });
+        for (int i = 0; i < 30; ++i) {
+            backend->setThreads(1 + i % 3);
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        }
+        worker.join();
+        QVERIFY(tokens.ok());
+        QCOMPARE(tokens.value(), reference.tokens);
+        QVERIFY(test::relativeError(logits, reference.logits) < 1e-5);
     }
 };
 
