@@ -54,8 +54,6 @@ int runMakeTestModel(const std::vector<std::string>& args) {
     const bool english = request.dims.size() > 3 && request.dims.compare(request.dims.size() - 3, 3, ".en") == 0;
     request.vocabularyFile = options->value(
         "vocab", std::string(HEARSAY_SHARED_DATA_DIR) + (english ? "/ggml-vocab-tiny.en.bin" : "/ggml-vocab-tiny.bin"));
-    // TODO(lead): pass Tokenizer::nonSpeechTokens() once core/text's tokenizer is merged.
-    request.suppressTokens = {};
 
     const auto start = std::chrono::steady_clock::now();
     if (auto ok = makeTestModel(request, options->positional()[0]); !ok) {

@@ -1,7 +1,7 @@
 // whisper.cpp ggml .bin model files: tensors bound in place from the memory map.
 #include "core/model/ggml_file.h"
 #include "core/model/model_loading.h"
-#include "core/model/token_ids.h"
+#include "core/text/tokenizer.h"
 #include "core/model/vocabulary_repair.h"
 
 namespace hearsay {
@@ -23,7 +23,7 @@ Result<WhisperModel::Parts> loadGgmlFile(const std::filesystem::path& file, cons
     for (auto& t : g.tensors) tensors[t.name] = FoundTensor{t, file.string()};
     if (auto ok = bindWeights(std::move(tensors), true, options, parts); !ok) return ok.error();
 
-    const int ordinary = ModelTokenIds::forConfig(g.config).ordinaryCount;
+    const int ordinary = SpecialTokens::forVocabularySize(g.config.nVocab).eot;
     if (int(g.vocabulary.size()) < ordinary) {
         return makeError(file.string() + ": vocabulary holds " + std::to_string(g.vocabulary.size()) + " tokens, expected at least " +
                          std::to_string(ordinary) + " ordinary tokens for n_vocab " + std::to_string(g.config.nVocab));

@@ -3,7 +3,7 @@
 #include "core/model/model_loading.h"
 
 #include "core/model/safetensors.h"
-#include "core/model/token_ids.h"
+#include "core/text/tokenizer.h"
 #include "core/text/byte_unicode.h"
 #include "core/util/json.h"
 
@@ -95,7 +95,7 @@ Result<std::vector<std::string>> readVocabulary(const fs::path& dir, const Whisp
     } else {
         return std::vector<std::string>{};  // weights-only checkpoint: no tokenizer files
     }
-    const int ordinary = ModelTokenIds::forConfig(config).ordinaryCount;
+    const int ordinary = SpecialTokens::forVocabularySize(config.nVocab).eot;
     std::vector<std::string> tokens(static_cast<size_t>(ordinary));
     std::vector<bool> seen(static_cast<size_t>(ordinary), false);
     for (const auto& [text, idJson] : vocab->toObject()) {

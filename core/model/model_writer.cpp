@@ -6,7 +6,7 @@
 #include "core/model/ggml_file.h"
 #include "core/model/quantize.h"
 #include "core/model/safetensors.h"
-#include "core/model/token_ids.h"
+#include "core/text/tokenizer.h"
 #include "core/text/byte_unicode.h"
 #include "core/util/half.h"
 #include "core/util/json.h"
@@ -68,9 +68,9 @@ Json intArray(const std::vector<int>& values) {
 
 // Names of the special tokens in id order, from <|endoftext|> to <|30.00|>.
 std::vector<std::string> specialTokenNames(const WhisperConfig& config) {
-    const auto ids = ModelTokenIds::forConfig(config);
+    const auto ids = SpecialTokens::forVocabularySize(config.nVocab);
     std::vector<std::string> names = {"<|endoftext|>", "<|startoftranscript|>"};
-    for (int i = 0; i < ids.languageCount; ++i) names.push_back("<|" + std::string(whisperLanguageCodes()[size_t(i)]) + "|>");
+    for (int i = 0; i < ids.languageCount; ++i) names.push_back("<|" + std::string(whisperLanguages()[size_t(i)].code) + "|>");
     for (const char* s : {"<|translate|>", "<|transcribe|>", "<|startoflm|>", "<|startofprev|>", "<|nocaptions|>", "<|notimestamps|>"}) {
         names.emplace_back(s);
     }
@@ -99,7 +99,7 @@ std::vector<std::pair<int, int>> lastHalfHeads(const WhisperConfig& c) {
 }
 
 Json configJson(const WhisperConfig& c, DType dtype) {
-    const auto ids = ModelTokenIds::forConfig(c);
+    const auto ids = SpecialTokens::forVocabularySize(c.nVocab);
     Json j;
     j["activation_dropout"] = 0.0;
     j["activation_function"] = "gelu";
@@ -141,7 +141,7 @@ Json configJson(const WhisperConfig& c, DType dtype) {
 }
 
 Json generationConfigJson(const WhisperConfig& c, const std::vector<int>& suppressTokens) {
-    const auto ids = ModelTokenIds::forConfig(c);
+    const auto ids = SpecialTokens::forVocabularySize(c.nVocab);
     Json j;
     Json heads = Json(Json::Array{});
     for (auto [layer, head] : lastHalfHeads(c)) heads.push_back(intArray({layer, head}));
@@ -154,7 +154,7 @@ Json generationConfigJson(const WhisperConfig& c, const std::vector<int>& suppre
     if (c.isMultilingual()) {
         Json langs;
         for (int i = 0; i < ids.languageCount; ++i) {
-            langs["<|" + std::string(whisperLanguageCodes()[size_t(i)]) + "|>"] = ids.firstLanguage + i;
+            langs["<|" + std::string(whisperLanguages()[size_t(i)].code) + "|>"] = ids.firstLanguage + i;
         }
         j["lang_to_id"] = langs;
         Json tasks;
@@ -174,12 +174,12 @@ Json generationConfigJson(const WhisperConfig& c, const std::vector<int>& suppre
 
 Result<void> writeTokenizerFiles(const fs::path& dir, const ModelWriteRequest& request) {
     const auto& c = request.config;
-    const auto ids = ModelTokenIds::forConfig(c);
-    std::vector<std::string> ordinary(request.vocabulary.begin(), request.vocabulary.begin() + ids.ordinaryCount);
+    const auto ids = SpecialTokens::forVocabularySize(c.nVocab);
+    std::vector<std::string> ordinary(request.vocabulary.begin(), request.vocabulary.begin() + ids.eot);
     const auto specials = specialTokenNames(c);
 
     Json vocab = Json(Json::Object{});
-    for (int id = 0; id < ids.ordinaryCount; ++id) vocab[bytesToVocabText(ordinary[size_t(id)])] = id;
+    for (int id = 0; id < ids.eot; ++id) vocab[bytesToVocabText(ordinary[size_t(id)])] = id;
     vocab["<|endoftext|>"] = ids.eot;
     if (auto ok = writeText(dir / "vocab.json", vocab.dump()); !ok) return ok;
 
@@ -214,7 +214,7 @@ Result<void> writeTokenizerFiles(const fs::path& dir, const ModelWriteRequest& r
 
 Result<void> checkRequest(const ModelWriteRequest& request) {
     if (auto ok = request.config.validate(); !ok) return ok;
-    const int ordinary = ModelTokenIds::forConfig(request.config).ordinaryCount;
+    const int ordinary = SpecialTokens::forVocabularySize(request.config.nVocab).eot;
     if (int(request.vocabulary.size()) < ordinary) {
         return makeError("the vocabulary holds " + std::to_string(request.vocabulary.size()) + " tokens, the model needs " +
                          std::to_string(ordinary));
@@ -286,7 +286,7 @@ Result<void> writeGgmlModel(const fs::path& file, const ModelWriteRequest& reque
     }
     if (isQuantized(request.dtype)) ftype += 2 * 1000;  // GGML_QNT_VERSION 2, as whisper.cpp's quantize writes
     const auto mel = melFilterbank(c.nMels);
-    const int ordinary = ModelTokenIds::forConfig(c).ordinaryCount;
+    const int ordinary = SpecialTokens::forVocabularySize(c.nVocab).eot;
     std::vector<std::string> vocabulary(request.vocabulary.begin(), request.vocabulary.begin() + ordinary);
     auto writer = GgmlWriter::create(file, c, ftype, mel, c.nMels, kFftSize / 2 + 1, vocabulary);
     if (!writer) return writer.error();

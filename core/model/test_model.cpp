@@ -5,6 +5,7 @@
 #include "core/model/model_writer.h"
 #include "core/model/random_init.h"
 #include "core/model/vocabulary_repair.h"
+#include "core/text/tokenizer.h"
 
 namespace hearsay {
 
@@ -42,7 +43,10 @@ Result<void> makeTestModel(const TestModelOptions& options, const std::filesyste
     request.config = config.value();
     request.dtype = options.dtype;
     request.vocabulary = std::move(vocab->vocabulary);
-    request.suppressTokens = options.suppressTokens;
+    // The reference's suppress_tokens ("-1"): non-speech symbols, from this vocabulary.
+    auto tokenizer = Tokenizer::fromVocabulary(request.vocabulary, config->nVocab);
+    if (!tokenizer) return makeError("cannot build the tokenizer of the test model: " + tokenizer.message());
+    request.suppressTokens = tokenizer->nonSpeechTokens();
     const uint64_t seed = options.seed;
     request.weights = [seed](const TensorSpec& spec, int64_t first, int64_t count, float* values) {
         testModelWeights(seed, spec, first, count, values);

@@ -22,7 +22,6 @@ struct TestModelOptions {
     ModelFormat format = ModelFormat::HuggingFace;
     DType dtype = DType::F32;
     std::filesystem::path vocabularyFile;    // a whisper.cpp ggml file holding the vocabulary
-    std::vector<int> suppressTokens;         // generation_config.json suppress_tokens (hf only)
 };
 
 // Elements [first, first + count) of a tensor under the deterministic scheme (mean/std from spec).

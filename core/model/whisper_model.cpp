@@ -2,7 +2,7 @@
 #include "core/model/whisper_model.h"
 
 #include "core/model/model_loading.h"
-#include "core/model/token_ids.h"
+#include "core/text/tokenizer.h"
 #include "core/model/whisper_tensors.h"
 
 #include <cstring>
@@ -104,7 +104,7 @@ Result<void> bindWeights(std::map<std::string, FoundTensor> tensors, bool ggmlNa
 }
 
 GenerationSettings derivedGenerationSettings(const WhisperConfig& config) {
-    const auto ids = ModelTokenIds::forConfig(config);
+    const auto ids = SpecialTokens::forVocabularySize(config.nVocab);
     GenerationSettings g;
     g.beginSuppressTokens = {220, ids.eot};
     g.noTimestampsTokenId = ids.noTimestamps;
@@ -114,9 +114,8 @@ GenerationSettings derivedGenerationSettings(const WhisperConfig& config) {
         for (int head = 0; head < config.nTextHead; ++head) g.alignmentHeads.emplace_back(layer, head);
     }
     if (config.isMultilingual()) {
-        const auto& codes = whisperLanguageCodes();
         for (int i = 0; i < ids.languageCount; ++i) {
-            g.languageTokens["<|" + std::string(codes[size_t(i)]) + "|>"] = ids.firstLanguage + i;
+            g.languageTokens["<|" + std::string(whisperLanguages()[size_t(i)].code) + "|>"] = ids.firstLanguage + i;
         }
     }
     return g;

@@ -4,7 +4,7 @@
 #include "core/model/random_init.h"
 #include "core/model/safetensors.h"
 #include "core/model/test_model.h"
-#include "core/model/token_ids.h"
+#include "core/text/tokenizer.h"
 #include "core/model/whisper_model.h"
 #include "core/model/whisper_tensors.h"
 #include "core/util/half.h"
@@ -277,6 +277,11 @@ private slots:
         }
         QVERIFY(hf.value()->generation().fromGenerationConfig);
         QVERIFY(!gg.value()->generation().fromGenerationConfig);
+        // make-test-model writes the reference's suppress_tokens: the vocabulary's non-speech symbols.
+        auto tokenizer = Tokenizer::fromVocabulary(v, 51865);
+        QVERIFY(tokenizer.ok());
+        QCOMPARE(hf.value()->generation().suppressTokens, tokenizer->nonSpeechTokens());
+        QCOMPARE(hf.value()->generation().suppressTokens.size(), size_t(82));
 
         auto config = Json::parse(readTextFile(m_hf / "config.json").value()).value();
         QCOMPARE(config["model_type"].toString(), std::string("whisper"));
