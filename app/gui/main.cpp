@@ -10,8 +10,23 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <cstdlib>
+
+// Qt aborts when no platform plugin can start; say what is missing instead.
+static bool displayAvailable() {
+    auto set = [](const char* name) {
+        const char* value = std::getenv(name);
+        return value && *value;
+    };
+    return set("DISPLAY") || set("WAYLAND_DISPLAY") || set("QT_QPA_PLATFORM");
+}
 
 int main(int argc, char** argv) {
+    if (!displayAvailable()) {
+        std::fprintf(stderr, "hearsay: no display (neither DISPLAY nor WAYLAND_DISPLAY is set).\n"
+                             "Start it from a desktop session, under xvfb-run, or use hearsay-cli on headless machines.\n");
+        return 1;
+    }
     QApplication app(argc, argv);
     QApplication::setApplicationName("Hearsay");
     QApplication::setOrganizationName("Hearsay");
