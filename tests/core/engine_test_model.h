@@ -114,8 +114,9 @@ inline Result<std::vector<int>> greedyDecode(InferenceSession& session, std::vec
     return tokens;
 }
 
-// max |a - b| / max |b|: the relative error used by the engine tests.
-inline double relativeError(const std::vector<float>& a, const std::vector<float>& b) {
+// max |a - b| / max |b|: the relative error used by the engine tests (b: float or double).
+template <class Reference>
+inline double relativeError(const std::vector<float>& a, const std::vector<Reference>& b) {
     if (a.size() != b.size()) return INFINITY;
     double diff = 0.0, scale = 0.0;
     for (size_t i = 0; i < a.size(); ++i) {

@@ -162,15 +162,6 @@ std::vector<double> referenceLogits(const WhisperModel& model, const Matrix& enc
     return logits;
 }
 
-double relative(const std::vector<float>& got, const std::vector<double>& want) {
-    double diff = 0, scale = 0;
-    for (size_t i = 0; i < want.size(); ++i) {
-        diff = std::max(diff, std::abs(got[i] - want[i]));
-        scale = std::max(scale, std::abs(want[i]));
-    }
-    return diff / scale;
-}
-
 } // namespace
 
 class TestEngineForward : public QObject {
@@ -208,7 +199,7 @@ private slots:
         QVERIFY(session.value()->encode(mel).ok());
 
         const Matrix encoded = referenceEncoder(*model, mel);
-        const double encoderError = relative(session.value()->encoderOutput(), encoded);
+        const double encoderError = test::relativeError(session.value()->encoderOutput(), encoded);
         qInfo("encoder relative error %.3g", encoderError);
         QVERIFY(encoderError < 1e-5);
 
@@ -219,7 +210,7 @@ private slots:
         for (int step = 0; step < 40; ++step) {
             QVERIFY(session.value()->decode({tokens}, logits).ok());
             if (step % 13 == 0 || step == 39) {
-                worst = std::max(worst, relative(logits, referenceLogits(*model, encoded, tokens)));
+                worst = std::max(worst, test::relativeError(logits, referenceLogits(*model, encoded, tokens)));
             }
             tokens.push_back((step * 7919) % 50000);
         }

@@ -66,15 +66,6 @@ void referenceAttention(const std::vector<float>& q, const std::vector<float>& k
     }
 }
 
-double maxRelative(const std::vector<float>& got, const std::vector<double>& want) {
-    double diff = 0, scale = 0;
-    for (size_t i = 0; i < want.size(); ++i) {
-        diff = std::max(diff, std::abs(got[i] - want[i]));
-        scale = std::max(scale, std::abs(want[i]));
-    }
-    return diff / scale;
-}
-
 } // namespace
 
 class TestEngineOps : public QObject {
@@ -110,7 +101,7 @@ private slots:
                 want[size_t(r * out + o)] = acc;
             }
         }
-        QVERIFY(maxRelative(get(be, dy), want) < 1e-6);
+        QVERIFY(test::relativeError(get(be, dy), want) < 1e-6);
     }
 
     void layerNormAndGelu() {
@@ -131,7 +122,7 @@ private slots:
                 want[size_t(r * cols + c)] = (x[size_t(r * cols + c)] - mean) / std::sqrt(var + 1e-5) * g[size_t(c)] + b[size_t(c)];
             }
         }
-        QVERIFY(maxRelative(get(be, dy), want) < 1e-6);
+        QVERIFY(test::relativeError(get(be, dy), want) < 1e-6);
 
         // GELU in place, exact erf form (the tanh approximation differs by ~1e-3 and fails).
         auto gx = randomVector(20000, 8, 2.5);
@@ -170,7 +161,7 @@ private slots:
                 want[size_t(t * cout + o)] = acc;
             }
         }
-        QVERIFY(maxRelative(get(be, dy), want) < 1e-6);
+        QVERIFY(test::relativeError(get(be, dy), want) < 1e-6);
     }
 
     void embedAndCopyRows() {
@@ -237,7 +228,7 @@ private slots:
         be.attention(args);
         std::vector<double> want(size_t(rows * stride));
         for (const auto& b : batches) referenceAttention(q, k, v, want, stride, heads, headDim, b, causal, args.scale);
-        QVERIFY(maxRelative(get(be, dout), want) < 1e-5);
+        QVERIFY(test::relativeError(get(be, dout), want) < 1e-5);
     }
 
     void badViewsThrowInsteadOfCrashing() {
