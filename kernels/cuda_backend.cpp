@@ -14,6 +14,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
@@ -46,7 +47,11 @@ public:
         }
         HEARSAY_CUDA_CHECK(status);
         // Ordered before every later op on the stream, which is the only one that touches it.
-        HEARSAY_CUDA_CHECK(cudaMemsetAsync(m_data, 0, bytes, stream));
+        const cudaError_t zeroed = cudaMemsetAsync(m_data, 0, bytes, stream);
+        if (zeroed != cudaSuccess) {
+            cudaFree(m_data);  // the destructor does not run for a constructor that throws
+            HEARSAY_CUDA_CHECK(zeroed);
+        }
     }
     ~CudaBuffer() override {
         if (!m_data) return;

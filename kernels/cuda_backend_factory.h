@@ -11,8 +11,10 @@
 
 namespace hearsay {
 
-// Whether this process can use a CUDA GPU; *why says why not (the runtime's reason).
-bool cudaDeviceAvailable(std::string* why = nullptr);
+// Whether this process can use CUDA GPU `device` (driver and runtime agree, the device exists
+// and is sm_75 or newer, the oldest this build compiles for); *why says why not (the runtime's
+// reason). Creates no CUDA context.
+bool cudaDeviceAvailable(int device = 0, std::string* why = nullptr);
 
 // A CudaBackend on options.device; an error naming the reason when the GPU cannot be used.
 // TF32 GEMMs are off unless the environment sets HEARSAY_CUDA_TF32=1.

@@ -43,7 +43,7 @@ Result<std::shared_ptr<Backend>> createBackend(BackendKind kind, BackendOptions 
     case BackendKind::Auto:
 #ifdef HEARSAY_HAVE_CUDA
         // A GPU that is present but fails to start is an error, not a silent fall back.
-        if (cudaDeviceAvailable()) return createCudaBackend(options);
+        if (cudaDeviceAvailable(options.device)) return createCudaBackend(options);
 #endif
         [[fallthrough]];
     case BackendKind::Cpu:

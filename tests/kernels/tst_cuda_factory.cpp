@@ -14,7 +14,7 @@ private slots:
     void selection() {
         const auto query = cuda::queryDevices();
         std::string why;
-        QCOMPARE(cudaDeviceAvailable(&why), !query.devices.empty());
+        QCOMPARE(cudaDeviceAvailable(0, &why), !query.devices.empty());
         auto automatic = createBackend(BackendKind::Auto, {1, 0});
         QVERIFY2(automatic.ok(), automatic.ok() ? "" : automatic.message().c_str());
         auto cuda = createBackend(BackendKind::Cuda, {1, 0});
@@ -38,6 +38,9 @@ private slots:
         auto missing = createBackend(BackendKind::Cuda, {1, int(query.devices.size()) + 3});
         QVERIFY(!missing.ok());
         QVERIFY2(QString::fromStdString(missing.message()).contains("does not exist"), missing.message().c_str());
+        QVERIFY(!cudaDeviceAvailable(-1, &why));
+        QVERIFY(!cudaDeviceAvailable(int(query.devices.size()), &why));
+        QVERIFY2(QString::fromStdString(why).contains("does not exist"), why.c_str());
     }
 
     void cpuStillAvailable() {
