@@ -2,6 +2,9 @@
 #include "core/backend/backend.h"
 
 #include "core/backend/cpu_backend.h"
+#ifdef HEARSAY_HAVE_CUDA
+#include "kernels/cuda_backend_factory.h"
+#endif
 
 #include <algorithm>
 #include <cctype>
@@ -33,11 +36,16 @@ Result<std::shared_ptr<Backend>> createBackend(BackendKind kind, BackendOptions 
     switch (kind) {
     case BackendKind::Cuda:
 #ifdef HEARSAY_HAVE_CUDA
-        return makeError("the CUDA backend is not implemented yet; use --backend cpu");
+        return createCudaBackend(options);
 #else
         return makeError("the CUDA backend is not available in this build (built without CUDA); use --backend cpu");
 #endif
-    case BackendKind::Auto: // no CUDA backend yet: Auto means the CPU
+    case BackendKind::Auto:
+#ifdef HEARSAY_HAVE_CUDA
+        // A GPU that is present but fails to start is an error, not a silent fall back.
+        if (cudaDeviceAvailable(options.device)) return createCudaBackend(options);
+#endif
+        [[fallthrough]];
     case BackendKind::Cpu:
         try {
             return std::shared_ptr<Backend>(std::make_shared<CpuBackend>(options.threads));
