@@ -1,68 +1,475 @@
-// Main window layout and actions (see main_window.h).
+// Main window layout, actions and the GUI side of the worker protocol (see main_window.h).
 #include "ui/main_window.h"
 
-#include "core/model/whisper_model.h"
+#include "ui/cache_panel.h"
+#include "ui/message_bar.h"
+#include "ui/settings_panel.h"
+#include "ui/transcript_model.h"
+#include "ui/transcription_worker.h"
 
 #include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QCloseEvent>
 #include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
 #include <QLabel>
 #include <QMenuBar>
-#include <QMessageBox>
-#include <QPlainTextEdit>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSettings>
+#include <QStackedWidget>
 #include <QStatusBar>
+#include <QTableView>
+#include <QVBoxLayout>
 
 namespace hearsay::ui {
+namespace {
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+constexpr int kProgressSteps = 1000;
+
+const char* kAudioFilter =
+    QT_TRANSLATE_NOOP("MainWindow", "Audio and video (*.wav *.flac *.ogg *.oga *.opus *.mp3 *.m4a *.aac *.wma *.mp4 "
+                                    "*.mkv *.webm *.mov *.avi);;All files (*)");
+
+// A dropped or given path that names a model rather than audio.
+bool looksLikeModel(const QString& path) {
+    const QFileInfo info(path);
+    if (info.isDir()) return true;
+    const QString name = info.fileName().toLower();
+    return name.endsWith(".bin") || name == "config.json" || name.endsWith(".safetensors") ||
+           name.endsWith(".safetensors.index.json");
+}
+
+} // namespace
+
+MainWindow::MainWindow(std::unique_ptr<QSettings> settings, QWidget* parent)
+    : QMainWindow(parent), m_settings(settings ? std::move(settings) : std::make_unique<QSettings>()) {
     setWindowTitle(tr("Hearsay"));
-    resize(960, 600);
+    setAcceptDrops(true);
+    resize(1100, 700);
 
-    m_transcript = new QPlainTextEdit(this);
-    m_transcript->setReadOnly(true);
-    m_transcript->setPlaceholderText(tr("The transcript appears here. Open a model to begin (File > Open model)."));
-    setCentralWidget(m_transcript);
+    // Centre: message strip above the transcript (or, while empty, a hint).
+    m_transcript = new TranscriptModel(this);
+    m_view = new QTableView(this);
+    m_view->setObjectName("transcriptView");
+    m_view->setModel(m_transcript);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_view->setWordWrap(true);
+    m_view->setAlternatingRowColors(true);
+    m_view->setShowGrid(false);
+    m_view->verticalHeader()->hide();
+    m_view->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_view->horizontalHeader()->setSectionResizeMode(TranscriptModel::StartColumn, QHeaderView::ResizeToContents);
+    m_view->horizontalHeader()->setSectionResizeMode(TranscriptModel::EndColumn, QHeaderView::ResizeToContents);
+    m_view->horizontalHeader()->setStretchLastSection(true);
+    m_view->setContextMenuPolicy(Qt::ActionsContextMenu);
 
-    auto* dock = new QDockWidget(tr("Model and caches"), this);
-    dock->setObjectName("modelDock");
-    m_modelInfo = new QLabel(tr("No model loaded."), dock);
-    m_modelInfo->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    m_modelInfo->setMargin(8);
-    m_modelInfo->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    dock->setWidget(m_modelInfo);
-    addDockWidget(Qt::RightDockWidgetArea, dock);
+    auto* hint = new QLabel(tr("<p style='font-size:large'>No transcript yet</p>"
+                               "<p>Open a model (<b>File › Open model</b>), then an audio or video file "
+                               "(<b>File › Open audio</b>), or drop either onto this window.</p>"),
+                            this);
+    hint->setAlignment(Qt::AlignCenter);
+    hint->setWordWrap(true);
+    hint->setEnabled(false);
 
+    m_centre = new QStackedWidget(this);
+    m_centre->addWidget(hint);
+    m_centre->addWidget(m_view);
+    m_messageBar = new MessageBar(this);
+    auto* centre = new QWidget(this);
+    auto* layout = new QVBoxLayout(centre);
+    layout->setContentsMargins(4, 4, 4, 0);
+    layout->addWidget(m_messageBar);
+    layout->addWidget(m_centre, 1);
+    setCentralWidget(centre);
+    auto showTable = [this] { m_centre->setCurrentIndex(m_transcript->rowCount() > 0 ? 1 : 0); };
+    connect(m_transcript, &QAbstractItemModel::rowsInserted, this, showTable);
+    connect(m_transcript, &QAbstractItemModel::modelReset, this, showTable);
+
+    // Status bar: what happens, progress and Cancel.
+    m_statusText = new QLabel(tr("Ready"), this);
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, kProgressSteps);
+    m_progress->setMaximumWidth(220);
+    m_progress->setTextVisible(true);
+    m_progress->hide();
+    m_cancel = new QPushButton(tr("Cancel"), this);
+    m_cancel->setObjectName("cancelButton");
+    m_cancel->hide();
+    statusBar()->addWidget(m_statusText, 1);
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_cancel);
+    connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancelTranscription);
+
+    m_engineSettings = EngineSettings::load(*m_settings);
+    createDocks();
+    createActions();
+
+    // The engine's thread. The worker is deleted there once the event loop has stopped.
+    m_thread.reset(new QThread);
+    m_thread->setObjectName("hearsay-engine");
+    m_worker = new TranscriptionWorker;
+    m_worker->moveToThread(m_thread.get());
+    connect(m_thread.get(), &QThread::finished, m_worker, &QObject::deleteLater);
+    connect(m_worker, &TranscriptionWorker::modelLoading, this, &MainWindow::onModelLoading);
+    connect(m_worker, &TranscriptionWorker::modelLoaded, this, &MainWindow::onModelLoaded);
+    connect(m_worker, &TranscriptionWorker::modelFailed, this, &MainWindow::onModelFailed);
+    connect(m_worker, &TranscriptionWorker::transcriptionStarted, this, &MainWindow::onTranscriptionStarted);
+    connect(m_worker, &TranscriptionWorker::progressChanged, this, &MainWindow::onProgress);
+    connect(m_worker, &TranscriptionWorker::segmentsReady, this, &MainWindow::onSegments);
+    connect(m_worker, &TranscriptionWorker::transcriptionFinished, this, &MainWindow::onTranscriptionFinished);
+    connect(m_worker, &TranscriptionWorker::transcriptionFailed, this, &MainWindow::onTranscriptionFailed);
+    connect(m_worker, &TranscriptionWorker::metricsUpdated, this, &MainWindow::onMetrics);
+    connect(m_worker, &TranscriptionWorker::warning, this,
+            [this](const QString& text) { m_messageBar->showMessage(MessageBar::Kind::Warning, text); });
+    m_thread->start();
+
+    restoreGeometry(m_settings->value("window/geometry").toByteArray());
+    restoreState(m_settings->value("window/state").toByteArray());
+    setState(State::Idle);
+}
+
+MainWindow::~MainWindow() {
+    // A running transcription stops at its next decoder step; the thread's deleter then waits for it.
+    if (m_worker) m_worker->requestCancel();
+    m_thread.reset();
+}
+
+void MainWindow::createDocks() {
+    m_settingsPanel = new SettingsPanel(this);
+    m_settingsPanel->setSettings(m_engineSettings);
+    auto* settingsDock = new QDockWidget(tr("Settings"), this);
+    settingsDock->setObjectName("settingsDock");
+    settingsDock->setWidget(m_settingsPanel);
+    addDockWidget(Qt::LeftDockWidgetArea, settingsDock);
+    connect(m_settingsPanel, &SettingsPanel::settingsChanged, this, &MainWindow::applySettings);
+
+    m_cachePanel = new CachePanel(this);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(m_cachePanel);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    auto* cacheDock = new QDockWidget(tr("Model and caches"), this);
+    cacheDock->setObjectName("cacheDock");
+    cacheDock->setWidget(scroll);
+    addDockWidget(Qt::RightDockWidgetArea, cacheDock);
+    resizeDocks({settingsDock, cacheDock}, {280, 320}, Qt::Horizontal);
+}
+
+void MainWindow::createActions() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    QAction* open = file->addAction(tr("Open &model..."), this, &MainWindow::openModel);
-    open->setShortcut(QKeySequence::Open);
+    m_openModel = file->addAction(tr("Open &model…"), this, &MainWindow::chooseModel);
+    m_openModel->setShortcut(QKeySequence(tr("Ctrl+M")));
+    m_openModel->setStatusTip(tr("Open a whisper.cpp ggml .bin file, or the config.json of a Hugging Face checkpoint"));
+    m_openModelDirectory = file->addAction(tr("Open model &directory…"), this, &MainWindow::chooseModelDirectory);
+    m_openModelDirectory->setStatusTip(tr("Open a Hugging Face Whisper checkpoint directory"));
+    m_openAudio = file->addAction(tr("Open &audio…"), this, &MainWindow::chooseAudio);
+    m_openAudio->setShortcut(QKeySequence::Open);
+    m_openAudio->setStatusTip(tr("Transcribe a WAV, FLAC, OGG or MP3 file, or a video through FFmpeg"));
+    file->addSeparator();
+    m_export = file->addAction(tr("&Export transcript…"), this, &MainWindow::chooseExport);
+    m_export->setShortcut(QKeySequence(tr("Ctrl+E")));
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
-    statusBar()->showMessage(tr("Ready"));
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    m_copy = edit->addAction(tr("&Copy"), this, &MainWindow::copySelection);
+    m_copy->setShortcut(QKeySequence::Copy);
+    m_copy->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    m_copyAll = edit->addAction(tr("Copy &all text"), this, &MainWindow::copyAll);
+    QAction* selectAll = edit->addAction(tr("Select &all"), m_view, &QAbstractItemView::selectAll);
+    selectAll->setShortcut(QKeySequence::SelectAll);
+    edit->addSeparator();
+    m_clear = edit->addAction(tr("C&lear transcript"), this, &MainWindow::clearTranscript);
+    m_view->addAction(m_copy);
+    m_view->addAction(m_copyAll);
+    m_view->addAction(selectAll);
+
+    QMenu* transcription = menuBar()->addMenu(tr("&Transcription"));
+    m_cancelAction = transcription->addAction(tr("&Cancel"), this, &MainWindow::cancelTranscription);
+    m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
+    transcription->addSeparator();
+    // Live dictation (microphone -> resampler -> ring buffer -> streaming session, LocalAgreement
+    // commits) is a later milestone of the engine. Its entry point belongs here; until the
+    // streaming session exists the action is shown disabled rather than imitated.
+    QAction* dictation = transcription->addAction(tr("Start &dictation (microphone)"));
+    dictation->setEnabled(false);
+    dictation->setStatusTip(tr("Live dictation arrives with the streaming engine; files can be transcribed now"));
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
 }
 
-void MainWindow::openModel() {
-    QString path = QFileDialog::getExistingDirectory(this, tr("Open a Hugging Face Whisper checkpoint directory"));
+void MainWindow::setState(State state) {
+    m_state = state;
+    const bool idle = state == State::Idle;
+    m_openModel->setEnabled(idle);
+    m_openModelDirectory->setEnabled(idle);
+    m_openAudio->setEnabled(idle && m_hasModel);
+    m_export->setEnabled(state != State::Transcribing && m_transcript->rowCount() > 0);
+    m_clear->setEnabled(state != State::Transcribing);
+    m_cancelAction->setEnabled(state == State::Transcribing);
+    m_cancel->setVisible(state == State::Transcribing);
+    m_cancel->setEnabled(state == State::Transcribing);
+    m_progress->setVisible(state != State::Idle);
+    if (state == State::LoadingModel) m_progress->setRange(0, 0);  // busy indicator
+    else m_progress->setRange(0, kProgressSteps);
+}
+
+void MainWindow::showError(const QString& text) {
+    m_messageBar->showMessage(MessageBar::Kind::Error, text);
+    m_statusText->setText(tr("Error"));
+}
+
+// ---- actions ------------------------------------------------------------------------------------
+
+void MainWindow::chooseModel() {
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open a Whisper model"), m_settings->value("session/modelFolder").toString(),
+        tr("Whisper models (*.bin config.json *.safetensors);;All files (*)"));
+    if (!path.isEmpty()) openModel(path);
+}
+
+void MainWindow::chooseModelDirectory() {
+    const QString path = QFileDialog::getExistingDirectory(this, tr("Open a Hugging Face Whisper checkpoint directory"),
+                                                           m_settings->value("session/modelFolder").toString());
+    if (!path.isEmpty()) openModel(path);
+}
+
+void MainWindow::chooseAudio() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open audio or video"),
+                                                      m_settings->value("session/audioFolder").toString(),
+                                                      tr(kAudioFilter));
+    if (!path.isEmpty()) openAudio(path);
+}
+
+void MainWindow::chooseExport() {
+    const QString txt = tr("Plain text (*.txt)"), srt = tr("SubRip subtitles (*.srt)"), vtt = tr("WebVTT subtitles (*.vtt)"),
+                  json = tr("JSON with timings and statistics (*.json)");
+    QString filter = txt;
+    const QString base = m_audio.path.isEmpty() ? tr("transcript") : QFileInfo(m_audio.path).completeBaseName();
+    QString path = QFileDialog::getSaveFileName(this, tr("Export transcript"),
+                                                QFileInfo(m_settings->value("session/exportFolder").toString(), base).filePath(),
+                                                QStringList{txt, srt, vtt, json}.join(";;"), &filter);
     if (path.isEmpty()) return;
-    auto model = WhisperModel::load(path.toStdString());
-    if (!model) {
-        QMessageBox::warning(this, tr("Cannot open model"), QString::fromStdString(model.message()));
+    // The file's extension decides; without one, the chosen filter does (and adds it).
+    auto format = parseExportFormat(QFileInfo(path).suffix().toLower().toStdString());
+    if (!format) {
+        const ExportFormat chosen = filter == srt ? ExportFormat::Srt : filter == vtt ? ExportFormat::Vtt
+                                  : filter == json ? ExportFormat::Json : ExportFormat::Txt;
+        path += QString(".") + fileExtension(chosen);
+        format = chosen;
+    }
+    m_settings->setValue("session/exportFolder", QFileInfo(path).absolutePath());
+    exportTranscript(path, format.value());
+}
+
+bool MainWindow::exportTranscript(const QString& path, ExportFormat format) {
+    const std::string content = hearsay::exportTranscript(m_transcript->transcript(), format);
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(content.data(), qint64(content.size())) != qint64(content.size()) ||
+        !file.commit()) {
+        showError(tr("Cannot write %1: %2").arg(path, file.errorString()));
+        return false;
+    }
+    m_statusText->setText(tr("Exported %1").arg(QFileInfo(path).fileName()));
+    return true;
+}
+
+void MainWindow::copySelection() {
+    const QModelIndexList rows = m_view->selectionModel()->selectedRows();
+    if (rows.isEmpty()) {
+        copyAll();
         return;
     }
-    const auto& c = model.value()->config();
-    showModelInfo(tr("<b>%1</b><br>width %2, %3 encoder / %4 decoder layers, %5 heads<br>%6 mel bins, vocabulary %7<br>weights %8 MiB")
-                      .arg(path.toHtmlEscaped())
-                      .arg(c.nAudioState)
-                      .arg(c.nAudioLayer)
-                      .arg(c.nTextLayer)
-                      .arg(c.nAudioHead)
-                      .arg(c.nMels)
-                      .arg(c.nVocab)
-                      .arg(double(model.value()->weightBytes()) / (1 << 20), 0, 'f', 1));
-    statusBar()->showMessage(tr("Model loaded"));
+    QApplication::clipboard()->setText(m_transcript->plainText(rows));
 }
 
-void MainWindow::showModelInfo(const QString& text) { m_modelInfo->setText(text); }
+void MainWindow::copyAll() {
+    QApplication::clipboard()->setText(QString::fromStdString(toTxt(m_transcript->transcript())));
+}
+
+void MainWindow::clearTranscript() {
+    if (m_state == State::Transcribing) return;
+    m_transcript->clear();
+    setState(m_state);
+}
+
+void MainWindow::applySettings(const EngineSettings& settings) {
+    m_engineSettings = settings;
+    settings.save(*m_settings);
+    // The switches take effect at the engine's next decoder step, even in the middle of a window;
+    // the rest is applied by the worker when it is next free (queued behind a running job).
+    m_worker->requestCacheSwitches(settings.selfCache, settings.crossCache);
+    if (m_hasModel)
+        QMetaObject::invokeMethod(m_worker, "applySettings", Qt::QueuedConnection,
+                                  Q_ARG(hearsay::ui::EngineSettings, settings));
+}
+
+void MainWindow::reopenLastModel() {
+    const QString path = m_settings->value("session/lastModel").toString();
+    if (!path.isEmpty() && QFileInfo::exists(path)) openModel(path);
+}
+
+void MainWindow::openModel(const QString& path) {
+    if (isBusy()) {
+        m_messageBar->showMessage(MessageBar::Kind::Warning, tr("Wait for the current job to end (or cancel it) first."));
+        return;
+    }
+    setState(State::LoadingModel);
+    QMetaObject::invokeMethod(m_worker, "loadModel", Qt::QueuedConnection, Q_ARG(QString, path),
+                              Q_ARG(hearsay::ui::EngineSettings, m_engineSettings));
+}
+
+void MainWindow::openAudio(const QString& path) {
+    if (isBusy()) {
+        m_messageBar->showMessage(MessageBar::Kind::Warning, tr("Wait for the current job to end (or cancel it) first."));
+        return;
+    }
+    if (!m_hasModel) {
+        showError(tr("Open a model before transcribing %1 (File › Open model).").arg(QFileInfo(path).fileName()));
+        return;
+    }
+    m_settings->setValue("session/audioFolder", QFileInfo(path).absolutePath());
+    m_messageBar->hide();
+    m_transcript->clear();
+    m_audio = {};
+    m_audio.path = path;
+    m_statusText->setText(tr("Opening %1…").arg(QFileInfo(path).fileName()));
+    m_progress->setValue(0);
+    m_worker->clearCancel();
+    setState(State::Transcribing);
+    QMetaObject::invokeMethod(m_worker, "transcribeFile", Qt::QueuedConnection, Q_ARG(QString, path),
+                              Q_ARG(hearsay::ui::EngineSettings, m_engineSettings));
+}
+
+void MainWindow::cancelTranscription() {
+    if (m_state != State::Transcribing) return;
+    m_worker->requestCancel();
+    m_cancel->setEnabled(false);
+    m_statusText->setText(tr("Cancelling…"));
+}
+
+// ---- worker reports ------------------------------------------------------------------------------
+
+void MainWindow::onModelLoading(const QString& path) {
+    m_statusText->setText(tr("Loading %1…").arg(QFileInfo(path).fileName()));
+}
+
+void MainWindow::onModelLoaded(const ModelSummary& model) {
+    m_hasModel = true;
+    m_modelPath = model.path;
+    m_settings->setValue("session/lastModel", model.path);
+    m_settings->setValue("session/modelFolder", QFileInfo(model.path).absolutePath());
+    m_cachePanel->setModel(model);
+    m_settingsPanel->setModel(model);
+    m_engineSettings = m_settingsPanel->settings();
+    m_messageBar->hide();
+    setWindowTitle(tr("Hearsay — %1").arg(QFileInfo(model.path).fileName()));
+    m_statusText->setText(tr("Model loaded: %1").arg(QFileInfo(model.path).fileName()));
+    setState(State::Idle);
+    emit modelLoadFinished(true);
+}
+
+void MainWindow::onModelFailed(const QString& message) {
+    showError(m_hasModel ? tr("%1\nThe previous model stays loaded.").arg(message) : message);
+    setState(State::Idle);
+    emit modelLoadFinished(false);
+}
+
+void MainWindow::onTranscriptionStarted(const AudioSummary& audio) {
+    m_audio = audio;
+    m_statusText->setText(tr("Transcribing %1 (%2 s, %3 Hz, %4 ch, %5)")
+                              .arg(QFileInfo(audio.path).fileName())
+                              .arg(audio.durationSeconds, 0, 'f', 1)
+                              .arg(audio.sourceRate)
+                              .arg(audio.sourceChannels)
+                              .arg(audio.decoder));
+}
+
+void MainWindow::onProgress(double fraction) {
+    m_progress->setValue(int(fraction * kProgressSteps + 0.5));
+    m_progress->setFormat(tr("%1 of %2 s").arg(fraction * m_audio.durationSeconds, 0, 'f', 1).arg(m_audio.durationSeconds, 0, 'f', 1));
+}
+
+void MainWindow::onSegments(const SegmentList& segments) {
+    QScrollBar* bar = m_view->verticalScrollBar();
+    const bool atEnd = bar->value() == bar->maximum();
+    m_transcript->appendSegments(segments);
+    if (atEnd) m_view->scrollToBottom();
+}
+
+void MainWindow::onTranscriptionFinished(const Transcript& transcript) {
+    m_transcript->setRunDetails(transcript.source, transcript.language, transcript.statistics);
+    const RunStatistics& s = transcript.statistics;
+    m_statusText->setText(tr("Transcribed %1: %2 segments, language %3, %4 s of audio in %5 s (real-time factor %6)")
+                              .arg(QFileInfo(m_audio.path).fileName())
+                              .arg(m_transcript->rowCount())
+                              .arg(QString::fromStdString(transcript.language))
+                              .arg(s.audioSeconds, 0, 'f', 1)
+                              .arg(s.wallSeconds, 0, 'f', 2)
+                              .arg(s.realTimeFactor(), 0, 'f', 3));
+    setState(State::Idle);
+    emit transcriptionEnded(true);
+}
+
+void MainWindow::onTranscriptionFailed(const QString& message, bool cancelled) {
+    m_transcript->setRunDetails(m_audio.path.toStdString(), {}, {});
+    const QString kept = m_transcript->rowCount() > 0
+                             ? tr("The %n segment(s) already transcribed are kept.", nullptr, m_transcript->rowCount())
+                             : QString();
+    if (cancelled) {
+        m_messageBar->showMessage(MessageBar::Kind::Information, (message + ". " + kept).trimmed());
+        m_statusText->setText(tr("Cancelled"));
+    } else {
+        showError(kept.isEmpty() ? message : message + "\n" + kept);
+    }
+    setState(State::Idle);
+    emit transcriptionEnded(false);
+}
+
+void MainWindow::onMetrics(const EngineMetrics& metrics) {
+    m_cachePanel->setMetrics(metrics);
+    emit metricsShown(metrics);
+}
+
+// ---- window events -------------------------------------------------------------------------------
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    m_settings->setValue("window/geometry", saveGeometry());
+    m_settings->setValue("window/state", saveState());
+    if (m_state == State::Transcribing) m_worker->requestCancel();
+    QMainWindow::closeEvent(event);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (!urls.isEmpty() && urls.first().isLocalFile()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.isEmpty() || !urls.first().isLocalFile()) return;
+    event->acceptProposedAction();
+    const QString path = urls.first().toLocalFile();
+    if (looksLikeModel(path)) openModel(path);
+    else openAudio(path);
+    if (urls.size() > 1)
+        m_messageBar->showMessage(MessageBar::Kind::Information,
+                                  tr("One file at a time: %1 was opened, the other %n file(s) were not.", nullptr,
+                                     int(urls.size() - 1))
+                                      .arg(QFileInfo(path).fileName()));
+}
 
 } // namespace hearsay::ui

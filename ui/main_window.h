@@ -1,24 +1,121 @@
-// The main window: the transcript in the centre, the model and cache panel beside it.
+// The main window: the transcript in the centre, the settings and cache panels as docks, file
+// transcription with progress and Cancel. The engine runs on a worker thread owned here; this
+// window only sends it requests and paints what it reports.
 #pragma once
 
-#include <QMainWindow>
+#include "core/transcript/transcript_export.h"
+#include "ui/engine_settings.h"
+#include "ui/worker_messages.h"
+#include "ui/worker_thread.h"
 
+#include <QMainWindow>
+#include <QSettings>
+
+#include <memory>
+
+class QAction;
 class QLabel;
-class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QStackedWidget;
+class QTableView;
 
 namespace hearsay::ui {
+
+class CachePanel;
+class MessageBar;
+class SettingsPanel;
+class TranscriptModel;
+class TranscriptionWorker;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    explicit MainWindow(QWidget* parent = nullptr);
+    // Settings are read from and saved to `settings` (the application's QSettings when null).
+    explicit MainWindow(std::unique_ptr<QSettings> settings = nullptr, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // The actions behind the menus, without their dialogs (also used by the command line and tests).
+    void openModel(const QString& path);
+    void openAudio(const QString& path);
+    void cancelTranscription();
+    bool exportTranscript(const QString& path, ExportFormat format);
+    // Reopens the model of the last session, when there is one.
+    void reopenLastModel();
+
+    bool isBusy() const { return m_state != State::Idle; }
+    bool hasModel() const { return m_hasModel; }
+    TranscriptModel* transcriptModel() const { return m_transcript; }
+    SettingsPanel* settingsPanel() const { return m_settingsPanel; }
+    CachePanel* cachePanel() const { return m_cachePanel; }
+    MessageBar* messageBar() const { return m_messageBar; }
+
+signals:
+    void modelLoadFinished(bool ok);
+    void transcriptionEnded(bool ok);
+    void metricsShown(const hearsay::ui::EngineMetrics& metrics);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 private:
-    void openModel();
-    void showModelInfo(const QString& text);
+    enum class State { Idle, LoadingModel, Transcribing };
 
-    QPlainTextEdit* m_transcript = nullptr;
-    QLabel* m_modelInfo = nullptr;
+    void createActions();
+    void createDocks();
+    void setState(State state);
+    void chooseModel();
+    void chooseModelDirectory();
+    void chooseAudio();
+    void chooseExport();
+    void copySelection();
+    void copyAll();
+    void clearTranscript();
+    void applySettings(const EngineSettings& settings);
+    void showError(const QString& text);
+
+    void onModelLoading(const QString& path);
+    void onModelLoaded(const ModelSummary& model);
+    void onModelFailed(const QString& message);
+    void onTranscriptionStarted(const AudioSummary& audio);
+    void onProgress(double fraction);
+    void onSegments(const SegmentList& segments);
+    void onTranscriptionFinished(const Transcript& transcript);
+    void onTranscriptionFailed(const QString& message, bool cancelled);
+    void onMetrics(const EngineMetrics& metrics);
+
+    std::unique_ptr<QSettings> m_settings;
+    EngineSettings m_engineSettings;
+
+    // The engine's thread and its worker (deleted on that thread when it finishes).
+    WorkerThread m_thread;
+    TranscriptionWorker* m_worker = nullptr;
+
+    State m_state = State::Idle;
+    bool m_hasModel = false;
+    QString m_modelPath;
+    AudioSummary m_audio;
+
+    TranscriptModel* m_transcript = nullptr;
+    QStackedWidget* m_centre = nullptr;
+    QTableView* m_view = nullptr;
+    MessageBar* m_messageBar = nullptr;
+    SettingsPanel* m_settingsPanel = nullptr;
+    CachePanel* m_cachePanel = nullptr;
+    QLabel* m_statusText = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QPushButton* m_cancel = nullptr;
+
+    QAction* m_openModel = nullptr;
+    QAction* m_openModelDirectory = nullptr;
+    QAction* m_openAudio = nullptr;
+    QAction* m_export = nullptr;
+    QAction* m_copy = nullptr;
+    QAction* m_copyAll = nullptr;
+    QAction* m_clear = nullptr;
+    QAction* m_cancelAction = nullptr;
 };
 
 } // namespace hearsay::ui

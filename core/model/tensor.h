@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,5 +39,9 @@ struct TensorView {
 // Converts any supported dtype to float32 (dequantising block formats).
 // `out` must hold view.elements() floats.
 void convertToFloat(const TensorView& view, float* out);
+
+// Index of the first NaN or infinite element, if any. For block formats the scales (d, m)
+// are what can be non-finite; the index is then the first element of that block.
+std::optional<int64_t> findNonFinite(const TensorView& view);
 
 } // namespace hearsay

@@ -27,13 +27,24 @@ struct GenerationSettings {
     std::map<std::string, int> languageTokens;        // "<|en|>" -> id, when given
     std::optional<int> noTimestampsTokenId;
     int maxInitialTimestampIndex = 50;       // first timestamp at most 1.00 s
+    // True when read from generation_config.json. When derived (ggml files, or no such file)
+    // suppressTokens is empty: the caller uses Tokenizer::nonSpeechTokens() as the reference does.
+    bool fromGenerationConfig = false;
+};
+
+struct LoadOptions {
+    // Scan every weight for NaN/Inf and fail naming the tensor and element. Reads all weights
+    // once (a fraction of a second for tiny/base); turn off for the fastest possible load.
+    bool checkFinite = true;
 };
 
 class WhisperModel {
 public:
     // Loads a Hugging Face checkpoint directory (config.json + model.safetensors or a sharded
     // index) or a whisper.cpp ggml .bin file; the format is detected from the path.
+    // A path to model.safetensors or config.json means its directory.
     static Result<std::shared_ptr<const WhisperModel>> load(const std::filesystem::path& path);
+    static Result<std::shared_ptr<const WhisperModel>> load(const std::filesystem::path& path, const LoadOptions& options);
 
     const WhisperConfig& config() const { return m_config; }
     const WhisperWeights& weights() const { return m_weights; }
@@ -41,7 +52,8 @@ public:
     const std::filesystem::path& path() const { return m_path; }
 
     // Byte strings of the ordinary (non-special) tokens, indexed by id; size 50256 for
-    // English-only vocabularies (gpt2) and 50257 for multilingual ones.
+    // English-only vocabularies (gpt2) and 50257 for multilingual ones. Empty for a Hugging Face
+    // checkpoint without tokenizer files (vocab.json / tokenizer.json): weights only.
     const std::vector<std::string>& vocabulary() const { return m_vocabulary; }
     // [n_mels][201] slaney mel filterbank when the file carries one (ggml), else empty.
     const std::vector<float>& melFilters() const { return m_melFilters; }

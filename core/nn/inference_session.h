@@ -19,8 +19,10 @@ class Backend;
 
 struct SessionOptions {
     int maxBeams = 5;              // self cache rows are allocated for this many beams
-    bool selfAttentionCache = true;  // off: each step re-runs the decoder over all tokens
-    bool crossAttentionCache = true; // off: each step re-projects the encoder output
+    bool selfAttentionCache = true;  // off: each step re-runs the decoder over all tokens; the
+                                     // self cache is freed (allocated 0 bytes)
+    bool crossAttentionCache = true; // off: each step re-projects the encoder output (kept) layer
+                                     // by layer; the cross cache is freed (allocated 0 bytes)
     int threads = 0;               // CPU threads; 0 = all cores
 };
 
@@ -36,6 +38,10 @@ struct KvCacheStats {
     size_t selfAllocated = 0, selfInUse = 0, crossAllocated = 0, crossInUse = 0;
     int positions = 0;             // positions cached in the longest beam
     int beams = 0;                 // beams holding positions
+    // Not cache: encoder and decoder activations, the mel and the encoder output. With the self
+    // cache off, a pass's K/V live in the decoder's row buffers; with the cross cache off, one
+    // layer's re-projected K/V (2 · n_audio_ctx · d floats) are here.
+    size_t workspaceBytes = 0;
 };
 
 // Per-call timings accumulated by the session (for statistics and the benchmark).

@@ -41,7 +41,7 @@ std::string SpecialTokens::text(int id) const {
     if (id == noTimestamps) return "<|notimestamps|>";
     if (id >= timestampBegin && id < timestampBegin + kTimestampCount) {
         const int centiseconds = (id - timestampBegin) * 2;
-        char buf[16];
+        char buf[32];
         std::snprintf(buf, sizeof buf, "<|%d.%02d|>", centiseconds / 100, centiseconds % 100);
         return buf;
     }

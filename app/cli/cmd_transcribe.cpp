@@ -1,0 +1,262 @@
+// hearsay-cli transcribe: long-form transcription of audio files to TXT, SRT, VTT or JSON, with the
+// reference's decoding options and the two cache switches. Only option parsing and file handling
+// live here; the policy is core/decoding/transcriber.
+#include "app/cli/command.h"
+#include "app/cli/options.h"
+#include "core/audio/audio_file.h"
+#include "core/backend/backend.h"
+#include "core/decoding/transcriber.h"
+#include "core/model/whisper_model.h"
+#include "core/nn/inference_session.h"
+#include "core/text/tokenizer.h"
+#include "core/transcript/transcript_export.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace hearsay::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* kUsage = R"(usage: hearsay-cli transcribe --model PATH [OPTIONS] FILE...
+  Transcribes audio files (WAV, FLAC, OGG, MP3; other containers through FFmpeg) in 30-second
+  windows, as OpenAI's reference transcribe() does. Progress goes to stderr.
+
+  --model PATH               Hugging Face checkpoint directory or whisper.cpp ggml .bin (required)
+  --language L               language code or name, or auto (default: auto; English-only models: en)
+  --task T                   transcribe (default) or translate (to English)
+  --beam-size N              beams for temperature 0 (default 5; 1 = greedy)
+  --patience P               beam-search patience (default 1.0)
+  --length-penalty A         alpha in [0, 1]; default: length normalisation
+  --best-of N                samples per temperature > 0 (default 5)
+  --temperature T            first temperature (default 0)
+  --temperature-increment D  fallback step (default 0.2; 0 = no fallback)
+  --compression-ratio-threshold X  (default 2.4)    --logprob-threshold X (default -1.0)
+  --no-speech-threshold X    (default 0.6)
+  --initial-prompt TEXT      prompt for the first window
+  --no-condition-on-previous-text   do not prompt with the previous windows' text
+  --no-timestamps            decode text only (one segment per window)
+  --no-loop-cut              keep trailing repetition loops (on by default: cut to one occurrence)
+  --sample-len N             maximum tokens per window (default 224)
+  --seed N                   sampling seed (default 0)
+  --no-self-cache            re-run the decoder over all tokens at each step
+  --no-cross-cache           re-project the encoder output at each step
+  --threads N                CPU threads (default: all cores)
+  --backend B                auto (default), cpu or cuda
+  --output-format F          txt, srt, vtt, json or all (default: txt on stdout, all with --output-dir)
+  --output-dir DIR           write FILE's name + .txt/.srt/.vtt/.json there instead of stdout
+  --quiet                    no progress on stderr
+)";
+
+struct Settings {
+    TranscribeOptions transcribe;
+    std::vector<ExportFormat> formats;
+    std::string outputDir;
+    bool quiet = false;
+};
+
+Result<std::optional<double>> optionalThreshold(const Options& options, const std::string& name, double fallback) {
+    auto text = options.value(name);
+    if (text && (*text == "none" || *text == "None")) return std::optional<double>();
+    auto value = options.doubleValue(name, fallback);
+    if (!value) return value.error();
+    return std::optional<double>(value.value());
+}
+
+Result<Settings> readSettings(const Options& options, bool multilingual) {
+    Settings s;
+    DecodingOptions& d = s.transcribe.decoding;
+    const std::string language = options.value("language", "auto");
+    if (language != "auto" && !language.empty()) {
+        if (!languageIndex(language)) return makeError("unknown language '" + language + "'");
+        d.language = language;
+    }
+    if (!multilingual) d.language.clear();  // English-only models have no language tokens
+    const std::string task = options.value("task", "transcribe");
+    if (task == "translate") d.task = DecodingTaskKind::Translate;
+    else if (task != "transcribe") return makeError("unknown task '" + task + "' (expected transcribe or translate)");
+
+    auto beam = options.intValue("beam-size", 5);
+    auto bestOf = options.intValue("best-of", 5);
+    auto sampleLen = options.intValue("sample-len", 0);
+    auto seed = options.intValue("seed", 0);
+    auto patience = options.doubleValue("patience", 0.0);
+    auto temperature = options.doubleValue("temperature", 0.0);
+    auto increment = options.doubleValue("temperature-increment", 0.2);
+    for (auto* r : {&beam, &bestOf, &sampleLen, &seed})
+        if (!*r) return r->error();
+    for (auto* r : {&patience, &temperature, &increment})
+        if (!*r) return r->error();
+    if (beam.value() < 1 || beam.value() > 16) return makeError("--beam-size must be between 1 and 16");
+    if (bestOf.value() < 1 || bestOf.value() > 16) return makeError("--best-of must be between 1 and 16");
+    if (sampleLen.value() < 0 || sampleLen.value() > 224) return makeError("--sample-len must be between 1 and 224");
+    if (temperature.value() < 0.0 || temperature.value() > 2.0) return makeError("--temperature must be in [0, 2]");
+    d.beamSize = beam.value() > 1 ? beam.value() : 0;
+    d.bestOf = bestOf.value();  // applies to temperatures > 0 only
+    d.sampleLen = sampleLen.value();
+    d.seed = uint64_t(seed.value());
+    d.patience = float(patience.value());
+    if (d.patience > 0.0f && d.beamSize == 0) return makeError("--patience needs --beam-size above 1");
+    if (auto lp = options.value("length-penalty")) {
+        auto alpha = options.doubleValue("length-penalty", 0.0);
+        if (!alpha) return alpha.error();
+        if (alpha.value() < 0.0 || alpha.value() > 1.0) return makeError("--length-penalty must be in [0, 1]");
+        d.lengthPenalty = float(alpha.value());
+    }
+    d.withoutTimestamps = options.has("no-timestamps");
+    s.transcribe.temperatures = fallbackTemperatures(float(temperature.value()), float(increment.value()));
+
+    auto cr = optionalThreshold(options, "compression-ratio-threshold", 2.4);
+    auto lp = optionalThreshold(options, "logprob-threshold", -1.0);
+    auto ns = optionalThreshold(options, "no-speech-threshold", 0.6);
+    for (auto* r : {&cr, &lp, &ns})
+        if (!*r) return r->error();
+    s.transcribe.thresholds = {cr.value(), lp.value(), ns.value()};
+    s.transcribe.conditionOnPreviousText = !options.has("no-condition-on-previous-text");
+    s.transcribe.initialPrompt = options.value("initial-prompt", "");
+    s.transcribe.cutRepetitionLoops = !options.has("no-loop-cut");
+
+    s.outputDir = options.value("output-dir", "");
+    const std::string format = options.value("output-format", s.outputDir.empty() ? "txt" : "all");
+    if (format == "all") {
+        s.formats = {ExportFormat::Txt, ExportFormat::Srt, ExportFormat::Vtt, ExportFormat::Json};
+    } else {
+        auto f = parseExportFormat(format);
+        if (!f) return f.error();
+        s.formats = {f.value()};
+    }
+    s.quiet = options.has("quiet");
+    return s;
+}
+
+Result<void> writeFile(const fs::path& path, const std::string& content) {
+    std::ofstream out(path, std::ios::binary);
+    if (!out) return makeError("cannot write " + path.string());
+    out << content;
+    out.close();
+    if (!out) return makeError("cannot write " + path.string() + " (disk full?)");
+    return {};
+}
+
+int runTranscribe(const std::vector<std::string>& args) {
+    auto parsed = Options::parse(
+        args,
+        {"model", "language", "task", "beam-size", "patience", "length-penalty", "best-of", "temperature",
+         "temperature-increment", "compression-ratio-threshold", "logprob-threshold", "no-speech-threshold",
+         "initial-prompt", "sample-len", "seed", "threads", "backend", "output-format", "output-dir"},
+        {"help", "no-self-cache", "no-cross-cache", "no-timestamps", "no-condition-on-previous-text", "no-loop-cut",
+         "quiet"});
+    if (!parsed) {
+        std::fprintf(stderr, "hearsay-cli transcribe: %s\n\n%s", parsed.message().c_str(), kUsage);
+        return 2;
+    }
+    const Options& options = parsed.value();
+    if (options.has("help")) {
+        std::fputs(kUsage, stdout);
+        return 0;
+    }
+    auto fail = [](const std::string& message, int code) {
+        std::fprintf(stderr, "hearsay-cli transcribe: %s\n", message.c_str());
+        return code;
+    };
+    if (!options.value("model")) return fail("--model PATH is required (see --help)", 2);
+    if (options.positional().empty()) return fail("no audio file given (see --help)", 2);
+    auto threads = options.intValue("threads", 0);
+    if (!threads) return fail(threads.message(), 2);
+    if (threads.value() < 0) return fail("--threads must not be negative", 2);
+    auto backendKind = parseBackendKind(options.value("backend", "auto"));
+    if (!backendKind) return fail(backendKind.message(), 2);
+
+    // Settings that do not depend on the model are checked before the (slow) model load.
+    if (auto early = readSettings(options, true); !early) return fail(early.message(), 2);
+
+    const fs::path modelPath = *options.value("model");
+    auto model = WhisperModel::load(modelPath);
+    if (!model) return fail(model.message(), 1);
+    const WhisperConfig& config = model.value()->config();
+    auto tokenizer = model.value()->format() == ModelFormat::HuggingFace
+                         ? Tokenizer::fromHuggingFaceDirectory(modelPath.string(), config.nVocab)
+                         : Tokenizer::fromVocabulary(model.value()->vocabulary(), config.nVocab);
+    if (!tokenizer) return fail("cannot read the vocabulary of " + modelPath.string() + ": " + tokenizer.message(), 1);
+
+    auto settings = readSettings(options, config.isMultilingual());
+    if (!settings) return fail(settings.message(), 2);
+    const Settings& s = settings.value();
+    if (!s.outputDir.empty()) {
+        std::error_code ec;
+        fs::create_directories(s.outputDir, ec);
+        if (ec) return fail("cannot create the output directory " + s.outputDir + ": " + ec.message(), 1);
+    }
+
+    auto backend = createBackend(backendKind.value(), BackendOptions{threads.value(), 0});
+    if (!backend) return fail(backend.message(), 1);
+    SessionOptions sessionOptions;
+    sessionOptions.maxBeams = std::max({1, s.transcribe.decoding.beamSize, s.transcribe.decoding.bestOf});
+    sessionOptions.selfAttentionCache = !options.has("no-self-cache");
+    sessionOptions.crossAttentionCache = !options.has("no-cross-cache");
+    sessionOptions.threads = threads.value();
+    auto session = InferenceSession::create(model.value(), backend.value(), sessionOptions);
+    if (!session) return fail(session.message(), 1);
+    if (!s.quiet)
+        std::fprintf(stderr, "hearsay-cli transcribe: model %s (%s), %s, self cache %s, cross cache %s\n",
+                     modelPath.string().c_str(), config.isMultilingual() ? "multilingual" : "English-only",
+                     backend.value()->name().c_str(), sessionOptions.selfAttentionCache ? "on" : "off",
+                     sessionOptions.crossAttentionCache ? "on" : "off");
+
+    int failures = 0;
+    for (const std::string& file : options.positional()) {
+        auto audio = decodeAudioFile(file);
+        if (!audio) {
+            std::fprintf(stderr, "hearsay-cli transcribe: %s\n", audio.message().c_str());
+            ++failures;
+            continue;
+        }
+        const double duration = audio->durationSeconds();
+        TranscribeProgress progress;
+        if (!s.quiet)
+            progress = [&](double fraction, const std::vector<Segment>&) {
+                std::fprintf(stderr, "hearsay-cli transcribe: %s: %3.0f%% (%.1f of %.1f s)\n", file.c_str(),
+                             fraction * 100.0, fraction * duration, duration);
+            };
+        auto transcript = transcribe(*session.value(), tokenizer.value(), audio->samples, s.transcribe, progress);
+        if (!transcript) {
+            std::fprintf(stderr, "hearsay-cli transcribe: %s: %s\n", file.c_str(), transcript.message().c_str());
+            ++failures;
+            continue;
+        }
+        transcript->source = file;
+        const RunStatistics& r = transcript->statistics;
+        if (!s.quiet)
+            std::fprintf(stderr,
+                         "hearsay-cli transcribe: %s: language %s, %zu segments, %.2f s audio in %.2f s (RTF %.3f), "
+                         "encoder %.1f ms, decode %.2f ms/token, self cache %zu B, cross cache %zu B\n",
+                         file.c_str(), transcript->language.c_str(), transcript->segments.size(), r.audioSeconds,
+                         r.wallSeconds, r.realTimeFactor(), r.encoderMs, r.decodeMsPerToken, r.selfCacheBytes,
+                         r.crossCacheBytes);
+        for (ExportFormat format : s.formats) {
+            const std::string content = exportTranscript(transcript.value(), format);
+            if (s.outputDir.empty()) {
+                std::fwrite(content.data(), 1, content.size(), stdout);
+                std::fflush(stdout);
+                continue;
+            }
+            const fs::path out = fs::path(s.outputDir) / (fs::path(file).filename().string() + "." + fileExtension(format));
+            if (auto w = writeFile(out, content); !w) {
+                std::fprintf(stderr, "hearsay-cli transcribe: %s\n", w.message().c_str());
+                ++failures;
+            } else if (!s.quiet) {
+                std::fprintf(stderr, "hearsay-cli transcribe: wrote %s\n", out.string().c_str());
+            }
+        }
+    }
+    return failures == 0 ? 0 : 1;
+}
+
+} // namespace
+
+HEARSAY_CLI_COMMAND(transcribe, "transcribe", "transcribe audio files to TXT, SRT, VTT or JSON", runTranscribe);
+
+} // namespace hearsay::cli

@@ -1,0 +1,153 @@
+// The operations the Whisper network needs, over backend-owned float32 buffers. The network
+// (core/nn) is written once against this interface; CpuBackend implements it with OpenBLAS,
+// a CUDA backend can implement it with device memory, since network code never sees a pointer.
+#pragma once
+
+#include "core/model/tensor.h"
+#include "core/util/result.h"
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace hearsay {
+
+// Storage owned by a backend (host memory for the CPU, device memory for CUDA). Elements
+// are float32. The network only passes these around; the backend reads and writes them.
+class DeviceBuffer {
+public:
+    virtual ~DeviceBuffer() = default;
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+    size_t elements() const { return m_elements; }
+    size_t bytes() const { return m_elements * sizeof(float); }
+
+protected:
+    explicit DeviceBuffer(size_t elements) : m_elements(elements) {}
+
+private:
+    size_t m_elements;
+};
+
+// A contiguous run of elements of a DeviceBuffer: what the ops take. Offsets count floats.
+struct BufferView {
+    DeviceBuffer* buffer = nullptr;
+    size_t offset = 0;
+    size_t size = 0;
+
+    BufferView() = default;
+    BufferView(DeviceBuffer* b) : buffer(b), offset(0), size(b ? b->elements() : 0) {}
+    BufferView(DeviceBuffer* b, size_t off, size_t n) : buffer(b), offset(off), size(n) {}
+
+    bool empty() const { return buffer == nullptr || size == 0; }
+    // The sub-range [first, first + count) of this view (checked by the backend on use).
+    BufferView slice(size_t first, size_t count) const { return BufferView(buffer, offset + first, count); }
+};
+
+// One block of rows moved by copyRows: rows [srcRow, srcRow + count) -> [dstRow, dstRow + count).
+struct RowCopy {
+    size_t srcRow = 0;
+    size_t dstRow = 0;
+    size_t count = 1;
+};
+
+// One independent attention problem inside an attention() call (one beam, or the encoder).
+// Query j (0-based within the batch) attends to keys [0, keyCount) when not causal, and to
+// keys [0, keyCount - queryCount + j] when causal (the queries are the last positions).
+struct AttentionBatch {
+    int queryRow = 0;    // first row of this batch in q and out
+    int queryCount = 0;
+    size_t keyRow = 0;   // first row of this batch in k and v
+    int keyCount = 0;
+};
+
+// Multi-head scaled dot-product attention: out = softmax(scale · q kᵀ [+ causal mask]) v, per
+// head h on columns [h·headDim, (h+1)·headDim). Rows are strided (stride in floats).
+struct AttentionArgs {
+    BufferView q;            // [rows][qStride], query rows of all batches
+    int qStride = 0;
+    BufferView k;            // [rows][kvStride]
+    BufferView v;            // [rows][kvStride]
+    int kvStride = 0;
+    BufferView out;          // [rows][outStride]
+    int outStride = 0;
+    int heads = 0;
+    int headDim = 0;
+    float scale = 1.0f;      // applied to q·k (Whisper: headDim^-0.5)
+    bool causal = false;
+    std::span<const AttentionBatch> batches;
+    BufferView workspace;    // ≥ Backend::attentionWorkspaceElements(max queries, max keys)
+};
+
+enum class BackendKind { Auto, Cpu, Cuda };
+
+std::string_view backendKindName(BackendKind kind);
+// "auto", "cpu", "cuda" (case-insensitive); anything else is an error naming the choices.
+Result<BackendKind> parseBackendKind(std::string_view text);
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+
+    virtual std::string name() const = 0;   // "cpu (OpenBLAS, 2 threads)"
+    virtual BackendKind kind() const = 0;
+
+    // Worker threads for the ops (0 = all cores). Applies to later calls.
+    virtual void setThreads(int threads) = 0;
+    virtual int threads() const = 0;
+
+    // Storage. allocate() throws std::bad_alloc when the memory cannot be had; the session
+    // turns that into an error. Contents of a fresh buffer are zero.
+    virtual std::unique_ptr<DeviceBuffer> allocate(size_t elements) = 0;
+    // A float32 copy of a weight tensor (any dtype, dequantised); the CPU backend may use an
+    // aligned float32 tensor in place (the view's memory must then outlive the buffer).
+    virtual std::unique_ptr<DeviceBuffer> loadWeight(const TensorView& view) = 0;
+    // Host <-> backend copies of `count` floats (count ≤ view size).
+    virtual void upload(BufferView dst, const float* src, size_t count) = 0;
+    virtual void download(BufferView src, float* dst, size_t count) = 0;
+
+    // y[rows][out] = x[rows][in] · w[out][in]ᵀ + bias[out]   (bias may be empty);
+    // accumulate: y += ... (a fused residual connection).
+    virtual void linear(BufferView x, BufferView w, BufferView bias, BufferView y, int rows, int in, int out,
+                        bool accumulate) = 0;
+    // y[rows][cols] = (x - mean) / sqrt(var + eps) · gamma + beta, per row. y may equal x.
+    virtual void layerNorm(BufferView x, BufferView gamma, BufferView beta, BufferView y, int rows, int cols,
+                           float eps) = 0;
+    // x = x · Φ(x) = 0.5 x (1 + erf(x / √2)), in place (exact GELU, as Whisper).
+    virtual void gelu(BufferView x) = 0;
+    // x += y elementwise (sizes equal).
+    virtual void add(BufferView x, BufferView y) = 0;
+    // 1-D convolution, kernel 3, padding 1, time-major layout:
+    // x [length][inChannels], w [outChannels][inChannels][3] (PyTorch order), bias [outChannels],
+    // y [outLength][outChannels] with outLength = (length - 1) / stride + 1.
+    // workspace ≥ outLength · inChannels · 3 elements (im2col).
+    virtual void conv1d(BufferView x, int length, int inChannels, BufferView w, BufferView bias, BufferView y,
+                        int outChannels, int stride, BufferView workspace) = 0;
+    // y[i][:] = tokenTable[tokens[i]][:] + positionTable[positions[i]][:], i < count (host ids;
+    // the caller checks them against the tables).
+    virtual void embed(const int* tokens, const int* positions, int count, BufferView tokenTable,
+                       BufferView positionTable, int width, BufferView y) = 0;
+    // Row block copies between (or within) buffers; blocks must not overlap each other.
+    virtual void copyRows(BufferView src, int srcStride, BufferView dst, int dstStride, int width,
+                          std::span<const RowCopy> copies) = 0;
+    virtual void attention(const AttentionArgs& args) = 0;
+    // Workspace attention() needs for batches of at most `queries` queries and `keys` keys.
+    virtual size_t attentionWorkspaceElements(int queries, int keys) const = 0;
+
+    // Waits for queued work (a no-op on the CPU).
+    virtual void synchronize() {}
+};
+
+struct BackendOptions {
+    int threads = 0;   // CPU worker threads, 0 = all cores
+    int device = 0;    // GPU index for CUDA
+};
+
+// Auto picks CUDA when this build has it and a GPU is present, else the CPU. Cuda in a build
+// or on a machine without it is an error saying so.
+Result<std::shared_ptr<Backend>> createBackend(BackendKind kind, BackendOptions options = {});
+
+} // namespace hearsay

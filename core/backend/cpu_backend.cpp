@@ -1,0 +1,420 @@
+// CpuBackend: float32 host buffers; projections through OpenBLAS; layer norm, GELU, im2col
+// and attention on a thread pool. Shape violations are programming errors and throw
+// std::logic_error (the session turns them into error results, never an abort).
+#include "core/backend/cpu_backend.h"
+
+#include "core/backend/cpu_simd.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace hearsay {
+namespace {
+
+// Host memory, 64-byte aligned and zeroed; or a non-owning view of float32 weights in a map.
+class CpuBuffer final : public DeviceBuffer {
+public:
+    explicit CpuBuffer(size_t elements) : DeviceBuffer(elements) {
+        if (elements == 0) return;
+        if (elements > std::numeric_limits<size_t>::max() / sizeof(float) - 64) throw std::bad_alloc();
+        const size_t bytes = (elements * sizeof(float) + 63) / 64 * 64;
+        m_data = static_cast<float*>(std::aligned_alloc(64, bytes));
+        if (!m_data) throw std::bad_alloc();
+        std::memset(m_data, 0, bytes);
+        m_owned = true;
+    }
+    // Weights are never written through a buffer made here (the backend only reads weights).
+    CpuBuffer(const float* external, size_t elements)
+        : DeviceBuffer(elements), m_data(const_cast<float*>(external)), m_owned(false) {}
+    ~CpuBuffer() override {
+        if (m_owned) std::free(m_data);
+    }
+    float* data() const { return m_data; }
+
+private:
+    float* m_data = nullptr;
+    bool m_owned = false;
+};
+
+[[noreturn]] void fail(const std::string& what) { throw std::logic_error("cpu backend: " + what); }
+
+// The host address of a view after checking that it holds `needed` elements.
+float* hostPointer(BufferView view, size_t needed, const char* what) {
+    if (!view.buffer) fail(std::string(what) + ": no buffer");
+    if (view.offset > view.buffer->elements() || view.size > view.buffer->elements() - view.offset) {
+        fail(std::string(what) + ": view [" + std::to_string(view.offset) + ", +" + std::to_string(view.size) +
+             ") outside a buffer of " + std::to_string(view.buffer->elements()));
+    }
+    if (needed > view.size) {
+        fail(std::string(what) + ": needs " + std::to_string(needed) + " elements, view holds " +
+             std::to_string(view.size));
+    }
+    return static_cast<const CpuBuffer*>(view.buffer)->data() + view.offset;
+}
+
+// Elements spanned by `rows` rows of `width` with row stride `stride`.
+size_t spanOf(size_t rows, size_t stride, size_t width) { return rows == 0 ? 0 : (rows - 1) * stride + width; }
+
+// In-place softmax of scores[0, n): exp(s - max) / Σ.
+inline void softmax(float* scores, int n) {
+    float maxScore = -std::numeric_limits<float>::infinity();
+    for (int i = 0; i < n; ++i) maxScore = std::max(maxScore, scores[i]);
+    float sum = 0.0f;
+    for (int i = 0; i < n; ++i) {
+        scores[i] = std::exp(scores[i] - maxScore);
+        sum += scores[i];
+    }
+    const float inv = 1.0f / sum;
+    for (int i = 0; i < n; ++i) scores[i] *= inv;
+}
+
+int hardwareThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+} // namespace
+
+CpuBackend::CpuBackend(int threads) { setThreads(threads); }
+
+CpuBackend::~CpuBackend() = default;
+
+std::string CpuBackend::name() const {
+    return "cpu (OpenBLAS, " + std::to_string(threads()) + (threads() == 1 ? " thread)" : " threads)");
+}
+
+void CpuBackend::setThreads(int threads) {
+    const int n = threads > 0 ? threads : hardwareThreads();
+    std::lock_guard lock(m_poolsMutex);
+    ThreadPool* current = m_pool.load(std::memory_order_acquire);
+    if (current && current->threads() == n) return;
+    // Another session may be running an op on the current pool: it stays alive (idle) until
+    // the backend goes, and new ops use the new one.
+    m_pools.push_back(std::make_unique<ThreadPool>(n));
+    m_pool.store(m_pools.back().get(), std::memory_order_release);
+    // All parallelism is ours: each pool thread calls single-threaded OpenBLAS on its slice.
+    // (OpenBLAS's own workers spin after every call and would fight the pool for the cores.)
+    openblas_set_num_threads(1);
+}
+
+int CpuBackend::threads() const { return pool().threads(); }
+
+std::unique_ptr<DeviceBuffer> CpuBackend::allocate(size_t elements) { return std::make_unique<CpuBuffer>(elements); }
+
+std::unique_ptr<DeviceBuffer> CpuBackend::loadWeight(const TensorView& view) {
+    const int64_t elements = view.elements();
+    const int64_t expected = dtypeBytes(view.dtype, elements);
+    if (view.empty() || expected < 0 || static_cast<size_t>(expected) != view.bytes) {
+        fail("weight " + view.name + " " + view.shapeString() + " holds " + std::to_string(view.bytes) +
+             " bytes, expected " + std::to_string(expected));
+    }
+    const auto address = reinterpret_cast<uintptr_t>(view.data);
+    if (view.dtype == DType::F32 && address % alignof(float) == 0) {
+        return std::make_unique<CpuBuffer>(reinterpret_cast<const float*>(view.data), static_cast<size_t>(elements));
+    }
+    auto buffer = std::make_unique<CpuBuffer>(static_cast<size_t>(elements));
+    convertToFloat(view, buffer->data());
+    return buffer;
+}
+
+void CpuBackend::upload(BufferView dst, const float* src, size_t count) {
+    float* d = hostPointer(dst, count, "upload");
+    if (count) std::memcpy(d, src, count * sizeof(float));
+}
+
+void CpuBackend::download(BufferView src, float* dst, size_t count) {
+    const float* s = hostPointer(src, count, "download");
+    if (count) std::memcpy(dst, s, count * sizeof(float));
+}
+
+void CpuBackend::linear(BufferView x, BufferView w, BufferView bias, BufferView y, int rows, int in, int out,
+                        bool accumulate) {
+    if (rows <= 0 || in <= 0 || out <= 0) fail("linear: bad dimensions");
+    const size_t r = static_cast<size_t>(rows), n = static_cast<size_t>(in), m = static_cast<size_t>(out);
+    const float* xp = hostPointer(x, r * n, "linear x");
+    const float* wp = hostPointer(w, m * n, "linear weight");
+    float* yp = hostPointer(y, r * m, "linear y");
+    float beta = accumulate ? 1.0f : 0.0f;
+    if (!bias.empty()) {
+        const float* bp = hostPointer(bias, m, "linear bias");
+        for (size_t i = 0; i < r; ++i) {
+            float* row = yp + i * m;
+            if (accumulate) {
+                for (size_t j = 0; j < m; ++j) row[j] += bp[j];
+            } else {
+                std::memcpy(row, bp, m * sizeof(float));
+            }
+        }
+        beta = 1.0f;
+    }
+    // Work is split over the output features (rows of w): every thread reads its own part of
+    // the weights once, which is what the memory-bound single-token steps need.
+    const size_t threads = static_cast<size_t>(pool().threads());
+    const bool small = r * n * m < (size_t(1) << 16);
+    if (rows == 1) {
+        // y = W x (+ y): a matrix-vector product per slice of W.
+        pool().parallelFor(m, small ? m : std::max<size_t>(64, (m + threads - 1) / threads), [&](size_t b, size_t e, int) {
+            cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(e - b), in, 1.0f, wp + b * n, in, xp, 1, beta,
+                        yp + b, 1);
+        });
+    } else if (rows <= kSmallBatchRows) {
+        // A few rows (beams): each weight row is read once and dotted with every input row;
+        // a packed GEMM would copy all of W first.
+        pool().parallelFor(m, small ? m : 64, [&](size_t b, size_t e, int) {
+            for (size_t o = b; o < e; ++o) {
+                const float* wRow = wp + o * n;
+                for (size_t i = 0; i < r; ++i) {
+                    const float dot = simd::dot(xp + i * n, wRow, n);
+                    float& target = yp[i * m + o];
+                    target = beta == 0.0f ? dot : target + dot;
+                }
+            }
+        });
+    } else {
+        // One GEMM per thread on a block of output columns: y[:, b:e] = x · W[b:e]ᵀ (+ y[:, b:e]).
+        const size_t block = small ? m : (m + threads - 1) / threads;
+        pool().parallelFor(m, block, [&](size_t b, size_t e, int) {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, static_cast<int>(e - b), in, 1.0f, xp, in,
+                        wp + b * n, in, beta, yp + b, out);
+        });
+    }
+}
+
+void CpuBackend::layerNorm(BufferView x, BufferView gamma, BufferView beta, BufferView y, int rows, int cols,
+                           float eps) {
+    if (rows <= 0 || cols <= 0) fail("layerNorm: bad dimensions");
+    const size_t r = static_cast<size_t>(rows), c = static_cast<size_t>(cols);
+    const float* xp = hostPointer(x, r * c, "layerNorm x");
+    const float* gp = hostPointer(gamma, c, "layerNorm gamma");
+    const float* bp = hostPointer(beta, c, "layerNorm beta");
+    float* yp = hostPointer(y, r * c, "layerNorm y");
+    pool().parallelFor(r, std::max<size_t>(1, 16384 / c), [&](size_t begin, size_t end, int) {
+        for (size_t i = begin; i < end; ++i) {
+            const float* row = xp + i * c;
+            double sum = 0.0;
+            for (size_t j = 0; j < c; ++j) sum += row[j];
+            const double mean = sum / static_cast<double>(c);
+            double squares = 0.0;
+            for (size_t j = 0; j < c; ++j) {
+                const double d = row[j] - mean;
+                squares += d * d;
+            }
+            const float inv = static_cast<float>(1.0 / std::sqrt(squares / static_cast<double>(c) + eps));
+            const float m = static_cast<float>(mean);
+            float* out = yp + i * c;
+            for (size_t j = 0; j < c; ++j) out[j] = (row[j] - m) * inv * gp[j] + bp[j];
+        }
+    });
+}
+
+void CpuBackend::gelu(BufferView x) {
+    float* p = hostPointer(x, x.size, "gelu");
+    pool().parallelFor(x.size, 8192, [&](size_t begin, size_t end, int) {
+        constexpr float kInvSqrt2 = 0.70710678118654752440f;
+        for (size_t i = begin; i < end; ++i) p[i] = 0.5f * p[i] * (1.0f + std::erf(p[i] * kInvSqrt2));
+    });
+}
+
+void CpuBackend::add(BufferView x, BufferView y) {
+    if (x.size != y.size) fail("add: sizes differ");
+    float* xp = hostPointer(x, x.size, "add x");
+    const float* yp = hostPointer(y, y.size, "add y");
+    pool().parallelFor(x.size, 32768, [&](size_t begin, size_t end, int) {
+        for (size_t i = begin; i < end; ++i) xp[i] += yp[i];
+    });
+}
+
+void CpuBackend::conv1d(BufferView x, int length, int inChannels, BufferView w, BufferView bias, BufferView y,
+                        int outChannels, int stride, BufferView workspace) {
+    if (length <= 0 || inChannels <= 0 || outChannels <= 0 || stride <= 0) fail("conv1d: bad dimensions");
+    const int outLength = (length - 1) / stride + 1;
+    const size_t cin = static_cast<size_t>(inChannels), width = cin * 3;
+    const float* xp = hostPointer(x, static_cast<size_t>(length) * cin, "conv1d x");
+    float* col = hostPointer(workspace, static_cast<size_t>(outLength) * width, "conv1d workspace");
+    // im2col: col[t][c·3 + k] = x[t·stride + k - 1][c], zero outside [0, length).
+    pool().parallelFor(static_cast<size_t>(outLength), 16, [&](size_t begin, size_t end, int) {
+        for (size_t t = begin; t < end; ++t) {
+            float* row = col + t * width;
+            for (int k = 0; k < 3; ++k) {
+                const long source = static_cast<long>(t) * stride + k - 1;
+                if (source < 0 || source >= length) {
+                    for (size_t c = 0; c < cin; ++c) row[c * 3 + static_cast<size_t>(k)] = 0.0f;
+                } else {
+                    const float* in = xp + static_cast<size_t>(source) * cin;
+                    for (size_t c = 0; c < cin; ++c) row[c * 3 + static_cast<size_t>(k)] = in[c];
+                }
+            }
+        }
+    });
+    linear(workspace, w, bias, y, outLength, inChannels * 3, outChannels, false);
+}
+
+void CpuBackend::embed(const int* tokens, const int* positions, int count, BufferView tokenTable,
+                       BufferView positionTable, int width, BufferView y) {
+    if (count < 0 || width <= 0) fail("embed: bad dimensions");
+    const size_t d = static_cast<size_t>(width);
+    const float* tp = hostPointer(tokenTable, tokenTable.size, "embed tokens");
+    const float* pp = hostPointer(positionTable, positionTable.size, "embed positions");
+    float* yp = hostPointer(y, static_cast<size_t>(count) * d, "embed y");
+    for (int i = 0; i < count; ++i) {
+        const size_t token = static_cast<size_t>(tokens[i]), position = static_cast<size_t>(positions[i]);
+        if (tokens[i] < 0 || (token + 1) * d > tokenTable.size) fail("embed: token id out of range");
+        if (positions[i] < 0 || (position + 1) * d > positionTable.size) fail("embed: position out of range");
+        const float* a = tp + token * d;
+        const float* b = pp + position * d;
+        float* out = yp + static_cast<size_t>(i) * d;
+        for (size_t j = 0; j < d; ++j) out[j] = a[j] + b[j];
+    }
+}
+
+void CpuBackend::copyRows(BufferView src, int srcStride, BufferView dst, int dstStride, int width,
+                          std::span<const RowCopy> copies) {
+    if (width <= 0 || srcStride < width || dstStride < width) fail("copyRows: bad strides");
+    const size_t ss = static_cast<size_t>(srcStride), ds = static_cast<size_t>(dstStride);
+    const size_t bytes = static_cast<size_t>(width) * sizeof(float);
+    for (const RowCopy& c : copies) {
+        if (c.count == 0) continue;
+        const float* s = hostPointer(src, spanOf(c.srcRow + c.count, ss, static_cast<size_t>(width)), "copyRows src") +
+                         c.srcRow * ss;
+        float* d = hostPointer(dst, spanOf(c.dstRow + c.count, ds, static_cast<size_t>(width)), "copyRows dst") +
+                   c.dstRow * ds;
+        if (ss == ds && ss == static_cast<size_t>(width)) {
+            std::memmove(d, s, c.count * bytes);
+        } else {
+            for (size_t i = 0; i < c.count; ++i) std::memmove(d + i * ds, s + i * ss, bytes);
+        }
+    }
+}
+
+size_t CpuBackend::attentionWorkspaceElements(int queries, int keys) const {
+    if (queries < kGemmAttentionQueries) return 0;
+    // One [queries][keys] score matrix per thread (heads run in parallel).
+    return static_cast<size_t>(threads()) * static_cast<size_t>(queries) * static_cast<size_t>(std::max(keys, 0));
+}
+
+void CpuBackend::attentionGemm(const AttentionArgs& a, const AttentionBatch& batch) {
+    const int qc = batch.queryCount, kc = batch.keyCount, hd = a.headDim;
+    const size_t qs = static_cast<size_t>(a.qStride), ks = static_cast<size_t>(a.kvStride),
+                 os = static_cast<size_t>(a.outStride);
+    const size_t matrix = static_cast<size_t>(qc) * static_cast<size_t>(kc);
+    float* scores = hostPointer(a.workspace, matrix, "attention workspace");
+    const float* q = hostPointer(a.q, a.q.size, "attention q") + static_cast<size_t>(batch.queryRow) * qs;
+    const float* k = hostPointer(a.k, a.k.size, "attention k") + batch.keyRow * ks;
+    const float* v = hostPointer(a.v, a.v.size, "attention v") + batch.keyRow * ks;
+    float* out = hostPointer(a.out, a.out.size, "attention out") + static_cast<size_t>(batch.queryRow) * os;
+    // Heads are split into as many groups as there are score matrices in the workspace (at most
+    // one per thread); group g uses matrix g, so no two running heads share one.
+    const size_t groups = std::min({a.workspace.size / matrix, static_cast<size_t>(threads()), static_cast<size_t>(a.heads)});
+    pool().parallelFor(groups, 1, [&](size_t begin, size_t end, int) {
+        for (size_t g = begin; g < end; ++g) {
+            float* s = scores + g * matrix;
+            for (size_t h = g; h < static_cast<size_t>(a.heads); h += groups) {
+                const size_t col = h * static_cast<size_t>(hd);
+                // s[qc][kc] = scale · q_h k_hᵀ
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, qc, kc, hd, a.scale, q + col, a.qStride, k + col,
+                            a.kvStride, 0.0f, s, kc);
+                for (int j = 0; j < qc; ++j) {
+                    float* row = s + static_cast<size_t>(j) * static_cast<size_t>(kc);
+                    const int visible = a.causal ? kc - qc + j + 1 : kc;
+                    softmax(row, visible);
+                    std::fill(row + visible, row + kc, 0.0f);
+                }
+                // out_h[qc][hd] = s · v_h
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, qc, hd, kc, 1.0f, s, kc, v + col, a.kvStride,
+                            0.0f, out + col, a.outStride);
+            }
+        }
+    });
+}
+
+void CpuBackend::attention(const AttentionArgs& a) {
+    if (a.heads <= 0 || a.headDim <= 0) fail("attention: bad head dimensions");
+    const size_t width = static_cast<size_t>(a.heads) * static_cast<size_t>(a.headDim);
+    if (static_cast<size_t>(a.qStride) < width || static_cast<size_t>(a.kvStride) < width ||
+        static_cast<size_t>(a.outStride) < width) {
+        fail("attention: row stride smaller than heads × headDim");
+    }
+    // Check every batch against its views before any thread starts.
+    struct Task {
+        const AttentionBatch* batch;
+        int head;
+        int query;
+    };
+    size_t smallTasks = 0;
+    for (const AttentionBatch& b : a.batches) {
+        if (b.queryCount <= 0) continue;
+        if (b.keyCount <= 0 || (a.causal && b.keyCount < b.queryCount)) fail("attention: batch has too few keys");
+        hostPointer(a.q, spanOf(static_cast<size_t>(b.queryRow + b.queryCount), static_cast<size_t>(a.qStride), width),
+                    "attention q");
+        hostPointer(a.out,
+                    spanOf(static_cast<size_t>(b.queryRow + b.queryCount), static_cast<size_t>(a.outStride), width),
+                    "attention out");
+        const size_t kvSpan = spanOf(b.keyRow + static_cast<size_t>(b.keyCount), static_cast<size_t>(a.kvStride), width);
+        hostPointer(a.k, kvSpan, "attention k");
+        hostPointer(a.v, kvSpan, "attention v");
+        if (b.queryCount >= kGemmAttentionQueries) {
+            attentionGemm(a, b);
+        } else {
+            smallTasks += static_cast<size_t>(b.queryCount) * static_cast<size_t>(a.heads);
+        }
+    }
+    if (smallTasks == 0) return;
+
+    size_t work = 0;
+    for (const AttentionBatch& b : a.batches) {
+        if (b.queryCount <= 0 || b.queryCount >= kGemmAttentionQueries) continue;
+        work += static_cast<size_t>(b.queryCount) * static_cast<size_t>(a.heads) * static_cast<size_t>(b.keyCount);
+    }
+    // Task t is (batch, head, query) in batch order; found by a scan over the (few) batches.
+    auto taskAt = [&](size_t t) {
+        for (const AttentionBatch& b : a.batches) {
+            if (b.queryCount <= 0 || b.queryCount >= kGemmAttentionQueries) continue;
+            const size_t n = static_cast<size_t>(b.queryCount) * static_cast<size_t>(a.heads);
+            if (t < n) {
+                return Task{&b, static_cast<int>(t / static_cast<size_t>(b.queryCount)),
+                            static_cast<int>(t % static_cast<size_t>(b.queryCount))};
+            }
+            t -= n;
+        }
+        return Task{nullptr, 0, 0};
+    };
+    const float* q = hostPointer(a.q, a.q.size, "attention q");
+    const float* k = hostPointer(a.k, a.k.size, "attention k");
+    const float* v = hostPointer(a.v, a.v.size, "attention v");
+    float* out = hostPointer(a.out, a.out.size, "attention out");
+    const int hd = a.headDim;
+    // Small problems run inline: waking the workers costs more than they save.
+    const size_t minChunk = work * static_cast<size_t>(hd) < 65536 ? smallTasks : 1;
+    pool().parallelFor(smallTasks, minChunk, [&](size_t begin, size_t end, int) {
+        thread_local std::vector<float> scores;
+        for (size_t t = begin; t < end; ++t) {
+            const Task task = taskAt(t);
+            const AttentionBatch& b = *task.batch;
+            const size_t col = static_cast<size_t>(task.head) * static_cast<size_t>(hd);
+            const size_t row = static_cast<size_t>(b.queryRow + task.query);
+            const int visible = a.causal ? b.keyCount - b.queryCount + task.query + 1 : b.keyCount;
+            if (scores.size() < static_cast<size_t>(visible)) scores.resize(static_cast<size_t>(visible));
+            const float* qv = q + row * static_cast<size_t>(a.qStride) + col;
+            for (int i = 0; i < visible; ++i) {
+                const float* kv = k + (b.keyRow + static_cast<size_t>(i)) * static_cast<size_t>(a.kvStride) + col;
+                scores[static_cast<size_t>(i)] = simd::dot(qv, kv, static_cast<size_t>(hd)) * a.scale;
+            }
+            softmax(scores.data(), visible);
+            float* o = out + row * static_cast<size_t>(a.outStride) + col;
+            std::fill(o, o + hd, 0.0f);
+            for (int i = 0; i < visible; ++i) {
+                const float* vv = v + (b.keyRow + static_cast<size_t>(i)) * static_cast<size_t>(a.kvStride) + col;
+                simd::axpy(o, scores[static_cast<size_t>(i)], vv, static_cast<size_t>(hd));
+            }
+        }
+    });
+}
+
+} // namespace hearsay

@@ -1,0 +1,62 @@
+// The reference backend: float32 on the host, GEMMs through OpenBLAS (cblas_sgemm, and
+// cblas_sgemv for single rows, called single-threaded on each pool thread's slice of the
+// output), attention and elementwise ops split over the same thread pool.
+#pragma once
+
+#include "core/backend/backend.h"
+#include "core/backend/thread_pool.h"
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace hearsay {
+
+class CpuBackend final : public Backend {
+public:
+    explicit CpuBackend(int threads = 0);
+    ~CpuBackend() override;
+
+    std::string name() const override;
+    BackendKind kind() const override { return BackendKind::Cpu; }
+    // Safe while other threads run ops on this backend (they finish on the previous pool).
+    void setThreads(int threads) override;
+    int threads() const override;
+
+    std::unique_ptr<DeviceBuffer> allocate(size_t elements) override;
+    std::unique_ptr<DeviceBuffer> loadWeight(const TensorView& view) override;
+    void upload(BufferView dst, const float* src, size_t count) override;
+    void download(BufferView src, float* dst, size_t count) override;
+
+    void linear(BufferView x, BufferView w, BufferView bias, BufferView y, int rows, int in, int out,
+                bool accumulate) override;
+    void layerNorm(BufferView x, BufferView gamma, BufferView beta, BufferView y, int rows, int cols,
+                   float eps) override;
+    void gelu(BufferView x) override;
+    void add(BufferView x, BufferView y) override;
+    void conv1d(BufferView x, int length, int inChannels, BufferView w, BufferView bias, BufferView y,
+                int outChannels, int stride, BufferView workspace) override;
+    void embed(const int* tokens, const int* positions, int count, BufferView tokenTable,
+               BufferView positionTable, int width, BufferView y) override;
+    void copyRows(BufferView src, int srcStride, BufferView dst, int dstStride, int width,
+                  std::span<const RowCopy> copies) override;
+    void attention(const AttentionArgs& args) override;
+    size_t attentionWorkspaceElements(int queries, int keys) const override;
+
+    // Batches with at least this many queries use the GEMM path (scores through sgemm).
+    static constexpr int kGemmAttentionQueries = 32;
+    // linear() with 2..kSmallBatchRows rows uses the dot-product path instead of sgemm.
+    static constexpr int kSmallBatchRows = 8;
+
+private:
+    void attentionGemm(const AttentionArgs& args, const AttentionBatch& batch);
+
+    ThreadPool& pool() const { return *m_pool.load(std::memory_order_acquire); }
+
+    std::atomic<ThreadPool*> m_pool{nullptr};         // the pool new ops use
+    std::vector<std::unique_ptr<ThreadPool>> m_pools;  // every pool made (setThreads), kept alive
+    std::mutex m_poolsMutex;
+};
+
+} // namespace hearsay

@@ -1,0 +1,80 @@
+// Portable and AVX2+FMA implementations of the CPU backend's vector kernels; the AVX2 ones
+// are compiled with a target attribute and picked once, so the build needs no -march flag.
+#include "core/backend/cpu_simd.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define HEARSAY_SIMD_X86 1
+#endif
+
+namespace hearsay::simd {
+namespace {
+
+float dotPortable(const float* a, const float* b, size_t n) {
+    float s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        for (size_t j = 0; j < 8; ++j) s[j] += a[i + j] * b[i + j];
+    }
+    for (; i < n; ++i) s[0] += a[i] * b[i];
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+void axpyPortable(float* y, float alpha, const float* x, size_t n) {
+    for (size_t i = 0; i < n; ++i) y[i] += alpha * x[i];
+}
+
+#ifdef HEARSAY_SIMD_X86
+__attribute__((target("avx2,fma"))) float dotAvx2(const float* a, const float* b, size_t n) {
+    __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
+        s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), s1);
+    }
+    for (; i + 8 <= n; i += 8) s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
+    s0 = _mm256_add_ps(s0, s1);
+    __m128 h = _mm_add_ps(_mm256_castps256_ps128(s0), _mm256_extractf128_ps(s0, 1));
+    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
+    float sum = _mm_cvtss_f32(h);
+    for (; i < n; ++i) sum += a[i] * b[i];
+    return sum;
+}
+
+__attribute__((target("avx2,fma"))) void axpyAvx2(float* y, float alpha, const float* x, size_t n) {
+    const __m256 va = _mm256_set1_ps(alpha);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_fmadd_ps(va, _mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i)));
+    for (; i < n; ++i) y[i] += alpha * x[i];
+}
+
+bool detectAvx2() {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+#else
+bool detectAvx2() { return false; }
+#endif
+
+const bool kAvx2 = detectAvx2();
+
+} // namespace
+
+bool usingAvx2() { return kAvx2; }
+
+float dot(const float* a, const float* b, size_t n) {
+#ifdef HEARSAY_SIMD_X86
+    if (kAvx2) return dotAvx2(a, b, n);
+#endif
+    return dotPortable(a, b, n);
+}
+
+void axpy(float* y, float alpha, const float* x, size_t n) {
+#ifdef HEARSAY_SIMD_X86
+    if (kAvx2) return axpyAvx2(y, alpha, x, n);
+#endif
+    axpyPortable(y, alpha, x, n);
+}
+
+} // namespace hearsay::simd

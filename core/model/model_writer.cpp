@@ -1,0 +1,308 @@
+// Streaming writers for Hugging Face checkpoint directories and whisper.cpp ggml files.
+#include "core/model/model_writer.h"
+
+#include "core/frontend/log_mel.h"
+#include "core/model/bpe_merges.h"
+#include "core/model/ggml_file.h"
+#include "core/model/quantize.h"
+#include "core/model/safetensors.h"
+#include "core/text/tokenizer.h"
+#include "core/text/byte_unicode.h"
+#include "core/util/half.h"
+#include "core/util/json.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace fs = std::filesystem;
+
+namespace hearsay {
+namespace {
+
+constexpr int64_t kChunkElements = int64_t(1) << 20;  // a multiple of the 32-element blocks
+
+// Generates one tensor chunk by chunk, converting each chunk to `dtype` and passing the bytes on.
+template <class Sink>
+Result<void> streamTensor(const TensorSpec& spec, DType dtype, const WeightGenerator& generator, Sink&& sink) {
+    const int64_t n = spec.elements();
+    std::vector<float> values(static_cast<size_t>(std::min(n, kChunkElements)));
+    std::vector<std::byte> bytes;
+    for (int64_t first = 0; first < n; first += kChunkElements) {
+        const int64_t count = std::min(kChunkElements, n - first);
+        generator(spec, first, count, values.data());
+        const void* data = values.data();
+        size_t size = size_t(count) * 4;
+        if (dtype != DType::F32) {
+            size = size_t(dtypeBytes(dtype, count));
+            bytes.resize(size);
+            if (dtype == DType::F16 || dtype == DType::BF16) {
+                for (int64_t i = 0; i < count; ++i) {
+                    const uint16_t h = dtype == DType::F16 ? floatToHalf(values[size_t(i)]) : floatToBf16(values[size_t(i)]);
+                    std::memcpy(bytes.data() + 2 * i, &h, 2);
+                }
+            } else {
+                quantizeRow(dtype, values.data(), count, bytes.data());
+            }
+            data = bytes.data();
+        }
+        if (auto ok = sink(first == 0, data, size); !ok) return ok;
+    }
+    return {};
+}
+
+Result<void> writeText(const fs::path& path, const std::string& text) {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) return makeError("cannot create " + path.string() + ": " + std::strerror(errno));
+    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    if (std::fclose(f) != 0 || !ok) return makeError("cannot write " + path.string() + ": " + std::strerror(errno));
+    return {};
+}
+
+Json intArray(const std::vector<int>& values) {
+    Json a = Json(Json::Array{});
+    for (int v : values) a.push_back(Json(v));
+    return a;
+}
+
+// Names of the special tokens in id order, from <|endoftext|> to <|30.00|>.
+std::vector<std::string> specialTokenNames(const WhisperConfig& config) {
+    const auto ids = SpecialTokens::forVocabularySize(config.nVocab);
+    std::vector<std::string> names = {"<|endoftext|>", "<|startoftranscript|>"};
+    for (int i = 0; i < ids.languageCount; ++i) names.push_back("<|" + std::string(whisperLanguages()[size_t(i)].code) + "|>");
+    for (const char* s : {"<|translate|>", "<|transcribe|>", "<|startoflm|>", "<|startofprev|>", "<|nocaptions|>", "<|notimestamps|>"}) {
+        names.emplace_back(s);
+    }
+    for (int i = 0; i <= 1500; ++i) {
+        char buf[16];
+        std::snprintf(buf, sizeof buf, "<|%d.%02d|>", i / 50, (i % 50) * 2);
+        names.emplace_back(buf);
+    }
+    return names;
+}
+
+const char* torchDtype(DType dtype) {
+    switch (dtype) {
+    case DType::F16: return "float16";
+    case DType::BF16: return "bfloat16";
+    default: return "float32";
+    }
+}
+
+std::vector<std::pair<int, int>> lastHalfHeads(const WhisperConfig& c) {
+    std::vector<std::pair<int, int>> heads;
+    for (int layer = c.nTextLayer / 2; layer < c.nTextLayer; ++layer) {
+        for (int head = 0; head < c.nTextHead; ++head) heads.emplace_back(layer, head);
+    }
+    return heads;
+}
+
+Json configJson(const WhisperConfig& c, DType dtype) {
+    const auto ids = SpecialTokens::forVocabularySize(c.nVocab);
+    Json j;
+    j["activation_dropout"] = 0.0;
+    j["activation_function"] = "gelu";
+    j["apply_spec_augment"] = false;
+    j["architectures"] = Json(Json::Array{Json("WhisperForConditionalGeneration")});
+    j["attention_dropout"] = 0.0;
+    j["begin_suppress_tokens"] = intArray({220, ids.eot});
+    j["bos_token_id"] = ids.eot;
+    j["classifier_proj_size"] = 256;
+    j["d_model"] = c.nAudioState;
+    j["decoder_attention_heads"] = c.nTextHead;
+    j["decoder_ffn_dim"] = 4 * c.nTextState;
+    j["decoder_layerdrop"] = 0.0;
+    j["decoder_layers"] = c.nTextLayer;
+    j["decoder_start_token_id"] = ids.sot;
+    j["dropout"] = 0.0;
+    j["encoder_attention_heads"] = c.nAudioHead;
+    j["encoder_ffn_dim"] = 4 * c.nAudioState;
+    j["encoder_layerdrop"] = 0.0;
+    j["encoder_layers"] = c.nAudioLayer;
+    j["eos_token_id"] = ids.eot;
+    j["init_std"] = 0.02;
+    j["is_encoder_decoder"] = true;
+    j["max_length"] = c.nTextCtx;
+    j["max_source_positions"] = c.nAudioCtx;
+    j["max_target_positions"] = c.nTextCtx;
+    j["median_filter_width"] = 7;
+    j["model_type"] = "whisper";
+    j["num_hidden_layers"] = c.nAudioLayer;
+    j["num_mel_bins"] = c.nMels;
+    j["pad_token_id"] = ids.eot;
+    j["scale_embedding"] = false;
+    j["tie_word_embeddings"] = true;
+    j["torch_dtype"] = torchDtype(dtype);
+    j["use_cache"] = true;
+    j["use_weighted_layer_sum"] = false;
+    j["vocab_size"] = c.nVocab;
+    return j;
+}
+
+Json generationConfigJson(const WhisperConfig& c, const std::vector<int>& suppressTokens) {
+    const auto ids = SpecialTokens::forVocabularySize(c.nVocab);
+    Json j;
+    Json heads = Json(Json::Array{});
+    for (auto [layer, head] : lastHalfHeads(c)) heads.push_back(intArray({layer, head}));
+    j["alignment_heads"] = heads;
+    j["begin_suppress_tokens"] = intArray({220, ids.eot});
+    j["bos_token_id"] = ids.eot;
+    j["decoder_start_token_id"] = ids.sot;
+    j["eos_token_id"] = ids.eot;
+    j["is_multilingual"] = c.isMultilingual();
+    if (c.isMultilingual()) {
+        Json langs;
+        for (int i = 0; i < ids.languageCount; ++i) {
+            langs["<|" + std::string(whisperLanguages()[size_t(i)].code) + "|>"] = ids.firstLanguage + i;
+        }
+        j["lang_to_id"] = langs;
+        Json tasks;
+        tasks["transcribe"] = ids.transcribe;
+        tasks["translate"] = ids.translate;
+        j["task_to_id"] = tasks;
+    }
+    j["max_initial_timestamp_index"] = 50;
+    j["max_length"] = c.nTextCtx;
+    j["no_timestamps_token_id"] = ids.noTimestamps;
+    j["pad_token_id"] = ids.eot;
+    j["prev_sot_token_id"] = ids.startOfPrev;
+    j["return_timestamps"] = false;
+    j["suppress_tokens"] = intArray(suppressTokens);
+    return j;
+}
+
+Result<void> writeTokenizerFiles(const fs::path& dir, const ModelWriteRequest& request) {
+    const auto& c = request.config;
+    const auto ids = SpecialTokens::forVocabularySize(c.nVocab);
+    std::vector<std::string> ordinary(request.vocabulary.begin(), request.vocabulary.begin() + ids.eot);
+    const auto specials = specialTokenNames(c);
+
+    Json vocab = Json(Json::Object{});
+    for (int id = 0; id < ids.eot; ++id) vocab[bytesToVocabText(ordinary[size_t(id)])] = id;
+    vocab["<|endoftext|>"] = ids.eot;
+    if (auto ok = writeText(dir / "vocab.json", vocab.dump()); !ok) return ok;
+
+    auto merges = deriveBpeMerges(ordinary);
+    if (!merges) return makeError("cannot derive merges.txt from the vocabulary: " + merges.message());
+    std::string mergesText = "#version: 0.2\n";
+    for (const auto& m : merges.value()) mergesText += bytesToVocabText(m.left) + " " + bytesToVocabText(m.right) + "\n";
+    if (auto ok = writeText(dir / "merges.txt", mergesText); !ok) return ok;
+
+    Json added = Json(Json::Object{});
+    for (size_t i = 0; i < specials.size(); ++i) added[specials[i]] = ids.eot + int(i);
+    if (auto ok = writeText(dir / "added_tokens.json", added.dump(2)); !ok) return ok;
+
+    // Every special token except the timestamps is "special" (skipped when decoding).
+    Json extra = Json(Json::Array{});
+    for (int id = ids.eot; id < ids.timestampBegin; ++id) extra.push_back(Json(specials[size_t(id - ids.eot)]));
+    Json map;
+    map["additional_special_tokens"] = extra;
+    for (const char* key : {"bos_token", "eos_token", "pad_token", "unk_token"}) map[key] = "<|endoftext|>";
+    if (auto ok = writeText(dir / "special_tokens_map.json", map.dump(2)); !ok) return ok;
+
+    Json tc = map;
+    tc["add_prefix_space"] = false;
+    tc["clean_up_tokenization_spaces"] = true;
+    tc["errors"] = "replace";
+    tc["model_max_length"] = 1024;
+    tc["processor_class"] = "WhisperProcessor";
+    tc["return_attention_mask"] = false;
+    tc["tokenizer_class"] = "WhisperTokenizer";
+    return writeText(dir / "tokenizer_config.json", tc.dump(2));
+}
+
+Result<void> checkRequest(const ModelWriteRequest& request) {
+    if (auto ok = request.config.validate(); !ok) return ok;
+    const int ordinary = SpecialTokens::forVocabularySize(request.config.nVocab).eot;
+    if (int(request.vocabulary.size()) < ordinary) {
+        return makeError("the vocabulary holds " + std::to_string(request.vocabulary.size()) + " tokens, the model needs " +
+                         std::to_string(ordinary));
+    }
+    if (!request.weights) return makeError("no weight generator");
+    return {};
+}
+
+} // namespace
+
+DType ggmlTensorDtype(const TensorSpec& spec, DType fileDtype) {
+    if (fileDtype == DType::F32) return DType::F32;
+    switch (spec.kind) {
+    case TensorKind::Vector:
+    case TensorKind::Positional: return DType::F32;
+    case TensorKind::Conv: return DType::F16;
+    case TensorKind::Matrix: return dtypeAllowed(spec, fileDtype) ? fileDtype : DType::F16;
+    }
+    return DType::F32;
+}
+
+Result<void> writeHuggingFaceCheckpoint(const fs::path& dir, const ModelWriteRequest& request) {
+    if (auto ok = checkRequest(request); !ok) return ok;
+    if (request.dtype != DType::F32 && request.dtype != DType::F16 && request.dtype != DType::BF16) {
+        return makeError("Hugging Face checkpoints hold f32, f16 or bf16 tensors, not " + std::string(dtypeName(request.dtype)));
+    }
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) return makeError("cannot create directory " + dir.string() + ": " + ec.message());
+    const auto& c = request.config;
+    if (auto ok = writeText(dir / "config.json", configJson(c, request.dtype).dump(2)); !ok) return ok;
+    if (auto ok = writeText(dir / "generation_config.json", generationConfigJson(c, request.suppressTokens).dump(2)); !ok) return ok;
+    if (auto ok = writeTokenizerFiles(dir, request); !ok) return ok;
+
+    const auto specs = whisperTensorSpecs(c);
+    std::vector<SafetensorsWriter::Entry> entries;
+    for (const auto& s : specs) entries.push_back({s.hfName, request.dtype, s.shape});
+    auto writer = SafetensorsWriter::create(dir / "model.safetensors", entries, {{"format", "pt"}});
+    if (!writer) return writer.error();
+    for (const auto& s : specs) {
+        std::vector<std::byte> whole(static_cast<size_t>(dtypeBytes(request.dtype, s.elements())));
+        // The safetensors writer takes a tensor at once; chunks are gathered per tensor here.
+        size_t filled = 0;
+        auto ok = streamTensor(s, request.dtype, request.weights, [&](bool, const void* data, size_t bytes) -> Result<void> {
+            std::memcpy(whole.data() + filled, data, bytes);
+            filled += bytes;
+            return {};
+        });
+        if (!ok) return ok;
+        if (auto w = writer.value()->write(s.hfName, whole.data(), whole.size()); !w) return w;
+    }
+    return writer.value()->finish();
+}
+
+Result<void> writeGgmlModel(const fs::path& file, const ModelWriteRequest& request) {
+    if (auto ok = checkRequest(request); !ok) return ok;
+    if (request.dtype == DType::BF16) return makeError("ggml files are written as f32, f16 or a block format, not bf16");
+    const auto& c = request.config;
+    int32_t ftype = 0;
+    switch (request.dtype) {
+    case DType::F32: ftype = 0; break;
+    case DType::F16: ftype = 1; break;
+    case DType::Q4_0: ftype = 2; break;
+    case DType::Q4_1: ftype = 3; break;
+    case DType::Q8_0: ftype = 7; break;
+    case DType::Q5_0: ftype = 8; break;
+    case DType::Q5_1: ftype = 9; break;
+    case DType::BF16: break;
+    }
+    if (isQuantized(request.dtype)) ftype += 2 * 1000;  // GGML_QNT_VERSION 2, as whisper.cpp's quantize writes
+    const auto mel = melFilterbank(c.nMels);
+    const int ordinary = SpecialTokens::forVocabularySize(c.nVocab).eot;
+    std::vector<std::string> vocabulary(request.vocabulary.begin(), request.vocabulary.begin() + ordinary);
+    auto writer = GgmlWriter::create(file, c, ftype, mel, c.nMels, kFftSize / 2 + 1, vocabulary);
+    if (!writer) return writer.error();
+    for (const auto& s : whisperTensorSpecs(c)) {
+        const DType dtype = ggmlTensorDtype(s, request.dtype);
+        std::vector<std::byte> whole(static_cast<size_t>(dtypeBytes(dtype, s.elements())));
+        size_t filled = 0;
+        auto ok = streamTensor(s, dtype, request.weights, [&](bool, const void* data, size_t bytes) -> Result<void> {
+            std::memcpy(whole.data() + filled, data, bytes);
+            filled += bytes;
+            return {};
+        });
+        if (!ok) return ok;
+        if (auto w = writer.value()->writeTensor(s.ggmlName, dtype, s.ggmlShape, whole.data(), whole.size()); !w) return w;
+    }
+    return writer.value()->finish();
+}
+
+} // namespace hearsay

@@ -1,0 +1,209 @@
+// safetensors reading (validated, in place) and streaming writing.
+#include "core/model/safetensors.h"
+
+#include "core/util/json.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace hearsay {
+namespace {
+
+constexpr uint64_t kMaxHeaderBytes = uint64_t(100) << 20;  // as the reference library
+constexpr int64_t kMaxDim = int64_t(1) << 32;
+constexpr int64_t kMaxElements = int64_t(1) << 40;
+
+const char* safetensorsDtype(DType t) {
+    switch (t) {
+    case DType::F32: return "F32";
+    case DType::F16: return "F16";
+    case DType::BF16: return "BF16";
+    default: return nullptr;
+    }
+}
+
+bool parseDtype(const std::string& s, DType& out) {
+    if (s == "F32") out = DType::F32;
+    else if (s == "F16") out = DType::F16;
+    else if (s == "BF16") out = DType::BF16;
+    else return false;
+    return true;
+}
+
+// A JSON number that is an exact non-negative integer no larger than `max`.
+bool nonNegativeInt(const Json& j, int64_t max, int64_t& out) {
+    if (!j.isNumber()) return false;
+    double d = j.toDouble();
+    if (!(d >= 0.0) || d > double(max)) return false;
+    int64_t v = j.toInt(-1);
+    if (v < 0 || double(v) != d) return false;
+    out = v;
+    return true;
+}
+
+} // namespace
+
+Result<SafetensorsFile> openSafetensors(const std::filesystem::path& path) {
+    auto mapped = MappedFile::open(path);
+    if (!mapped) return mapped.error();
+    SafetensorsFile out;
+    out.file = mapped.value();
+    const std::string where = path.string();
+    const size_t size = out.file->size();
+    if (size < 8) return makeError(where + ": not a safetensors file (" + std::to_string(size) + " bytes, too short for the header length)");
+    uint64_t headerBytes = 0;
+    std::memcpy(&headerBytes, out.file->data(), 8);
+    if (headerBytes > size - 8) {
+        return makeError(where + ": truncated or corrupt safetensors file: header length " + std::to_string(headerBytes) +
+                         " exceeds the " + std::to_string(size - 8) + " bytes after it");
+    }
+    if (headerBytes > kMaxHeaderBytes) {
+        return makeError(where + ": safetensors header length " + std::to_string(headerBytes) + " is larger than the 100 MiB limit");
+    }
+    std::string_view headerText(reinterpret_cast<const char*>(out.file->data() + 8), size_t(headerBytes));
+    auto header = Json::parse(headerText);
+    if (!header) return makeError(where + ": malformed safetensors header: " + header.message());
+    if (!header->isObject()) return makeError(where + ": malformed safetensors header: not a JSON object");
+
+    const std::byte* dataBase = out.file->data() + 8 + headerBytes;
+    const uint64_t dataBytes = size - 8 - headerBytes;
+    struct Span {
+        uint64_t begin, end;
+        const std::string* name;
+    };
+    std::vector<Span> spans;
+    for (const auto& [name, entry] : header->toObject()) {
+        if (name == "__metadata__") {
+            for (const auto& [k, v] : entry.toObject()) {
+                if (v.isString()) out.metadata[k] = v.toString();
+            }
+            continue;
+        }
+        const std::string what = where + ": tensor '" + name + "'";
+        if (!entry.isObject()) return makeError(what + ": header entry is not an object");
+        const Json& dtype = entry["dtype"];
+        if (!dtype.isString()) return makeError(what + ": header entry has no \"dtype\" string");
+        TensorView view;
+        view.name = name;
+        if (!parseDtype(dtype.toString(), view.dtype)) {
+            return makeError(what + " has unsupported dtype '" + dtype.toString() + "' (supported: F32, F16, BF16)");
+        }
+        const Json& shape = entry["shape"];
+        if (!shape.isArray() || shape.toArray().size() > 8) return makeError(what + ": \"shape\" is not an array of at most 8 dimensions");
+        int64_t elements = 1;
+        for (const Json& d : shape.toArray()) {
+            int64_t v = 0;
+            if (!nonNegativeInt(d, kMaxDim, v)) return makeError(what + ": shape has an invalid dimension " + d.dump());
+            view.shape.push_back(v);
+            elements = v == 0 ? 0 : (elements > kMaxElements / v ? kMaxElements + 1 : elements * v);
+            if (elements > kMaxElements) return makeError(what + ": shape " + view.shapeString() + " is absurdly large");
+        }
+        const Json& offsets = entry["data_offsets"];
+        int64_t begin = 0, end = 0;
+        if (!offsets.isArray() || offsets.toArray().size() != 2 ||
+            !nonNegativeInt(offsets.toArray()[0], INT64_MAX / 2, begin) ||
+            !nonNegativeInt(offsets.toArray()[1], INT64_MAX / 2, end)) {
+            return makeError(what + ": \"data_offsets\" must be two non-negative integers, found " + offsets.dump());
+        }
+        if (end < begin) {
+            return makeError(what + ": data offsets out of order (begin " + std::to_string(begin) + " > end " + std::to_string(end) + ")");
+        }
+        if (uint64_t(end) > dataBytes) {
+            return makeError(what + ": data offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+                             ") lie beyond the end of the file (data section holds " + std::to_string(dataBytes) +
+                             " bytes): the file is truncated or the header is corrupt");
+        }
+        const int64_t expected = dtypeBytes(view.dtype, elements);
+        if (end - begin != expected) {
+            return makeError(what + ": data offsets span " + std::to_string(end - begin) + " bytes, but " +
+                             std::string(dtypeName(view.dtype)) + " " + view.shapeString() + " needs " + std::to_string(expected));
+        }
+        view.data = dataBase + begin;
+        view.bytes = size_t(end - begin);
+        auto [it, inserted] = out.tensors.emplace(name, std::move(view));
+        spans.push_back({uint64_t(begin), uint64_t(end), &it->first});
+    }
+    std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.begin < b.begin; });
+    size_t widest = 0;  // the span reaching furthest so far
+    for (size_t i = 1; i < spans.size(); ++i) {
+        if (spans[i].end > spans[i].begin && spans[i].begin < spans[widest].end) {
+            return makeError(where + ": tensors '" + *spans[widest].name + "' and '" + *spans[i].name +
+                             "' overlap in the data section (corrupt header)");
+        }
+        if (spans[i].end > spans[widest].end) widest = i;
+    }
+    return out;
+}
+
+Result<std::unique_ptr<SafetensorsWriter>> SafetensorsWriter::create(const std::filesystem::path& path,
+                                                                     const std::vector<Entry>& entries,
+                                                                     const std::map<std::string, std::string>& metadata) {
+    Json header = Json(Json::Object{});
+    if (!metadata.empty()) {
+        Json meta = Json(Json::Object{});
+        for (const auto& [k, v] : metadata) meta[k] = v;
+        header["__metadata__"] = meta;
+    }
+    int64_t offset = 0;
+    for (const auto& e : entries) {
+        const char* dtype = safetensorsDtype(e.dtype);
+        if (!dtype) return makeError("safetensors cannot store dtype " + std::string(dtypeName(e.dtype)) + " (tensor " + e.name + ")");
+        int64_t n = 1;
+        Json shape = Json(Json::Array{});
+        for (auto d : e.shape) {
+            n *= d;
+            shape.push_back(Json(d));
+        }
+        const int64_t bytes = dtypeBytes(e.dtype, n);
+        Json entry;
+        entry["dtype"] = dtype;
+        entry["shape"] = shape;
+        Json offsets = Json(Json::Array{});
+        offsets.push_back(Json(offset));
+        offsets.push_back(Json(offset + bytes));
+        entry["data_offsets"] = offsets;
+        header[e.name] = entry;
+        offset += bytes;
+    }
+    std::string text = header.dump();
+    while ((8 + text.size()) % 8 != 0) text += ' ';  // align the data section to 8 bytes
+
+    std::unique_ptr<SafetensorsWriter> w(new SafetensorsWriter);
+    w->m_path = path;
+    w->m_entries = entries;
+    w->m_file = std::fopen(path.c_str(), "wb");
+    if (!w->m_file) return makeError("cannot create " + path.string() + ": " + std::strerror(errno));
+    uint64_t length = text.size();
+    if (std::fwrite(&length, 8, 1, w->m_file) != 1 || std::fwrite(text.data(), 1, text.size(), w->m_file) != text.size()) {
+        return makeError("cannot write " + path.string() + ": " + std::strerror(errno));
+    }
+    return w;
+}
+
+SafetensorsWriter::~SafetensorsWriter() {
+    if (m_file) std::fclose(m_file);
+}
+
+Result<void> SafetensorsWriter::write(const std::string& name, const void* data, size_t bytes) {
+    if (m_next >= m_entries.size() || m_entries[m_next].name != name) {
+        return makeError("safetensors writer: tensor " + name + " written out of the declared order");
+    }
+    const auto& e = m_entries[m_next];
+    int64_t n = 1;
+    for (auto d : e.shape) n *= d;
+    if (int64_t(bytes) != dtypeBytes(e.dtype, n)) return makeError("safetensors writer: wrong byte count for tensor " + name);
+    if (std::fwrite(data, 1, bytes, m_file) != bytes) return makeError("cannot write " + m_path.string() + ": " + std::strerror(errno));
+    ++m_next;
+    return {};
+}
+
+Result<void> SafetensorsWriter::finish() {
+    if (m_next != m_entries.size()) return makeError("safetensors writer: " + m_path.string() + " is missing tensors");
+    int rc = std::fclose(m_file);
+    m_file = nullptr;
+    if (rc != 0) return makeError("cannot write " + m_path.string() + ": " + std::strerror(errno));
+    return {};
+}
+
+} // namespace hearsay

@@ -1,0 +1,328 @@
+// WhisperSession: the InferenceSession of the CPU/CUDA engine. It owns the per-stream state
+// (encoder output, both KV caches, decode workspace) and maps decode() calls onto decoder
+// passes that run only the tokens not yet cached. Backend exceptions become error results.
+#include "core/nn/inference_session.h"
+
+#include "core/backend/backend.h"
+#include "core/decoding/kv_cache.h"
+#include "core/nn/network_weights.h"
+#include "core/nn/whisper_decoder.h"
+#include "core/nn/whisper_encoder.h"
+
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <stdexcept>
+
+namespace hearsay {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double millisecondsSince(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+class WhisperSession final : public InferenceSession {
+public:
+    WhisperSession(std::shared_ptr<const WhisperModel> model, std::shared_ptr<Backend> backend, SessionOptions options,
+                   NetworkWeights weights)
+        : m_model(std::move(model)), m_backend(std::move(backend)), m_options(options),
+          m_config(m_model->config()), m_weights(std::move(weights)),
+          m_self("self-attention", {m_config.nTextLayer, options.maxBeams, m_config.nTextCtx, m_config.nTextState}),
+          m_cross("cross-attention", {m_config.nTextLayer, 1, m_config.nAudioCtx, m_config.nTextState}),
+          m_beamTokens(static_cast<size_t>(options.maxBeams)) {
+        m_selfOn.store(options.selfAttentionCache);
+        m_crossOn.store(options.crossAttentionCache);
+    }
+
+    // Allocations that can fail; called once by create().
+    Result<void> initialise() {
+        try {
+            m_encoder = std::make_unique<WhisperEncoder>(m_config, m_weights, *m_backend);
+            m_decoder = std::make_unique<WhisperDecoder>(m_config, m_weights, *m_backend, m_options.maxBeams);
+            m_mel = m_backend->allocate(m_encoder->melElements());
+            m_encoderOut = m_backend->allocate(static_cast<size_t>(m_config.nAudioCtx) *
+                                               static_cast<size_t>(m_config.nAudioState));
+        } catch (const std::exception& e) {
+            return makeError(std::string("cannot allocate the session's buffers: ") + e.what());
+        }
+        if (m_selfOn) {
+            if (auto ok = m_self.allocate(*m_backend); !ok) return ok;
+        }
+        if (m_crossOn) {
+            if (auto ok = m_cross.allocate(*m_backend); !ok) return ok;
+        }
+        m_melHost.resize(m_encoder->melElements());
+        updateWorkspaceBytes();
+        return {};
+    }
+
+    Result<void> encode(const LogMel& mel) override {
+        const int frames = 2 * m_config.nAudioCtx;
+        if (mel.nMels != m_config.nMels || mel.frames != frames ||
+            mel.data.size() != static_cast<size_t>(mel.nMels) * static_cast<size_t>(mel.frames)) {
+            return makeError("encode: the log-mel is " + std::to_string(mel.nMels) + " x " + std::to_string(mel.frames) +
+                             " (" + std::to_string(mel.data.size()) + " values), the model needs " +
+                             std::to_string(m_config.nMels) + " x " + std::to_string(frames));
+        }
+        const auto start = Clock::now();
+        resetDecoder();
+        m_encoded = false;
+        m_crossValid = false;
+        // [n_mels][frames] -> [frames][n_mels]: the encoder's convolutions are time-major.
+        const size_t mels = static_cast<size_t>(mel.nMels), n = static_cast<size_t>(frames);
+        for (size_t f = 0; f < n; ++f) {
+            for (size_t m = 0; m < mels; ++m) m_melHost[f * mels + m] = mel.data[m * n + f];
+        }
+        try {
+            m_backend->upload(BufferView(m_mel.get()), m_melHost.data(), m_melHost.size());
+            m_encoder->run(BufferView(m_mel.get()), BufferView(m_encoderOut.get()));
+            m_encoded = true;
+            if (m_crossOn) {
+                if (auto ok = fillCrossCache(); !ok) return ok;
+            }
+            m_backend->synchronize();
+        } catch (const std::exception& e) {
+            return makeError(std::string("encoder failed: ") + e.what());
+        }
+        std::lock_guard lock(m_timingsMutex);
+        m_timings = {};
+        m_timings.encoderMs = millisecondsSince(start);
+        return {};
+    }
+
+    Result<void> decode(const std::vector<std::vector<int>>& beamTokens, std::vector<float>& logits) override {
+        if (m_pendingError) {
+            Error error = std::move(*m_pendingError);
+            m_pendingError.reset();
+            return error;
+        }
+        if (!m_encoded) return makeError("decode: no audio window encoded yet (call encode() first)");
+        const int beams = static_cast<int>(beamTokens.size());
+        if (beams < 1 || beams > m_options.maxBeams) {
+            return makeError("decode: " + std::to_string(beams) + " beams, the session holds 1 to " +
+                             std::to_string(m_options.maxBeams));
+        }
+        for (int b = 0; b < beams; ++b) {
+            const auto& tokens = beamTokens[static_cast<size_t>(b)];
+            if (tokens.empty()) return makeError("decode: beam " + std::to_string(b) + " has no tokens");
+            if (static_cast<int>(tokens.size()) > m_config.nTextCtx) {
+                return makeError("decode: beam " + std::to_string(b) + " has " + std::to_string(tokens.size()) +
+                                 " tokens, more than the text context of " + std::to_string(m_config.nTextCtx));
+            }
+            for (int token : tokens) {
+                if (token < 0 || token >= m_config.nVocab) {
+                    return makeError("decode: token id " + std::to_string(token) + " outside the vocabulary (0.." +
+                                     std::to_string(m_config.nVocab - 1) + ")");
+                }
+            }
+        }
+        const bool selfOn = m_selfOn.load();
+        if (selfOn) {
+            if (auto ok = m_self.allocate(*m_backend); !ok) return ok;
+        }
+        if (m_crossOn.load() && !m_crossValid) {
+            if (auto ok = fillCrossCache(); !ok) return ok;
+        }
+        const auto start = Clock::now();
+        buildPass(beamTokens, selfOn);
+        try {
+            m_decoder->run(m_pass, selfOn ? &m_self : nullptr, m_crossOn.load() ? &m_cross : nullptr,
+                           BufferView(m_encoderOut.get()), logits);
+            m_backend->synchronize();
+        } catch (const std::exception& e) {
+            // A half-written cache must not be trusted by the next call.
+            resetDecoder();
+            return makeError(std::string("decoder failed: ") + e.what());
+        }
+        updateWorkspaceBytes();
+        if (selfOn) {
+            for (int b = 0; b < beams; ++b) {
+                const auto& tokens = beamTokens[static_cast<size_t>(b)];
+                m_self.setLength(b, static_cast<int>(tokens.size()));
+                m_beamTokens[static_cast<size_t>(b)] = tokens;
+            }
+        }
+        std::lock_guard lock(m_timingsMutex);
+        m_timings.decodeMs += millisecondsSince(start);
+        m_timings.decodeCalls += 1;
+        m_timings.tokensDecoded += m_pass.rows();
+        return {};
+    }
+
+    void reorderBeams(const std::vector<int>& sourceBeam) override {
+        const int beams = m_options.maxBeams;
+        if (sourceBeam.empty() || static_cast<int>(sourceBeam.size()) > beams ||
+            std::any_of(sourceBeam.begin(), sourceBeam.end(), [&](int s) { return s < 0 || s >= beams; })) {
+            m_pendingError = makeError("reorderBeams: invalid source beams for a session of " + std::to_string(beams) +
+                                       " beams");
+            return;
+        }
+        if (auto ok = m_self.reorder(*m_backend, sourceBeam); !ok) {
+            m_pendingError = ok.error();
+            resetDecoder();
+            return;
+        }
+        std::vector<std::vector<int>> reordered(m_beamTokens.size());
+        for (size_t b = 0; b < sourceBeam.size(); ++b) reordered[b] = m_beamTokens[static_cast<size_t>(sourceBeam[b])];
+        for (size_t b = 0; b < reordered.size(); ++b) {
+            if (m_self.length(static_cast<int>(b)) == 0) reordered[b].clear();
+        }
+        m_beamTokens = std::move(reordered);
+    }
+
+    void resetDecoder() override {
+        m_self.clear();
+        for (auto& tokens : m_beamTokens) tokens.clear();
+    }
+
+    void setSelfAttentionCache(bool enabled) override {
+        m_selfOn.store(enabled);
+        if (!enabled) {
+            m_self.release();
+            for (auto& tokens : m_beamTokens) tokens.clear();
+        } else {
+            // Allocate now so the accounting shows it; a failure is reported by the next decode().
+            (void)m_self.allocate(*m_backend);
+        }
+    }
+
+    void setCrossAttentionCache(bool enabled) override {
+        m_crossOn.store(enabled);
+        if (!enabled) {
+            m_cross.release();
+            m_crossValid = false;
+        } else {
+            m_decoder->releaseCrossScratch();
+            updateWorkspaceBytes();
+            if (m_encoded) (void)fillCrossCache();  // a failure is reported by the next decode()
+        }
+    }
+
+    bool selfAttentionCache() const override { return m_selfOn.load(); }
+    bool crossAttentionCache() const override { return m_crossOn.load(); }
+
+    KvCacheStats cacheStats() const override {
+        KvCacheStats stats;
+        const size_t selfLayer = m_self.layerAllocatedBytes(), selfUsed = m_self.layerInUseBytes();
+        const size_t crossLayer = m_cross.layerAllocatedBytes(), crossUsed = m_cross.layerInUseBytes();
+        stats.layers.assign(static_cast<size_t>(m_config.nTextLayer), {selfLayer, selfUsed, crossLayer, crossUsed});
+        const size_t layers = static_cast<size_t>(m_config.nTextLayer);
+        stats.selfAllocated = selfLayer * layers;
+        stats.selfInUse = selfUsed * layers;
+        stats.crossAllocated = crossLayer * layers;
+        stats.crossInUse = crossUsed * layers;
+        stats.positions = m_self.longestBeam();
+        stats.beams = m_self.beamsInUse();
+        stats.workspaceBytes = m_workspaceBytes.load(std::memory_order_relaxed);
+        return stats;
+    }
+
+    SessionTimings timings() const override {
+        std::lock_guard lock(m_timingsMutex);
+        return m_timings;
+    }
+
+    std::vector<float> encoderOutput() const override {
+        if (!m_encoded) return {};
+        std::vector<float> out(m_encoderOut->elements());
+        m_backend->download(BufferView(m_encoderOut.get()), out.data(), out.size());
+        return out;
+    }
+
+    const WhisperModel& model() const override { return *m_model; }
+
+private:
+    void updateWorkspaceBytes() {
+        m_workspaceBytes.store(m_encoder->workspaceBytes() + m_decoder->workspaceBytes() + m_mel->bytes() +
+                                   m_encoderOut->bytes(),
+                               std::memory_order_relaxed);
+    }
+
+    Result<void> fillCrossCache() {
+        if (auto ok = m_cross.allocate(*m_backend); !ok) return ok;
+        try {
+            m_decoder->projectCross(BufferView(m_encoderOut.get()), m_cross);
+        } catch (const std::exception& e) {
+            m_cross.clear();
+            return makeError(std::string("cross-attention projection failed: ") + e.what());
+        }
+        m_crossValid = true;
+        return {};
+    }
+
+    // Lays out the pass: each beam runs from its first token not already in the self cache.
+    void buildPass(const std::vector<std::vector<int>>& beamTokens, bool selfOn) {
+        m_pass.clear();
+        m_pass.beams = static_cast<int>(beamTokens.size());
+        for (int b = 0; b < m_pass.beams; ++b) {
+            const auto& tokens = beamTokens[static_cast<size_t>(b)];
+            const int n = static_cast<int>(tokens.size());
+            int first = 0;
+            if (selfOn) {
+                const auto& cached = m_beamTokens[static_cast<size_t>(b)];
+                const int limit = std::min({n, m_self.length(b), static_cast<int>(cached.size())});
+                while (first < limit && tokens[static_cast<size_t>(first)] == cached[static_cast<size_t>(first)]) ++first;
+                first = std::min(first, n - 1);  // the last token always runs: its logits are the output
+            }
+            const int row = m_pass.rows();
+            for (int p = first; p < n; ++p) {
+                m_pass.tokens.push_back(tokens[static_cast<size_t>(p)]);
+                m_pass.positions.push_back(p);
+            }
+            const size_t keyRow = selfOn ? m_self.row(b, 0) : static_cast<size_t>(row);
+            m_pass.selfBatches.push_back({row, n - first, keyRow, n});
+            if (selfOn) {
+                m_pass.cacheWrites.push_back({static_cast<size_t>(row), m_self.row(b, first), static_cast<size_t>(n - first)});
+            }
+            m_pass.lastRows.push_back({static_cast<size_t>(row + n - first - 1), static_cast<size_t>(b), 1});
+        }
+    }
+
+    std::shared_ptr<const WhisperModel> m_model;
+    std::shared_ptr<Backend> m_backend;
+    SessionOptions m_options;
+    const WhisperConfig& m_config;
+    NetworkWeights m_weights;
+    std::unique_ptr<WhisperEncoder> m_encoder;
+    std::unique_ptr<WhisperDecoder> m_decoder;
+    std::unique_ptr<DeviceBuffer> m_mel;         // [2·n_audio_ctx][n_mels]
+    std::unique_ptr<DeviceBuffer> m_encoderOut;  // [n_audio_ctx][d], kept for the window
+    std::vector<float> m_melHost;                // transposition staging
+    KvCache m_self;                              // K,V: [layer][beam][n_text_ctx][d]
+    KvCache m_cross;                             // K,V: [layer][n_audio_ctx][d], shared by all beams
+    std::vector<std::vector<int>> m_beamTokens;  // [beam] tokens whose K/V the self cache holds
+    DecoderPass m_pass;                          // reused between calls (no allocation once warm)
+    std::atomic<bool> m_selfOn{true};
+    std::atomic<bool> m_crossOn{true};
+    bool m_encoded = false;
+    bool m_crossValid = false;                   // cross cache holds the current window
+    std::optional<Error> m_pendingError;         // from reorderBeams, reported by the next decode()
+    std::atomic<size_t> m_workspaceBytes{0};     // for cacheStats() from any thread
+    mutable std::mutex m_timingsMutex;
+    SessionTimings m_timings;
+};
+
+} // namespace
+
+Result<std::unique_ptr<InferenceSession>> InferenceSession::create(std::shared_ptr<const WhisperModel> model,
+                                                                   std::shared_ptr<Backend> backend,
+                                                                   SessionOptions options) {
+    if (!model) return makeError("cannot create a session without a model");
+    if (!backend) return makeError("cannot create a session without a backend");
+    if (options.maxBeams < 1 || options.maxBeams > 64) {
+        return makeError("maxBeams is " + std::to_string(options.maxBeams) + ", expected 1..64");
+    }
+    if (options.threads < 0) return makeError("threads is " + std::to_string(options.threads) + ", expected ≥ 0");
+    if (options.threads > 0) backend->setThreads(options.threads);
+    auto weights = NetworkWeights::load(*model, *backend);
+    if (!weights) return makeError("cannot use model " + model->path().string() + ": " + weights.message());
+    auto session = std::make_unique<WhisperSession>(model, backend, options, std::move(weights).value());
+    if (auto ok = session->initialise(); !ok) return ok.error();
+    return std::unique_ptr<InferenceSession>(std::move(session));
+}
+
+} // namespace hearsay

@@ -1,0 +1,65 @@
+// The model's weights as float32 backend buffers, converted once per session from the
+// WhisperWeights views (float32 tensors may be used in place from the mapped file), with
+// every shape checked against the config so a malformed model fails with a clear message.
+#pragma once
+
+#include "core/backend/backend.h"
+#include "core/model/whisper_model.h"
+#include "core/util/result.h"
+
+#include <memory>
+#include <vector>
+
+namespace hearsay {
+
+struct DeviceLinear {
+    std::unique_ptr<DeviceBuffer> weight;  // [out][in] (conv: [out][in][3])
+    std::unique_ptr<DeviceBuffer> bias;    // [out]; null for key projections
+};
+
+struct DeviceLayerNorm {
+    std::unique_ptr<DeviceBuffer> gamma;   // [d]
+    std::unique_ptr<DeviceBuffer> beta;    // [d]
+};
+
+struct DeviceAttention {
+    DeviceLinear query, key, value, out;   // [d][d] each; key without bias
+};
+
+struct DeviceEncoderLayer {
+    DeviceLayerNorm attnLn;
+    DeviceAttention attn;
+    DeviceLayerNorm mlpLn;
+    DeviceLinear fc1;                      // [4d][d]
+    DeviceLinear fc2;                      // [d][4d]
+};
+
+struct DeviceDecoderLayer {
+    DeviceLayerNorm selfAttnLn;
+    DeviceAttention selfAttn;
+    DeviceLayerNorm crossAttnLn;
+    DeviceAttention crossAttn;
+    DeviceLayerNorm mlpLn;
+    DeviceLinear fc1;
+    DeviceLinear fc2;
+};
+
+struct NetworkWeights {
+    DeviceLinear conv1;                            // [d][n_mels][3], [d]
+    DeviceLinear conv2;                            // [d][d][3], [d]
+    std::unique_ptr<DeviceBuffer> encoderPositional;  // [n_audio_ctx..1500][d]
+    std::vector<DeviceEncoderLayer> encoderLayers;
+    DeviceLayerNorm encoderLn;
+    std::unique_ptr<DeviceBuffer> tokenEmbedding;     // [n_vocab][d], also the output projection
+    std::unique_ptr<DeviceBuffer> decoderPositional;  // [n_text_ctx][d]
+    std::vector<DeviceDecoderLayer> decoderLayers;
+    DeviceLayerNorm decoderLn;
+
+    // Checks every tensor's presence and shape, then converts it on `backend`.
+    static Result<NetworkWeights> load(const WhisperModel& model, Backend& backend);
+};
+
+// A view of a whole buffer, or an empty view for a null one (an absent bias).
+inline BufferView viewOf(const std::unique_ptr<DeviceBuffer>& buffer) { return BufferView(buffer.get()); }
+
+} // namespace hearsay

@@ -1,0 +1,165 @@
+// The decoder's forward pass, top to bottom (R = rows of the pass, d = width).
+#include "core/nn/whisper_decoder.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace hearsay {
+
+namespace {
+constexpr float kLayerNormEps = 1e-5f;
+}
+
+void DecoderPass::clear() {
+    tokens.clear();
+    positions.clear();
+    selfBatches.clear();
+    cacheWrites.clear();
+    lastRows.clear();
+    beams = 0;
+}
+
+WhisperDecoder::WhisperDecoder(const WhisperConfig& config, const NetworkWeights& weights, Backend& backend,
+                               int maxBeams)
+    : m_config(config), m_weights(weights), m_backend(backend), m_maxBeams(maxBeams) {
+    const size_t d = static_cast<size_t>(config.nTextState);
+    m_last = backend.allocate(static_cast<size_t>(maxBeams) * d);
+    m_logits = backend.allocate(static_cast<size_t>(maxBeams) * static_cast<size_t>(config.nVocab));
+    reserve(maxBeams);
+}
+
+void WhisperDecoder::reserve(int rows) {
+    if (rows <= m_rowCapacity) return;
+    // Round up so that a slowly growing prompt does not reallocate at every call.
+    const int capacity = std::max(rows, std::min(m_rowCapacity * 2, m_maxBeams * m_config.nTextCtx));
+    const size_t r = static_cast<size_t>(capacity), d = static_cast<size_t>(m_config.nTextState);
+    m_x = m_backend.allocate(r * d);
+    m_ln = m_backend.allocate(r * d);
+    m_q = m_backend.allocate(r * d);
+    m_k = m_backend.allocate(r * d);
+    m_v = m_backend.allocate(r * d);
+    m_attn = m_backend.allocate(r * d);
+    m_hidden = m_backend.allocate(4 * r * d);
+    const int keys = std::max(m_config.nAudioCtx, m_config.nTextCtx);
+    m_scores = m_backend.allocate(std::max<size_t>(1, m_backend.attentionWorkspaceElements(capacity, keys)));
+    m_rowCapacity = capacity;
+}
+
+size_t WhisperDecoder::workspaceBytes() const {
+    size_t bytes = 0;
+    for (const auto* b : {&m_x, &m_ln, &m_q, &m_k, &m_v, &m_attn, &m_hidden, &m_scores, &m_last, &m_logits, &m_crossK,
+                          &m_crossV}) {
+        if (*b) bytes += (*b)->bytes();
+    }
+    return bytes;
+}
+
+void WhisperDecoder::releaseCrossScratch() {
+    m_crossK.reset();
+    m_crossV.reset();
+}
+
+void WhisperDecoder::projectCrossLayer(int layer, BufferView encoderOut, BufferView keys, BufferView values) {
+    const DeviceAttention& a = m_weights.decoderLayers[static_cast<size_t>(layer)].crossAttn;
+    const int t = m_config.nAudioCtx, d = m_config.nTextState;
+    // K [T][d] = enc · Wkᵀ (no bias); V [T][d] = enc · Wvᵀ + bv
+    m_backend.linear(encoderOut, viewOf(a.key.weight), {}, keys, t, d, d, false);
+    m_backend.linear(encoderOut, viewOf(a.value.weight), viewOf(a.value.bias), values, t, d, d, false);
+}
+
+void WhisperDecoder::projectCross(BufferView encoderOut, KvCache& cross) {
+    for (int l = 0; l < m_config.nTextLayer; ++l) projectCrossLayer(l, encoderOut, cross.keys(l), cross.values(l));
+    cross.setLength(0, m_config.nAudioCtx);
+}
+
+void WhisperDecoder::run(const DecoderPass& pass, KvCache* selfCache, const KvCache* crossCache,
+                         BufferView encoderOut, std::vector<float>& logits) {
+    Backend& be = m_backend;
+    const NetworkWeights& w = m_weights;
+    const int rows = pass.rows(), d = m_config.nTextState, heads = m_config.nTextHead;
+    const int t = m_config.nAudioCtx, vocab = m_config.nVocab;
+    reserve(rows);
+    if (!crossCache && !m_crossK) {
+        m_crossK = be.allocate(static_cast<size_t>(t) * static_cast<size_t>(d));
+        m_crossV = be.allocate(static_cast<size_t>(t) * static_cast<size_t>(d));
+    }
+    const size_t rd = static_cast<size_t>(rows) * static_cast<size_t>(d);
+    BufferView x = BufferView(m_x.get()).slice(0, rd), ln = BufferView(m_ln.get()).slice(0, rd);
+    BufferView q = BufferView(m_q.get()).slice(0, rd), k = BufferView(m_k.get()).slice(0, rd);
+    BufferView v = BufferView(m_v.get()).slice(0, rd), attn = BufferView(m_attn.get()).slice(0, rd);
+    BufferView hidden = BufferView(m_hidden.get()).slice(0, 4 * rd);
+    const float scale = 1.0f / std::sqrt(static_cast<float>(d / heads));
+
+    AttentionArgs self;
+    self.q = q;
+    self.out = attn;
+    self.qStride = self.kvStride = self.outStride = d;
+    self.heads = heads;
+    self.headDim = d / heads;
+    self.scale = scale;
+    self.causal = true;
+    self.batches = pass.selfBatches;
+    self.workspace = BufferView(m_scores.get());
+
+    // Cross-attention: every row of every beam reads the same keys, so all rows form one batch.
+    const AttentionBatch crossBatch{0, rows, 0, t};
+    AttentionArgs cross = self;
+    cross.causal = false;
+    cross.batches = std::span<const AttentionBatch>(&crossBatch, 1);
+
+    // x [R][d] = token embedding + positional embedding
+    be.embed(pass.tokens.data(), pass.positions.data(), rows, viewOf(w.tokenEmbedding), viewOf(w.decoderPositional), d,
+             x);
+    for (int l = 0; l < m_config.nTextLayer; ++l) {
+        const DeviceDecoderLayer& layer = w.decoderLayers[static_cast<size_t>(l)];
+        // x += out_proj(causal self-attention(LN(x)))
+        be.layerNorm(x, viewOf(layer.selfAttnLn.gamma), viewOf(layer.selfAttnLn.beta), ln, rows, d, kLayerNormEps);
+        be.linear(ln, viewOf(layer.selfAttn.query.weight), viewOf(layer.selfAttn.query.bias), q, rows, d, d, false);
+        be.linear(ln, viewOf(layer.selfAttn.key.weight), {}, k, rows, d, d, false);
+        be.linear(ln, viewOf(layer.selfAttn.value.weight), viewOf(layer.selfAttn.value.bias), v, rows, d, d, false);
+        if (selfCache) {
+            // Write the new K/V rows at each beam's cursor, then attend over the cached positions.
+            be.copyRows(k, d, selfCache->keys(l), d, d, pass.cacheWrites);
+            be.copyRows(v, d, selfCache->values(l), d, d, pass.cacheWrites);
+            self.k = selfCache->keys(l);
+            self.v = selfCache->values(l);
+        } else {
+            self.k = k;
+            self.v = v;
+        }
+        be.attention(self);
+        be.linear(attn, viewOf(layer.selfAttn.out.weight), viewOf(layer.selfAttn.out.bias), x, rows, d, d, true);
+
+        // x += out_proj(cross-attention(LN(x), encoder K/V))
+        be.layerNorm(x, viewOf(layer.crossAttnLn.gamma), viewOf(layer.crossAttnLn.beta), ln, rows, d, kLayerNormEps);
+        be.linear(ln, viewOf(layer.crossAttn.query.weight), viewOf(layer.crossAttn.query.bias), q, rows, d, d, false);
+        if (crossCache) {
+            cross.k = crossCache->keys(l);
+            cross.v = crossCache->values(l);
+        } else {
+            projectCrossLayer(l, encoderOut, BufferView(m_crossK.get()), BufferView(m_crossV.get()));
+            cross.k = BufferView(m_crossK.get());
+            cross.v = BufferView(m_crossV.get());
+        }
+        be.attention(cross);
+        be.linear(attn, viewOf(layer.crossAttn.out.weight), viewOf(layer.crossAttn.out.bias), x, rows, d, d, true);
+
+        // x += fc2(GELU(fc1(LN(x))))
+        be.layerNorm(x, viewOf(layer.mlpLn.gamma), viewOf(layer.mlpLn.beta), ln, rows, d, kLayerNormEps);
+        be.linear(ln, viewOf(layer.fc1.weight), viewOf(layer.fc1.bias), hidden, rows, d, 4 * d, false);
+        be.gelu(hidden);
+        be.linear(hidden, viewOf(layer.fc2.weight), viewOf(layer.fc2.bias), x, rows, 4 * d, d, true);
+    }
+    // Only each beam's last row needs the final norm and the logits.
+    const int beams = pass.beams;
+    BufferView last = BufferView(m_last.get()).slice(0, static_cast<size_t>(beams) * static_cast<size_t>(d));
+    BufferView out = BufferView(m_logits.get()).slice(0, static_cast<size_t>(beams) * static_cast<size_t>(vocab));
+    be.copyRows(x, d, last, d, d, pass.lastRows);
+    be.layerNorm(last, viewOf(w.decoderLn.gamma), viewOf(w.decoderLn.beta), last, beams, d, kLayerNormEps);
+    // logits [B][vocab] = LN(x_last) · token_embeddingᵀ
+    be.linear(last, viewOf(w.tokenEmbedding), {}, out, beams, d, vocab, false);
+    logits.resize(out.size);
+    be.download(out, logits.data(), out.size);
+}
+
+} // namespace hearsay

@@ -1,0 +1,75 @@
+// Whisper's text decoder written against the Backend: token + positional embedding, pre-norm
+// blocks (causal self-attention, cross-attention over the encoder output, MLP), final layer
+// norm and logits through the tied token embedding. One pass runs the new rows of all beams.
+#pragma once
+
+#include "core/backend/backend.h"
+#include "core/decoding/kv_cache.h"
+#include "core/model/whisper_config.h"
+#include "core/nn/network_weights.h"
+
+#include <memory>
+#include <vector>
+
+namespace hearsay {
+
+// The rows one decoder pass runs: for each beam, its tokens not yet in the self cache (or
+// all of them with the cache off), concatenated beam after beam.
+struct DecoderPass {
+    std::vector<int> tokens;                  // [rows]
+    std::vector<int> positions;               // [rows]
+    std::vector<AttentionBatch> selfBatches;  // per beam: its query rows, and its key rows
+                                              // (in the self cache, or in this pass's rows)
+    std::vector<RowCopy> cacheWrites;         // self cache on: pass rows -> cache rows
+    std::vector<RowCopy> lastRows;            // per beam: its last pass row -> logits row
+    int beams = 0;
+
+    int rows() const { return static_cast<int>(tokens.size()); }
+    void clear();
+};
+
+class WhisperDecoder {
+public:
+    // Allocates the per-beam output buffers (throws std::bad_alloc); row buffers grow on demand.
+    WhisperDecoder(const WhisperConfig& config, const NetworkWeights& weights, Backend& backend, int maxBeams);
+
+    // Grows the row workspace to hold `rows` rows (allocates only when it must grow).
+    void reserve(int rows);
+
+    // Runs a pass. selfCache null: keys and values come from this pass's own rows (the cache
+    // is off). crossCache null: the encoder output is projected to K/V here, layer by layer
+    // (the cross cache is off). logits: [beams][n_vocab].
+    void run(const DecoderPass& pass, KvCache* selfCache, const KvCache* crossCache, BufferView encoderOut,
+             std::vector<float>& logits);
+
+    // Fills the cross cache (all layers) from the encoder output [n_audio_ctx][d].
+    void projectCross(BufferView encoderOut, KvCache& cross);
+
+    // Frees the K/V scratch used while the cross cache is off.
+    void releaseCrossScratch();
+
+    size_t workspaceBytes() const;
+
+private:
+    void projectCrossLayer(int layer, BufferView encoderOut, BufferView keys, BufferView values);
+
+    const WhisperConfig& m_config;
+    const NetworkWeights& m_weights;
+    Backend& m_backend;
+    int m_maxBeams;
+    int m_rowCapacity = 0;
+    std::unique_ptr<DeviceBuffer> m_x;        // [rows][d] residual stream
+    std::unique_ptr<DeviceBuffer> m_ln;       // [rows][d]
+    std::unique_ptr<DeviceBuffer> m_q;        // [rows][d]
+    std::unique_ptr<DeviceBuffer> m_k;        // [rows][d]
+    std::unique_ptr<DeviceBuffer> m_v;        // [rows][d]
+    std::unique_ptr<DeviceBuffer> m_attn;     // [rows][d]
+    std::unique_ptr<DeviceBuffer> m_hidden;   // [rows][4d]
+    std::unique_ptr<DeviceBuffer> m_scores;   // attention workspace
+    std::unique_ptr<DeviceBuffer> m_last;     // [maxBeams][d] last row of each beam
+    std::unique_ptr<DeviceBuffer> m_logits;   // [maxBeams][n_vocab]
+    std::unique_ptr<DeviceBuffer> m_crossK;   // [n_audio_ctx][d], only while the cross cache is off
+    std::unique_ptr<DeviceBuffer> m_crossV;   // [n_audio_ctx][d]
+};
+
+} // namespace hearsay

@@ -1,0 +1,87 @@
+// The encoder's forward pass, top to bottom (T = n_audio_ctx, d = width).
+#include "core/nn/whisper_encoder.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace hearsay {
+
+namespace {
+constexpr float kLayerNormEps = 1e-5f;
+}
+
+WhisperEncoder::WhisperEncoder(const WhisperConfig& config, const NetworkWeights& weights, Backend& backend)
+    : m_config(config), m_weights(weights), m_backend(backend) {
+    const size_t t = static_cast<size_t>(config.nAudioCtx), d = static_cast<size_t>(config.nAudioState);
+    const size_t mels = static_cast<size_t>(config.nMels);
+    m_x = backend.allocate(t * d);
+    m_ln = backend.allocate(t * d);
+    m_q = backend.allocate(t * d);
+    m_k = backend.allocate(t * d);
+    m_v = backend.allocate(t * d);
+    m_attn = backend.allocate(t * d);
+    m_hidden = backend.allocate(4 * t * d);
+    m_columns = backend.allocate(std::max(2 * t * mels * 3, t * d * 3));
+    m_scores = backend.allocate(std::max<size_t>(1, backend.attentionWorkspaceElements(config.nAudioCtx, config.nAudioCtx)));
+}
+
+size_t WhisperEncoder::melElements() const {
+    return 2 * static_cast<size_t>(m_config.nAudioCtx) * static_cast<size_t>(m_config.nMels);
+}
+
+size_t WhisperEncoder::workspaceBytes() const {
+    size_t bytes = 0;
+    for (const auto* b : {&m_x, &m_ln, &m_q, &m_k, &m_v, &m_attn, &m_hidden, &m_columns, &m_scores}) bytes += (*b)->bytes();
+    return bytes;
+}
+
+void WhisperEncoder::run(BufferView mel, BufferView out) {
+    Backend& be = m_backend;
+    const NetworkWeights& w = m_weights;
+    const int t = m_config.nAudioCtx, d = m_config.nAudioState, heads = m_config.nAudioHead;
+    const size_t td = static_cast<size_t>(t) * static_cast<size_t>(d);
+    BufferView x(m_x.get()), ln(m_ln.get()), q(m_q.get()), k(m_k.get()), v(m_v.get()), attn(m_attn.get());
+    BufferView hidden(m_hidden.get());
+
+    // conv1: [2T][n_mels] -> [2T][d], GELU; conv2 (stride 2): [2T][d] -> [T][d], GELU
+    BufferView conv1Out = hidden.slice(0, 2 * td);
+    be.conv1d(mel, 2 * t, m_config.nMels, viewOf(w.conv1.weight), viewOf(w.conv1.bias), conv1Out, d, 1,
+              BufferView(m_columns.get()));
+    be.gelu(conv1Out);
+    be.conv1d(conv1Out, 2 * t, d, viewOf(w.conv2.weight), viewOf(w.conv2.bias), x, d, 2, BufferView(m_columns.get()));
+    be.gelu(x);
+    // + positional embedding rows [0, T)
+    be.add(x, viewOf(w.encoderPositional).slice(0, td));
+
+    const AttentionBatch batch{0, t, 0, t};
+    AttentionArgs args;
+    args.q = q;
+    args.k = k;
+    args.v = v;
+    args.out = attn;
+    args.qStride = args.kvStride = args.outStride = d;
+    args.heads = heads;
+    args.headDim = d / heads;
+    args.scale = 1.0f / std::sqrt(static_cast<float>(d / heads));
+    args.causal = false;
+    args.batches = std::span<const AttentionBatch>(&batch, 1);
+    args.workspace = BufferView(m_scores.get());
+
+    for (const DeviceEncoderLayer& layer : w.encoderLayers) {
+        // x += out_proj(attention(LN(x)))
+        be.layerNorm(x, viewOf(layer.attnLn.gamma), viewOf(layer.attnLn.beta), ln, t, d, kLayerNormEps);
+        be.linear(ln, viewOf(layer.attn.query.weight), viewOf(layer.attn.query.bias), q, t, d, d, false);
+        be.linear(ln, viewOf(layer.attn.key.weight), {}, k, t, d, d, false);
+        be.linear(ln, viewOf(layer.attn.value.weight), viewOf(layer.attn.value.bias), v, t, d, d, false);
+        be.attention(args);
+        be.linear(attn, viewOf(layer.attn.out.weight), viewOf(layer.attn.out.bias), x, t, d, d, true);
+        // x += fc2(GELU(fc1(LN(x))))
+        be.layerNorm(x, viewOf(layer.mlpLn.gamma), viewOf(layer.mlpLn.beta), ln, t, d, kLayerNormEps);
+        be.linear(ln, viewOf(layer.fc1.weight), viewOf(layer.fc1.bias), hidden, t, d, 4 * d, false);
+        be.gelu(hidden.slice(0, 4 * td));
+        be.linear(hidden, viewOf(layer.fc2.weight), viewOf(layer.fc2.bias), x, t, 4 * d, d, true);
+    }
+    be.layerNorm(x, viewOf(w.encoderLn.gamma), viewOf(w.encoderLn.beta), out, t, d, kLayerNormEps);
+}
+
+} // namespace hearsay

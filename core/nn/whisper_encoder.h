@@ -1,0 +1,41 @@
+// Whisper's audio encoder written against the Backend: two convolutions with GELU, the
+// positional embedding, pre-norm transformer blocks and a final layer norm.
+#pragma once
+
+#include "core/backend/backend.h"
+#include "core/model/whisper_config.h"
+#include "core/nn/network_weights.h"
+
+#include <memory>
+
+namespace hearsay {
+
+class WhisperEncoder {
+public:
+    // Allocates the activation workspace for one window (throws std::bad_alloc).
+    WhisperEncoder(const WhisperConfig& config, const NetworkWeights& weights, Backend& backend);
+
+    // melTimeMajor: [2·n_audio_ctx frames][n_mels] (the log-mel transposed); out: [n_audio_ctx][d].
+    void run(BufferView melTimeMajor, BufferView out);
+
+    // Elements of the mel input buffer run() expects.
+    size_t melElements() const;
+    // Bytes of the activation workspace.
+    size_t workspaceBytes() const;
+
+private:
+    const WhisperConfig& m_config;
+    const NetworkWeights& m_weights;
+    Backend& m_backend;
+    std::unique_ptr<DeviceBuffer> m_x;        // [T][d] residual stream
+    std::unique_ptr<DeviceBuffer> m_ln;       // [T][d]
+    std::unique_ptr<DeviceBuffer> m_q;        // [T][d]
+    std::unique_ptr<DeviceBuffer> m_k;        // [T][d]
+    std::unique_ptr<DeviceBuffer> m_v;        // [T][d]
+    std::unique_ptr<DeviceBuffer> m_attn;     // [T][d]
+    std::unique_ptr<DeviceBuffer> m_hidden;   // [T][4d] MLP hidden; also conv1 output [2T][d]
+    std::unique_ptr<DeviceBuffer> m_columns;  // im2col [2T][n_mels·3] or [T][d·3]
+    std::unique_ptr<DeviceBuffer> m_scores;   // attention workspace
+};
+
+} // namespace hearsay

@@ -1,0 +1,36 @@
+// kernels/attention: fused multi-head attention, out = softmax(scale · q kᵀ [+ causal mask]) v,
+// without writing the score matrix to memory (online softmax, as in FlashAttention).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+namespace hearsay::cuda {
+
+// One independent problem (a beam, or the encoder window); as hearsay::AttentionBatch.
+struct AttentionSlice {
+    int queryRow = 0;    // first row of this problem in q and out
+    int queryCount = 0;  // 0: nothing to do
+    size_t keyRow = 0;   // first row in k and v
+    int keyCount = 0;    // ≥ 1; causal: ≥ queryCount (query j sees keyCount - queryCount + j + 1 keys)
+};
+
+struct AttentionShape {
+    const float* q = nullptr;   // [rows][qStride]
+    const float* k = nullptr;   // [rows][kvStride]
+    const float* v = nullptr;   // [rows][kvStride]
+    float* out = nullptr;       // [rows][outStride]
+    size_t qStride = 0, kvStride = 0, outStride = 0;  // in floats
+    int heads = 0;
+    int headDim = 0;            // 1..kMaxAttentionHeadDim; head h uses columns [h·headDim, (h+1)·headDim)
+    float scale = 1.0f;
+    bool causal = false;
+};
+
+constexpr int kMaxAttentionHeadDim = 256;
+
+// Enqueues the attention of every slice (checked by the caller) on `stream`.
+void attention(const AttentionShape& shape, const AttentionSlice* slices, size_t sliceCount, cudaStream_t stream);
+
+} // namespace hearsay::cuda

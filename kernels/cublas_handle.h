@@ -1,0 +1,35 @@
+// One owner for a backend's CUDA stream, the cuBLAS handle bound to it and cuBLAS's
+// workspace: every op of a CudaBackend is ordered on this one stream.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+namespace hearsay::cuda {
+
+class CublasHandle {
+public:
+    // allowTf32: GEMMs may use TF32 tensor cores (about 1e-3 relative); off: exact fp32.
+    explicit CublasHandle(bool allowTf32);
+    ~CublasHandle();
+    CublasHandle(const CublasHandle&) = delete;
+    CublasHandle& operator=(const CublasHandle&) = delete;
+
+    cudaStream_t stream() const { return m_stream; }
+    bool tf32() const { return m_tf32; }
+
+    // Row-major y[rows][out] = x[rows][in] · w[out][in]ᵀ + beta · y, fp32 accumulation.
+    // Not thread-safe (one handle): the caller serialises calls.
+    void gemmRowsByWeightsT(const float* x, const float* w, float* y, int rows, int in, int out, float beta);
+
+private:
+    cudaStream_t m_stream = nullptr;
+    cublasHandle_t m_handle = nullptr;
+    void* m_workspace = nullptr;
+    size_t m_workspaceBytes = 0;
+    bool m_tf32 = false;
+};
+
+} // namespace hearsay::cuda

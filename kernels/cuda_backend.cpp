@@ -1,0 +1,330 @@
+// CudaBackend (see cuda_backend.h): checks every view as CpuBackend does, then enqueues the
+// op's kernel (or cuBLAS call) on the backend's stream. Only download() and synchronize()
+// wait for the GPU.
+#include "kernels/cuda_backend.h"
+
+#include "kernels/attention.h"
+#include "kernels/conv1d.h"
+#include "kernels/copy_rows.h"
+#include "kernels/cublas_handle.h"
+#include "kernels/cuda_check.h"
+#include "kernels/elementwise.h"
+#include "kernels/embedding.h"
+#include "kernels/layer_norm.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+namespace hearsay::cuda {
+namespace {
+
+std::string gib(size_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f GiB", double(bytes) / double(size_t(1) << 30));
+    return text;
+}
+
+// Device memory of one backend, zeroed at allocation.
+class CudaBuffer final : public DeviceBuffer {
+public:
+    CudaBuffer(size_t elements, int device, cudaStream_t stream) : DeviceBuffer(elements), m_device(device) {
+        if (elements == 0) return;
+        if (elements > std::numeric_limits<size_t>::max() / sizeof(float)) throw CudaOutOfMemory("CUDA buffer too large");
+        const size_t bytes = elements * sizeof(float);
+        const cudaError_t status = cudaMalloc(&m_data, bytes);
+        if (status == cudaErrorMemoryAllocation) {
+            cudaGetLastError();  // not sticky, but clear it for the next check
+            size_t freeBytes = 0, totalBytes = 0;
+            cudaMemGetInfo(&freeBytes, &totalBytes);
+            throw CudaOutOfMemory("CUDA out of memory: cannot allocate " + std::to_string(bytes) + " bytes (" +
+                                  gib(bytes) + ") on GPU " + std::to_string(device) + ", " + gib(freeBytes) +
+                                  " free of " + gib(totalBytes));
+        }
+        HEARSAY_CUDA_CHECK(status);
+        // Ordered before every later op on the stream, which is the only one that touches it.
+        const cudaError_t zeroed = cudaMemsetAsync(m_data, 0, bytes, stream);
+        if (zeroed != cudaSuccess) {
+            cudaFree(m_data);  // the destructor does not run for a constructor that throws
+            HEARSAY_CUDA_CHECK(zeroed);
+        }
+    }
+    ~CudaBuffer() override {
+        if (!m_data) return;
+        int current = -1;
+        cudaGetDevice(&current);
+        if (current != m_device) cudaSetDevice(m_device);
+        cudaFree(m_data);  // synchronises the device: no pending op still reads it
+    }
+    float* data() const { return m_data; }
+
+private:
+    float* m_data = nullptr;
+    int m_device = 0;
+};
+
+[[noreturn]] void fail(const std::string& what) { throw std::logic_error("cuda backend: " + what); }
+
+// The device address of a view after checking that it holds `needed` elements.
+float* devicePointer(BufferView view, size_t needed, const char* what) {
+    if (!view.buffer) fail(std::string(what) + ": no buffer");
+    const auto* buffer = dynamic_cast<const CudaBuffer*>(view.buffer);
+    if (!buffer) fail(std::string(what) + ": the buffer does not belong to a CUDA backend");
+    if (view.offset > buffer->elements() || view.size > buffer->elements() - view.offset) {
+        fail(std::string(what) + ": view [" + std::to_string(view.offset) + ", +" + std::to_string(view.size) +
+             ") outside a buffer of " + std::to_string(buffer->elements()));
+    }
+    if (needed > view.size) {
+        fail(std::string(what) + ": needs " + std::to_string(needed) + " elements, view holds " +
+             std::to_string(view.size));
+    }
+    return buffer->data() + view.offset;
+}
+
+// Elements spanned by `rows` rows of `width` with row stride `stride`.
+size_t spanOf(size_t rows, size_t stride, size_t width) { return rows == 0 ? 0 : (rows - 1) * stride + width; }
+
+} // namespace
+
+CudaBackend::CudaBackend(CudaBackendOptions options) : m_device(options.device) {
+    int count = 0;
+    HEARSAY_CUDA_CHECK(cudaGetDeviceCount(&count));
+    if (options.device < 0 || options.device >= count) {
+        throw CudaError("GPU " + std::to_string(options.device) + " does not exist (" + std::to_string(count) +
+                        (count == 1 ? " device)" : " devices)"));
+    }
+    HEARSAY_CUDA_CHECK(cudaSetDevice(m_device));
+    cudaDeviceProp prop{};
+    HEARSAY_CUDA_CHECK(cudaGetDeviceProperties(&prop, m_device));
+    m_cublas = std::make_unique<CublasHandle>(options.allowTf32);
+    m_name = std::string("cuda (") + prop.name + ", sm_" + std::to_string(prop.major) + std::to_string(prop.minor) +
+             ", cuBLAS " + (options.allowTf32 ? "tf32" : "fp32") + ")";
+}
+
+CudaBackend::~CudaBackend() {
+    useDevice();
+    if (m_ids) cudaFree(m_ids);
+}
+
+void CudaBackend::useDevice() const {
+    int current = -1;
+    if (cudaGetDevice(&current) != cudaSuccess || current != m_device) HEARSAY_CUDA_CHECK(cudaSetDevice(m_device));
+}
+
+std::unique_ptr<DeviceBuffer> CudaBackend::allocate(size_t elements) {
+    useDevice();
+    return std::make_unique<CudaBuffer>(elements, m_device, m_cublas->stream());
+}
+
+std::unique_ptr<DeviceBuffer> CudaBackend::loadWeight(const TensorView& view) {
+    const int64_t elements = view.elements();
+    const int64_t expected = dtypeBytes(view.dtype, elements);
+    if (view.empty() || expected < 0 || static_cast<size_t>(expected) != view.bytes) {
+        fail("weight " + view.name + " " + view.shapeString() + " holds " + std::to_string(view.bytes) +
+             " bytes, expected " + std::to_string(expected));
+    }
+    auto buffer = allocate(static_cast<size_t>(elements));
+    if (view.dtype == DType::F32) {
+        upload(BufferView(buffer.get()), reinterpret_cast<const float*>(view.data), static_cast<size_t>(elements));
+    } else {
+        std::vector<float> host(static_cast<size_t>(elements));
+        convertToFloat(view, host.data());
+        upload(BufferView(buffer.get()), host.data(), host.size());
+    }
+    return buffer;
+}
+
+void CudaBackend::upload(BufferView dst, const float* src, size_t count) {
+    float* d = devicePointer(dst, count, "upload");
+    if (count == 0) return;
+    useDevice();
+    // From pageable memory the source is staged before the call returns, so the caller may
+    // reuse it at once; the copy itself is ordered on the stream.
+    HEARSAY_CUDA_CHECK(cudaMemcpyAsync(d, src, count * sizeof(float), cudaMemcpyHostToDevice, m_cublas->stream()));
+}
+
+void CudaBackend::download(BufferView src, float* dst, size_t count) {
+    const float* s = devicePointer(src, count, "download");
+    if (count == 0) return;
+    useDevice();
+    HEARSAY_CUDA_CHECK(cudaMemcpyAsync(dst, s, count * sizeof(float), cudaMemcpyDeviceToHost, m_cublas->stream()));
+    HEARSAY_CUDA_CHECK(cudaStreamSynchronize(m_cublas->stream()));
+}
+
+void CudaBackend::linear(BufferView x, BufferView w, BufferView bias, BufferView y, int rows, int in, int out,
+                         bool accumulate) {
+    if (rows <= 0 || in <= 0 || out <= 0) fail("linear: bad dimensions");
+    const size_t r = static_cast<size_t>(rows), n = static_cast<size_t>(in), m = static_cast<size_t>(out);
+    const float* xp = devicePointer(x, r * n, "linear x");
+    const float* wp = devicePointer(w, m * n, "linear weight");
+    float* yp = devicePointer(y, r * m, "linear y");
+    const float* bp = bias.empty() ? nullptr : devicePointer(bias, m, "linear bias");
+    useDevice();
+    float beta = accumulate ? 1.0f : 0.0f;
+    if (bp) {
+        // y = bias (+ y), then y += x · Wᵀ: the order of CpuBackend.
+        broadcastBias(yp, bp, rows, out, accumulate, m_cublas->stream());
+        beta = 1.0f;
+    }
+    std::lock_guard lock(m_mutex);
+    m_cublas->gemmRowsByWeightsT(xp, wp, yp, rows, in, out, beta);
+}
+
+void CudaBackend::layerNorm(BufferView x, BufferView gamma, BufferView beta, BufferView y, int rows, int cols,
+                            float eps) {
+    if (rows <= 0 || cols <= 0) fail("layerNorm: bad dimensions");
+    const size_t r = static_cast<size_t>(rows), c = static_cast<size_t>(cols);
+    const float* xp = devicePointer(x, r * c, "layerNorm x");
+    const float* gp = devicePointer(gamma, c, "layerNorm gamma");
+    const float* bp = devicePointer(beta, c, "layerNorm beta");
+    float* yp = devicePointer(y, r * c, "layerNorm y");
+    useDevice();
+    cuda::layerNorm(xp, gp, bp, yp, rows, cols, eps, m_cublas->stream());
+}
+
+void CudaBackend::gelu(BufferView x) {
+    float* p = devicePointer(x, x.size, "gelu");
+    useDevice();
+    cuda::gelu(p, x.size, m_cublas->stream());
+}
+
+void CudaBackend::add(BufferView x, BufferView y) {
+    if (x.size != y.size) fail("add: sizes differ");
+    float* xp = devicePointer(x, x.size, "add x");
+    const float* yp = devicePointer(y, y.size, "add y");
+    useDevice();
+    cuda::add(xp, yp, x.size, m_cublas->stream());
+}
+
+void CudaBackend::conv1d(BufferView x, int length, int inChannels, BufferView w, BufferView bias, BufferView y,
+                         int outChannels, int stride, BufferView workspace) {
+    if (length <= 0 || inChannels <= 0 || outChannels <= 0 || stride <= 0) fail("conv1d: bad dimensions");
+    const int outLength = (length - 1) / stride + 1;
+    const size_t cin = static_cast<size_t>(inChannels);
+    const float* xp = devicePointer(x, static_cast<size_t>(length) * cin, "conv1d x");
+    float* col = devicePointer(workspace, static_cast<size_t>(outLength) * cin * 3, "conv1d workspace");
+    useDevice();
+    im2col3(xp, length, inChannels, stride, outLength, col, m_cublas->stream());
+    linear(workspace, w, bias, y, outLength, inChannels * 3, outChannels, false);
+}
+
+void CudaBackend::embed(const int* tokens, const int* positions, int count, BufferView tokenTable,
+                        BufferView positionTable, int width, BufferView y) {
+    if (count < 0 || width <= 0) fail("embed: bad dimensions");
+    const size_t d = static_cast<size_t>(width);
+    const float* tp = devicePointer(tokenTable, tokenTable.size, "embed tokens");
+    const float* pp = devicePointer(positionTable, positionTable.size, "embed positions");
+    float* yp = devicePointer(y, static_cast<size_t>(count) * d, "embed y");
+    for (int i = 0; i < count; ++i) {
+        const size_t token = static_cast<size_t>(tokens[i]), position = static_cast<size_t>(positions[i]);
+        if (tokens[i] < 0 || (token + 1) * d > tokenTable.size) fail("embed: token id out of range");
+        if (positions[i] < 0 || (position + 1) * d > positionTable.size) fail("embed: position out of range");
+    }
+    if (count == 0) return;
+    useDevice();
+    const size_t n = static_cast<size_t>(count);
+    std::lock_guard lock(m_mutex);
+    if (m_idsCapacity < 2 * n) {
+        // Grows rarely (the first step of a longer pass); cudaFree waits for the kernels that
+        // still read the old ids.
+        if (m_ids) HEARSAY_CUDA_CHECK(cudaFree(m_ids));
+        m_ids = nullptr;
+        m_idsCapacity = 0;
+        const size_t capacity = std::max<size_t>(2 * n, 2 * 2048);
+        HEARSAY_CUDA_CHECK(cudaMalloc(&m_ids, capacity * sizeof(int)));
+        m_idsCapacity = capacity;
+    }
+    // Staged from pageable memory before the calls return; ordered after the previous
+    // embedding kernel on the stream, so no kernel reads ids that are being replaced.
+    cudaStream_t stream = m_cublas->stream();
+    HEARSAY_CUDA_CHECK(cudaMemcpyAsync(m_ids, tokens, n * sizeof(int), cudaMemcpyHostToDevice, stream));
+    HEARSAY_CUDA_CHECK(cudaMemcpyAsync(m_ids + n, positions, n * sizeof(int), cudaMemcpyHostToDevice, stream));
+    cuda::embed(m_ids, m_ids + n, count, tp, pp, width, yp, stream);
+}
+
+void CudaBackend::copyRows(BufferView src, int srcStride, BufferView dst, int dstStride, int width,
+                           std::span<const RowCopy> copies) {
+    if (width <= 0 || srcStride < width || dstStride < width) fail("copyRows: bad strides");
+    const size_t ss = static_cast<size_t>(srcStride), ds = static_cast<size_t>(dstStride), w = static_cast<size_t>(width);
+    if (copies.empty()) return;
+    const float* s = devicePointer(src, 0, "copyRows src");
+    float* d = devicePointer(dst, 0, "copyRows dst");
+    std::vector<RowBlock> blocks;
+    blocks.reserve(copies.size());
+    for (const RowCopy& c : copies) {
+        if (c.count == 0) continue;
+        devicePointer(src, spanOf(c.srcRow + c.count, ss, w), "copyRows src");
+        devicePointer(dst, spanOf(c.dstRow + c.count, ds, w), "copyRows dst");
+        // The blocks run in parallel: a block must not write what any block reads.
+        if (src.buffer == dst.buffer) {
+            const float* dBegin = d + c.dstRow * ds;
+            const float* dEnd = dBegin + spanOf(c.count, ds, w);
+            for (const RowCopy& o : copies) {
+                if (o.count == 0) continue;
+                const float* sBegin = s + o.srcRow * ss;
+                const float* sEnd = sBegin + spanOf(o.count, ss, w);
+                if (dBegin < sEnd && sBegin < dEnd) fail("copyRows: a destination block overlaps a source block");
+            }
+        }
+        blocks.push_back({c.srcRow, c.dstRow, c.count});
+    }
+    useDevice();
+    cuda::copyRows(s, ss, d, ds, width, blocks.data(), blocks.size(), m_cublas->stream());
+}
+
+size_t CudaBackend::attentionWorkspaceElements(int, int) const { return 0; }
+
+void CudaBackend::attention(const AttentionArgs& a) {
+    if (a.heads <= 0 || a.headDim <= 0) fail("attention: bad head dimensions");
+    if (a.headDim > kMaxAttentionHeadDim) {
+        fail("attention: head dimension " + std::to_string(a.headDim) + " above the kernel's " +
+             std::to_string(kMaxAttentionHeadDim));
+    }
+    const size_t width = static_cast<size_t>(a.heads) * static_cast<size_t>(a.headDim);
+    if (a.qStride < 0 || a.kvStride < 0 || a.outStride < 0 || static_cast<size_t>(a.qStride) < width ||
+        static_cast<size_t>(a.kvStride) < width || static_cast<size_t>(a.outStride) < width) {
+        fail("attention: row stride smaller than heads × headDim");
+    }
+    std::vector<AttentionSlice> slices;
+    slices.reserve(a.batches.size());
+    for (const AttentionBatch& b : a.batches) {
+        if (b.queryCount <= 0) continue;
+        if (b.queryRow < 0) fail("attention: negative query row");
+        if (b.keyCount <= 0 || (a.causal && b.keyCount < b.queryCount)) fail("attention: batch has too few keys");
+        devicePointer(a.q, spanOf(static_cast<size_t>(b.queryRow + b.queryCount), static_cast<size_t>(a.qStride), width),
+                      "attention q");
+        devicePointer(a.out,
+                      spanOf(static_cast<size_t>(b.queryRow + b.queryCount), static_cast<size_t>(a.outStride), width),
+                      "attention out");
+        const size_t kvSpan = spanOf(b.keyRow + static_cast<size_t>(b.keyCount), static_cast<size_t>(a.kvStride), width);
+        devicePointer(a.k, kvSpan, "attention k");
+        devicePointer(a.v, kvSpan, "attention v");
+        slices.push_back({b.queryRow, b.queryCount, b.keyRow, b.keyCount});
+    }
+    if (slices.empty()) return;
+    AttentionShape shape;
+    shape.q = devicePointer(a.q, 0, "attention q");
+    shape.k = devicePointer(a.k, 0, "attention k");
+    shape.v = devicePointer(a.v, 0, "attention v");
+    shape.out = devicePointer(a.out, 0, "attention out");
+    shape.qStride = static_cast<size_t>(a.qStride);
+    shape.kvStride = static_cast<size_t>(a.kvStride);
+    shape.outStride = static_cast<size_t>(a.outStride);
+    shape.heads = a.heads;
+    shape.headDim = a.headDim;
+    shape.scale = a.scale;
+    shape.causal = a.causal;
+    useDevice();
+    cuda::attention(shape, slices.data(), slices.size(), m_cublas->stream());
+}
+
+void CudaBackend::synchronize() {
+    useDevice();
+    HEARSAY_CUDA_CHECK(cudaStreamSynchronize(m_cublas->stream()));
+}
+
+} // namespace hearsay::cuda

@@ -1,0 +1,84 @@
+// CudaBackend: the Backend interface on one NVIDIA GPU. float32 buffers in device memory
+// (cudaMalloc), GEMMs through cuBLAS (fp32; TF32 only when asked for), the other ops as the
+// kernels of this folder, everything ordered on one stream. Shape violations throw
+// std::logic_error (as CpuBackend), CUDA failures cuda::CudaError, and an allocation the GPU
+// cannot satisfy cuda::CudaOutOfMemory (a std::bad_alloc naming the bytes requested).
+#pragma once
+
+#include "core/backend/backend.h"
+
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+
+namespace hearsay::cuda {
+
+class CublasHandle;
+
+struct CudaBackendOptions {
+    int device = 0;          // CUDA device index
+    bool allowTf32 = false;  // linear() on TF32 tensor cores (≈1e-3 relative); off: exact fp32
+};
+
+// Thrown by CudaBackend::allocate when the GPU has too little free memory.
+class CudaOutOfMemory : public std::bad_alloc {
+public:
+    explicit CudaOutOfMemory(std::string message) : m_message(std::move(message)) {}
+    const char* what() const noexcept override { return m_message.c_str(); }
+
+private:
+    std::string m_message;
+};
+
+class CudaBackend final : public Backend {
+public:
+    // Throws cuda::CudaError when the device cannot be used.
+    explicit CudaBackend(CudaBackendOptions options = {});
+    ~CudaBackend() override;
+
+    std::string name() const override { return m_name; }
+    BackendKind kind() const override { return BackendKind::Cuda; }
+    // CPU threads do not apply to the GPU; the value is kept and reported, nothing else.
+    void setThreads(int threads) override { m_threads = threads; }
+    int threads() const override { return m_threads; }
+
+    std::unique_ptr<DeviceBuffer> allocate(size_t elements) override;
+    std::unique_ptr<DeviceBuffer> loadWeight(const TensorView& view) override;
+    void upload(BufferView dst, const float* src, size_t count) override;
+    void download(BufferView src, float* dst, size_t count) override;
+
+    void linear(BufferView x, BufferView w, BufferView bias, BufferView y, int rows, int in, int out,
+                bool accumulate) override;
+    void layerNorm(BufferView x, BufferView gamma, BufferView beta, BufferView y, int rows, int cols,
+                   float eps) override;
+    void gelu(BufferView x) override;
+    void add(BufferView x, BufferView y) override;
+    void conv1d(BufferView x, int length, int inChannels, BufferView w, BufferView bias, BufferView y,
+                int outChannels, int stride, BufferView workspace) override;
+    void embed(const int* tokens, const int* positions, int count, BufferView tokenTable,
+               BufferView positionTable, int width, BufferView y) override;
+    void copyRows(BufferView src, int srcStride, BufferView dst, int dstStride, int width,
+                  std::span<const RowCopy> copies) override;
+    void attention(const AttentionArgs& args) override;
+    // The fused kernel needs no workspace.
+    size_t attentionWorkspaceElements(int queries, int keys) const override;
+
+    void synchronize() override;
+
+    int device() const { return m_device; }
+
+private:
+    // Makes this backend's device current on the calling thread (sessions run on worker threads).
+    void useDevice() const;
+
+    int m_device = 0;
+    int m_threads = 1;
+    std::string m_name;
+    std::unique_ptr<CublasHandle> m_cublas;
+    std::mutex m_mutex;            // guards the cuBLAS handle and the id staging buffer
+    int* m_ids = nullptr;          // device staging for embed()'s token and position ids
+    size_t m_idsCapacity = 0;      // ints
+};
+
+} // namespace hearsay::cuda

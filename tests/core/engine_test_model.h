@@ -1,0 +1,135 @@
+// Test helpers for the engine suites: Whisper models with deterministic random weights built in
+// memory (testModelWeights of core/model/test_model.h, the scheme the Python reference harness
+// and make-test-model share), synthetic log-mels, and the real clips' log-mels.
+#pragma once
+
+#include "core/backend/backend.h"
+#ifdef HEARSAY_HAVE_AUDIO
+#include "core/audio/audio_file.h"
+#endif
+#include "core/frontend/log_mel.h"
+#include "core/model/random_init.h"
+#include "core/model/test_model.h"
+#include "core/model/whisper_model.h"
+#include "core/model/whisper_tensors.h"
+#include "core/nn/inference_session.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace hearsay::test {
+
+// A custom size: width d, `layers` encoder and decoder layers, `heads` heads.
+inline WhisperConfig customConfig(int d, int layers, int heads, int audioCtx = 1500, int vocab = 51865) {
+    WhisperConfig c;
+    c.nMels = 80;
+    c.nAudioCtx = audioCtx;
+    c.nAudioState = c.nTextState = d;
+    c.nAudioHead = c.nTextHead = heads;
+    c.nAudioLayer = c.nTextLayer = layers;
+    c.nVocab = vocab;
+    c.nTextCtx = 448;
+    return c;
+}
+
+// Every tensor of `config` filled with initValue(seed, hf name, i, mean, std), float32;
+// `round`, when given, is applied to every value (e.g. through fp16, as a checkpoint stores it).
+using ValueRounding = std::function<float(const TensorSpec& spec, float value)>;
+inline std::shared_ptr<const WhisperModel> makeRandomModel(const WhisperConfig& config, uint64_t seed,
+                                                           const ValueRounding& round = {}) {
+    WhisperModel::Parts parts;
+    parts.config = config;
+    parts.format = ModelFormat::HuggingFace;
+    parts.path = "<random model seed " + std::to_string(seed) + ">";
+    for (const TensorSpec& spec : whisperTensorSpecs(config, &parts.weights)) {
+        if (!spec.target) throw std::logic_error("tensor " + spec.hfName + " is not bound to a weight field");
+        const auto n = static_cast<size_t>(spec.elements());
+        std::shared_ptr<float[]> buffer(new float[n]);
+        testModelWeights(seed, spec, 0, static_cast<int64_t>(n), buffer.get());
+        if (round) {
+            for (size_t i = 0; i < n; ++i) buffer[i] = round(spec, buffer[i]);
+        }
+        *spec.target = TensorView{spec.hfName, DType::F32, spec.shape, reinterpret_cast<const std::byte*>(buffer.get()),
+                                  n * sizeof(float)};
+        parts.weightBytes += n * sizeof(float);
+        parts.ownedBuffers.push_back(std::shared_ptr<const void>(buffer, buffer.get()));
+    }
+    return std::make_shared<const WhisperModel>(std::move(parts));
+}
+
+// A log-mel-like input: smooth bands over time in [-1.5, 1.5], different for each seed.
+inline LogMel syntheticMel(int nMels, int frames, uint64_t seed) {
+    LogMel mel;
+    mel.nMels = nMels;
+    mel.frames = frames;
+    mel.data.resize(static_cast<size_t>(nMels) * static_cast<size_t>(frames));
+    for (int m = 0; m < nMels; ++m) {
+        for (int f = 0; f < frames; ++f) {
+            const double noise = initValue(seed, "mel", static_cast<uint64_t>(m) * 100003u + static_cast<uint64_t>(f), 0.0, 0.3);
+            const double tone = std::sin(0.013 * f * (1.0 + 0.1 * static_cast<double>(seed % 7)) + 0.21 * m);
+            mel.data[static_cast<size_t>(m) * static_cast<size_t>(frames) + static_cast<size_t>(f)] =
+                static_cast<float>(std::clamp(tone + noise, -1.5, 1.5));
+        }
+    }
+    return mel;
+}
+
+// The log-mels of the three speech clips in ../shared/data (jfk, speech-30s-a, speech-30s-b)
+// through the C++ frontend, as the reference harness orders them. Empty when this build has no
+// audio decoding (engine-only builds) or the clips are missing; *why says which.
+inline std::vector<LogMel> speechClipMels(int nMels, std::string* why = nullptr) {
+    std::vector<LogMel> mels;
+#ifdef HEARSAY_HAVE_AUDIO
+    for (const char* name : {"jfk.wav", "speech-30s-a.wav", "speech-30s-b.wav"}) {
+        auto audio = decodeAudioFile(std::string(HEARSAY_SHARED_DATA_DIR) + "/" + name);
+        if (!audio) {
+            if (why) *why = audio.message();
+            return {};
+        }
+        mels.push_back(logMelSpectrogram(audio->samples.data(), audio->samples.size(), nMels));
+    }
+#else
+    (void)nMels;
+    if (why) *why = "this build has no audio decoding (engine-only)";
+#endif
+    return mels;
+}
+
+// Greedy argmax decoding for `steps` tokens after `prompt`; every step's logits are appended
+// to *allLogits when given. Fails the calling test through the returned error text.
+inline Result<std::vector<int>> greedyDecode(InferenceSession& session, std::vector<int> tokens, int steps,
+                                             std::vector<float>* allLogits = nullptr) {
+    std::vector<float> logits;
+    for (int s = 0; s < steps; ++s) {
+        if (auto ok = session.decode({tokens}, logits); !ok) return ok.error();
+        if (allLogits) allLogits->insert(allLogits->end(), logits.begin(), logits.end());
+        tokens.push_back(static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin()));
+    }
+    return tokens;
+}
+
+// max |a - b| / max |b|: the relative error used by the engine tests (b: float or double).
+template <class Reference>
+inline double relativeError(const std::vector<float>& a, const std::vector<Reference>& b) {
+    if (a.size() != b.size()) return INFINITY;
+    double diff = 0.0, scale = 0.0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        diff = std::max(diff, std::abs(static_cast<double>(a[i]) - b[i]));
+        scale = std::max(scale, std::abs(static_cast<double>(b[i])));
+    }
+    return scale > 0 ? diff / scale : diff;
+}
+
+inline std::shared_ptr<Backend> cpuBackend(int threads = 2) {
+    auto backend = createBackend(BackendKind::Cpu, {threads, 0});
+    if (!backend) throw std::runtime_error(backend.message());
+    return backend.value();
+}
+
+} // namespace hearsay::test

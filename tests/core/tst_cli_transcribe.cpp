@@ -1,0 +1,165 @@
+// `hearsay-cli transcribe` as a user runs it: a random 64x2x2 test model on jfk.wav producing
+// valid TXT/SRT/VTT/JSON, the cache switches giving the same transcript, and bad input (missing
+// or corrupt model, unreadable audio among good files, unknown option) giving clear messages and
+// non-zero exit codes without losing the good files' results.
+#include "core/util/json.h"
+
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+Run runCli(const QStringList& args) {
+    QProcess p;
+    p.start(QStringLiteral(HEARSAY_CLI_PATH), args);
+    Run r;
+    if (!p.waitForFinished(600000)) return r;
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+QString readAll(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return QString::fromUtf8(f.readAll());
+}
+
+const QString kJfk = QStringLiteral(HEARSAY_SHARED_DATA_DIR "/jfk.wav");
+
+} // namespace
+
+class TestCliTranscribe : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+    QString m_model;
+
+private slots:
+    void initTestCase() {
+        QVERIFY(m_dir.isValid());
+        m_model = m_dir.filePath("small.bin");
+        Run r = runCli({"make-test-model", "--dims", "64x2x2", "--seed", "1", "--format", "ggml", m_model});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    }
+
+    void writesEveryFormat() {
+        const QString out = m_dir.filePath("all");
+        Run r = runCli({"transcribe", "--model", m_model, "--language", "en", "--beam-size", "1", "--sample-len", "48",
+                        "--output-dir", out, "--output-format", "all", kJfk});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY(r.err.contains("100%"));  // progress on stderr
+        QVERIFY(r.err.contains("RTF"));
+
+        auto json = hearsay::Json::parse(readAll(out + "/jfk.wav.json").toStdString());
+        QVERIFY2(json.ok(), json.ok() ? "" : json.message().c_str());
+        const auto& segments = json.value()["segments"].toArray();
+        QVERIFY(!segments.empty());
+        for (const auto& s : segments) {
+            QVERIFY(s["end"].toDouble() >= s["start"].toDouble());
+            QVERIFY(s["tokens"].isArray());
+            QVERIFY(s["avg_logprob"].isNumber());
+            QVERIFY(s["no_speech_prob"].isNumber());
+        }
+        QCOMPARE(json.value()["language"].toString(), std::string("en"));
+        const auto& stats = json.value()["statistics"];
+        QVERIFY(stats["encoder_ms"].toDouble() > 0.0);
+        QVERIFY(stats["decode_ms_per_token"].toDouble() > 0.0);
+        QVERIFY(stats["self_cache_bytes"].toInt() > 0);
+        QVERIFY(stats["real_time_factor"].toDouble() > 0.0);
+
+        // SRT: numbered cues with HH:MM:SS,mmm --> HH:MM:SS,mmm timing lines.
+        const QString srt = readAll(out + "/jfk.wav.srt");
+        const QStringList cues = srt.split("\n\n", Qt::SkipEmptyParts);
+        QVERIFY(!cues.isEmpty());
+        QRegularExpression srtTiming("^\\d\\d:\\d\\d:\\d\\d,\\d\\d\\d --> \\d\\d:\\d\\d:\\d\\d,\\d\\d\\d$");
+        for (int i = 0; i < cues.size(); ++i) {
+            const QStringList lines = cues[i].split('\n');
+            QVERIFY(lines.size() >= 3);
+            QCOMPARE(lines[0], QString::number(i + 1));
+            QVERIFY2(srtTiming.match(lines[1]).hasMatch(), qPrintable(lines[1]));
+        }
+        // VTT: header, then MM:SS.mmm timings.
+        const QString vtt = readAll(out + "/jfk.wav.vtt");
+        QVERIFY(vtt.startsWith("WEBVTT\n\n"));
+        QRegularExpression vttTiming("^(\\d\\d:)?\\d\\d:\\d\\d\\.\\d\\d\\d --> (\\d\\d:)?\\d\\d:\\d\\d\\.\\d\\d\\d$",
+                                     QRegularExpression::MultilineOption);
+        QCOMPARE(vtt.count(vttTiming), cues.size());
+        QVERIFY(!readAll(out + "/jfk.wav.txt").isEmpty());
+    }
+
+    void cacheSwitchesGiveTheSameTranscript() {
+        QString reference;
+        for (QStringList switches : {QStringList{}, QStringList{"--no-self-cache"}, QStringList{"--no-cross-cache"},
+                                     QStringList{"--no-self-cache", "--no-cross-cache"}}) {
+            QStringList args = {"transcribe", "--model", m_model, "--language", "en", "--beam-size", "1",
+                                "--sample-len", "32", "--output-format", "json", "--quiet", kJfk};
+            args.append(switches);
+            Run r = runCli(args);
+            QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+            auto json = hearsay::Json::parse(r.out.toStdString());
+            QVERIFY(json.ok());
+            std::string tokens;
+            for (const auto& s : json.value()["segments"].toArray()) tokens += s["tokens"].dump() + s["text"].dump();
+            if (reference.isEmpty()) reference = QString::fromStdString(tokens);
+            else QCOMPARE(QString::fromStdString(tokens), reference);
+        }
+    }
+
+    void badInputGivesClearErrors() {
+        Run missing = runCli({"transcribe", "--model", m_dir.filePath("nope.bin"), kJfk});
+        QVERIFY(missing.exitCode != 0);
+        QVERIFY2(missing.err.contains("nope.bin"), qPrintable(missing.err));
+
+        const QString corrupt = m_dir.filePath("corrupt.bin");
+        QFile src(m_model);
+        QVERIFY(src.open(QIODevice::ReadOnly));
+        QFile dst(corrupt);
+        QVERIFY(dst.open(QIODevice::WriteOnly));
+        dst.write(src.read(src.size() / 3));  // truncated
+        dst.close();
+        Run truncated = runCli({"transcribe", "--model", corrupt, kJfk});
+        QVERIFY(truncated.exitCode != 0);
+        QVERIFY2(truncated.err.contains("corrupt.bin"), qPrintable(truncated.err));
+
+        Run unknown = runCli({"transcribe", "--model", m_model, "--frobnicate", kJfk});
+        QCOMPARE(unknown.exitCode, 2);
+        QVERIFY(unknown.err.contains("--frobnicate"));
+
+        Run badFormat = runCli({"transcribe", "--model", m_model, "--output-format", "docx", kJfk});
+        QCOMPARE(badFormat.exitCode, 2);
+        QVERIFY(badFormat.err.contains("docx"));
+
+        Run noModel = runCli({"transcribe", kJfk});
+        QCOMPARE(noModel.exitCode, 2);
+        QVERIFY(noModel.err.contains("--model"));
+    }
+
+    void oneBadFileDoesNotLoseTheOthers() {
+        const QString garbage = m_dir.filePath("garbage.wav");
+        QFile g(garbage);
+        QVERIFY(g.open(QIODevice::WriteOnly));
+        g.write("RIFF\x10\x00\x00\x00WAVEnot really audio at all");
+        g.close();
+        const QString out = m_dir.filePath("mixed");
+        Run r = runCli({"transcribe", "--model", m_model, "--language", "en", "--beam-size", "1", "--sample-len", "16",
+                        "--output-dir", out, "--output-format", "json", m_dir.filePath("missing.wav"), garbage, kJfk});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("missing.wav"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("garbage.wav"), qPrintable(r.err));
+        QVERIFY(hearsay::Json::parse(readAll(out + "/jfk.wav.json").toStdString()).ok());
+        QVERIFY(!QFile::exists(out + "/garbage.wav.json"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCliTranscribe)
+#include "tst_cli_transcribe.moc"

@@ -1,0 +1,263 @@
+// CpuBackend's ops against plain double-precision loops written from their definitions:
+// linear (gemv and gemm paths, bias, fused residual), layer norm, exact GELU, conv1d by
+// im2col (stride 1 and 2), embedding, row copies, attention (both paths, causal, batches).
+#include "core/backend/cpu_backend.h"
+#include "engine_test_model.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+using namespace hearsay;
+
+namespace {
+
+std::vector<float> randomVector(size_t n, uint64_t seed, double stddev = 1.0) {
+    std::vector<float> v(n);
+    fillInitValues(seed, "ops", 0, n, 0.0, stddev, v.data());
+    return v;
+}
+
+struct Device {
+    std::unique_ptr<DeviceBuffer> buffer;
+    BufferView view() const { return BufferView(buffer.get()); }
+};
+
+Device put(Backend& backend, const std::vector<float>& host) {
+    Device d{backend.allocate(host.size())};
+    backend.upload(d.view(), host.data(), host.size());
+    return d;
+}
+
+std::vector<float> get(Backend& backend, const Device& d) {
+    std::vector<float> host(d.buffer->elements());
+    backend.download(d.view(), host.data(), host.size());
+    return host;
+}
+
+// Reference attention in double: one batch, rows strided like the backend's.
+void referenceAttention(const std::vector<float>& q, const std::vector<float>& k, const std::vector<float>& v,
+                        std::vector<double>& out, int stride, int heads, int headDim, const AttentionBatch& b,
+                        bool causal, double scale) {
+    for (int h = 0; h < heads; ++h) {
+        for (int j = 0; j < b.queryCount; ++j) {
+            const int visible = causal ? b.keyCount - b.queryCount + j + 1 : b.keyCount;
+            std::vector<double> s(static_cast<size_t>(visible));
+            double maxScore = -1e300;
+            for (int i = 0; i < visible; ++i) {
+                double dot = 0;
+                for (int c = 0; c < headDim; ++c) {
+                    dot += double(q[size_t((b.queryRow + j) * stride + h * headDim + c)]) *
+                           k[size_t((int(b.keyRow) + i) * stride + h * headDim + c)];
+                }
+                s[size_t(i)] = dot * scale;
+                maxScore = std::max(maxScore, s[size_t(i)]);
+            }
+            double sum = 0;
+            for (auto& x : s) sum += (x = std::exp(x - maxScore));
+            for (int c = 0; c < headDim; ++c) {
+                double acc = 0;
+                for (int i = 0; i < visible; ++i) acc += s[size_t(i)] / sum * v[size_t((int(b.keyRow) + i) * stride + h * headDim + c)];
+                out[size_t((b.queryRow + j) * stride + h * headDim + c)] = acc;
+            }
+        }
+    }
+}
+
+} // namespace
+
+class TestEngineOps : public QObject {
+    Q_OBJECT
+private slots:
+    void linear_data() {
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<bool>("withBias");
+        QTest::addColumn<bool>("accumulate");
+        QTest::addColumn<int>("threads");
+        QTest::newRow("gemv") << 1 << true << false << 2;
+        QTest::newRow("gemv residual") << 1 << true << true << 1;
+        QTest::newRow("gemm") << 7 << true << false << 2;
+        QTest::newRow("gemm no bias") << 7 << false << false << 3;
+        QTest::newRow("gemm residual") << 40 << true << true << 2;
+    }
+    void linear() {
+        QFETCH(int, rows);
+        QFETCH(bool, withBias);
+        QFETCH(bool, accumulate);
+        QFETCH(int, threads);
+        CpuBackend be(threads);
+        const int in = 37, out = 53;
+        auto x = randomVector(size_t(rows * in), 1), w = randomVector(size_t(out * in), 2), b = randomVector(size_t(out), 3);
+        auto y0 = randomVector(size_t(rows * out), 4);
+        Device dx = put(be, x), dw = put(be, w), db = put(be, b), dy = put(be, y0);
+        be.linear(dx.view(), dw.view(), withBias ? db.view() : BufferView(), dy.view(), rows, in, out, accumulate);
+        std::vector<double> want(size_t(rows * out));
+        for (int r = 0; r < rows; ++r) {
+            for (int o = 0; o < out; ++o) {
+                double acc = (withBias ? b[size_t(o)] : 0.0) + (accumulate ? y0[size_t(r * out + o)] : 0.0);
+                for (int i = 0; i < in; ++i) acc += double(x[size_t(r * in + i)]) * w[size_t(o * in + i)];
+                want[size_t(r * out + o)] = acc;
+            }
+        }
+        QVERIFY(test::relativeError(get(be, dy), want) < 1e-6);
+    }
+
+    void layerNormAndGelu() {
+        CpuBackend be(2);
+        const int rows = 9, cols = 384;
+        auto x = randomVector(size_t(rows * cols), 5, 3.0), g = randomVector(size_t(cols), 6), b = randomVector(size_t(cols), 7);
+        for (auto& v : x) v += 2.0f;  // a mean far from zero
+        Device dx = put(be, x), dg = put(be, g), db = put(be, b), dy = put(be, std::vector<float>(x.size()));
+        be.layerNorm(dx.view(), dg.view(), db.view(), dy.view(), rows, cols, 1e-5f);
+        std::vector<double> want(x.size());
+        for (int r = 0; r < rows; ++r) {
+            double mean = 0, var = 0;
+            for (int c = 0; c < cols; ++c) mean += x[size_t(r * cols + c)];
+            mean /= cols;
+            for (int c = 0; c < cols; ++c) var += std::pow(x[size_t(r * cols + c)] - mean, 2);
+            var /= cols;
+            for (int c = 0; c < cols; ++c) {
+                want[size_t(r * cols + c)] = (x[size_t(r * cols + c)] - mean) / std::sqrt(var + 1e-5) * g[size_t(c)] + b[size_t(c)];
+            }
+        }
+        QVERIFY(test::relativeError(get(be, dy), want) < 1e-6);
+
+        // GELU in place, exact erf form (the tanh approximation differs by ~1e-3 and fails).
+        auto gx = randomVector(20000, 8, 2.5);
+        Device dgx = put(be, gx);
+        be.gelu(dgx.view());
+        std::vector<double> gwant(gx.size());
+        for (size_t i = 0; i < gx.size(); ++i) gwant[i] = 0.5 * gx[i] * (1.0 + std::erf(gx[i] / std::sqrt(2.0)));
+        auto got = get(be, dgx);
+        for (size_t i = 0; i < gx.size(); ++i) QVERIFY2(std::abs(got[i] - gwant[i]) < 1e-6 * (1 + std::abs(gwant[i])), "gelu");
+    }
+
+    void conv1d_data() {
+        QTest::addColumn<int>("stride");
+        QTest::newRow("stride 1") << 1;
+        QTest::newRow("stride 2") << 2;
+    }
+    void conv1d() {
+        QFETCH(int, stride);
+        CpuBackend be(2);
+        const int length = 50, cin = 11, cout = 13;
+        const int outLength = (length - 1) / stride + 1;
+        auto x = randomVector(size_t(length * cin), 9), w = randomVector(size_t(cout * cin * 3), 10), b = randomVector(size_t(cout), 11);
+        Device dx = put(be, x), dw = put(be, w), db = put(be, b);
+        Device dy{be.allocate(size_t(outLength * cout))}, col{be.allocate(size_t(outLength * cin * 3))};
+        be.conv1d(dx.view(), length, cin, dw.view(), db.view(), dy.view(), cout, stride, col.view());
+        std::vector<double> want(size_t(outLength * cout));
+        for (int t = 0; t < outLength; ++t) {
+            for (int o = 0; o < cout; ++o) {
+                double acc = b[size_t(o)];
+                for (int c = 0; c < cin; ++c) {
+                    for (int k = 0; k < 3; ++k) {
+                        const int src = t * stride + k - 1;  // padding 1
+                        if (src >= 0 && src < length) acc += double(w[size_t((o * cin + c) * 3 + k)]) * x[size_t(src * cin + c)];
+                    }
+                }
+                want[size_t(t * cout + o)] = acc;
+            }
+        }
+        QVERIFY(test::relativeError(get(be, dy), want) < 1e-6);
+    }
+
+    void embedAndCopyRows() {
+        CpuBackend be(1);
+        const int d = 8;
+        auto table = randomVector(size_t(20 * d), 12), pos = randomVector(size_t(10 * d), 13);
+        Device dt = put(be, table), dp = put(be, pos), dy{be.allocate(size_t(3 * d))};
+        const int tokens[] = {19, 0, 7}, positions[] = {9, 3, 0};
+        be.embed(tokens, positions, 3, dt.view(), dp.view(), d, dy.view());
+        auto y = get(be, dy);
+        for (int i = 0; i < 3; ++i) {
+            for (int c = 0; c < d; ++c) {
+                QCOMPARE(y[size_t(i * d + c)], table[size_t(tokens[i] * d + c)] + pos[size_t(positions[i] * d + c)]);
+            }
+        }
+        // Strided source rows (stride 3d, offset d: the middle third) into a dense buffer.
+        auto src = randomVector(size_t(6 * 3 * d), 14);
+        Device ds = put(be, src), dd{be.allocate(size_t(10 * d))};
+        const RowCopy copies[] = {{1, 4, 2}, {5, 0, 1}};
+        be.copyRows(ds.view().slice(size_t(d), src.size() - size_t(d)), 3 * d, dd.view(), d, d, copies);
+        auto dst = get(be, dd);
+        for (int c = 0; c < d; ++c) {
+            QCOMPARE(dst[size_t(4 * d + c)], src[size_t(1 * 3 * d + d + c)]);
+            QCOMPARE(dst[size_t(5 * d + c)], src[size_t(2 * 3 * d + d + c)]);
+            QCOMPARE(dst[size_t(0 * d + c)], src[size_t(5 * 3 * d + d + c)]);
+            QCOMPARE(dst[size_t(1 * d + c)], 0.0f);
+        }
+    }
+
+    void attention_data() {
+        QTest::addColumn<bool>("causal");
+        QTest::addColumn<int>("queries");
+        QTest::newRow("causal one query (decode step)") << true << 1;
+        QTest::newRow("causal few queries") << true << 5;
+        QTest::newRow("causal gemm path") << true << 45;
+        QTest::newRow("cross few queries") << false << 3;
+        QTest::newRow("cross gemm path") << false << 40;
+    }
+    void attention() {
+        QFETCH(bool, causal);
+        QFETCH(int, queries);
+        CpuBackend be(3);
+        const int heads = 3, headDim = 16, stride = heads * headDim;
+        // Two batches (beams) with their own keys, as the self cache lays them out.
+        const int keys0 = causal ? queries + 7 : 60, keys1 = causal ? queries : 33;
+        const AttentionBatch batches[] = {{0, queries, 0, keys0}, {queries, queries, 100, keys1}};
+        const int rows = 2 * queries, keyRows = 100 + keys1;
+        auto q = randomVector(size_t(rows * stride), 15, 2.0), k = randomVector(size_t(keyRows * stride), 16, 2.0);
+        auto v = randomVector(size_t(keyRows * stride), 17);
+        Device dq = put(be, q), dk = put(be, k), dv = put(be, v), dout{be.allocate(size_t(rows * stride))};
+        Device work{be.allocate(std::max<size_t>(1, be.attentionWorkspaceElements(queries, std::max(keys0, keys1))))};
+        AttentionArgs args;
+        args.q = dq.view();
+        args.k = dk.view();
+        args.v = dv.view();
+        args.out = dout.view();
+        args.qStride = args.kvStride = args.outStride = stride;
+        args.heads = heads;
+        args.headDim = headDim;
+        args.scale = 1.0f / std::sqrt(float(headDim));
+        args.causal = causal;
+        args.batches = batches;
+        args.workspace = work.view();
+        be.attention(args);
+        std::vector<double> want(size_t(rows * stride));
+        for (const auto& b : batches) referenceAttention(q, k, v, want, stride, heads, headDim, b, causal, args.scale);
+        QVERIFY(test::relativeError(get(be, dout), want) < 1e-5);
+    }
+
+    void badViewsThrowInsteadOfCrashing() {
+        CpuBackend be(1);
+        Device small{be.allocate(10)};
+        QVERIFY_THROWS_EXCEPTION(std::logic_error,
+                                 be.linear(small.view(), small.view(), {}, small.view(), 4, 4, 4, false));
+        std::vector<float> host(20);
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, be.upload(small.view(), host.data(), host.size()));
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, be.upload(small.view().slice(8, 5), host.data(), 1));
+    }
+
+    void factory() {
+        auto cpu = createBackend(BackendKind::Cpu, {2, 0});
+        QVERIFY(cpu.ok());
+        QCOMPARE(cpu.value()->kind(), BackendKind::Cpu);
+        QCOMPARE(cpu.value()->threads(), 2);
+        auto automatic = createBackend(BackendKind::Auto);
+        QVERIFY(automatic.ok());
+        auto cuda = createBackend(BackendKind::Cuda);
+        QVERIFY(!cuda.ok());
+        QVERIFY(cuda.message().find("CUDA") != std::string::npos);
+        QCOMPARE(parseBackendKind("CPU").value(), BackendKind::Cpu);
+        QCOMPARE(parseBackendKind("cuda").value(), BackendKind::Cuda);
+        auto bad = parseBackendKind("tpu");
+        QVERIFY(!bad.ok());
+        QVERIFY(bad.message().find("tpu") != std::string::npos);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestEngineOps)
+#include "tst_engine_ops.moc"

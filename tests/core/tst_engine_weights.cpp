@@ -1,0 +1,86 @@
+// Weights stored in other dtypes reach the engine converted to float32 once: models written by
+// make-test-model as fp16 / bf16 checkpoints and as fp16 / q8_0 ggml files, loaded through the
+// real loaders, must run exactly like in-memory float32 models holding the same rounded values
+// (q8_0: close to the float32 model).
+#include "core/model/test_model.h"
+#include "core/model/whisper_model.h"
+#include "core/util/half.h"
+#include "engine_test_model.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <map>
+
+using namespace hearsay;
+
+class TestEngineWeights : public QObject {
+    Q_OBJECT
+private slots:
+    void convertedWeightsRunLikeFloat32_data() {
+        QTest::addColumn<bool>("ggml");
+        QTest::addColumn<QString>("dtype");
+        QTest::newRow("hf f16") << false << "f16";
+        QTest::newRow("hf bf16") << false << "bf16";
+        QTest::newRow("ggml f16") << true << "f16";
+        QTest::newRow("ggml q8_0") << true << "q8_0";
+    }
+    void convertedWeightsRunLikeFloat32() {
+        QFETCH(bool, ggml);
+        QFETCH(QString, dtype);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        TestModelOptions options;
+        options.dims = "32x2x2";
+        options.seed = 12;
+        options.format = ggml ? ModelFormat::Ggml : ModelFormat::HuggingFace;
+        options.dtype = parseDtype(dtype.toStdString()).value();
+        options.vocabularyFile = std::string(HEARSAY_SHARED_DATA_DIR) + "/ggml-vocab-tiny.bin";
+        const std::string path = dir.path().toStdString() + (ggml ? "/model.bin" : "/model");
+        auto written = makeTestModel(options, path);
+        QVERIFY2(written.ok(), written.ok() ? "" : written.message().c_str());
+        auto loaded = WhisperModel::load(path);
+        QVERIFY2(loaded.ok(), loaded.ok() ? "" : loaded.message().c_str());
+        const WhisperConfig& config = loaded.value()->config();
+
+        // The dtype each tensor was stored as, by name; the reference rounds the same way.
+        WhisperWeights bound = loaded.value()->weights();
+        std::map<std::string, DType> stored;
+        for (const TensorSpec& spec : whisperTensorSpecs(config, &bound)) stored[spec.hfName] = spec.target->dtype;
+        QVERIFY(stored["model.decoder.layers.0.fc1.weight"] != DType::F32);  // the engine really converts
+        const bool exact = dtype != "q8_0";
+        auto reference = test::makeRandomModel(config, options.seed, [&](const TensorSpec& spec, float v) {
+            switch (stored.at(spec.hfName)) {
+            case DType::F16: return halfToFloat(floatToHalf(v));
+            case DType::BF16: return bf16ToFloat(floatToBf16(v));
+            default: return v;  // float32, or quantised (compared loosely below)
+            }
+        });
+
+        auto backend = test::cpuBackend(2);
+        const LogMel mel = test::syntheticMel(config.nMels, 2 * config.nAudioCtx, 8);
+        std::vector<float> encoded[2], logits[2];
+        const std::shared_ptr<const WhisperModel> models[2] = {loaded.value(), reference};
+        for (int m = 0; m < 2; ++m) {
+            auto session = InferenceSession::create(models[m], backend, {});
+            QVERIFY2(session.ok(), session.ok() ? "" : session.message().c_str());
+            QVERIFY(session.value()->encode(mel).ok());
+            encoded[m] = session.value()->encoderOutput();
+            QVERIFY(test::greedyDecode(*session.value(), {50258, 50259, 50359}, 10, &logits[m]).ok());
+        }
+        if (exact) {
+            QCOMPARE(encoded[0], encoded[1]);
+            QCOMPARE(logits[0], logits[1]);
+        } else {
+            // 8-bit blocks: about 0.4% error per weight; the network output stays close.
+            const double encoderError = test::relativeError(encoded[0], encoded[1]);
+            const double logitsError = test::relativeError(logits[0], logits[1]);
+            qInfo("q8_0 vs float32: encoder %.3g, logits %.3g (relative)", encoderError, logitsError);
+            QVERIFY(encoderError < 0.05);
+            QVERIFY(logitsError < 0.05);
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestEngineWeights)
+#include "tst_engine_weights.moc"

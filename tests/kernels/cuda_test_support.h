@@ -1,0 +1,43 @@
+// Helpers for the CUDA suites: every op runs on the CUDA backend and on CpuBackend (the
+// reference) from the same host data, and the results are compared by relative error.
+#pragma once
+
+#include "core/backend/backend.h"
+#include "core/engine_test_model.h"
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <vector>
+
+namespace hearsay::test {
+
+// n floats uniform in [lo, hi), the same for the same seed.
+inline std::vector<float> randomFloats(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
+    std::mt19937 engine(seed);
+    std::uniform_real_distribution<float> dist(lo, hi);
+    std::vector<float> v(n);
+    for (float& x : v) x = dist(engine);
+    return v;
+}
+
+// The same contents in a buffer of each backend.
+struct Mirrored {
+    std::unique_ptr<DeviceBuffer> cpu;
+    std::unique_ptr<DeviceBuffer> gpu;
+};
+
+inline Mirrored mirror(Backend& cpu, Backend& gpu, const std::vector<float>& host) {
+    Mirrored m{cpu.allocate(host.size()), gpu.allocate(host.size())};
+    cpu.upload(BufferView(m.cpu.get()), host.data(), host.size());
+    gpu.upload(BufferView(m.gpu.get()), host.data(), host.size());
+    return m;
+}
+
+inline std::vector<float> readBack(Backend& backend, DeviceBuffer& buffer) {
+    std::vector<float> host(buffer.elements());
+    backend.download(BufferView(&buffer), host.data(), host.size());
+    return host;
+}
+
+} // namespace hearsay::test

@@ -1,0 +1,204 @@
+// The fused attention kernel against CpuBackend::attention: beams 1 and 5, key counts 1, 447,
+// 448 and 1500, queries 1..1500, causal and not, head sizes that are not multiples of 32,
+// strided rows, a shared cross-attention key block, batches with no queries, and the errors.
+// Tolerance: 5e-5 relative (max |gpu - cpu| / max |cpu|): the online softmax sums the
+// exponentials in another order than the CPU's two-pass softmax, over up to 1500 keys.
+#include "cuda_test_support.h"
+
+#include "kernels/device_info.h"
+
+#include <QtTest>
+
+#include <stdexcept>
+
+using namespace hearsay;
+
+namespace {
+
+constexpr double kTolerance = 5e-5;
+
+struct Problem {
+    int heads = 2, headDim = 64;
+    int beams = 1, queries = 1, keys = 1;
+    bool causal = false;
+    bool sharedKeys = false;   // every beam reads the same key rows (cross-attention)
+    int qPad = 0, kvPad = 0, outPad = 0;  // row stride = width + pad
+};
+
+} // namespace
+
+Q_DECLARE_METATYPE(Problem)
+
+class TestCudaAttention : public QObject {
+    Q_OBJECT
+private:
+    std::shared_ptr<Backend> m_cpu;
+    std::shared_ptr<Backend> m_gpu;
+
+    // Runs `p` on both backends; returns the relative error of the outputs.
+    double compare(const Problem& p, uint32_t seed) {
+        const int width = p.heads * p.headDim;
+        const int qStride = width + p.qPad, kvStride = width + p.kvPad, outStride = width + p.outPad;
+        const size_t qRows = size_t(p.beams) * size_t(p.queries);
+        const size_t kvRows = p.sharedKeys ? size_t(p.keys) : size_t(p.beams) * size_t(p.keys);
+        // Scores of a useful spread: q, k in [-1, 1], scale headDim^-0.5 (as Whisper).
+        auto q = test::mirror(*m_cpu, *m_gpu, test::randomFloats(qRows * size_t(qStride), seed));
+        auto k = test::mirror(*m_cpu, *m_gpu, test::randomFloats(kvRows * size_t(kvStride), seed + 1, -2.0f, 2.0f));
+        auto v = test::mirror(*m_cpu, *m_gpu, test::randomFloats(kvRows * size_t(kvStride), seed + 2));
+        auto out = test::mirror(*m_cpu, *m_gpu, std::vector<float>(qRows * size_t(outStride), 42.0f));
+        std::vector<AttentionBatch> batches;
+        for (int b = 0; b < p.beams; ++b) {
+            batches.push_back({b * p.queries, p.queries, p.sharedKeys ? 0 : size_t(b) * size_t(p.keys), p.keys});
+        }
+        auto cpuWorkspace = m_cpu->allocate(std::max<size_t>(1, m_cpu->attentionWorkspaceElements(p.queries, p.keys)));
+        auto gpuWorkspace = m_gpu->allocate(std::max<size_t>(1, m_gpu->attentionWorkspaceElements(p.queries, p.keys)));
+        AttentionArgs args;
+        args.qStride = qStride;
+        args.kvStride = kvStride;
+        args.outStride = outStride;
+        args.heads = p.heads;
+        args.headDim = p.headDim;
+        args.scale = 1.0f / std::sqrt(float(p.headDim));
+        args.causal = p.causal;
+        args.batches = batches;
+        args.q = q.cpu.get();
+        args.k = k.cpu.get();
+        args.v = v.cpu.get();
+        args.out = out.cpu.get();
+        args.workspace = cpuWorkspace.get();
+        m_cpu->attention(args);
+        args.q = q.gpu.get();
+        args.k = k.gpu.get();
+        args.v = v.gpu.get();
+        args.out = out.gpu.get();
+        args.workspace = gpuWorkspace.get();
+        m_gpu->attention(args);
+        const auto expected = test::readBack(*m_cpu, *out.cpu), actual = test::readBack(*m_gpu, *out.gpu);
+        // Padding columns of the output rows are not written.
+        for (size_t r = 0; r < qRows; ++r) {
+            for (int c = width; c < outStride; ++c) {
+                if (actual[r * size_t(outStride) + size_t(c)] != 42.0f) return INFINITY;
+            }
+        }
+        return test::relativeError(actual, expected);
+    }
+
+private slots:
+    void initTestCase() {
+        const auto query = cuda::queryDevices();
+        if (query.devices.empty()) QSKIP(qPrintable(QString("no GPU: %1").arg(QString::fromStdString(query.error))));
+        auto gpu = createBackend(BackendKind::Cuda);
+        QVERIFY2(gpu.ok(), gpu.ok() ? "" : gpu.message().c_str());
+        m_gpu = gpu.value();
+        m_cpu = test::cpuBackend(2);
+    }
+
+    void matchesCpu_data() {
+        QTest::addColumn<Problem>("problem");
+        auto add = [](const char* name, Problem p) { QTest::newRow(name) << p; };
+        // Decoder self-attention, one new token per beam over a cache of `keys` positions.
+        for (int beams : {1, 5}) {
+            for (int keys : {1, 2, 33, 447, 448}) {
+                Problem p{.heads = 6, .headDim = 64, .beams = beams, .queries = 1, .keys = keys, .causal = true};
+                QTest::addRow("self step beams %d keys %d", beams, keys) << p;
+            }
+        }
+        // Decoder self-attention over a prompt, and the whole sequence re-run (self cache off).
+        add("self prompt 7", {.heads = 6, .headDim = 64, .beams = 1, .queries = 7, .keys = 7, .causal = true});
+        add("self prompt 33 of 40", {.heads = 4, .headDim = 64, .beams = 5, .queries = 33, .keys = 40, .causal = true});
+        add("self rerun 448 beams 2", {.heads = 2, .headDim = 64, .beams = 2, .queries = 448, .keys = 448, .causal = true});
+        // Cross-attention: every beam reads the same 1500 encoder positions.
+        for (int beams : {1, 5}) {
+            for (int queries : {1, 3, 40}) {
+                Problem p{.heads = 6, .headDim = 64, .beams = beams, .queries = queries, .keys = 1500, .sharedKeys = true};
+                QTest::addRow("cross beams %d queries %d", beams, queries) << p;
+            }
+        }
+        add("cross one key", {.heads = 3, .headDim = 64, .beams = 5, .queries = 2, .keys = 1, .sharedKeys = true});
+        // Encoder self-attention over a whole window.
+        add("encoder 1500", {.heads = 2, .headDim = 32, .beams = 1, .queries = 1500, .keys = 1500});
+        add("encoder 1500 hd 64", {.heads = 6, .headDim = 64, .beams = 1, .queries = 1500, .keys = 1500});
+        // Head sizes of every kernel variant, not multiples of 32, strided rows.
+        for (int hd : {1, 24, 32, 40, 64, 100, 128, 130, 256}) {
+            Problem p{.heads = 3, .headDim = hd, .beams = 2, .queries = 9, .keys = 447, .causal = hd % 2 == 0,
+                      .qPad = 2 * 3 * hd + 1, .kvPad = 5, .outPad = 3};
+            QTest::addRow("head dim %d", hd) << p;
+        }
+        add("non-causal 447 keys", {.heads = 5, .headDim = 64, .beams = 5, .queries = 17, .keys = 447});
+        add("causal queries = keys 1500", {.heads = 1, .headDim = 64, .beams = 1, .queries = 1500, .keys = 1500, .causal = true});
+    }
+
+    void matchesCpu() {
+        QFETCH(Problem, problem);
+        const double error = compare(problem, 100);
+        QVERIFY2(error <= kTolerance, qPrintable(QString("relative error %1").arg(error)));
+    }
+
+    void batchesWithoutQueries() {
+        // A batch with no queries (and no keys) is skipped; its output rows stay as they were.
+        const int width = 64;
+        auto q = test::mirror(*m_cpu, *m_gpu, test::randomFloats(4 * width, 1));
+        auto kv = test::mirror(*m_cpu, *m_gpu, test::randomFloats(10 * width, 2));
+        const auto initial = test::randomFloats(4 * width, 3);
+        auto out = test::mirror(*m_cpu, *m_gpu, initial);
+        const std::vector<AttentionBatch> batches = {{0, 2, 0, 5}, {2, 0, 5, 0}, {2, 1, 5, 5}};
+        for (auto [backend, qb, kvb, ob] : {std::tuple{m_cpu.get(), q.cpu.get(), kv.cpu.get(), out.cpu.get()},
+                                           std::tuple{m_gpu.get(), q.gpu.get(), kv.gpu.get(), out.gpu.get()}}) {
+            AttentionArgs args;
+            args.q = qb;
+            args.k = args.v = kvb;
+            args.out = ob;
+            args.qStride = args.kvStride = args.outStride = width;
+            args.heads = 2;
+            args.headDim = 32;
+            args.scale = 0.2f;
+            args.causal = true;
+            args.batches = batches;
+            auto workspace = backend->allocate(std::max<size_t>(1, backend->attentionWorkspaceElements(2, 5)));
+            args.workspace = workspace.get();
+            backend->attention(args);
+        }
+        const auto expected = test::readBack(*m_cpu, *out.cpu), actual = test::readBack(*m_gpu, *out.gpu);
+        QVERIFY(std::equal(actual.begin() + 3 * width, actual.end(), initial.begin() + 3 * width));
+        QVERIFY(test::relativeError(actual, expected) <= kTolerance);
+    }
+
+    void errors() {
+        // Key count 0 with queries, causal with fewer keys than queries, views too short, and a
+        // head size above the kernel's limit: std::logic_error, as CpuBackend (where it applies).
+        auto buffer = m_gpu->allocate(64 * 600);
+        auto workspace = m_gpu->allocate(1);
+        AttentionArgs args;
+        args.q = args.k = args.v = args.out = buffer.get();
+        args.workspace = workspace.get();
+        args.qStride = args.kvStride = args.outStride = 64;
+        args.heads = 2;
+        args.headDim = 32;
+        std::vector<AttentionBatch> batches = {{0, 1, 0, 0}};
+        args.batches = batches;
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, m_gpu->attention(args));
+        batches = {{0, 5, 0, 4}};
+        args.causal = true;
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, m_gpu->attention(args));
+        batches = {{0, 1, 0, 601}};
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, m_gpu->attention(args));
+        batches = {{0, 1, 0, 4}};
+        args.heads = 1;
+        args.headDim = 257;
+        args.qStride = args.kvStride = args.outStride = 257;
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, m_gpu->attention(args));
+        // The CPU agrees on the first one.
+        auto cpuBuffer = m_cpu->allocate(64 * 10);
+        AttentionArgs cpuArgs = args;
+        cpuArgs.q = cpuArgs.k = cpuArgs.v = cpuArgs.out = cpuBuffer.get();
+        cpuArgs.heads = 2;
+        cpuArgs.headDim = 32;
+        cpuArgs.qStride = cpuArgs.kvStride = cpuArgs.outStride = 64;
+        batches = {{0, 1, 0, 0}};
+        cpuArgs.workspace = {};
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, m_cpu->attention(cpuArgs));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCudaAttention)
+#include "tst_cuda_attention.moc"

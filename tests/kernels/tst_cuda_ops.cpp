@@ -1,0 +1,284 @@
+// Every Backend op except attention on the CUDA backend against CpuBackend, with sizes that are
+// not multiples of 32, views at offsets, accumulate and bias variants; plus buffers (zeroed,
+// round trips, bounds), out-of-memory as a std::bad_alloc naming the bytes, and shape errors.
+// Tolerance: 1e-5 relative (max |gpu - cpu| / max |cpu|), fp32 throughout (TF32 off).
+#include "cuda_test_support.h"
+
+#include "kernels/device_info.h"
+
+#include <QtTest>
+
+#include <new>
+#include <stdexcept>
+
+using namespace hearsay;
+
+namespace {
+constexpr double kTolerance = 1e-5;
+}
+
+class TestCudaOps : public QObject {
+    Q_OBJECT
+private:
+    std::shared_ptr<Backend> m_cpu;
+    std::shared_ptr<Backend> m_gpu;
+
+private slots:
+    void initTestCase() {
+        const auto query = cuda::queryDevices();
+        if (query.devices.empty()) QSKIP(qPrintable(QString("no GPU: %1").arg(QString::fromStdString(query.error))));
+        auto gpu = createBackend(BackendKind::Cuda);
+        QVERIFY2(gpu.ok(), gpu.ok() ? "" : gpu.message().c_str());
+        m_gpu = gpu.value();
+        m_cpu = test::cpuBackend(2);
+        QCOMPARE(m_gpu->kind(), BackendKind::Cuda);
+        qInfo("%s", m_gpu->name().c_str());
+    }
+
+    void buffers() {
+        auto buffer = m_gpu->allocate(1000);
+        QCOMPARE(buffer->elements(), size_t(1000));
+        std::vector<float> host = test::readBack(*m_gpu, *buffer);
+        QVERIFY(std::all_of(host.begin(), host.end(), [](float x) { return x == 0.0f; }));  // fresh buffers are zero
+        const auto data = test::randomFloats(333, 1);
+        m_gpu->upload(BufferView(buffer.get(), 17, 333), data.data(), data.size());
+        host = test::readBack(*m_gpu, *buffer);
+        QCOMPARE(host[16], 0.0f);
+        QCOMPARE(host[17 + 333], 0.0f);
+        QVERIFY(std::equal(data.begin(), data.end(), host.begin() + 17));
+        std::vector<float> part(100);
+        m_gpu->download(BufferView(buffer.get(), 50, 100), part.data(), part.size());
+        QVERIFY(std::equal(part.begin(), part.end(), data.begin() + 33));
+        // Bounds: a view past the end, a count past the view, a buffer of another backend.
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, m_gpu->upload(BufferView(buffer.get(), 990, 20), data.data(), 20));
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, m_gpu->download(BufferView(buffer.get(), 0, 10), part.data(), 11));
+        auto cpuBuffer = m_cpu->allocate(10);
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, m_gpu->gelu(BufferView(cpuBuffer.get())));
+        auto empty = m_gpu->allocate(0);
+        QCOMPARE(empty->elements(), size_t(0));
+    }
+
+    void outOfMemory() {
+        const size_t elements = size_t(1) << 40;  // 4 TiB
+        try {
+            auto huge = m_gpu->allocate(elements);
+            QFAIL("a 4 TiB allocation succeeded");
+        } catch (const std::bad_alloc& e) {
+            const QString message = e.what();
+            qInfo("%s", e.what());
+            QVERIFY2(message.contains(QString::number(qulonglong(elements * sizeof(float)))), e.what());
+        }
+        // The backend still works afterwards.
+        auto buffer = m_gpu->allocate(4);
+        const std::vector<float> data = {1, 2, 3, 4};
+        m_gpu->upload(BufferView(buffer.get()), data.data(), 4);
+        QCOMPARE(test::readBack(*m_gpu, *buffer), data);
+    }
+
+    void linear_data() {
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<int>("in");
+        QTest::addColumn<int>("out");
+        QTest::addColumn<bool>("bias");
+        QTest::addColumn<bool>("accumulate");
+        const int shapes[][3] = {{1, 1, 1}, {1, 64, 51865}, {5, 384, 1001}, {7, 37, 65}, {33, 387, 130}, {130, 100, 257}};
+        for (const auto& s : shapes) {
+            for (bool bias : {false, true}) {
+                for (bool accumulate : {false, true}) {
+                    QTest::addRow("%dx%d->%d bias %d acc %d", s[0], s[1], s[2], bias, accumulate)
+                        << s[0] << s[1] << s[2] << bias << accumulate;
+                }
+            }
+        }
+    }
+
+    void linear() {
+        QFETCH(int, rows);
+        QFETCH(int, in);
+        QFETCH(int, out);
+        QFETCH(bool, bias);
+        QFETCH(bool, accumulate);
+        const size_t r = size_t(rows), n = size_t(in), m = size_t(out), pad = 3;
+        // Views start `pad` elements into their buffers.
+        auto x = test::mirror(*m_cpu, *m_gpu, test::randomFloats(pad + r * n, 2));
+        auto w = test::mirror(*m_cpu, *m_gpu, test::randomFloats(pad + m * n, 3, -0.2f, 0.2f));
+        auto b = test::mirror(*m_cpu, *m_gpu, test::randomFloats(pad + m, 4));
+        auto y = test::mirror(*m_cpu, *m_gpu, test::randomFloats(pad + r * m + pad, 5));
+        for (auto [backend, xs, ws, bs, ys] :
+             {std::tuple{m_cpu.get(), x.cpu.get(), w.cpu.get(), b.cpu.get(), y.cpu.get()},
+              std::tuple{m_gpu.get(), x.gpu.get(), w.gpu.get(), b.gpu.get(), y.gpu.get()}}) {
+            backend->linear(BufferView(xs, pad, r * n), BufferView(ws, pad, m * n),
+                            bias ? BufferView(bs, pad, m) : BufferView(), BufferView(ys, pad, r * m), rows, in, out,
+                            accumulate);
+        }
+        const auto expected = test::readBack(*m_cpu, *y.cpu), actual = test::readBack(*m_gpu, *y.gpu);
+        QCOMPARE(actual[0], expected[0]);                      // outside the view: untouched
+        QCOMPARE(actual[pad + r * m], expected[pad + r * m]);
+        const double error = test::relativeError(actual, expected);
+        QVERIFY2(error <= kTolerance, qPrintable(QString("relative error %1").arg(error)));
+        // The weights must matter (a wrong GEMM layout would not match anyway; this guards the check).
+        QVERIFY(expected != test::randomFloats(pad + r * m + pad, 5));
+    }
+
+    void linearRejectsShortViews() {
+        auto x = m_gpu->allocate(10), w = m_gpu->allocate(20), y = m_gpu->allocate(3);
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, m_gpu->linear(x.get(), w.get(), {}, y.get(), 2, 5, 4, false));
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, m_gpu->linear(x.get(), w.get(), {}, y.get(), 0, 5, 4, false));
+    }
+
+    void layerNorm_data() {
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<int>("cols");
+        QTest::addColumn<bool>("inPlace");
+        for (auto [rows, cols] : {std::pair{1, 1}, std::pair{1, 33}, std::pair{7, 384}, std::pair{5, 1280},
+                                  std::pair{1500, 64}, std::pair{3, 1283}, std::pair{2, 5000}}) {
+            for (bool inPlace : {false, true}) {
+                QTest::addRow("%dx%d in place %d", rows, cols, inPlace) << rows << cols << inPlace;
+            }
+        }
+    }
+
+    void layerNorm() {
+        QFETCH(int, rows);
+        QFETCH(int, cols);
+        QFETCH(bool, inPlace);
+        const size_t n = size_t(rows) * size_t(cols);
+        // An offset mean (3) and spread (up to 4): the variance must be computed around the mean.
+        auto x = test::mirror(*m_cpu, *m_gpu, test::randomFloats(n, 6, -1.0f, 7.0f));
+        auto gamma = test::mirror(*m_cpu, *m_gpu, test::randomFloats(size_t(cols), 7, 0.5f, 1.5f));
+        auto beta = test::mirror(*m_cpu, *m_gpu, test::randomFloats(size_t(cols), 8));
+        auto y = test::mirror(*m_cpu, *m_gpu, std::vector<float>(n, 9.0f));
+        m_cpu->layerNorm(x.cpu.get(), gamma.cpu.get(), beta.cpu.get(), inPlace ? x.cpu.get() : y.cpu.get(), rows, cols,
+                         1e-5f);
+        m_gpu->layerNorm(x.gpu.get(), gamma.gpu.get(), beta.gpu.get(), inPlace ? x.gpu.get() : y.gpu.get(), rows, cols,
+                         1e-5f);
+        DeviceBuffer& cpuOut = inPlace ? *x.cpu : *y.cpu;
+        DeviceBuffer& gpuOut = inPlace ? *x.gpu : *y.gpu;
+        const double error = test::relativeError(test::readBack(*m_gpu, gpuOut), test::readBack(*m_cpu, cpuOut));
+        QVERIFY2(error <= kTolerance, qPrintable(QString("relative error %1").arg(error)));
+    }
+
+    void geluAndAdd_data() {
+        QTest::addColumn<int>("n");
+        for (int n : {1, 31, 1000, (1 << 20) + 7}) QTest::addRow("%d", n) << n;
+    }
+
+    void geluAndAdd() {
+        QFETCH(int, n);
+        auto x = test::mirror(*m_cpu, *m_gpu, test::randomFloats(size_t(n), 9, -6.0f, 6.0f));
+        auto y = test::mirror(*m_cpu, *m_gpu, test::randomFloats(size_t(n), 10));
+        m_cpu->gelu(x.cpu.get());
+        m_gpu->gelu(x.gpu.get());
+        double error = test::relativeError(test::readBack(*m_gpu, *x.gpu), test::readBack(*m_cpu, *x.cpu));
+        QVERIFY2(error <= kTolerance, qPrintable(QString("gelu relative error %1").arg(error)));
+        // add on a sub-view: elements outside it stay as they are.
+        const size_t first = size_t(n) / 3, count = size_t(n) - first;
+        m_cpu->add(BufferView(x.cpu.get(), first, count), BufferView(y.cpu.get(), first, count));
+        m_gpu->add(BufferView(x.gpu.get(), first, count), BufferView(y.gpu.get(), first, count));
+        error = test::relativeError(test::readBack(*m_gpu, *x.gpu), test::readBack(*m_cpu, *x.cpu));
+        QVERIFY2(error <= kTolerance, qPrintable(QString("add relative error %1").arg(error)));
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, m_gpu->add(BufferView(x.gpu.get(), 0, 1), BufferView(y.gpu.get(), 0, 2)));
+    }
+
+    void conv1d_data() {
+        QTest::addColumn<int>("length");
+        QTest::addColumn<int>("inChannels");
+        QTest::addColumn<int>("outChannels");
+        QTest::addColumn<int>("stride");
+        QTest::addRow("encoder conv1") << 3000 << 80 << 64 << 1;
+        QTest::addRow("encoder conv2") << 3000 << 64 << 64 << 2;
+        QTest::addRow("odd") << 7 << 5 << 3 << 2;
+        QTest::addRow("odd stride 3") << 100 << 33 << 17 << 3;
+        QTest::addRow("single") << 1 << 1 << 1 << 1;
+    }
+
+    void conv1d() {
+        QFETCH(int, length);
+        QFETCH(int, inChannels);
+        QFETCH(int, outChannels);
+        QFETCH(int, stride);
+        const int outLength = (length - 1) / stride + 1;
+        auto x = test::mirror(*m_cpu, *m_gpu, test::randomFloats(size_t(length) * size_t(inChannels), 11));
+        auto w = test::mirror(*m_cpu, *m_gpu, test::randomFloats(size_t(outChannels) * size_t(inChannels) * 3, 12));
+        auto b = test::mirror(*m_cpu, *m_gpu, test::randomFloats(size_t(outChannels), 13));
+        auto y = test::mirror(*m_cpu, *m_gpu, std::vector<float>(size_t(outLength) * size_t(outChannels), 5.0f));
+        auto ws = test::mirror(*m_cpu, *m_gpu, std::vector<float>(size_t(outLength) * size_t(inChannels) * 3, 7.0f));
+        m_cpu->conv1d(x.cpu.get(), length, inChannels, w.cpu.get(), b.cpu.get(), y.cpu.get(), outChannels, stride,
+                      ws.cpu.get());
+        m_gpu->conv1d(x.gpu.get(), length, inChannels, w.gpu.get(), b.gpu.get(), y.gpu.get(), outChannels, stride,
+                      ws.gpu.get());
+        const double error = test::relativeError(test::readBack(*m_gpu, *y.gpu), test::readBack(*m_cpu, *y.cpu));
+        QVERIFY2(error <= kTolerance, qPrintable(QString("relative error %1").arg(error)));
+        // The im2col columns themselves (padding zeros included) are exact copies.
+        QCOMPARE(test::readBack(*m_gpu, *ws.gpu), test::readBack(*m_cpu, *ws.cpu));
+        auto small = m_gpu->allocate(1);
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, m_gpu->conv1d(x.gpu.get(), length, inChannels, w.gpu.get(), b.gpu.get(),
+                                                                 y.gpu.get(), outChannels, stride, small.get()));
+    }
+
+    void embed() {
+        const int vocab = 1000, positions = 448, width = 72;
+        auto tokens = test::mirror(*m_cpu, *m_gpu, test::randomFloats(size_t(vocab) * width, 14));
+        auto table = test::mirror(*m_cpu, *m_gpu, test::randomFloats(size_t(positions) * width, 15));
+        for (int count : {1, 5, 448, 5 * 448}) {
+            std::vector<int> ids(static_cast<size_t>(count)), pos(static_cast<size_t>(count));
+            for (int i = 0; i < count; ++i) {
+                ids[size_t(i)] = (i * 7919 + 13) % vocab;
+                pos[size_t(i)] = i % positions;
+            }
+            ids.back() = vocab - 1;
+            pos.back() = positions - 1;
+            auto y = test::mirror(*m_cpu, *m_gpu, std::vector<float>(size_t(count) * width + 1, 3.0f));
+            m_cpu->embed(ids.data(), pos.data(), count, tokens.cpu.get(), table.cpu.get(), width, y.cpu.get());
+            m_gpu->embed(ids.data(), pos.data(), count, tokens.gpu.get(), table.gpu.get(), width, y.gpu.get());
+            // A sum of two floats: exact.
+            QCOMPARE(test::readBack(*m_gpu, *y.gpu), test::readBack(*m_cpu, *y.cpu));
+        }
+        auto y = m_gpu->allocate(width);
+        const int bad = vocab, zero = 0, badPosition = positions;
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, m_gpu->embed(&bad, &zero, 1, tokens.gpu.get(), table.gpu.get(), width, y.get()));
+        QVERIFY_THROWS_EXCEPTION(std::logic_error,
+                                 m_gpu->embed(&zero, &badPosition, 1, tokens.gpu.get(), table.gpu.get(), width, y.get()));
+    }
+
+    void copyRows() {
+        const int width = 67, srcStride = 70, dstStride = 67;
+        const size_t srcRows = 900, dstRows = 5 * 448;
+        auto src = test::mirror(*m_cpu, *m_gpu, test::randomFloats(srcRows * srcStride, 16));
+        auto dst = test::mirror(*m_cpu, *m_gpu, test::randomFloats(dstRows * dstStride, 17));
+        // Many blocks (more than one launch takes), one large, one empty.
+        std::vector<RowCopy> copies;
+        for (size_t i = 0; i < 20; ++i) copies.push_back({i * 3, 1000 + i * 2, 1 + i % 2});
+        copies.push_back({100, 0, 600});
+        copies.push_back({5, 700, 0});
+        m_cpu->copyRows(src.cpu.get(), srcStride, dst.cpu.get(), dstStride, width, copies);
+        m_gpu->copyRows(src.gpu.get(), srcStride, dst.gpu.get(), dstStride, width, copies);
+        QCOMPARE(test::readBack(*m_gpu, *dst.gpu), test::readBack(*m_cpu, *dst.cpu));
+        // Within one buffer, as beam reordering does: slot 0 -> 2, slot 1 -> 4 (448 rows each).
+        const std::vector<RowCopy> reorder = {{0, 2 * 448, 300}, {448, 4 * 448, 17}};
+        m_cpu->copyRows(dst.cpu.get(), dstStride, dst.cpu.get(), dstStride, dstStride, reorder);
+        m_gpu->copyRows(dst.gpu.get(), dstStride, dst.gpu.get(), dstStride, dstStride, reorder);
+        QCOMPARE(test::readBack(*m_gpu, *dst.gpu), test::readBack(*m_cpu, *dst.cpu));
+        // Out of range and overlapping blocks are refused.
+        const std::vector<RowCopy> outside = {{0, dstRows - 1, 2}};
+        QVERIFY_THROWS_EXCEPTION(std::logic_error,
+                                 m_gpu->copyRows(src.gpu.get(), srcStride, dst.gpu.get(), dstStride, width, outside));
+        const std::vector<RowCopy> overlapping = {{0, 10, 20}};
+        QVERIFY_THROWS_EXCEPTION(std::logic_error,
+                                 m_gpu->copyRows(dst.gpu.get(), dstStride, dst.gpu.get(), dstStride, width, overlapping));
+    }
+
+    void loadWeight() {
+        // A float16 tensor is converted as the CPU backend converts it.
+        std::vector<uint16_t> halves = {0x3c00, 0xc000, 0x3555, 0x0001, 0x7bff};
+        TensorView view{"w", DType::F16, {5}, reinterpret_cast<const std::byte*>(halves.data()), halves.size() * 2};
+        auto cpu = m_cpu->loadWeight(view);
+        auto gpu = m_gpu->loadWeight(view);
+        QCOMPARE(test::readBack(*m_gpu, *gpu), test::readBack(*m_cpu, *cpu));
+        view.bytes = 9;
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, m_gpu->loadWeight(view));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCudaOps)
+#include "tst_cuda_ops.moc"

@@ -1,0 +1,142 @@
+// ControlledSession over a real engine session (random 64x2x2 model from hearsay-cli): switches
+// requested through SessionControls reach the engine at the next decoder step and give the same
+// logits, Cancel fails the next call, the counters sum the calls, and the observer is rate-limited.
+#include "core/audio/audio_file.h"
+#include "core/backend/backend.h"
+#include "core/frontend/log_mel.h"
+#include "core/model/whisper_model.h"
+#include "ui/controlled_session.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+using namespace hearsay;
+using hearsay::ui::ControlledSession;
+using hearsay::ui::SessionControls;
+
+class TestControlledSession : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+    std::shared_ptr<const WhisperModel> m_model;
+    std::shared_ptr<Backend> m_backend;
+    LogMel m_mel;
+
+    std::unique_ptr<ControlledSession> makeSession(std::shared_ptr<SessionControls> controls) {
+        SessionOptions options;
+        options.maxBeams = 2;
+        auto session = InferenceSession::create(m_model, m_backend, options);
+        if (!session) qFatal("session: %s", session.message().c_str());
+        return std::make_unique<ControlledSession>(std::move(session.value()), std::move(controls), options.maxBeams);
+    }
+
+    static float maxDifference(const std::vector<float>& a, const std::vector<float>& b) {
+        float worst = a.size() == b.size() ? 0.0f : INFINITY;
+        for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) worst = std::max(worst, std::fabs(a[i] - b[i]));
+        return worst;
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(m_dir.isValid());
+        const QString path = m_dir.filePath("model");
+        QProcess cli;
+        cli.start(HEARSAY_CLI_PATH, {"make-test-model", "--dims", "64x2x2", "--seed", "1", "--format", "hf", path});
+        QVERIFY(cli.waitForFinished(120000));
+        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+        auto model = WhisperModel::load(path.toStdString());
+        QVERIFY2(model.ok(), model.ok() ? "" : model.message().c_str());
+        m_model = model.value();
+        auto backend = createBackend(BackendKind::Cpu, {});
+        QVERIFY(backend.ok());
+        m_backend = backend.value();
+        auto audio = decodeAudioFile(std::string(HEARSAY_SHARED_DATA_DIR) + "/jfk.wav");
+        QVERIFY(audio.ok());
+        m_mel = logMelSpectrogram(audio->samples.data(), audio->samples.size(), m_model->config().nMels);
+    }
+
+    void switchesApplyAtTheNextStep() {
+        auto controls = std::make_shared<SessionControls>();
+        auto session = makeSession(controls);
+        QVERIFY(session->encode(m_mel).ok());
+        const std::vector<int> sot = {50258, 50259, 50359};
+        std::vector<std::vector<int>> tokens = {sot};
+        std::vector<float> cached, uncached;
+        QVERIFY(session->decode(tokens, cached).ok());
+        QVERIFY(session->selfAttentionCache());
+        QVERIFY(session->cacheStats().selfInUse > 0);
+
+        // Requested from another thread; nothing changes until the worker's next call.
+        std::thread([&] {
+            controls->selfCache = false;
+            controls->crossCache = false;
+        }).join();
+        QVERIFY(session->selfAttentionCache());
+        tokens[0].push_back(440);
+        QVERIFY(session->decode(tokens, uncached).ok());
+        QVERIFY(!session->selfAttentionCache());
+        QVERIFY(!session->crossAttentionCache());
+        QCOMPARE(session->cacheStats().selfAllocated, size_t(0));
+        QCOMPARE(session->cacheStats().crossAllocated, size_t(0));
+
+        // The same step with both caches back on gives the same logits.
+        controls->selfCache = true;
+        controls->crossCache = true;
+        std::vector<float> again;
+        QVERIFY(session->decode(tokens, again).ok());
+        QVERIFY(session->selfAttentionCache() && session->crossAttentionCache());
+        QCOMPARE(again.size(), size_t(m_model->config().nVocab));
+        QVERIFY2(maxDifference(uncached, again) < 1e-3f, qPrintable(QString::number(maxDifference(uncached, again))));
+        QVERIFY(!session->applyRequestedSwitches());  // already as asked
+
+        const auto& c = session->counters();
+        QCOMPARE(c.windows, 1);
+        QCOMPARE(c.decodeCalls, 3);
+        QVERIFY(c.encoderMs > 0.0 && c.lastEncoderMs == c.encoderMs);
+        QVERIFY(c.decodeMs > 0.0);
+        // Positions run: 3, then 4 without the self cache, then 4 again into an empty cache.
+        QCOMPARE(c.tokensDecoded, 3 + 4 + 4);
+        session->resetCounters();
+        QCOMPARE(session->counters().decodeCalls, 0);
+    }
+
+    void cancelFailsTheNextCall() {
+        auto controls = std::make_shared<SessionControls>();
+        auto session = makeSession(controls);
+        QVERIFY(session->encode(m_mel).ok());
+        controls->cancel = true;
+        std::vector<float> logits;
+        auto decoded = session->decode({{50258}}, logits);
+        QVERIFY(!decoded.ok());
+        QVERIFY(QString::fromStdString(decoded.message()).contains("cancelled"));
+        auto encoded = session->encode(m_mel);
+        QVERIFY(!encoded.ok());
+        QCOMPARE(session->counters().decodeCalls, 0);
+        QCOMPARE(session->counters().windows, 1);
+        controls->cancel = false;
+        QVERIFY(session->decode({{50258}}, logits).ok());
+    }
+
+    void observerIsRateLimited() {
+        auto controls = std::make_shared<SessionControls>();
+        auto session = makeSession(controls);
+        QVERIFY(session->encode(m_mel).ok());
+        int calls = 0;
+        session->setObserver([&] { ++calls; }, std::chrono::hours(1));
+        std::vector<float> logits;
+        for (int i = 0; i < 3; ++i) QVERIFY(session->decode({{50258}}, logits).ok());
+        QCOMPARE(calls, 0);  // the interval has not passed
+        session->setObserver([&] { ++calls; }, std::chrono::milliseconds(0));
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        QVERIFY(session->decode({{50258}}, logits).ok());
+        QCOMPARE(calls, 1);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestControlledSession)
+#include "tst_controlled_session.moc"

@@ -1,0 +1,129 @@
+// Layout and formatting of the cache panel (see cache_panel.h).
+#include "ui/cache_panel.h"
+
+#include "ui/layer_bar_chart.h"
+
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QLocale>
+#include <QVBoxLayout>
+
+namespace hearsay::ui {
+namespace {
+
+QString exactBytes(size_t bytes) { return QObject::tr("%1 bytes").arg(QLocale::c().toString(qulonglong(bytes))); }
+
+QString stateText(bool on) { return on ? QObject::tr("on") : QObject::tr("off"); }
+
+QString stateStyle(bool on) { return on ? "color: #2e7d32; font-weight: bold" : "color: #b23c17; font-weight: bold"; }
+
+} // namespace
+
+CachePanel::CachePanel(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(8, 8, 8, 8);
+
+    m_model = new QLabel(tr("No model loaded."), this);
+    m_model->setObjectName("modelSummary");
+    m_model->setWordWrap(true);
+    m_model->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_model);
+
+    auto* cacheBox = new QGroupBox(tr("Key/value caches"), this);
+    auto* cacheGrid = new QGridLayout(cacheBox);
+    cacheGrid->setColumnStretch(1, 1);
+    int row = 0;
+    m_backend = addRow(cacheGrid, row++, tr("Backend"), "backend");
+    m_selfState = addRow(cacheGrid, row++, tr("Self-attention"), "selfCacheState");
+    m_selfAllocated = addRow(cacheGrid, row++, tr("  allocated"), "selfAllocated");
+    m_selfInUse = addRow(cacheGrid, row++, tr("  in use"), "selfInUse");
+    m_positions = addRow(cacheGrid, row++, tr("  positions"), "selfPositions");
+    m_crossState = addRow(cacheGrid, row++, tr("Cross-attention"), "crossCacheState");
+    m_crossAllocated = addRow(cacheGrid, row++, tr("  allocated"), "crossAllocated");
+    m_crossInUse = addRow(cacheGrid, row++, tr("  in use"), "crossInUse");
+    m_chart = new LayerBarChart(cacheBox);
+    m_chart->setObjectName("layerChart");
+    m_chart->setToolTip(tr("K + V bytes per decoder layer: pale bars allocated, dark bars in use"));
+    cacheGrid->addWidget(m_chart, row++, 0, 1, 2);
+    layout->addWidget(cacheBox);
+
+    auto* speedBox = new QGroupBox(tr("Speed"), this);
+    auto* speedGrid = new QGridLayout(speedBox);
+    speedGrid->setColumnStretch(1, 1);
+    row = 0;
+    m_encoderMs = addRow(speedGrid, row++, tr("Encoder"), "encoderMs");
+    m_encoderMs->setToolTip(tr("Encoder and cross-attention projection of the latest 30-second window"));
+    m_decodeMs = addRow(speedGrid, row++, tr("Decode"), "decodeMsPerToken");
+    m_decodeMs->setToolTip(tr("Decoder time per step (one token for every beam)"));
+    m_tokensPerSecond = addRow(speedGrid, row++, tr("Tokens/s"), "tokensPerSecond");
+    m_tokensPerSecond->setToolTip(tr("Decoder steps per second of decoding time"));
+    m_realTimeFactor = addRow(speedGrid, row++, tr("Real-time factor"), "realTimeFactor");
+    m_realTimeFactor->setToolTip(tr("Wall time divided by the audio duration transcribed (below 1: faster than real time)"));
+    m_windows = addRow(speedGrid, row++, tr("Windows"), "windows");
+    layout->addWidget(speedBox);
+    layout->addStretch(1);
+
+    setMetrics({});
+}
+
+QLabel* CachePanel::addRow(QGridLayout* grid, int row, const QString& name, const QString& objectName) {
+    auto* label = new QLabel(name, this);
+    auto* value = new QLabel(this);
+    value->setObjectName(objectName);
+    value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    value->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    grid->addWidget(label, row, 0);
+    grid->addWidget(value, row, 1);
+    return value;
+}
+
+void CachePanel::setModel(const ModelSummary& model) {
+    const WhisperConfig& c = model.config;
+    m_model->setText(tr("<b>%1</b><br>%2, %3<br>width %4, %5 encoder / %6 decoder layers, %7 heads, %8 mel bins<br>"
+                        "weights %9 MiB")
+                         .arg(model.path.section('/', -1).toHtmlEscaped(), model.format,
+                              model.multilingual ? tr("multilingual (%1 languages)").arg(model.languageCount)
+                                                 : tr("English-only"))
+                         .arg(c.nAudioState)
+                         .arg(c.nAudioLayer)
+                         .arg(c.nTextLayer)
+                         .arg(c.nAudioHead)
+                         .arg(c.nMels)
+                         .arg(model.weightMiB, 0, 'f', 1));
+    m_model->setToolTip(model.path);
+}
+
+void CachePanel::setMetrics(const EngineMetrics& m) {
+    m_metrics = m;
+    const bool session = !m.cache.layers.empty();
+    m_backend->setText(m.backend.isEmpty() ? tr("–") : m.backend);
+    m_selfState->setText(session ? stateText(m.selfCache) : tr("–"));
+    m_selfState->setStyleSheet(session ? stateStyle(m.selfCache) : QString());
+    m_crossState->setText(session ? stateText(m.crossCache) : tr("–"));
+    m_crossState->setStyleSheet(session ? stateStyle(m.crossCache) : QString());
+
+    m_selfAllocated->setText(formatBytes(m.cache.selfAllocated));
+    m_selfAllocated->setToolTip(tr("%1 for %2 layers × %3 beams × 448 positions × K and V")
+                                    .arg(exactBytes(m.cache.selfAllocated))
+                                    .arg(m.cache.layers.size())
+                                    .arg(m.maxBeams));
+    m_selfInUse->setText(formatBytes(m.cache.selfInUse));
+    m_selfInUse->setToolTip(exactBytes(m.cache.selfInUse));
+    m_positions->setText(session ? tr("%1 in %2 beam(s) of %3").arg(m.cache.positions).arg(m.cache.beams).arg(m.maxBeams)
+                                 : tr("–"));
+    m_crossAllocated->setText(formatBytes(m.cache.crossAllocated));
+    m_crossAllocated->setToolTip(exactBytes(m.cache.crossAllocated));
+    m_crossInUse->setText(formatBytes(m.cache.crossInUse));
+    m_crossInUse->setToolTip(exactBytes(m.cache.crossInUse));
+    m_chart->setLayers(m.cache.layers);
+
+    const bool measured = m.windows > 0;
+    m_encoderMs->setText(measured ? tr("%1 ms").arg(m.lastEncoderMs, 0, 'f', 1) : tr("–"));
+    m_decodeMs->setText(m.decodeCalls > 0 ? tr("%1 ms/token").arg(m.decodeMsPerToken(), 0, 'f', 2) : tr("–"));
+    m_tokensPerSecond->setText(m.decodeCalls > 0 ? QString::number(m.tokensPerSecond(), 'f', 1) : tr("–"));
+    m_realTimeFactor->setText(m.audioSeconds > 0.0 ? QString::number(m.realTimeFactor(), 'f', 3) : tr("–"));
+    m_windows->setText(measured ? QString::number(m.windows) : tr("–"));
+}
+
+} // namespace hearsay::ui

@@ -1,0 +1,48 @@
+// The live panel of the engine: the model, the K/V caches (self-attention allocated and in use,
+// cross-attention, per layer as a bar chart, with the switches' state) and the speed figures
+// (encoder ms, decode ms/token, tokens/s, real-time factor). It only paints what it is given.
+#pragma once
+
+#include "ui/worker_messages.h"
+
+#include <QWidget>
+
+class QGridLayout;
+class QLabel;
+
+namespace hearsay::ui {
+
+class LayerBarChart;
+
+class CachePanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit CachePanel(QWidget* parent = nullptr);
+
+    void setModel(const ModelSummary& model);
+    void setMetrics(const EngineMetrics& metrics);
+    const EngineMetrics& metrics() const { return m_metrics; }
+    LayerBarChart* chart() const { return m_chart; }
+
+private:
+    QLabel* addRow(QGridLayout* grid, int row, const QString& name, const QString& objectName);
+
+    EngineMetrics m_metrics;
+    QLabel* m_model = nullptr;
+    QLabel* m_backend = nullptr;
+    QLabel* m_selfState = nullptr;
+    QLabel* m_selfAllocated = nullptr;
+    QLabel* m_selfInUse = nullptr;
+    QLabel* m_positions = nullptr;
+    QLabel* m_crossState = nullptr;
+    QLabel* m_crossAllocated = nullptr;
+    QLabel* m_crossInUse = nullptr;
+    QLabel* m_encoderMs = nullptr;
+    QLabel* m_decodeMs = nullptr;
+    QLabel* m_tokensPerSecond = nullptr;
+    QLabel* m_realTimeFactor = nullptr;
+    QLabel* m_windows = nullptr;
+    LayerBarChart* m_chart = nullptr;
+};
+
+} // namespace hearsay::ui

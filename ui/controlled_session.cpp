@@ -1,0 +1,70 @@
+// Steering of a session from another thread (see controlled_session.h).
+#include "ui/controlled_session.h"
+
+namespace hearsay::ui {
+namespace {
+
+Error cancelledError() { return makeError("transcription cancelled"); }
+
+} // namespace
+
+ControlledSession::ControlledSession(std::unique_ptr<InferenceSession> inner, std::shared_ptr<SessionControls> controls,
+                                     int maxBeams)
+    : m_inner(std::move(inner)), m_controls(std::move(controls)), m_maxBeams(maxBeams) {}
+
+bool ControlledSession::applyRequestedSwitches() {
+    bool changed = false;
+    const bool self = m_controls->selfCache.load();
+    const bool cross = m_controls->crossCache.load();
+    if (self != m_inner->selfAttentionCache()) {
+        m_inner->setSelfAttentionCache(self);
+        changed = true;
+    }
+    if (cross != m_inner->crossAttentionCache()) {
+        m_inner->setCrossAttentionCache(cross);
+        changed = true;
+    }
+    return changed;
+}
+
+Result<void> ControlledSession::encode(const LogMel& mel) {
+    if (m_controls->cancel.load()) return cancelledError();
+    applyRequestedSwitches();
+    auto result = m_inner->encode(mel);
+    if (result) {
+        const SessionTimings t = m_inner->timings();
+        m_counters.lastEncoderMs = t.encoderMs;
+        m_counters.encoderMs += t.encoderMs;
+        ++m_counters.windows;
+    }
+    return result;
+}
+
+Result<void> ControlledSession::decode(const std::vector<std::vector<int>>& beamTokens, std::vector<float>& logits) {
+    if (m_controls->cancel.load()) return cancelledError();
+    applyRequestedSwitches();
+    const SessionTimings before = m_inner->timings();
+    auto result = m_inner->decode(beamTokens, logits);
+    const SessionTimings after = m_inner->timings();
+    m_counters.decodeMs += after.decodeMs - before.decodeMs;
+    m_counters.decodeCalls += after.decodeCalls - before.decodeCalls;
+    m_counters.tokensDecoded += after.tokensDecoded - before.tokensDecoded;
+    if (result) observe();
+    return result;
+}
+
+void ControlledSession::setObserver(std::function<void()> observer, std::chrono::milliseconds interval) {
+    m_observer = std::move(observer);
+    m_interval = interval;
+    m_lastObserved = std::chrono::steady_clock::now();
+}
+
+void ControlledSession::observe() {
+    if (!m_observer) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - m_lastObserved < m_interval) return;
+    m_lastObserved = now;
+    m_observer();
+}
+
+} // namespace hearsay::ui

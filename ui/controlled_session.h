@@ -1,0 +1,73 @@
+// An InferenceSession that another thread can steer: the cache switches asked for from the GUI
+// are applied between decoder steps (the engine allows them there, not during a step), a cancel
+// request ends the transcription at the next step, and the run's counters are kept per call.
+// Plain C++ (no Qt): the worker thread drives it; only SessionControls is touched elsewhere.
+#pragma once
+
+#include "core/nn/inference_session.h"
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+
+namespace hearsay::ui {
+
+// Requests written by any thread, read by the worker at the next encoder run or decoder step.
+struct SessionControls {
+    std::atomic<bool> cancel{false};
+    std::atomic<bool> selfCache{true};   // wanted state of the self-attention cache
+    std::atomic<bool> crossCache{true};  // wanted state of the cross-attention cache
+};
+
+// Counters of one transcription, summed over the session's calls.
+struct SessionCounters {
+    double lastEncoderMs = 0.0;
+    double encoderMs = 0.0;
+    int windows = 0;
+    double decodeMs = 0.0;
+    int decodeCalls = 0;
+    int tokensDecoded = 0;
+};
+
+class ControlledSession final : public InferenceSession {
+public:
+    ControlledSession(std::unique_ptr<InferenceSession> inner, std::shared_ptr<SessionControls> controls, int maxBeams);
+
+    Result<void> encode(const LogMel& mel) override;
+    Result<void> decode(const std::vector<std::vector<int>>& beamTokens, std::vector<float>& logits) override;
+    void reorderBeams(const std::vector<int>& sourceBeam) override { m_inner->reorderBeams(sourceBeam); }
+    void resetDecoder() override { m_inner->resetDecoder(); }
+    void setSelfAttentionCache(bool enabled) override { m_inner->setSelfAttentionCache(enabled); }
+    void setCrossAttentionCache(bool enabled) override { m_inner->setCrossAttentionCache(enabled); }
+    bool selfAttentionCache() const override { return m_inner->selfAttentionCache(); }
+    bool crossAttentionCache() const override { return m_inner->crossAttentionCache(); }
+    KvCacheStats cacheStats() const override { return m_inner->cacheStats(); }
+    SessionTimings timings() const override { return m_inner->timings(); }
+    std::vector<float> encoderOutput() const override { return m_inner->encoderOutput(); }
+    const WhisperModel& model() const override { return m_inner->model(); }
+
+    // Brings the switches to the state SessionControls asks for; true when one changed.
+    bool applyRequestedSwitches();
+
+    int maxBeams() const { return m_maxBeams; }
+    const SessionCounters& counters() const { return m_counters; }
+    void resetCounters() { m_counters = {}; }
+
+    // Called on the worker thread after a decoder step when `interval` has passed since the
+    // last call (periodic measurements while a window decodes).
+    void setObserver(std::function<void()> observer, std::chrono::milliseconds interval);
+
+private:
+    void observe();
+
+    std::unique_ptr<InferenceSession> m_inner;
+    std::shared_ptr<SessionControls> m_controls;
+    int m_maxBeams = 1;
+    SessionCounters m_counters;
+    std::function<void()> m_observer;
+    std::chrono::milliseconds m_interval{250};
+    std::chrono::steady_clock::time_point m_lastObserved{};
+};
+
+} // namespace hearsay::ui

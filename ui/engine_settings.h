@@ -1,0 +1,36 @@
+// The user's engine and decoding choices (the settings panel), persisted with QSettings.
+#pragma once
+
+#include <QMetaType>
+#include <QString>
+
+class QSettings;
+
+namespace hearsay::ui {
+
+struct EngineSettings {
+    QString backend = "auto";   // "auto", "cpu" or "cuda" (parseBackendKind)
+    int threads = 0;            // CPU threads; 0 = all cores
+    QString language;           // language code; empty = detect on the first 30 s
+    bool translate = false;     // task: translate to English instead of transcribe
+    int beamSize = 5;           // 1 = greedy
+    bool selfCache = true;      // self-attention K/V cache
+    bool crossCache = true;     // cross-attention K/V cache
+    QString initialPrompt;      // text prompt for the first window
+
+    static constexpr int kMaxBeamSize = 16;
+    static constexpr int kBestOf = 5;  // samples per fallback temperature, as the reference
+
+    // Beams the session must hold: beam search at temperature 0, best-of at fallback temperatures.
+    int sessionBeams() const { return beamSize > kBestOf ? beamSize : kBestOf; }
+
+    bool operator==(const EngineSettings&) const = default;
+
+    // Missing or out-of-range values fall back to the defaults above.
+    static EngineSettings load(const QSettings& settings);
+    void save(QSettings& settings) const;
+};
+
+} // namespace hearsay::ui
+
+Q_DECLARE_METATYPE(hearsay::ui::EngineSettings)

@@ -1,0 +1,171 @@
+// Widgets of the settings panel (see settings_panel.h).
+#include "ui/settings_panel.h"
+
+#include "core/text/tokenizer.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QThread>
+#include <QVBoxLayout>
+
+namespace hearsay::ui {
+namespace {
+
+QString languageLabel(const Language& language) {
+    QString name = QString::fromUtf8(language.name.data(), qsizetype(language.name.size()));
+    if (!name.isEmpty()) name[0] = name[0].toUpper();
+    return QString("%1 (%2)").arg(name, QString::fromUtf8(language.code.data(), qsizetype(language.code.size())));
+}
+
+} // namespace
+
+SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
+    auto* form = new QFormLayout(this);
+    form->setContentsMargins(8, 8, 8, 8);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+
+    m_backend = new QComboBox(this);
+    m_backend->setObjectName("backend");
+    m_backend->addItem(tr("Automatic"), "auto");
+    m_backend->addItem(tr("CPU"), "cpu");
+    m_backend->addItem(tr("CUDA (NVIDIA GPU)"), "cuda");
+    m_backend->setToolTip(tr("Automatic uses CUDA when this build has it and a GPU is present. "
+                             "Applies when the engine is next idle."));
+    form->addRow(tr("&Backend"), m_backend);
+
+    m_threads = new QSpinBox(this);
+    m_threads->setObjectName("threads");
+    m_threads->setRange(0, 256);
+    m_threads->setSpecialValueText(tr("All cores (%1)").arg(QThread::idealThreadCount()));
+    m_threads->setToolTip(tr("CPU worker threads. Applies when the engine is next idle."));
+    form->addRow(tr("&Threads"), m_threads);
+
+    m_language = new QComboBox(this);
+    m_language->setObjectName("language");
+    form->addRow(tr("&Language"), m_language);
+    fillLanguages(int(whisperLanguages().size()), true);
+
+    m_task = new QComboBox(this);
+    m_task->setObjectName("task");
+    m_task->addItem(tr("Transcribe"), false);
+    m_task->addItem(tr("Translate to English"), true);
+    form->addRow(tr("T&ask"), m_task);
+
+    m_beamSize = new QSpinBox(this);
+    m_beamSize->setObjectName("beamSize");
+    m_beamSize->setRange(1, EngineSettings::kMaxBeamSize);
+    m_beamSize->setSpecialValueText(tr("1 (greedy)"));
+    m_beamSize->setToolTip(tr("Beams of beam search at temperature 0. The self-attention cache holds "
+                              "max(beam size, %1) rows: fallback temperatures sample %1 candidates.")
+                               .arg(EngineSettings::kBestOf));
+    form->addRow(tr("Beam si&ze"), m_beamSize);
+
+    m_selfCache = new QCheckBox(tr("Self-attention K/V cache"), this);
+    m_selfCache->setObjectName("selfCacheSwitch");
+    m_selfCache->setToolTip(tr("Off: every decoder step re-runs the decoder over the whole token sequence. "
+                               "Applies at the next decoder step, even mid-window."));
+    m_crossCache = new QCheckBox(tr("Cross-attention K/V cache"), this);
+    m_crossCache->setObjectName("crossCacheSwitch");
+    m_crossCache->setToolTip(tr("Off: every decoder step re-projects the encoder output. "
+                                "Applies at the next decoder step, even mid-window."));
+    form->addRow(tr("Caches"), m_selfCache);
+    form->addRow(QString(), m_crossCache);
+
+    m_prompt = new QLineEdit(this);
+    m_prompt->setObjectName("initialPrompt");
+    m_prompt->setPlaceholderText(tr("Names, spelling, style…"));
+    m_prompt->setToolTip(tr("Text given to the model as context before the first window"));
+    form->addRow(tr("Initial &prompt"), m_prompt);
+
+    auto* note = new QLabel(tr("Cache switches take effect at the next decoder step, even in the middle of a "
+                               "window. The other settings apply to the next file (backend, threads and beam "
+                               "size as soon as the engine is idle)."),
+                            this);
+    note->setWordWrap(true);
+    note->setEnabled(false);
+    form->addRow(note);
+
+    auto changed = [this] { emitChanged(); };
+    connect(m_backend, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_threads, &QSpinBox::valueChanged, this, changed);
+    connect(m_language, &QComboBox::currentIndexChanged, this, [this] {
+        if (!m_updating && m_language->isEnabled()) m_wantedLanguage = m_language->currentData().toString();
+        emitChanged();
+    });
+    connect(m_task, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_beamSize, &QSpinBox::valueChanged, this, changed);
+    connect(m_selfCache, &QCheckBox::toggled, this, changed);
+    connect(m_crossCache, &QCheckBox::toggled, this, changed);
+    connect(m_prompt, &QLineEdit::editingFinished, this, changed);
+
+    setSettings({});
+}
+
+void SettingsPanel::fillLanguages(int count, bool multilingual) {
+    const bool wasUpdating = m_updating;
+    m_updating = true;
+    m_language->clear();
+    if (!multilingual) {
+        m_language->addItem(tr("English only"), QString());
+        m_language->setToolTip(tr("This model is English-only: it has no language tokens."));
+        m_language->setEnabled(false);
+    } else {
+        m_language->addItem(tr("Auto-detect"), QString());
+        m_language->setToolTip(tr("Auto-detect listens to the first 30 seconds. Applies to the next file."));
+        const auto& languages = whisperLanguages();
+        for (int i = 0; i < count && i < int(languages.size()); ++i) {
+            const Language& l = languages[size_t(i)];
+            m_language->addItem(languageLabel(l), QString::fromUtf8(l.code.data(), qsizetype(l.code.size())));
+        }
+        m_language->setEnabled(true);
+        const int index = m_language->findData(m_wantedLanguage);
+        m_language->setCurrentIndex(index >= 0 ? index : 0);
+    }
+    m_updating = wasUpdating;
+}
+
+void SettingsPanel::setModel(const ModelSummary& model) {
+    fillLanguages(model.languageCount, model.multilingual);
+}
+
+void SettingsPanel::setSettings(const EngineSettings& s) {
+    m_updating = true;
+    m_backend->setCurrentIndex(std::max(0, m_backend->findData(s.backend)));
+    m_threads->setValue(s.threads);
+    m_wantedLanguage = s.language;
+    if (m_language->isEnabled()) {
+        const int index = m_language->findData(s.language);
+        m_language->setCurrentIndex(index >= 0 ? index : 0);
+    }
+    m_task->setCurrentIndex(s.translate ? 1 : 0);
+    m_beamSize->setValue(s.beamSize);
+    m_selfCache->setChecked(s.selfCache);
+    m_crossCache->setChecked(s.crossCache);
+    m_prompt->setText(s.initialPrompt);
+    m_updating = false;
+}
+
+EngineSettings SettingsPanel::settings() const {
+    EngineSettings s;
+    s.backend = m_backend->currentData().toString();
+    s.threads = m_threads->value();
+    // A multilingual model: the language shown; an English-only one: the choice kept for the next model.
+    s.language = m_language->isEnabled() ? m_language->currentData().toString() : m_wantedLanguage;
+    s.translate = m_task->currentData().toBool();
+    s.beamSize = m_beamSize->value();
+    s.selfCache = m_selfCache->isChecked();
+    s.crossCache = m_crossCache->isChecked();
+    s.initialPrompt = m_prompt->text();
+    return s;
+}
+
+void SettingsPanel::emitChanged() {
+    if (m_updating) return;
+    emit settingsChanged(settings());
+}
+
+} // namespace hearsay::ui

@@ -1,0 +1,68 @@
+// The value types that travel from the transcription worker to the GUI thread in queued
+// signals: what was loaded, what is being transcribed, and the engine's live measurements.
+#pragma once
+
+#include "core/model/whisper_config.h"
+#include "core/nn/inference_session.h"
+#include "core/transcript/transcript.h"
+
+#include <QMetaType>
+#include <QString>
+
+#include <vector>
+
+namespace hearsay::ui {
+
+// A loaded model, as the window describes it.
+struct ModelSummary {
+    QString path;
+    QString format;             // "Hugging Face checkpoint" or "whisper.cpp ggml"
+    WhisperConfig config;
+    bool multilingual = false;
+    int languageCount = 0;      // entries of whisperLanguages() the model has tokens for
+    double weightMiB = 0.0;
+};
+
+// An audio file opened for transcription.
+struct AudioSummary {
+    QString path;
+    double durationSeconds = 0.0;
+    QString decoder;            // "libsndfile" or "FFmpeg"
+    QString format;
+    int sourceRate = 0;
+    int sourceChannels = 0;
+};
+
+// The engine's state and counters at one moment (after a window, or periodically while decoding).
+struct EngineMetrics {
+    QString backend;            // "cpu (OpenBLAS, 2 threads)"; empty before a model is loaded
+    KvCacheStats cache;         // bytes allocated / in use, per decoder layer
+    bool selfCache = true;      // the switches as the session has them now
+    bool crossCache = true;
+    int maxBeams = 0;           // self-cache rows per layer (beam search and best-of need them)
+    bool running = false;       // a transcription is in progress
+
+    // Counters of the current (or last) transcription.
+    double lastEncoderMs = 0.0; // encoder + cross K/V projection of the latest window
+    double encoderMs = 0.0;     // sum over windows
+    int windows = 0;
+    double decodeMs = 0.0;      // sum over decoder calls
+    int decodeCalls = 0;        // decoder steps (one sampled token per beam)
+    int tokensDecoded = 0;      // positions run through the decoder (prompt and re-runs included)
+    double audioSeconds = 0.0;  // audio transcribed so far
+    double wallSeconds = 0.0;   // since the transcription began
+
+    double decodeMsPerToken() const { return decodeCalls > 0 ? decodeMs / decodeCalls : 0.0; }
+    double tokensPerSecond() const { return decodeMs > 0.0 ? 1000.0 * decodeCalls / decodeMs : 0.0; }
+    double realTimeFactor() const { return audioSeconds > 0.0 ? wallSeconds / audioSeconds : 0.0; }
+};
+
+using SegmentList = std::vector<Segment>;
+
+} // namespace hearsay::ui
+
+Q_DECLARE_METATYPE(hearsay::ui::ModelSummary)
+Q_DECLARE_METATYPE(hearsay::ui::AudioSummary)
+Q_DECLARE_METATYPE(hearsay::ui::EngineMetrics)
+Q_DECLARE_METATYPE(hearsay::ui::SegmentList)
+Q_DECLARE_METATYPE(hearsay::Transcript)
