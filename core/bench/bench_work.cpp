@@ -1,7 +1,7 @@
 // The fixed work's checks, token sequences and the window chaining of long decode lengths.
 #include "core/bench/bench_work.h"
 
-#include "core/model/token_ids.h"
+#include "core/text/tokenizer.h"
 
 #include <algorithm>
 
@@ -31,7 +31,7 @@ std::string FixedWork::check(const WhisperConfig& config, int maxBeams) const {
 }
 
 std::vector<int> startOfTranscript(const WhisperConfig& config) {
-    const ModelTokenIds ids = ModelTokenIds::forConfig(config);
+    const SpecialTokens ids = SpecialTokens::forVocabularySize(config.nVocab);
     if (config.isMultilingual()) return {ids.sot, ids.firstLanguage, ids.transcribe, ids.noTimestamps};
     return {ids.sot, ids.noTimestamps};
 }
@@ -39,7 +39,7 @@ std::vector<int> startOfTranscript(const WhisperConfig& config) {
 std::vector<int> benchTokenSequence(const WhisperConfig& config, int length, int variant) {
     std::vector<int> tokens = startOfTranscript(config);
     tokens.resize(std::min<size_t>(tokens.size(), size_t(std::max(length, 0))));
-    const int ordinary = ModelTokenIds::forConfig(config).ordinaryCount;
+    const int ordinary = SpecialTokens::forVocabularySize(config.nVocab).eot;  // ordinary ids are below <|endoftext|>
     // A fixed walk through the ordinary vocabulary (a prime stride), offset per variant.
     for (int i = int(tokens.size()); i < length; ++i) {
         tokens.push_back(int((1000L + 7919L * i + 104729L * variant) % (ordinary - 1)) + 1);

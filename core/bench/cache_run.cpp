@@ -2,7 +2,7 @@
 // whole sequence (prompt, start-of-transcript, tokens so far), as greedy decoding does.
 #include "core/bench/cache_run.h"
 
-#include "core/model/token_ids.h"
+#include "core/text/tokenizer.h"
 
 #include <algorithm>
 #include <chrono>
@@ -41,7 +41,7 @@ Result<CacheRunResult> runCacheConfiguration(InferenceSession& session, const Lo
     // The text decoded so far (forced tokens: a fixed walk through the vocabulary).
     const std::vector<int> text = benchTokenSequence(config, length + int(sot.size()));
     std::vector<int> decoded;
-    const int startOfPrev = ModelTokenIds::forConfig(config).startOfPrev;
+    const int startOfPrev = SpecialTokens::forVocabularySize(config.nVocab).startOfPrev;
     for (const WindowPlan& window : plan) {
         auto start = Clock::now();
         if (auto ok = session.encode(mel); !ok) return makeError(label + ": encoder: " + ok.message());

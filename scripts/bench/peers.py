@@ -40,7 +40,7 @@ FIGURES = ("encoderMs", "decodeMsPerToken", "batchMsPerToken", "promptMsPerToken
 # --- token sequences: the same as core/bench/bench_work.cpp ------------------------------------
 
 def token_ids(n_vocab):
-    """Special-token ids of a Whisper vocabulary from its size (as core/model/token_ids)."""
+    """Special-token ids of a Whisper vocabulary from its size (as SpecialTokens in core/text)."""
     multilingual = n_vocab >= 51865
     ordinary = 50257 if multilingual else 50256
     languages = n_vocab - 51765 - (1 if multilingual else 0)

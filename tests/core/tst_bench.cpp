@@ -10,7 +10,7 @@
 #include "core/bench/machine_info.h"
 #include "core/bench/peak_memory.h"
 #include "core/bench/roofline.h"
-#include "core/model/token_ids.h"
+#include "core/text/tokenizer.h"
 #include "core/model/whisper_model.h"
 #include "core/nn/inference_session.h"
 #include "core/util/json.h"
@@ -86,19 +86,19 @@ private slots:
 
     void tokenSequencesStartWithTheTranscriptPrefix() {
         const WhisperConfig multi = WhisperConfig::fromName("tiny").value();
-        const ModelTokenIds ids = ModelTokenIds::forConfig(multi);
+        const SpecialTokens ids = SpecialTokens::forVocabularySize(multi.nVocab);
         const std::vector<int> sot = startOfTranscript(multi);
         QCOMPARE(sot, (std::vector<int>{ids.sot, ids.firstLanguage, ids.transcribe, ids.noTimestamps}));
         const WhisperConfig english = WhisperConfig::fromName("tiny.en").value();
-        QCOMPARE(startOfTranscript(english), (std::vector<int>{ModelTokenIds::forConfig(english).sot,
-                                                                ModelTokenIds::forConfig(english).noTimestamps}));
+        QCOMPARE(startOfTranscript(english), (std::vector<int>{SpecialTokens::forVocabularySize(english.nVocab).sot,
+                                                                SpecialTokens::forVocabularySize(english.nVocab).noTimestamps}));
 
         const auto a = benchTokenSequence(multi, 256, 0), b = benchTokenSequence(multi, 256, 1);
         QCOMPARE(a.size(), size_t(256));
         QVERIFY(std::equal(sot.begin(), sot.end(), a.begin()));
         QVERIFY(std::equal(sot.begin(), sot.end(), b.begin()));
         for (size_t i = sot.size(); i < a.size(); ++i) {
-            QVERIFY(a[i] > 0 && a[i] < ids.ordinaryCount);  // ordinary text tokens only
+            QVERIFY(a[i] > 0 && a[i] < ids.eot);  // ordinary text tokens only
             QVERIFY(a[i] != b[i]);                         // beams differ after the prefix
         }
         QCOMPARE(benchTokenSequence(multi, 2).size(), size_t(2));  // shorter than the prefix: cut
