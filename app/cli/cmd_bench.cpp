@@ -1,0 +1,608 @@
+// hearsay-cli bench: the benchmark instrument. Fixed work comparable with whisper.cpp's bench,
+// the with/without-cache table (each row in a fresh child process, for honest peak memory),
+// physical floors, and the peers (transformers, faster-whisper, whisper.cpp) in the same run.
+#include "app/cli/command.h"
+#include "app/cli/options.h"
+#include "core/backend/backend.h"
+#include "core/bench/bench_input.h"
+#include "core/bench/cache_run.h"
+#include "core/bench/fixed_work.h"
+#include "core/bench/machine_info.h"
+#include "core/bench/peak_memory.h"
+#include "core/bench/roofline.h"
+#include "core/bench/subprocess.h"
+#include "core/model/whisper_model.h"
+#include "core/nn/inference_session.h"
+#include "core/util/json.h"
+#include "core/util/mapped_file.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#ifndef HEARSAY_GIT_COMMIT
+#define HEARSAY_GIT_COMMIT "unknown"
+#endif
+#ifndef HEARSAY_BUILD_TYPE
+#define HEARSAY_BUILD_TYPE "unknown"
+#endif
+#ifndef HEARSAY_SOURCE_DIR
+#define HEARSAY_SOURCE_DIR "."
+#endif
+
+namespace hearsay::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kUsage =
+    "usage: hearsay-cli bench [OPTIONS]\n"
+    "  Fixed work per model (as whisper.cpp's bench): one encoder pass over a 30 s window (with the\n"
+    "  cross-attention K/V projection), 256 single-token decode steps (cache 0..255), 64 steps of 5\n"
+    "  beams, a 256-token prompt run 16 times; medians of --repeats runs after --warmup runs. Then the\n"
+    "  cache table: time per token and peak memory for each decode length with caches {both, self,\n"
+    "  cross, none}, each row in a fresh child process. Floors from measured machine peaks.\n"
+    "  --sizes LIST      model sizes to make with make-test-model (default tiny,base)\n"
+    "  --model PATH      benchmark this model instead (HF directory or ggml file); repeatable via commas\n"
+    "  --format F        format Hearsay loads for made models: ggml (default, as whisper.cpp) or hf\n"
+    "  --dtype T         weights of made models: f16 (default: what whisper.cpp's bench needs; its\n"
+    "                    convolutions take f16 only) or f32\n"
+    "  --seed N          seed of the random weights (default 1)\n"
+    "  --backend B       cpu, cuda or auto (default cpu)\n"
+    "  --threads N       CPU threads (default: all available)\n"
+    "  --repeats N       timed repeats (default 3)      --warmup N   untimed runs first (default 1)\n"
+    "  --lengths LIST    cache-table decode lengths (default 20,128,224; longer ones such as 444\n"
+    "                    chain 30 s windows, see bench_work.h)\n"
+    "  --modes LIST      cache-table switches (default both,self,cross,none)\n"
+    "  --no-cache-table  skip the cache table          --no-floors  skip the peak probe and floors\n"
+    "  --peak-gflops X --peak-gbs Y   assume these peaks for the floors instead of measuring them\n"
+    "  --floors-only     print the floors of --sizes (any official size or DxLxH) and stop\n"
+    "  --peers           run scripts/bench/peers.py in the same run and print ratios Hearsay/peer\n"
+    "  --peers-list L    peers to run (default: all of peers.py)\n"
+    "  --python PATH     interpreter for peers.py (default: SOURCE/.venv-bench/bin/python)\n"
+    "  --audio WAV       16 kHz mono 16-bit input (default: shared data speech-30s-a.wav)\n"
+    "  --work-dir DIR    where made models are kept (default: /tmp/hearsay-bench)\n"
+    "  --json FILE       also write the full report as JSON\n"
+    "  --decode-steps N --batch-steps N --batch-beams N --prompt-tokens N --prompt-runs N\n"
+    "                    change the fixed work (default 256, 64, 5, 256, 16)\n";
+
+struct Settings {
+    std::vector<std::string> sizes;
+    std::vector<std::string> models;
+    std::string format = "ggml";
+    std::string dtype = "f16";
+    std::string seed = "1";
+    BackendKind backend = BackendKind::Cpu;
+    int threads = 0;
+    FixedWork work;
+    std::vector<int> lengths = {20, 128, 224};
+    std::vector<CacheMode> modes = {CacheMode::Both, CacheMode::SelfOnly, CacheMode::CrossOnly, CacheMode::None};
+    bool cacheTable = true;
+    bool floors = true;
+    bool floorsOnly = false;
+    double peakGflops = 0.0;   // assumed peaks instead of the probe's, when given
+    double peakGbs = 0.0;
+    bool peers = false;
+    std::string peersList;
+    std::string python;
+    std::string audio = std::string(HEARSAY_SHARED_DATA_DIR) + "/speech-30s-a.wav";
+    std::string workDir = "/tmp/hearsay-bench";
+    std::string json;
+};
+
+std::vector<std::string> splitList(const std::string& text) {
+    std::vector<std::string> items;
+    std::stringstream in(text);
+    for (std::string item; std::getline(in, item, ',');) {
+        if (!item.empty()) items.push_back(item);
+    }
+    return items;
+}
+
+Result<int> parsePositive(const std::string& what, const std::string& text) {
+    try {
+        size_t used = 0;
+        const int v = std::stoi(text, &used);
+        if (used == text.size() && v > 0) return v;
+    } catch (const std::exception&) {
+    }
+    return makeError(what + " expects a positive integer, got '" + text + "'");
+}
+
+int fail(const std::string& message, int code = 2) {
+    std::fprintf(stderr, "hearsay-cli bench: %s\n", message.c_str());
+    return code;
+}
+
+double mib(size_t bytes) { return double(bytes) / (1024.0 * 1024.0); }
+
+// --- the session ----------------------------------------------------------------------------
+
+struct Engine {
+    std::shared_ptr<const WhisperModel> model;
+    std::shared_ptr<Backend> backend;
+    std::unique_ptr<InferenceSession> session;
+};
+
+Result<Engine> openEngine(const std::string& path, BackendKind kind, int threads, SessionOptions options) {
+    Engine e;
+    auto model = WhisperModel::load(path);
+    if (!model) return model.error();
+    e.model = model.value();
+    BackendOptions backendOptions;
+    backendOptions.threads = threads;
+    auto backend = createBackend(kind, backendOptions);
+    if (!backend) return backend.error();
+    e.backend = backend.value();
+    options.threads = threads;
+    auto session = InferenceSession::create(e.model, e.backend, options);
+    if (!session) return session.error();
+    e.session = std::move(session.value());
+    return e;
+}
+
+// --- child: one row of the cache table ------------------------------------------------------
+
+int runChild(const Options& options, const Settings& settings) {
+    const auto path = options.value("model");
+    CacheMode mode;
+    if (!path || !parseCacheMode(options.value("mode", ""), mode)) return fail("child run needs --model and --mode");
+    auto length = parsePositive("--length", options.value("length", ""));
+    if (!length) return fail(length.message());
+
+    SessionOptions sessionOptions;
+    sessionOptions.maxBeams = 1;
+    sessionOptions.selfAttentionCache = usesSelfCache(mode);
+    sessionOptions.crossAttentionCache = usesCrossCache(mode);
+    auto engine = openEngine(*path, settings.backend, settings.threads, sessionOptions);
+    if (!engine) return fail(engine.message(), 1);
+    auto mel = benchWindow(settings.audio, engine->model->config().nMels);
+    if (!mel) return fail(mel.message(), 1);
+    const size_t afterLoad = currentResidentBytes();
+    auto row = runCacheConfiguration(*engine->session, mel.value(), length.value(), mode);
+    if (!row) return fail(row.message(), 1);
+    row->residentAfterLoadBytes = afterLoad;
+    row->peakResidentBytes = peakResidentBytes();
+    std::printf("%s\n", toJson(row.value()).dump().c_str());
+    return 0;
+}
+
+// --- parent ---------------------------------------------------------------------------------
+
+// Runs this executable again with `args`; returns its stdout or an error with its status.
+Result<std::string> runSelf(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {currentExecutablePath()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto result = runProcess(argv);
+    if (!result) return result.error();
+    if (result->exitCode != 0) {
+        std::string command;
+        for (size_t i = 1; i < argv.size(); ++i) command += (i > 1 ? " " : "") + argv[i];
+        return makeError("'" + command + "' failed (" +
+                         (result->signal ? "signal " + std::to_string(result->signal) : "exit " + std::to_string(result->exitCode)) + ")");
+    }
+    return result->output;
+}
+
+// The made test model of `size` in `format`, created with make-test-model when missing.
+Result<std::string> ensureTestModel(const Settings& s, const std::string& size, const std::string& format) {
+    const fs::path dir = fs::path(s.workDir) / (size + "-seed" + s.seed + "-" + s.dtype);
+    const fs::path path = dir / (format == "hf" ? "hf" : "model.ggml.bin");
+    std::error_code ec;
+    if (fs::exists(format == "hf" ? path / "model.safetensors" : path, ec)) return path.string();
+    fs::create_directories(dir, ec);
+    if (ec) return makeError("cannot create '" + dir.string() + "': " + ec.message());
+    std::fprintf(stderr, "bench: making %s (%s, %s, seed %s)\n", path.c_str(), size.c_str(), s.dtype.c_str(), s.seed.c_str());
+    auto made = runSelf({"make-test-model", "--dims", size, "--seed", s.seed, "--format", format, "--dtype", s.dtype, path.string()});
+    if (!made) return made.error();
+    return path.string();
+}
+
+struct ModelReport {
+    std::string name;
+    std::string path;
+    std::string hfPath;    // for the peers
+    std::string ggmlPath;
+    WhisperConfig config;
+    size_t weightBytes = 0;
+    std::string backendName;
+    FixedWorkResult fixed;
+    WorkFloors floors;
+    std::vector<CacheRunResult> rows;
+    Json peers;            // peers.py's document, null when not run
+};
+
+void printFixedWork(const ModelReport& m, const Settings& s, bool haveFloors) {
+    std::printf("\n%s (%dx%dx%d, %s): fixed work, median of %d after %d warm-up\n", m.name.c_str(), m.config.nAudioState,
+                m.config.nAudioLayer, m.config.nAudioHead, m.backendName.c_str(), s.work.repeats, s.work.warmup);
+    std::printf("  %-30s %12s %14s %14s %14s\n", "", "encoder ms", "decode ms/tok", "batch ms/tok", "prompt ms/tok");
+    const double hearsay[4] = {m.fixed.encoderMs.median(), m.fixed.decodeMsPerToken.median(), m.fixed.batchMsPerToken.median(),
+                               m.fixed.promptMsPerToken.median()};
+    std::printf("  %-30s %12.2f %14.3f %14.3f %14.4f\n", "hearsay", hearsay[0], hearsay[1], hearsay[2], hearsay[3]);
+    if (haveFloors) {
+        std::printf("  %-30s %12.2f %14.3f %14.3f %14.4f\n", "floor (peaks below)", m.floors.encoderMs, m.floors.decodeMsPerToken,
+                    m.floors.batchMsPerToken, m.floors.promptMsPerToken);
+    }
+    if (m.peers.isNull()) return;
+    static const char* figures[4] = {"encoderMs", "decodeMsPerToken", "batchMsPerToken", "promptMsPerToken"};
+    for (const auto& [peer, data] : m.peers["peers"].toObject()) {
+        double v[4];
+        for (int i = 0; i < 4; ++i) v[i] = data["figures"][figures[i]]["median"].toDouble(0.0);
+        std::printf("  %-30s %12.2f %14.3f %14.3f %14.4f\n", peer.c_str(), v[0], v[1], v[2], v[3]);
+        std::printf("  %-30s", ("  hearsay/" + peer).c_str());
+        for (int i = 0; i < 4; ++i) {
+            if (v[i] > 0) std::printf(" %*.2fx", i == 0 ? 11 : 13, hearsay[i] / v[i]);
+            else std::printf(" %*s", i == 0 ? 12 : 14, "-");
+        }
+        std::printf("\n");
+    }
+    for (const auto& [peer, error] : m.peers["errors"].toObject()) {
+        std::printf("  %-30s not measured: %s\n", peer.c_str(), error.toString().c_str());
+    }
+}
+
+void printCacheTable(const ModelReport& m) {
+    std::printf("\n%s: cache table (greedy, one beam; ms per decoded token; caches from cacheStats())\n", m.name.c_str());
+    std::printf("  %6s %4s %6s %10s %12s %13s %13s %13s\n", "length", "win", "caches", "ms/token", "peak RSS MiB",
+                "self MiB alloc", "self MiB used", "cross MiB");
+    for (const CacheRunResult& r : m.rows) {
+        std::printf("  %6d %4d %6s %10.3f %12.1f %13.2f %13.2f %13.2f\n", r.length, r.windows,
+                    std::string(cacheModeName(r.mode)).c_str(), r.msPerToken, mib(r.peakResidentBytes), mib(r.selfAllocatedBytes),
+                    mib(r.selfInUseBytes), mib(r.crossAllocatedBytes));
+    }
+}
+
+Result<Json> runPeers(const Settings& s, const ModelReport& m) {
+    const std::string source = HEARSAY_SOURCE_DIR;
+    const std::string python = s.python.empty() ? source + "/.venv-bench/bin/python" : s.python;
+    const fs::path out = fs::path(s.workDir) / (m.name + "-peers.json");
+    std::vector<std::string> argv = {python, source + "/scripts/bench/peers.py", "--hf", m.hfPath, "--threads",
+                                     std::to_string(s.threads), "--repeats", std::to_string(s.work.repeats), "--warmup",
+                                     std::to_string(s.work.warmup), "--audio", s.audio, "--json", out.string()};
+    if (!m.ggmlPath.empty()) argv.insert(argv.end(), {"--ggml", m.ggmlPath});
+    if (!s.peersList.empty()) argv.insert(argv.end(), {"--peers", s.peersList});
+    std::fprintf(stderr, "bench: running peers for %s\n", m.name.c_str());
+    auto run = runProcess(argv);
+    if (!run) return run.error();
+    auto text = readTextFile(out);
+    if (!text) return makeError("peers.py wrote no results (exit " + std::to_string(run->exitCode) + "): " + text.message());
+    return Json::parse(text.value());
+}
+
+// The peaks the floors divide by: measured by the probe unless given on the command line.
+PeakRates peakRates(const Settings& s) {
+    PeakRates peak;
+    if (s.peakGflops <= 0 || s.peakGbs <= 0) {
+        std::fprintf(stderr, "bench: measuring the machine's attainable peaks\n");
+        peak = measurePeakRates(s.threads);
+    }
+    if (s.peakGflops > 0) {
+        peak.flopsPerSecond = s.peakGflops * 1e9;
+        peak.flopsSource = "given (--peak-gflops)";
+    }
+    if (s.peakGbs > 0) {
+        peak.bytesPerSecond = s.peakGbs * 1e9;
+        peak.bytesSource = "given (--peak-gbs)";
+    }
+    return peak;
+}
+
+// --floors-only: the physical floors of the fixed work for each size, nothing run.
+int printFloorsOnly(const Settings& s) {
+    const PeakRates peak = peakRates(s);
+    const double bytes = s.backend == BackendKind::Cuda ? 2.0 : 4.0;
+    std::printf("floors of the fixed work at %.1f GFLOP/s (%s) and %.1f GB/s (%s), %g-byte weights and caches\n",
+                peak.flopsPerSecond / 1e9, peak.flopsSource.c_str(), peak.bytesPerSecond / 1e9, peak.bytesSource.c_str(), bytes);
+    std::printf("  %-16s %12s %12s %14s %14s %14s %14s\n", "size", "enc GFLOP", "encoder ms", "MB/token", "decode ms/tok",
+                "batch ms/tok", "prompt ms/tok");
+    Json::Array list;
+    for (const auto& size : s.sizes) {
+        auto config = WhisperConfig::fromName(size);
+        if (!config) return fail(config.message());
+        const WorkFloors f = computeFloors(config.value(), s.work, peak, bytes, bytes);
+        std::printf("  %-16s %12.1f %12.2f %14.1f %14.3f %14.3f %14.4f\n", size.c_str(), f.encoderFlops / 1e9, f.encoderMs,
+                    f.decodeBytesPerToken / 1e6, f.decodeMsPerToken, f.batchMsPerToken, f.promptMsPerToken);
+        Json j = toJson(f);
+        j["name"] = size;
+        list.push_back(j);
+    }
+    if (!s.json.empty()) {
+        Json doc;
+        doc["schema"] = "hearsay-bench-floors/1";
+        doc["date"] = utcTimestamp();
+        doc["machine"] = toJson(collectMachineInfo());
+        doc["peaks"] = toJson(peak);
+        doc["work"] = toJson(s.work);
+        doc["floors"] = Json(std::move(list));
+        std::ofstream out(s.json);
+        out << doc.dump(1) << "\n";
+        if (!out) return fail("cannot write '" + s.json + "'", 1);
+    }
+    return 0;
+}
+
+Result<Settings> parseSettings(const Options& o) {
+    Settings s;
+    s.sizes = splitList(o.value("sizes", "tiny,base"));
+    s.models = splitList(o.value("model", ""));
+    s.format = o.value("format", s.format);
+    if (s.format != "ggml" && s.format != "hf") return makeError("--format must be ggml or hf, got '" + s.format + "'");
+    s.dtype = o.value("dtype", s.dtype);
+    if (s.dtype == "fp32") s.dtype = "f32";
+    if (s.dtype == "fp16") s.dtype = "f16";
+    if (s.dtype != "f32" && s.dtype != "f16") return makeError("--dtype must be f32 or f16, got '" + s.dtype + "'");
+    s.seed = o.value("seed", s.seed);
+    auto backend = parseBackendKind(o.value("backend", "cpu"));
+    if (!backend) return backend.error();
+    s.backend = backend.value();
+    if (o.value("threads")) {
+        auto t = parsePositive("--threads", *o.value("threads"));
+        if (!t) return t.error();
+        s.threads = t.value();
+    } else {
+        s.threads = collectMachineInfo().logicalCpus;
+    }
+    struct IntOption {
+        const char* name;
+        int* out;
+        bool zeroAllowed;
+    };
+    for (const IntOption& opt : {IntOption{"repeats", &s.work.repeats, false}, IntOption{"warmup", &s.work.warmup, true},
+                                 IntOption{"decode-steps", &s.work.decodeSteps, false},
+                                 IntOption{"batch-steps", &s.work.batchSteps, false},
+                                 IntOption{"batch-beams", &s.work.batchBeams, false},
+                                 IntOption{"prompt-tokens", &s.work.promptTokens, false},
+                                 IntOption{"prompt-runs", &s.work.promptRuns, false}}) {
+        if (auto v = o.value(opt.name)) {
+            if (opt.zeroAllowed && *v == "0") {
+                *opt.out = 0;
+                continue;
+            }
+            auto n = parsePositive(std::string("--") + opt.name, *v);
+            if (!n) return n.error();
+            *opt.out = n.value();
+        }
+    }
+    if (auto v = o.value("lengths")) {
+        s.lengths.clear();
+        for (const auto& item : splitList(*v)) {
+            auto n = parsePositive("--lengths", item);
+            if (!n) return n.error();
+            s.lengths.push_back(n.value());
+        }
+    }
+    if (auto v = o.value("modes")) {
+        s.modes.clear();
+        for (const auto& item : splitList(*v)) {
+            CacheMode m;
+            if (!parseCacheMode(item, m)) return makeError("--modes: unknown '" + item + "' (both, self, cross, none)");
+            s.modes.push_back(m);
+        }
+    }
+    s.cacheTable = !o.has("no-cache-table");
+    s.floors = !o.has("no-floors");
+    s.floorsOnly = o.has("floors-only");
+    for (auto [name, out] : {std::pair{"peak-gflops", &s.peakGflops}, std::pair{"peak-gbs", &s.peakGbs}}) {
+        auto v = o.doubleValue(name, 0.0);
+        if (!v || v.value() < 0) return makeError(std::string("--") + name + " expects a positive number");
+        *out = v.value();
+    }
+    s.peers = o.has("peers");
+    s.peersList = o.value("peers-list", "");
+    s.python = o.value("python", "");
+    s.audio = o.value("audio", s.audio);
+    s.workDir = o.value("work-dir", s.workDir);
+    s.json = o.value("json", "");
+    return s;
+}
+
+int runBench(const std::vector<std::string>& args) {
+    auto options = Options::parse(args,
+                                  {"sizes", "model", "format", "dtype", "seed", "backend", "threads", "repeats", "warmup",
+                                   "lengths", "modes", "peak-gflops", "peak-gbs", "peers-list", "python", "audio", "work-dir", "json", "decode-steps",
+                                   "batch-steps", "batch-beams", "prompt-tokens", "prompt-runs", "length", "mode"},
+                                  {"help", "no-cache-table", "no-floors", "floors-only", "peers", "child-cache-run"});
+    if (!options) return fail(options.message() + "\n" + kUsage);
+    if (options->has("help")) {
+        std::printf("%s", kUsage);
+        return 0;
+    }
+    auto parsed = parseSettings(options.value());
+    if (!parsed) return fail(parsed.message());
+    const Settings& s = parsed.value();
+    if (options->has("child-cache-run")) return runChild(options.value(), s);
+
+    if (s.floorsOnly) return printFloorsOnly(s);
+
+    // Which models: explicit paths, or made test models of the named sizes.
+    std::vector<ModelReport> models;
+    for (const auto& path : s.models) {
+        ModelReport m;
+        m.name = fs::path(path).filename().string();
+        m.path = path;
+        (fs::is_directory(path) ? m.hfPath : m.ggmlPath) = path;
+        models.push_back(m);
+    }
+    if (s.models.empty()) {
+        for (const auto& size : s.sizes) {
+            ModelReport m;
+            m.name = size;
+            auto path = ensureTestModel(s, size, s.format);
+            if (!path) return fail(path.message(), 1);
+            m.path = path.value();
+            (s.format == "hf" ? m.hfPath : m.ggmlPath) = m.path;
+            if (s.peers) {  // the peers need both formats; the weights are bit-identical (same seed)
+                auto other = ensureTestModel(s, size, s.format == "hf" ? "ggml" : "hf");
+                if (!other) return fail(other.message(), 1);
+                (s.format == "hf" ? m.ggmlPath : m.hfPath) = other.value();
+            }
+            models.push_back(m);
+        }
+    }
+
+    const MachineInfo machine = collectMachineInfo();
+    BuildInfo build;
+    build.buildType = HEARSAY_BUILD_TYPE;
+    build.compiler = compilerDescription();
+    build.commit = HEARSAY_GIT_COMMIT;
+#ifdef HEARSAY_HAVE_CUDA
+    build.cuda = true;
+#endif
+    const std::string date = utcTimestamp();
+    const PeakRates peak = s.floors ? peakRates(s) : PeakRates{};
+    std::printf("hearsay bench, %s\n  machine: %s, %d CPUs (%s), %.1f GiB, load average %.2f%s%s\n  build: %s, %s, commit %s\n", date.c_str(),
+                machine.cpuModel.c_str(), machine.logicalCpus, machine.cpuFlags.c_str(),
+                double(machine.memoryBytes) / (1024.0 * 1024.0 * 1024.0), machine.loadAverage, machine.gpuName.empty() ? "" : ", GPU ",
+                machine.gpuName.c_str(), build.buildType.c_str(), build.compiler.c_str(), build.commit.c_str());
+    if (s.floors) {
+        std::printf("  peaks: %.1f GFLOP/s (%s); %.1f GB/s (%s)\n", peak.flopsPerSecond / 1e9, peak.flopsSource.c_str(),
+                    peak.bytesPerSecond / 1e9, peak.bytesSource.c_str());
+    }
+
+    for (ModelReport& m : models) {
+        std::fprintf(stderr, "bench: %s: fixed work\n", m.name.c_str());
+        {  // the engine lives only for the fixed work: the children then start from a quiet machine
+            SessionOptions sessionOptions;
+            sessionOptions.maxBeams = s.work.batchBeams;
+            auto engine = openEngine(m.path, s.backend, s.threads, sessionOptions);
+            if (!engine) return fail(m.path + ": " + engine.message(), 1);
+            m.config = engine->model->config();
+            m.weightBytes = engine->model->weightBytes();
+            m.backendName = engine->backend->name();
+            auto mel = benchWindow(s.audio, m.config.nMels);
+            if (!mel) return fail(mel.message(), 1);
+            auto fixed = runFixedWork(*engine->session, mel.value(), s.work);
+            if (!fixed) return fail(m.name + ": " + fixed.message(), 1);
+            m.fixed = fixed.value();
+        }
+        if (s.floors) {
+            // The CPU backend computes in float32 whatever the file holds; caches are float32.
+            const double weightBytes = s.backend == BackendKind::Cuda ? 2.0 : 4.0;
+            m.floors = computeFloors(m.config, s.work, peak, weightBytes, weightBytes);
+        }
+
+        if (s.cacheTable) {
+            for (int length : s.lengths) {
+                for (CacheMode mode : s.modes) {
+                    std::fprintf(stderr, "bench: %s: cache table, length %d, caches %s\n", m.name.c_str(), length,
+                                 std::string(cacheModeName(mode)).c_str());
+                    auto out = runSelf({"bench", "--child-cache-run", "--model", m.path, "--length", std::to_string(length),
+                                        "--mode", std::string(cacheModeName(mode)), "--backend",
+                                        std::string(backendKindName(s.backend)), "--threads", std::to_string(s.threads),
+                                        "--audio", s.audio});
+                    if (!out) return fail(out.message(), 1);
+                    const std::string text = out.value();
+                    const size_t lineStart = text.find_last_of('\n', text.size() > 1 ? text.size() - 2 : 0);
+                    auto json = Json::parse(lineStart == std::string::npos ? text : text.substr(lineStart + 1));
+                    if (!json) return fail("child output is not JSON: " + json.message(), 1);
+                    auto row = cacheRunFromJson(json.value());
+                    if (!row) return fail(row.message(), 1);
+                    m.rows.push_back(row.value());
+                }
+            }
+        }
+        if (s.peers) {
+            auto peers = m.hfPath.empty() ? Result<Json>(makeError("peers need a Hugging Face checkpoint (use --sizes)"))
+                                          : runPeers(s, m);
+            if (peers) {
+                m.peers = peers.value();
+            } else {
+                Json doc;
+                doc["peers"] = Json(Json::Object{});
+                doc["errors"]["all"] = peers.message();
+                m.peers = doc;
+            }
+        }
+        printFixedWork(m, s, s.floors);
+        if (s.cacheTable) printCacheTable(m);
+        std::fflush(stdout);
+    }
+
+    if (!s.json.empty()) {
+        Json doc;
+        doc["schema"] = "hearsay-bench/1";
+        doc["date"] = date;
+        doc["command"] = [&] {
+            std::string c = "hearsay-cli bench";
+            for (const auto& a : args) c += " " + a;
+            return c;
+        }();
+        doc["machine"] = toJson(machine);
+        doc["machine"]["loadAverageAtEnd"] = collectMachineInfo().loadAverage;
+        doc["build"] = toJson(build);
+        Json settings;
+        settings["backend"] = std::string(backendKindName(s.backend));
+        settings["threads"] = s.threads;
+        settings["dtype"] = s.dtype;
+        settings["format"] = s.format;
+        settings["seed"] = s.seed;
+        settings["audio"] = s.audio;
+        doc["settings"] = settings;
+        doc["work"] = toJson(s.work);
+        doc["peaks"] = s.floors ? toJson(peak) : Json();
+        Json::Array list;
+        for (const ModelReport& m : models) {
+            Json j;
+            j["name"] = m.name;
+            j["path"] = m.path;
+            j["backend"] = m.backendName;
+            j["weightBytes"] = m.weightBytes;
+            Json dims;
+            dims["nMels"] = m.config.nMels;
+            dims["nAudioState"] = m.config.nAudioState;
+            dims["nAudioLayer"] = m.config.nAudioLayer;
+            dims["nAudioHead"] = m.config.nAudioHead;
+            dims["nTextState"] = m.config.nTextState;
+            dims["nTextLayer"] = m.config.nTextLayer;
+            dims["nTextHead"] = m.config.nTextHead;
+            dims["nVocab"] = m.config.nVocab;
+            dims["nTextCtx"] = m.config.nTextCtx;
+            dims["nAudioCtx"] = m.config.nAudioCtx;
+            j["dims"] = dims;
+            j["fixedWork"] = toJson(m.fixed);
+            j["floors"] = s.floors ? toJson(m.floors) : Json();
+            Json::Array rows;
+            for (const auto& r : m.rows) {
+                Json row = toJson(r);
+                Json::Array windows;
+                for (const WindowPlan& w : planDecodeLength(m.config, r.length)) {
+                    Json wj;
+                    wj["promptTokens"] = w.promptTokens;
+                    wj["sotTokens"] = w.sotTokens;
+                    wj["sampledTokens"] = w.sampledTokens;
+                    windows.push_back(wj);
+                }
+                row["windowPlan"] = Json(std::move(windows));
+                rows.push_back(row);
+            }
+            j["cacheTable"] = Json(std::move(rows));
+            j["peers"] = m.peers;
+            if (!m.peers.isNull()) {
+                Json ratios;
+                static const char* figures[4] = {"encoderMs", "decodeMsPerToken", "batchMsPerToken", "promptMsPerToken"};
+                const double hearsay[4] = {m.fixed.encoderMs.median(), m.fixed.decodeMsPerToken.median(),
+                                           m.fixed.batchMsPerToken.median(), m.fixed.promptMsPerToken.median()};
+                for (const auto& [peer, data] : m.peers["peers"].toObject()) {
+                    for (int i = 0; i < 4; ++i) {
+                        const double v = data["figures"][figures[i]]["median"].toDouble(0.0);
+                        ratios[peer][figures[i]] = v > 0 ? Json(hearsay[i] / v) : Json();
+                    }
+                }
+                j["ratios"] = ratios;
+            }
+            list.push_back(j);
+        }
+        doc["models"] = Json(std::move(list));
+        std::ofstream out(s.json);
+        out << doc.dump(1) << "\n";
+        if (!out) return fail("cannot write '" + s.json + "'", 1);
+    }
+    return 0;
+}
+
+} // namespace
+
+HEARSAY_CLI_COMMAND(bench, "bench", "benchmark: fixed work, cache table, floors, peers", runBench);
+
+} // namespace hearsay::cli

@@ -1,0 +1,56 @@
+// Runs the benchmark's fixed work (see bench_work.h) on an inference session and keeps the
+// books: timings per part (median of the repeats) and what was actually done, so a test can
+// check that the work claimed is the work performed.
+#pragma once
+
+#include "core/bench/bench_work.h"
+#include "core/frontend/log_mel.h"
+#include "core/nn/inference_session.h"
+#include "core/util/json.h"
+#include "core/util/result.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace hearsay {
+
+// Timed samples of one figure, one per repeat.
+struct Samples {
+    std::vector<double> values;
+    double median() const;   // 0 when empty
+    double minimum() const;  // 0 when empty
+};
+
+// What the session did during one timed repeat, as it reports it itself.
+struct FixedWorkCounts {
+    int encodeCalls = 0;             // all repeats, warm-up included
+    int decodeCalls = 0;             // all repeats, warm-up included
+    int singleSteps = 0;             // decode() calls in one single-token run
+    int singlePositionsReached = 0;  // cacheStats().positions after it (n with the self cache on)
+    int64_t singleTokensRun = 0;     // timings().tokensDecoded during it (n with the self cache on)
+    int batchSteps = 0;              // decode() calls in one batched run
+    int batchBeamsReached = 0;       // cacheStats().beams after it
+    int batchPositionsReached = 0;   // cacheStats().positions after it
+    int64_t batchTokensRun = 0;      // positions run during it (steps × beams with the cache on)
+    int promptRuns = 0;              // decode() calls of the prompt part
+    int promptPositionsReached = 0;  // cacheStats().positions after one prompt run
+    int64_t promptTokensRun = 0;     // positions run during all prompt runs of one repeat
+};
+
+struct FixedWorkResult {
+    Samples encoderMs;         // one 30 s window: encoder + cross-attention K/V projection
+    Samples decodeMsPerToken;  // single-token steps, cache holding 0 … decodeSteps−1 positions
+    Samples batchMsPerToken;   // per token of batchBeams-token steps
+    Samples promptMsPerToken;  // per token of a promptTokens-token prompt
+    FixedWorkCounts counts;    // from the last timed repeat (warm-up and repeats do the same work)
+};
+
+// Encodes `mel` (a [n_mels][3000] window) and runs the parts in order, warm-up runs first.
+// The session must have its caches as the caller wants them and room for work.batchBeams beams.
+Result<FixedWorkResult> runFixedWork(InferenceSession& session, const LogMel& mel, const FixedWork& work);
+
+Json toJson(const FixedWork& work);
+Json toJson(const Samples& samples);  // {"median", "min", "samples"}
+Json toJson(const FixedWorkResult& result);
+
+} // namespace hearsay

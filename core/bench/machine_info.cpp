@@ -1,0 +1,135 @@
+// Machine description from /proc/cpuinfo, /proc/meminfo, uname and the NVIDIA driver's /proc files.
+#include "core/bench/machine_info.h"
+
+#include <sched.h>
+#include <sys/utsname.h>
+
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+namespace hearsay {
+namespace {
+
+std::string trim(const std::string& s) {
+    const auto first = s.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos) return {};
+    const auto last = s.find_last_not_of(" \t\r\n");
+    return s.substr(first, last - first + 1);
+}
+
+// The value after "key:" on the first line starting with key, or empty.
+std::string firstField(const std::string& path, const std::string& key) {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.compare(0, key.size(), key) != 0) continue;
+        const auto colon = line.find(':');
+        if (colon != std::string::npos) return trim(line.substr(colon + 1));
+    }
+    return {};
+}
+
+} // namespace
+
+MachineInfo collectMachineInfo() {
+    MachineInfo m;
+    m.cpuModel = firstField("/proc/cpuinfo", "model name");
+    if (m.cpuModel.empty()) m.cpuModel = firstField("/proc/cpuinfo", "Model");
+    try {
+        m.cpuMhz = std::stod(firstField("/proc/cpuinfo", "cpu MHz"));
+    } catch (...) {
+        m.cpuMhz = 0.0;
+    }
+    {
+        std::istringstream flags(firstField("/proc/cpuinfo", "flags"));
+        std::set<std::string> present;
+        for (std::string f; flags >> f;) present.insert(f);
+        for (const char* f : {"sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512_bf16", "avx512_fp16", "amx_tile"}) {
+            if (present.count(f)) m.cpuFlags += (m.cpuFlags.empty() ? "" : " ") + std::string(f);
+        }
+    }
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0) m.logicalCpus = CPU_COUNT(&set);
+    if (m.logicalCpus <= 0) m.logicalCpus = int(std::thread::hardware_concurrency());
+
+    const std::string memTotal = firstField("/proc/meminfo", "MemTotal");
+    try {
+        if (!memTotal.empty()) m.memoryBytes = size_t(std::stoull(memTotal)) * 1024;
+    } catch (...) {
+        m.memoryBytes = 0;
+    }
+    {
+        std::ifstream in("/proc/loadavg");
+        in >> m.loadAverage;
+    }
+    utsname names{};
+    if (uname(&names) == 0) m.kernel = std::string(names.sysname) + " " + names.release;
+
+    // NVIDIA's kernel driver publishes the GPU model and its version without any library.
+    std::error_code ec;
+    const std::filesystem::path gpus("/proc/driver/nvidia/gpus");
+    if (std::filesystem::is_directory(gpus, ec)) {
+        for (const auto& entry : std::filesystem::directory_iterator(gpus, ec)) {
+            const std::string model = firstField((entry.path() / "information").string(), "Model");
+            if (!model.empty()) {
+                m.gpuName = model;
+                break;
+            }
+        }
+    }
+    {
+        std::ifstream in("/proc/driver/nvidia/version");
+        std::string line;
+        if (std::getline(in, line)) m.gpuDriver = trim(line);
+    }
+    return m;
+}
+
+std::string compilerDescription() {
+#if defined(__clang__)
+    return "Clang " __clang_version__;
+#elif defined(__GNUC__)
+    return "GCC " __VERSION__;
+#else
+    return "unknown compiler";
+#endif
+}
+
+std::string utcTimestamp() {
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return text;
+}
+
+Json toJson(const MachineInfo& m) {
+    Json j;
+    j["cpuModel"] = m.cpuModel;
+    j["logicalCpus"] = m.logicalCpus;
+    j["cpuMhz"] = m.cpuMhz;
+    j["cpuFlags"] = m.cpuFlags;
+    j["memoryBytes"] = m.memoryBytes;
+    j["kernel"] = m.kernel;
+    j["loadAverage"] = m.loadAverage;
+    j["gpuName"] = m.gpuName.empty() ? Json() : Json(m.gpuName);
+    j["gpuDriver"] = m.gpuDriver.empty() ? Json() : Json(m.gpuDriver);
+    return j;
+}
+
+Json toJson(const BuildInfo& b) {
+    Json j;
+    j["buildType"] = b.buildType;
+    j["compiler"] = b.compiler;
+    j["commit"] = b.commit;
+    j["cuda"] = b.cuda;
+    return j;
+}
+
+} // namespace hearsay

@@ -1,0 +1,43 @@
+// What the benchmark ran on and with: CPU, cores, memory, GPU and driver, build type,
+// compiler, commit and date. Carried by every benchmark report so numbers are never orphaned.
+#pragma once
+
+#include "core/util/json.h"
+
+#include <cstddef>
+#include <string>
+
+namespace hearsay {
+
+struct MachineInfo {
+    std::string cpuModel;       // "model name" of /proc/cpuinfo
+    int logicalCpus = 0;        // CPUs this process may run on (affinity)
+    double cpuMhz = 0.0;        // "cpu MHz" of the first CPU (nominal on most VMs)
+    std::string cpuFlags;       // the SIMD flags that matter here: "avx2 fma avx512f ..."
+    size_t memoryBytes = 0;     // MemTotal
+    std::string kernel;         // uname -sr
+    double loadAverage = 0.0;   // 1-minute load average when collected (others' work skews timings)
+    std::string gpuName;        // /proc/driver/nvidia/gpus/*/information, empty without one
+    std::string gpuDriver;      // /proc/driver/nvidia/version, empty without one
+};
+
+struct BuildInfo {
+    std::string buildType;      // CMAKE_BUILD_TYPE of the executable
+    std::string compiler;       // compiler name and version
+    std::string commit;         // git commit the executable was configured from
+    bool cuda = false;          // built with the CUDA kernels
+};
+
+// Reads /proc and uname; fields that cannot be read stay empty or zero.
+MachineInfo collectMachineInfo();
+
+// The compiler that built this file ("GCC 12.2.0", "Clang 16.0.6").
+std::string compilerDescription();
+
+// Current UTC time as ISO 8601, "2026-05-09T14:03:00Z".
+std::string utcTimestamp();
+
+Json toJson(const MachineInfo& machine);
+Json toJson(const BuildInfo& build);
+
+} // namespace hearsay

@@ -1,0 +1,154 @@
+// Operation and byte counts of Whisper's encoder and decoder, and a small probe of the
+// machine's attainable peaks (SGEMM FLOP/s, streaming read bandwidth).
+#include "core/bench/roofline.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <thread>
+#include <vector>
+
+namespace hearsay {
+
+double encoderFlops(const WhisperConfig& c) {
+    const double frames = 2.0 * c.nAudioCtx, n = c.nAudioCtx, d = c.nAudioState;
+    const double conv1 = 2.0 * frames * d * (c.nMels * 3.0);      // [3000][n_mels·3] · [n_mels·3][d]
+    const double conv2 = 2.0 * n * d * (d * 3.0);                  // stride 2: [1500][d·3] · [d·3][d]
+    const double layer = 24.0 * n * d * d + 4.0 * n * n * d;       // q,k,v,o 8nd², attention 4n²d, MLP 16nd²
+    const double crossKv = 4.0 * n * d * c.nTextState;             // K and V of each decoder layer
+    return conv1 + conv2 + c.nAudioLayer * layer + c.nTextLayer * crossKv;
+}
+
+double decoderTokenFlops(const WhisperConfig& c, int position) {
+    const double d = c.nTextState, keys = position + 1.0, n = c.nAudioCtx;
+    // self q,k,v,o 8d², self attention 4·keys·d, cross q,o 4d², cross attention 4nd, MLP 16d²
+    const double layer = 28.0 * d * d + 4.0 * keys * d + 4.0 * n * d;
+    return c.nTextLayer * layer + 2.0 * d * c.nVocab;   // + logits against the token embedding
+}
+
+double decoderStepBytes(const WhisperConfig& c, int position, int beams, double weightBytes, double cacheBytes) {
+    const double d = c.nTextState;
+    const double weights = c.nTextLayer * 14.0 * d * d + double(c.nVocab) * d;  // self 4d², cross q,o 2d², MLP 8d²; embedding
+    const double selfCache = c.nTextLayer * 2.0 * (position + 1.0) * d * beams;
+    const double crossCache = c.nTextLayer * 2.0 * double(c.nAudioCtx) * d;
+    return weights * weightBytes + (selfCache + crossCache) * cacheBytes;
+}
+
+WorkFloors computeFloors(const WhisperConfig& c, const FixedWork& work, const PeakRates& peak, double weightBytes,
+                         double cacheBytes) {
+    WorkFloors f;
+    const double flops = std::max(peak.flopsPerSecond, 1.0), bandwidth = std::max(peak.bytesPerSecond, 1.0);
+    f.encoderFlops = encoderFlops(c);
+    f.encoderMs = 1e3 * f.encoderFlops / flops;
+
+    double ms = 0.0, bytes = 0.0;
+    for (int p = 0; p < work.decodeSteps; ++p) {
+        const double b = decoderStepBytes(c, p, 1, weightBytes, cacheBytes);
+        bytes += b;
+        ms += 1e3 * std::max(b / bandwidth, decoderTokenFlops(c, p) / flops);
+    }
+    f.decodeMsPerToken = ms / work.decodeSteps;
+    f.decodeBytesPerToken = bytes / work.decodeSteps;
+
+    ms = 0.0;
+    for (int s = 0; s < work.batchSteps; ++s) {
+        const double b = decoderStepBytes(c, s, work.batchBeams, weightBytes, cacheBytes);
+        ms += 1e3 * std::max(b / bandwidth, work.batchBeams * decoderTokenFlops(c, s) / flops);
+    }
+    f.batchMsPerToken = ms / (double(work.batchSteps) * work.batchBeams);
+
+    // A prompt computes logits for its last position only.
+    const double logits = 2.0 * c.nTextState * c.nVocab;
+    double promptFlops = 0.0;
+    for (int p = 0; p < work.promptTokens; ++p) promptFlops += decoderTokenFlops(c, p) - logits;
+    promptFlops += logits;
+    f.promptFlopsPerToken = promptFlops / work.promptTokens;
+    f.promptMsPerToken = 1e3 * f.promptFlopsPerToken / flops;
+    return f;
+}
+
+PeakRates measurePeakRates(int threads) {
+    using Clock = std::chrono::steady_clock;
+    threads = threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency()));
+    PeakRates peak;
+
+    {
+        const int n = 2048;
+        std::vector<float> a(size_t(n) * n, 0.5f), b(size_t(n) * n, 0.25f), c(size_t(n) * n, 0.0f);
+        openblas_set_num_threads(threads);
+        double best = 1e30;
+        for (int run = 0; run < 4; ++run) {  // the first run warms up the threads
+            const auto start = Clock::now();
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
+            const double s = std::chrono::duration<double>(Clock::now() - start).count();
+            if (run > 0) best = std::min(best, s);
+        }
+        peak.flopsPerSecond = 2.0 * n * double(n) * n / best;
+        peak.flopsSource = "measured: OpenBLAS SGEMM 2048x2048x2048, best of 3, " + std::to_string(threads) + " threads";
+    }
+    {
+        // 64-bit XOR over 8 independent accumulators: integer work the core does far faster than
+        // memory delivers, so the loop measures the memory (a float sum would measure the adder).
+        const size_t count = (size_t(512) << 20) / sizeof(uint64_t);
+        std::unique_ptr<uint64_t[]> data(new uint64_t[count]);
+        std::vector<uint64_t> sums(size_t(threads), 0);
+        auto pass = [&](bool fill) {
+            std::vector<std::thread> workers;
+            for (int t = 0; t < threads; ++t) {
+                workers.emplace_back([&, t] {
+                    const size_t first = count * size_t(t) / size_t(threads), last = count * size_t(t + 1) / size_t(threads);
+                    if (fill) {
+                        for (size_t i = first; i < last; ++i) data[i] = i * 0x9e3779b97f4a7c15ull;
+                        return;
+                    }
+                    uint64_t acc[8] = {};
+                    for (size_t i = first; i + 8 <= last; i += 8) {
+                        for (int k = 0; k < 8; ++k) acc[k] ^= data[i + size_t(k)];
+                    }
+                    uint64_t x = 0;
+                    for (uint64_t v : acc) x ^= v;
+                    sums[size_t(t)] = x;
+                });
+            }
+            for (auto& w : workers) w.join();
+        };
+        pass(true);  // first touch, in the threads that read it
+        double best = 1e30;
+        for (int run = 0; run < 3; ++run) {
+            const auto start = Clock::now();
+            pass(false);
+            best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
+        }
+        peak.bytesPerSecond = double(count * sizeof(uint64_t)) / best;
+        peak.bytesSource = "measured: read of a 512 MiB buffer, best of 3, " + std::to_string(threads) + " threads";
+        if (sums[0] == 1) std::fprintf(stderr, " \n");  // keeps the reads observable
+    }
+    return peak;
+}
+
+Json toJson(const PeakRates& p) {
+    Json j;
+    j["flopsPerSecond"] = p.flopsPerSecond;
+    j["bytesPerSecond"] = p.bytesPerSecond;
+    j["flopsSource"] = p.flopsSource;
+    j["bytesSource"] = p.bytesSource;
+    return j;
+}
+
+Json toJson(const WorkFloors& f) {
+    Json j;
+    j["encoderMs"] = f.encoderMs;
+    j["decodeMsPerToken"] = f.decodeMsPerToken;
+    j["batchMsPerToken"] = f.batchMsPerToken;
+    j["promptMsPerToken"] = f.promptMsPerToken;
+    j["encoderFlops"] = f.encoderFlops;
+    j["decodeBytesPerToken"] = f.decodeBytesPerToken;
+    j["promptFlopsPerToken"] = f.promptFlopsPerToken;
+    return j;
+}
+
+} // namespace hearsay

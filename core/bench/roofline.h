@@ -1,0 +1,57 @@
+// Physical floors of the fixed work: arithmetic per 30 s window over peak FLOP/s (the encoder
+// is compute-bound) and bytes per decoded token over memory bandwidth (single-token decoding
+// is memory-bound), so measured times can be read against what the machine could do at best.
+#pragma once
+
+#include "core/bench/bench_work.h"
+#include "core/model/whisper_config.h"
+#include "core/util/json.h"
+
+#include <string>
+
+namespace hearsay {
+
+// FLOPs (a multiply-add counts 2) of one encoder pass over a full window: both convolutions,
+// every layer's projections, attention and MLP, plus the cross-attention K/V projection of
+// every decoder layer (which the benchmark's encoder figure includes).
+double encoderFlops(const WhisperConfig& config);
+
+// FLOPs of one decoder token whose self cache holds `position` positions: projections, self
+// attention over position + 1 keys, cross attention over n_audio_ctx keys, MLP, logits.
+double decoderTokenFlops(const WhisperConfig& config, int position);
+
+// Bytes one decode step must read when it adds one token to each of `beams` beams whose caches
+// hold `position` positions: the decoder weights used per step (once per step, shared by the
+// beams; not the cross K/V projections, which run once per window) and the K/V caches of
+// every beam (self: position + 1 rows per beam; cross: n_audio_ctx rows, shared by the beams).
+double decoderStepBytes(const WhisperConfig& config, int position, int beams, double weightBytesPerElement,
+                        double cacheBytesPerElement);
+
+struct PeakRates {
+    double flopsPerSecond = 0.0;   // attainable arithmetic peak used for the floors
+    double bytesPerSecond = 0.0;   // attainable memory bandwidth used for the floors
+    std::string flopsSource;       // how the figure was obtained
+    std::string bytesSource;
+};
+
+struct WorkFloors {
+    double encoderMs = 0.0;          // encoderFlops / peak
+    double decodeMsPerToken = 0.0;   // mean over the decode steps of max(bytes/bandwidth, flops/peak)
+    double batchMsPerToken = 0.0;    // the same with batchBeams beams sharing the weight reads
+    double promptMsPerToken = 0.0;   // prompt FLOPs per token / peak (compute-bound)
+    double encoderFlops = 0.0;
+    double decodeBytesPerToken = 0.0;  // mean over the decode steps
+    double promptFlopsPerToken = 0.0;
+};
+
+WorkFloors computeFloors(const WhisperConfig& config, const FixedWork& work, const PeakRates& peak,
+                         double weightBytesPerElement, double cacheBytesPerElement);
+
+// Attainable peaks measured on this machine with `threads` threads: an OpenBLAS SGEMM
+// (2048³) for FLOP/s, and a multi-threaded read of a 512 MiB buffer for bandwidth. About 2 s.
+PeakRates measurePeakRates(int threads);
+
+Json toJson(const PeakRates& peak);
+Json toJson(const WorkFloors& floors);
+
+} // namespace hearsay

@@ -1,0 +1,395 @@
+#!/usr/bin/env python3
+"""Peers of `hearsay-cli bench`: the same fixed work on the same random weights, through
+Hugging Face transformers (PyTorch: dynamic cache, static cache, no cache), faster-whisper
+(CTranslate2) and whisper.cpp's own bench tool. Writes one JSON document; hearsay-cli bench
+runs this script in the same run and prints the ratios Hearsay/peer.
+
+The fixed work (as whisper.cpp's bench and core/bench/bench_work.h):
+  encoder     one 30 s window, including the cross-attention K/V projection
+  decode      256 single-token steps, the cache holding 0..255 positions   (ms per token)
+  batch       64 steps adding one token to each of 5 sequences             (ms per token)
+  prompt      a 256-token prompt, run 16 times                             (ms per token)
+Medians of --repeats timed runs after --warmup untimed ones.
+
+Run from the venv made from scripts/bench/requirements-bench.txt:
+  .venv-bench/bin/python scripts/bench/peers.py --hf DIR --ggml FILE --threads 2 --json OUT
+"""
+
+import argparse
+import contextlib
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import time
+import wave
+
+import numpy as np
+
+# Everything is local: never let transformers or faster-whisper reach for the Hugging Face Hub.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+WORK = {"decodeSteps": 256, "batchSteps": 64, "batchBeams": 5, "promptTokens": 256, "promptRuns": 16}
+FIGURES = ("encoderMs", "decodeMsPerToken", "batchMsPerToken", "promptMsPerToken")
+
+
+# --- token sequences: the same as core/bench/bench_work.cpp ------------------------------------
+
+def token_ids(n_vocab):
+    """Special-token ids of a Whisper vocabulary from its size (as SpecialTokens in core/text)."""
+    multilingual = n_vocab >= 51865
+    ordinary = 50257 if multilingual else 50256
+    languages = n_vocab - 51765 - (1 if multilingual else 0)
+    sot = ordinary + 1
+    ids = {"ordinary": ordinary, "eot": ordinary, "sot": sot, "firstLanguage": sot + 1,
+           "translate": sot + 1 + languages, "transcribe": sot + 2 + languages,
+           "startOfPrev": sot + 4 + languages, "noTimestamps": sot + 6 + languages}
+    ids["startOfTranscript"] = ([sot, sot + 1, ids["transcribe"], ids["noTimestamps"]] if multilingual
+                                else [sot, ids["noTimestamps"]])
+    return ids
+
+
+def bench_tokens(n_vocab, length, variant=0):
+    ids = token_ids(n_vocab)
+    tokens = ids["startOfTranscript"][:length]
+    for i in range(len(tokens), length):
+        tokens.append((1000 + 7919 * i + 104729 * variant) % (ids["ordinary"] - 1) + 1)
+    return tokens
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+def read_wav(path):
+    """16-bit PCM mono 16 kHz WAV -> float32 samples in [-1, 1)."""
+    with wave.open(path, "rb") as w:
+        if w.getsampwidth() != 2 or w.getnchannels() != 1 or w.getframerate() != 16000:
+            raise ValueError(f"{path}: expected 16-bit PCM mono 16 kHz")
+        data = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2")
+    return data.astype(np.float32) / 32768.0
+
+
+def summary(values):
+    return {"median": statistics.median(values), "min": min(values), "samples": values}
+
+
+class Timer:
+    def __init__(self):
+        self.ms = 0.0
+
+    @contextlib.contextmanager
+    def __call__(self):
+        start = time.perf_counter()
+        yield
+        self.ms += (time.perf_counter() - start) * 1000.0
+
+
+def repeat(warmup, repeats, run_once):
+    """run_once() -> dict figure -> value; returns figure -> summary over the timed runs."""
+    samples = {}
+    for r in range(warmup + repeats):
+        values = run_once()
+        if r >= warmup:
+            for k, v in values.items():
+                samples.setdefault(k, []).append(v)
+    return {k: summary(v) for k, v in samples.items()}
+
+
+# --- Hugging Face transformers -------------------------------------------------------------------
+
+def hf_peer(args, variant):
+    """variant: 'dynamic' (EncoderDecoderCache of DynamicCache), 'static' (StaticCache), 'none'."""
+    import torch
+    from transformers import WhisperFeatureExtractor, WhisperForConditionalGeneration
+    from transformers.cache_utils import DynamicCache, EncoderDecoderCache, StaticCache
+
+    torch.set_num_threads(args.threads)
+    model = WhisperForConditionalGeneration.from_pretrained(args.hf, dtype=torch.float32,
+                                                            attn_implementation="sdpa").eval()
+    cfg = model.config
+    decoder = model.model.decoder
+    extractor = WhisperFeatureExtractor(feature_size=cfg.num_mel_bins)
+    features = extractor(read_wav(args.audio), sampling_rate=16000, return_tensors="pt").input_features
+    n_vocab = cfg.vocab_size
+    single = bench_tokens(n_vocab, WORK["decodeSteps"])
+    beams = [bench_tokens(n_vocab, WORK["batchSteps"], b) for b in range(WORK["batchBeams"])]
+    prompt = torch.tensor([bench_tokens(n_vocab, WORK["promptTokens"])])
+
+    def new_cache(batch):
+        if variant == "static":
+            return EncoderDecoderCache(StaticCache(config=cfg, max_cache_len=cfg.max_target_positions),
+                                       StaticCache(config=cfg, max_cache_len=cfg.max_source_positions))
+        return EncoderDecoderCache(DynamicCache(), DynamicCache())
+
+    def fill_cross(cache, encoded):
+        """The cross-attention K/V projection, through transformers' own attention modules: a
+        call with a one-row query stores K/V in the cache and marks the layer as updated."""
+        query = torch.zeros(encoded.shape[0], 1, cfg.d_model)
+        for layer in decoder.layers:
+            if cache is None:  # no cache: project and drop (the same work, for the encoder figure)
+                layer.encoder_attn.k_proj(encoded)
+                layer.encoder_attn.v_proj(encoded)
+            else:
+                layer.encoder_attn(hidden_states=query, key_value_states=encoded, past_key_values=cache)
+
+    def step(input_ids, encoded, cache, position):
+        if cache is None:
+            out = decoder(input_ids=input_ids, encoder_hidden_states=encoded, use_cache=False)
+        else:
+            positions = torch.arange(position, position + input_ids.shape[1])
+            out = decoder(input_ids=input_ids, encoder_hidden_states=encoded, past_key_values=cache,
+                          use_cache=True, cache_position=positions)
+        return model.proj_out(out.last_hidden_state[:, -1])  # logits of the last position
+
+    use_cache = variant != "none"
+
+    def run_once():
+        t = {f: Timer() for f in FIGURES}
+        with torch.inference_mode():
+            with t["encoderMs"]():
+                encoded = model.model.encoder(features).last_hidden_state
+                cache = new_cache(1) if use_cache else None
+                fill_cross(cache, encoded)
+            for i in range(WORK["decodeSteps"]):
+                ids = torch.tensor([single[i:i + 1]]) if use_cache else torch.tensor([single[:i + 1]])
+                with t["decodeMsPerToken"]():
+                    step(ids, encoded, cache, i)
+
+            encoded5 = encoded.expand(WORK["batchBeams"], -1, -1).contiguous()
+            cache = new_cache(WORK["batchBeams"]) if use_cache else None
+            if use_cache:
+                fill_cross(cache, encoded5)
+            for s in range(WORK["batchSteps"]):
+                if use_cache:
+                    ids = torch.tensor([[b[s]] for b in beams])
+                else:
+                    ids = torch.tensor([b[:s + 1] for b in beams])
+                with t["batchMsPerToken"]():
+                    step(ids, encoded5, cache, s)
+
+            for _ in range(WORK["promptRuns"]):
+                cache = new_cache(1) if use_cache else None
+                if use_cache:
+                    fill_cross(cache, encoded)
+                with t["promptMsPerToken"]():
+                    step(prompt, encoded, cache, 0)
+        return {
+            "encoderMs": t["encoderMs"].ms,
+            "decodeMsPerToken": t["decodeMsPerToken"].ms / WORK["decodeSteps"],
+            "batchMsPerToken": t["batchMsPerToken"].ms / (WORK["batchSteps"] * WORK["batchBeams"]),
+            "promptMsPerToken": t["promptMsPerToken"].ms / (WORK["promptRuns"] * WORK["promptTokens"]),
+        }
+
+    figures = repeat(args.warmup, args.repeats, run_once)
+    import transformers
+    notes = {
+        "dynamic": "EncoderDecoderCache(DynamicCache, DynamicCache), eager PyTorch, sdpa attention",
+        "static": "EncoderDecoderCache(StaticCache 448, StaticCache 1500), eager PyTorch (no torch.compile), sdpa",
+        "none": "use_cache=False: every step re-runs all tokens and re-projects the encoder output",
+    }[variant]
+    return {"figures": figures, "version": f"transformers {transformers.__version__}, torch {torch.__version__}",
+            "notes": notes}
+
+
+# --- faster-whisper (CTranslate2) ----------------------------------------------------------------
+
+def convert_ct2(hf_dir, out_dir):
+    """The HF checkpoint in CTranslate2's format, plus the two files faster-whisper reads beside
+    it (without tokenizer.json it would fetch openai/whisper-tiny's from the Hub)."""
+    if not os.path.exists(os.path.join(out_dir, "model.bin")):
+        from ctranslate2.converters import TransformersConverter
+        TransformersConverter(hf_dir).convert(out_dir, quantization="float32", force=True)
+    if not os.path.exists(os.path.join(out_dir, "tokenizer.json")):
+        from transformers import WhisperTokenizerFast
+        WhisperTokenizerFast.from_pretrained(hf_dir).backend_tokenizer.save(os.path.join(out_dir, "tokenizer.json"))
+    if not os.path.exists(os.path.join(out_dir, "preprocessor_config.json")):
+        from transformers import WhisperFeatureExtractor
+        n_mels = json.load(open(os.path.join(hf_dir, "config.json")))["num_mel_bins"]
+        WhisperFeatureExtractor(feature_size=n_mels).save_pretrained(out_dir)
+
+
+def fw_peer(args):
+    """CTranslate2 has no per-step decoder call: decode figures are differences of generate()
+    runs with forced lengths (end-of-text suppressed), which cancel the fixed costs: e.g.
+    decode = (T(prompt 4, 256 new) − T(prompt 4, 4 new)) / 252. Lengths are checked."""
+    import ctranslate2
+    import faster_whisper
+    from faster_whisper import WhisperModel
+
+    ct2_dir = args.ct2 or os.path.join(os.path.dirname(os.path.abspath(args.hf)),
+                                       os.path.basename(os.path.normpath(args.hf)) + "-ct2")
+    convert_ct2(args.hf, ct2_dir)
+    fw = WhisperModel(ct2_dir, device="cpu", compute_type="float32", cpu_threads=args.threads, num_workers=1)
+    model = fw.model
+    n_vocab = json.load(open(os.path.join(args.hf, "config.json")))["vocab_size"]
+    ids = token_ids(n_vocab)
+    sot = ids["startOfTranscript"]
+    mel = fw.feature_extractor(read_wav(args.audio))  # [n_mels, frames], faster-whisper's own frontend
+    frames = 3000
+    mel = np.pad(mel, ((0, 0), (0, max(0, frames - mel.shape[1]))))[:, :frames]
+    features1 = ctranslate2.StorageView.from_array(np.ascontiguousarray(mel[None], dtype=np.float32))
+    beams = WORK["batchBeams"]
+    features5 = ctranslate2.StorageView.from_array(np.ascontiguousarray(np.repeat(mel[None], beams, 0), dtype=np.float32))
+    encoded5 = model.encode(features5, to_cpu=False)
+    # Tokens after the start-of-transcript sequence would be a forced prefix, which CTranslate2
+    # decodes one step per token; previous-text context (<|startofprev|> … before it) is what it
+    # prefills in one pass. So the 256-token prompt is <|startofprev|> + 251 text tokens + SOT.
+    context = bench_tokens(n_vocab, WORK["promptTokens"] - len(sot) - 1 + len(sot))[len(sot):]
+    long_prompt = [ids["startOfPrev"]] + context + sot
+    assert len(long_prompt) == WORK["promptTokens"]
+
+    lengths = {}  # (batch, prompt length, tokens) -> max_length that yields exactly that many tokens
+
+    def run_generate(encoded, prompts, max_length):
+        return model.generate(encoded, prompts, beam_size=1, max_length=max_length, suppress_blank=False,
+                              suppress_tokens=[ids["eot"]], return_scores=False)
+
+    def generate(encoded, prompts, new_tokens):
+        # CTranslate2 4.8's Whisper.generate does not run max_length steps (measured: 8 -> 4,
+        # 20 -> 10, 512 -> 256 tokens), so the max_length giving exactly new_tokens is found
+        # once, untimed, and every timed run is checked.
+        key = (len(prompts), len(prompts[0]), new_tokens)
+        if key not in lengths:
+            # With only the SOT sequence, max_length // 2 steps ran; with previous-text context,
+            # max_length counts the prompt too. Try both, then correct by the shortfall.
+            made = {}
+            for max_length in (2 * new_tokens, len(prompts[0]) + new_tokens):
+                made[max_length] = len(run_generate(encoded, prompts, max_length)[0].sequences_ids[0])
+                if made[max_length] == new_tokens:
+                    break
+            max_length = max(made, key=lambda m: (made[m] == new_tokens, made[m]))
+            for _ in range(8):
+                if made[max_length] == new_tokens:
+                    break
+                max_length += new_tokens - made[max_length]
+                made[max_length] = len(run_generate(encoded, prompts, max_length)[0].sequences_ids[0])
+            lengths[key] = max_length
+        start = time.perf_counter()
+        results = run_generate(encoded, prompts, lengths[key])
+        ms = (time.perf_counter() - start) * 1000.0
+        for r in results:
+            if len(r.sequences_ids[0]) != new_tokens:
+                raise RuntimeError(f"generate() made {len(r.sequences_ids[0])} tokens, {new_tokens} were forced")
+        return ms
+
+    base = 4  # a short run whose length can be forced; its fixed costs cancel in the differences
+
+    def run_once():
+        start = time.perf_counter()
+        encoded = model.encode(features1, to_cpu=False)
+        encode_ms = (time.perf_counter() - start) * 1000.0
+        short = generate(encoded, [sot], base)
+        many = generate(encoded, [sot], WORK["decodeSteps"])
+        decode = (many - short) / (WORK["decodeSteps"] - base)
+        b_short = generate(encoded5, [sot] * beams, base)
+        b_many = generate(encoded5, [sot] * beams, WORK["batchSteps"])
+        batch = (b_many - b_short) / ((WORK["batchSteps"] - base) * beams)
+        # Prompt: the prefill of the long prompt minus that of the SOT-only one (same new tokens).
+        p_long = statistics.median(generate(encoded, [long_prompt], base) for _ in range(3))
+        prompt = (p_long - short) / (len(long_prompt) - len(sot))
+        # The cross K/V projection runs inside generate's first step: charge the short run's cost
+        # beyond its steady decode steps to the encoder, as Hearsay's encoder figure includes it.
+        return {"encoderMs": encode_ms + max(0.0, short - base * decode), "decodeMsPerToken": decode,
+                "batchMsPerToken": batch, "promptMsPerToken": prompt, "encodeOnlyMs": encode_ms}
+
+    figures = repeat(args.warmup, args.repeats, run_once)
+    return {"figures": figures,
+            "version": f"faster-whisper {faster_whisper.__version__}, ctranslate2 {ctranslate2.__version__}",
+            "notes": "compute_type float32, greedy, end-of-text suppressed so lengths are forced; figures are "
+                     "differences of generate() runs; encoderMs = encode() + the short run's excess over its steps "
+                     "(the cross K/V projection)",
+            }
+
+
+# --- whisper.cpp ---------------------------------------------------------------------------------
+
+TIMING = re.compile(r"whisper_print_timings:\s+(\w+) time =\s*([\d.]+) ms /\s*(\d+) runs \(\s*([\d.]+) ms per run\)")
+
+
+def whispercpp_peer(args):
+    if not args.ggml:
+        raise RuntimeError("no ggml model given (--ggml)")
+    tool = args.whisper_bench
+    if not tool:
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "build_whispercpp.sh")
+        built = subprocess.run([script], check=True, capture_output=True, text=True)
+        tool = built.stdout.strip().splitlines()[-1]
+
+    def run_once():
+        out = subprocess.run([tool, "-m", args.ggml, "-t", str(args.threads)], capture_output=True, text=True)
+        text = out.stdout + out.stderr
+        if out.returncode != 0:
+            raise RuntimeError(f"whisper-bench exited with {out.returncode}: {text[-2000:]}")
+        t = {m.group(1): (float(m.group(4)), int(m.group(3))) for m in TIMING.finditer(text)}
+        for key in ("encode", "decode", "batchd", "prompt"):
+            if key not in t:
+                raise RuntimeError(f"whisper-bench printed no '{key} time' line: {text[-2000:]}")
+        run_once.system_info = next((l for l in text.splitlines() if l.startswith("system_info")), "")
+        run_once.runs = {k: v[1] for k, v in t.items()}
+        return {"encoderMs": t["encode"][0], "decodeMsPerToken": t["decode"][0],
+                "batchMsPerToken": t["batchd"][0], "promptMsPerToken": t["prompt"][0]}
+
+    figures = repeat(0, args.repeats, run_once)  # whisper-bench warms up itself (2 heat passes)
+    return {"figures": figures, "version": "whisper.cpp 1.8.5 (pywhispercpp 1.5.1 sdist), whisper-bench",
+            "notes": "its own bench tool: zero mel, token 0, batch = 5 tokens of one sequence at n_past 0; "
+                     + getattr(run_once, "system_info", ""),
+            "runs": getattr(run_once, "runs", {})}
+
+
+# --- main ----------------------------------------------------------------------------------------
+
+PEERS = {
+    "transformers": lambda a: hf_peer(a, "dynamic"),
+    "transformers-static": lambda a: hf_peer(a, "static"),
+    "transformers-nocache": lambda a: hf_peer(a, "none"),
+    "faster-whisper": fw_peer,
+    "whisper.cpp": whispercpp_peer,
+}
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--hf", required=True, help="Hugging Face checkpoint directory (make-test-model --format hf)")
+    p.add_argument("--ggml", help="whisper.cpp ggml file with the same weights (make-test-model --format ggml)")
+    p.add_argument("--ct2", help="CTranslate2 model directory (default: converted next to --hf)")
+    p.add_argument("--whisper-bench", help="whisper.cpp's whisper-bench (default: built by build_whispercpp.sh)")
+    p.add_argument("--audio", default=os.path.join(here, "..", "..", "..", "shared", "data", "speech-30s-a.wav"))
+    p.add_argument("--threads", type=int, default=os.cpu_count())
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--warmup", type=int, default=1)
+    p.add_argument("--peers", default=",".join(PEERS), help="comma-separated subset of " + ", ".join(PEERS))
+    p.add_argument("--json", help="write the results here (default: stdout)")
+    args = p.parse_args()
+
+    report = {"schema": "hearsay-bench-peers/1", "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+              "python": platform.python_version(), "threads": args.threads, "repeats": args.repeats,
+              "warmup": args.warmup, "work": WORK, "hf": os.path.abspath(args.hf), "ggml": args.ggml,
+              "audio": os.path.abspath(args.audio), "peers": {}, "errors": {}}
+    for name in [n.strip() for n in args.peers.split(",") if n.strip()]:
+        if name not in PEERS:
+            report["errors"][name] = "unknown peer (known: " + ", ".join(PEERS) + ")"
+            continue
+        print(f"peers: {name} ...", file=sys.stderr, flush=True)
+        start = time.perf_counter()
+        try:
+            report["peers"][name] = PEERS[name](args)
+        except Exception as e:  # a peer that cannot run is reported, and the others still run
+            report["errors"][name] = f"{type(e).__name__}: {e}"
+            print(f"peers: {name} failed: {report['errors'][name]}", file=sys.stderr, flush=True)
+        print(f"peers: {name} done in {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+
+    text = json.dumps(report, indent=1)
+    if args.json:
+        with open(args.json, "w") as f:
+            f.write(text + "\n")
+    else:
+        print(text)
+    return 0 if report["peers"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

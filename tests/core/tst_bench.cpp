@@ -1,0 +1,382 @@
+// The benchmark's bookkeeping: the fixed work does the steps it claims (counted by the session
+// itself), caches reach the lengths they should, long lengths chain windows within n_text_ctx,
+// and `hearsay-cli bench --json` writes every field of its schema with sane values. Runs on a
+// tiny random model (64x2x2); no timing is asserted.
+#include "core/backend/backend.h"
+#include "core/bench/bench_input.h"
+#include "core/bench/bench_work.h"
+#include "core/bench/cache_run.h"
+#include "core/bench/fixed_work.h"
+#include "core/bench/machine_info.h"
+#include "core/bench/peak_memory.h"
+#include "core/bench/roofline.h"
+#include "core/text/tokenizer.h"
+#include "core/model/whisper_model.h"
+#include "core/nn/inference_session.h"
+#include "core/util/json.h"
+#include "core/util/mapped_file.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+#include <regex>
+#include <set>
+
+using namespace hearsay;
+
+namespace {
+
+const std::string kWav = std::string(HEARSAY_SHARED_DATA_DIR) + "/jfk.wav";
+
+// Runs hearsay-cli with `args`; returns its exit code, stdout in `out`.
+int runCli(const QStringList& args, QByteArray* out = nullptr, int timeoutMs = 600000) {
+    QProcess p;
+    p.setProcessChannelMode(QProcess::SeparateChannels);
+    p.start(HEARSAY_CLI_PATH, args);
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        return -1;
+    }
+    if (out) *out = p.readAllStandardOutput();
+    const QByteArray err = p.readAllStandardError();
+    if (p.exitCode() != 0) qWarning("hearsay-cli %s: %s", qPrintable(args.join(' ')), err.constData());
+    return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+}
+
+} // namespace
+
+class TestBench : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_model;   // 64x2x2 ggml, f32
+    std::shared_ptr<const WhisperModel> m_whisper;
+    LogMel m_mel;
+
+    std::unique_ptr<InferenceSession> session(int beams, bool selfCache, bool crossCache) {
+        auto backend = createBackend(BackendKind::Cpu, BackendOptions{2, 0});
+        if (!backend) qFatal("backend: %s", backend.message().c_str());
+        SessionOptions options;
+        options.maxBeams = beams;
+        options.selfAttentionCache = selfCache;
+        options.crossAttentionCache = crossCache;
+        options.threads = 2;
+        auto s = InferenceSession::create(m_whisper, backend.value(), options);
+        if (!s) qFatal("session: %s", s.message().c_str());
+        return std::move(s.value());
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(m_dir.isValid());
+        m_model = m_dir.filePath("m64.bin");
+        QCOMPARE(runCli({"make-test-model", "--dims", "64x2x2", "--seed", "3", "--format", "ggml", m_model}), 0);
+        auto model = WhisperModel::load(m_model.toStdString());
+        QVERIFY2(model.ok(), model.ok() ? "" : model.message().c_str());
+        m_whisper = model.value();
+        auto mel = benchWindow(kWav, m_whisper->config().nMels);
+        QVERIFY2(mel.ok(), mel.ok() ? "" : mel.message().c_str());
+        m_mel = mel.value();
+    }
+
+    // --- pure bookkeeping -------------------------------------------------------------------
+
+    void tokenSequencesStartWithTheTranscriptPrefix() {
+        const WhisperConfig multi = WhisperConfig::fromName("tiny").value();
+        const SpecialTokens ids = SpecialTokens::forVocabularySize(multi.nVocab);
+        const std::vector<int> sot = startOfTranscript(multi);
+        QCOMPARE(sot, (std::vector<int>{ids.sot, ids.firstLanguage, ids.transcribe, ids.noTimestamps}));
+        const WhisperConfig english = WhisperConfig::fromName("tiny.en").value();
+        QCOMPARE(startOfTranscript(english), (std::vector<int>{SpecialTokens::forVocabularySize(english.nVocab).sot,
+                                                                SpecialTokens::forVocabularySize(english.nVocab).noTimestamps}));
+
+        const auto a = benchTokenSequence(multi, 256, 0), b = benchTokenSequence(multi, 256, 1);
+        QCOMPARE(a.size(), size_t(256));
+        QVERIFY(std::equal(sot.begin(), sot.end(), a.begin()));
+        QVERIFY(std::equal(sot.begin(), sot.end(), b.begin()));
+        for (size_t i = sot.size(); i < a.size(); ++i) {
+            QVERIFY(a[i] > 0 && a[i] < ids.eot);  // ordinary text tokens only
+            QVERIFY(a[i] != b[i]);                         // beams differ after the prefix
+        }
+        QCOMPARE(benchTokenSequence(multi, 2).size(), size_t(2));  // shorter than the prefix: cut
+    }
+
+    void longLengthsChainWindowsWithinTheContext() {
+        const WhisperConfig c = WhisperConfig::fromName("base").value();
+        const auto one = planDecodeLength(c, 224);
+        QCOMPARE(one.size(), size_t(1));
+        QCOMPARE(one[0].sampledTokens, 224);
+        QCOMPARE(one[0].promptTokens, 0);
+
+        const auto two = planDecodeLength(c, 444);
+        QCOMPARE(two.size(), size_t(2));
+        QCOMPARE(two[1].promptTokens, 1 + 223);  // <|startofprev|> + the reference's cap n_text_ctx/2 − 1
+        QCOMPARE(two[1].sampledTokens, 220);
+
+        for (int length : {1, 20, 128, 224, 225, 444, 445, 1000, 2000}) {
+            int total = 0;
+            for (const WindowPlan& w : planDecodeLength(c, length)) {
+                QVERIFY(w.promptTokens + w.sotTokens + w.sampledTokens <= c.nTextCtx);
+                QVERIFY(w.sampledTokens <= c.nTextCtx / 2);
+                QVERIFY(w.sampledTokens > 0);
+                total += w.sampledTokens;
+            }
+            QCOMPARE(total, length);
+        }
+        QVERIFY(planDecodeLength(c, 0).empty());
+    }
+
+    void fixedWorkChecksItsCounts() {
+        const WhisperConfig c = WhisperConfig::fromName("tiny").value();
+        FixedWork w;
+        QVERIFY(w.check(c, 5).empty());
+        QVERIFY(!w.check(c, 4).empty());  // 5 beams do not fit a 4-beam session
+        w.decodeSteps = 449;
+        QVERIFY(QString::fromStdString(w.check(c, 5)).contains("n_text_ctx"));
+        w = FixedWork{};
+        w.repeats = 0;
+        QVERIFY(QString::fromStdString(w.check(c, 5)).contains("repeats"));
+    }
+
+    void floorsFollowTheOperationCounts() {
+        const WhisperConfig tiny = WhisperConfig::fromName("tiny").value();
+        // By hand for tiny (d 384, 4+4 layers, 80 mels, n 1500): conv1 2·3000·384·240, conv2
+        // 2·1500·384·1152, per layer 24·n·d² + 4·n²·d, cross K/V 4·n·d² per decoder layer.
+        const double n = 1500, d = 384;
+        const double expected = 2 * 3000 * d * 240 + 2 * n * d * 1152 + 4 * (24 * n * d * d + 4 * n * n * d) + 4 * (4 * n * d * d);
+        QCOMPARE(encoderFlops(tiny), expected);
+        QVERIFY(decoderTokenFlops(tiny, 100) > decoderTokenFlops(tiny, 0));
+        // One step reads the decoder weights once: 5 beams cost less than 5 single steps.
+        const double one = decoderStepBytes(tiny, 10, 1, 4, 4), five = decoderStepBytes(tiny, 10, 5, 4, 4);
+        QVERIFY(five > one && five < 5 * one);
+        // fp16 weights halve the weight part.
+        QVERIFY(decoderStepBytes(tiny, 0, 1, 2, 4) < one);
+
+        PeakRates peak;
+        peak.flopsPerSecond = 1e11;
+        peak.bytesPerSecond = 1e10;
+        const WorkFloors f = computeFloors(tiny, FixedWork{}, peak, 4, 4);
+        QCOMPARE(f.encoderMs, 1e3 * expected / 1e11);
+        QVERIFY(f.decodeMsPerToken >= 1e3 * f.decodeBytesPerToken / 1e10 * 0.999);
+        QVERIFY(f.batchMsPerToken < f.decodeMsPerToken);   // weights shared by the beams
+        QVERIFY(f.promptMsPerToken < f.decodeMsPerToken);  // compute-bound, no weight re-reads
+    }
+
+    void wavReaderRejectsWhatItCannotRead() {
+        auto samples = readPcm16Wav(kWav);
+        QVERIFY2(samples.ok(), samples.ok() ? "" : samples.message().c_str());
+        QCOMPARE(samples->size(), size_t(176000));  // 11.0 s at 16 kHz
+
+        const std::string bad = m_dir.filePath("bad.wav").toStdString();
+        std::ofstream(bad, std::ios::binary) << "RIFF\x10\0\0\0WAVEjunk";
+        auto broken = readPcm16Wav(bad);
+        QVERIFY(!broken.ok());
+        QVERIFY(QString::fromStdString(broken.message()).contains("bad.wav"));
+        auto missing = readPcm16Wav(m_dir.filePath("none.wav").toStdString());
+        QVERIFY(!missing.ok());
+    }
+
+    void cacheRowsRoundTripThroughJson() {
+        CacheRunResult r;
+        r.length = 128;
+        r.mode = CacheMode::CrossOnly;
+        r.windows = 1;
+        r.decodeCalls = 128;
+        r.positionsRun = 12345;
+        r.msPerToken = 1.5;
+        r.crossAllocatedBytes = 6144000;
+        r.peakResidentBytes = size_t(3) << 30;
+        auto back = cacheRunFromJson(Json::parse(toJson(r).dump()).value());
+        QVERIFY(back.ok());
+        QCOMPARE(back->mode, CacheMode::CrossOnly);
+        QCOMPARE(back->positionsRun, int64_t(12345));
+        QCOMPARE(back->crossAllocatedBytes, size_t(6144000));
+        QCOMPARE(back->peakResidentBytes, size_t(3) << 30);
+
+        Json j = toJson(r);
+        j["msPerToken"] = "fast";
+        auto wrong = cacheRunFromJson(j);
+        QVERIFY(!wrong.ok());
+        QVERIFY(QString::fromStdString(wrong.message()).contains("msPerToken"));
+    }
+
+    void machineAndMemoryAreRead() {
+        const MachineInfo m = collectMachineInfo();
+        QVERIFY(m.logicalCpus >= 1);
+        QVERIFY(m.memoryBytes > 0);
+        QVERIFY(!m.kernel.empty());
+        const size_t current = currentResidentBytes();  // read first: the peak can only grow after
+        QVERIFY(current > 0);
+        QVERIFY(peakResidentBytes() >= current);
+        QVERIFY(std::regex_match(utcTimestamp(), std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")));
+    }
+
+    // --- the work, on a real session -------------------------------------------------------------
+
+    void fixedWorkDoesTheStepsItClaims() {
+        auto s = session(5, true, true);
+        FixedWork w;
+        w.warmup = 1;
+        w.repeats = 2;
+        auto r = runFixedWork(*s, m_mel, w);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+        const FixedWorkCounts& c = r->counts;
+        QCOMPARE(c.encodeCalls, 3);
+        QCOMPARE(c.decodeCalls, 3 * (256 + 64 + 16));
+        QCOMPARE(c.singleSteps, 256);
+        QCOMPARE(c.singlePositionsReached, 256);       // the cache held 0..255 positions, then 256
+        QCOMPARE(c.singleTokensRun, int64_t(256));     // one new position per step
+        QCOMPARE(c.batchSteps, 64);
+        QCOMPARE(c.batchBeamsReached, 5);
+        QCOMPARE(c.batchPositionsReached, 64);
+        QCOMPARE(c.batchTokensRun, int64_t(64 * 5));
+        QCOMPARE(c.promptRuns, 16);
+        QCOMPARE(c.promptPositionsReached, 256);
+        QCOMPARE(c.promptTokensRun, int64_t(16 * 256));
+        for (const Samples* samples : {&r->encoderMs, &r->decodeMsPerToken, &r->batchMsPerToken, &r->promptMsPerToken}) {
+            QCOMPARE(samples->values.size(), size_t(2));  // the warm-up is not among them
+            QVERIFY(samples->median() > 0.0);
+            QVERIFY(samples->minimum() <= samples->median());
+        }
+    }
+
+    void fixedWorkWithoutTheSelfCacheRerunsEveryToken() {
+        auto s = session(5, false, true);
+        FixedWork w;
+        w.warmup = 0;
+        w.repeats = 1;
+        w.decodeSteps = 40;
+        w.batchSteps = 8;
+        w.promptRuns = 2;
+        auto r = runFixedWork(*s, m_mel, w);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+        QCOMPARE(r->counts.singleTokensRun, int64_t(40 * 41 / 2));    // step i re-runs i + 1 positions
+        QCOMPARE(r->counts.batchTokensRun, int64_t(5 * 8 * 9 / 2));
+        QCOMPARE(r->counts.promptTokensRun, int64_t(2 * 256));
+    }
+
+    void cacheRowsReachTheirLengths() {
+        struct Case {
+            int length;
+            CacheMode mode;
+            int windows;
+            int64_t positionsRun;
+            int positionsReached;
+        };
+        // 4 start-of-transcript tokens; with the self cache, each token after the first call adds
+        // one position; without it, call k re-runs 4 + k positions.
+        const Case cases[] = {
+            {20, CacheMode::Both, 1, 4 + 19, 23},
+            {20, CacheMode::CrossOnly, 1, 20 * 4 + 19 * 20 / 2, -1},
+            // Two windows: 4 + 223 positions, then 224 (prompt) + 4 + 219.
+            {444, CacheMode::Both, 2, (4 + 223) + (228 + 219), 447},
+        };
+        for (const Case& k : cases) {
+            auto s = session(1, usesSelfCache(k.mode), usesCrossCache(k.mode));
+            auto r = runCacheConfiguration(*s, m_mel, k.length, k.mode);
+            QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+            QCOMPARE(r->length, k.length);
+            QCOMPARE(r->decodeCalls, k.length);
+            QCOMPARE(r->windows, k.windows);
+            QCOMPARE(r->positionsRun, k.positionsRun);
+            if (k.positionsReached >= 0) QCOMPARE(r->positionsReached, k.positionsReached);
+            QVERIFY(r->msPerToken > 0.0);
+            QCOMPARE(s->selfAttentionCache(), usesSelfCache(k.mode));
+            QCOMPARE(s->crossAttentionCache(), usesCrossCache(k.mode));
+            if (usesSelfCache(k.mode)) QVERIFY(r->selfInUseBytes > 0 && r->selfInUseBytes <= r->selfAllocatedBytes);
+            if (usesCrossCache(k.mode)) QVERIFY(r->crossAllocatedBytes > 0);
+        }
+    }
+
+    // --- the command, end to end -------------------------------------------------------------
+
+    void benchWritesItsSchema() {
+        const QString json = m_dir.filePath("bench.json");
+        QByteArray out;
+        QCOMPARE(runCli({"bench", "--model", m_model, "--threads", "2", "--repeats", "1", "--warmup", "0", "--lengths",
+                         "20,240", "--audio", QString::fromStdString(kWav), "--json", json},
+                        &out),
+                 0);
+        QVERIFY(out.contains("fixed work"));
+        QVERIFY(out.contains("cache table"));
+        auto text = readTextFile(json.toStdString());
+        QVERIFY(text.ok());
+        auto parsed = Json::parse(text.value());
+        QVERIFY2(parsed.ok(), parsed.ok() ? "" : parsed.message().c_str());
+        const Json& doc = parsed.value();
+
+        QCOMPARE(doc["schema"].toString(), std::string("hearsay-bench/1"));
+        QVERIFY(std::regex_match(doc["date"].toString(), std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")));
+        QVERIFY(QString::fromStdString(doc["command"].toString()).startsWith("hearsay-cli bench"));
+        QVERIFY(!doc["machine"]["cpuModel"].toString().empty());
+        QVERIFY(doc["machine"]["logicalCpus"].toInt() >= 1);
+        QVERIFY(doc["machine"]["memoryBytes"].toInt() > 0);
+        QVERIFY(doc["machine"].contains("gpuName"));
+        QVERIFY(doc["machine"].contains("gpuDriver"));
+        QVERIFY(!doc["build"]["buildType"].toString().empty());
+        QVERIFY(!doc["build"]["compiler"].toString().empty());
+        QVERIFY(!doc["build"]["commit"].toString().empty());
+        QCOMPARE(doc["settings"]["backend"].toString(), std::string("cpu"));
+        QCOMPARE(doc["settings"]["threads"].toInt(), int64_t(2));
+        QCOMPARE(doc["work"]["decodeSteps"].toInt(), int64_t(256));
+        QCOMPARE(doc["work"]["batchSteps"].toInt(), int64_t(64));
+        QCOMPARE(doc["work"]["batchBeams"].toInt(), int64_t(5));
+        QCOMPARE(doc["work"]["promptTokens"].toInt(), int64_t(256));
+        QCOMPARE(doc["work"]["promptRuns"].toInt(), int64_t(16));
+        QVERIFY(doc["peaks"]["flopsPerSecond"].toDouble() > 1e8);
+        QVERIFY(doc["peaks"]["bytesPerSecond"].toDouble() > 1e8);
+
+        const auto& models = doc["models"].toArray();
+        QCOMPARE(models.size(), size_t(1));
+        const Json& m = models[0];
+        QCOMPARE(m["dims"]["nAudioState"].toInt(), int64_t(64));
+        QCOMPARE(m["dims"]["nTextLayer"].toInt(), int64_t(2));
+        QVERIFY(m["weightBytes"].toInt() > 0);
+        for (const char* figure : {"encoderMs", "decodeMsPerToken", "batchMsPerToken", "promptMsPerToken"}) {
+            QVERIFY2(m["fixedWork"][figure]["median"].toDouble() > 0.0, figure);
+            QCOMPARE(m["fixedWork"][figure]["samples"].toArray().size(), size_t(1));
+            QVERIFY2(m["floors"][figure].toDouble() > 0.0, figure);
+        }
+        QCOMPARE(m["fixedWork"]["counts"]["singlePositionsReached"].toInt(), int64_t(256));
+        QCOMPARE(m["fixedWork"]["counts"]["batchTokensRun"].toInt(), int64_t(320));
+        QCOMPARE(m["floors"]["encoderFlops"].toDouble(), encoderFlops(m_whisper->config()));
+
+        const auto& rows = m["cacheTable"].toArray();
+        QCOMPARE(rows.size(), size_t(2 * 4));
+        std::set<std::string> modes;
+        for (const Json& row : rows) {
+            auto r = cacheRunFromJson(row);
+            QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+            modes.insert(row["mode"].toString());
+            QVERIFY(r->length == 20 || r->length == 240);
+            QCOMPARE(r->decodeCalls, r->length);
+            QCOMPARE(r->windows, r->length == 20 ? 1 : 2);
+            QCOMPARE(row["windowPlan"].toArray().size(), size_t(r->windows));
+            // Each row ran in its own process: a real peak, above what it held after loading.
+            QVERIFY(r->residentAfterLoadBytes > 0);
+            QVERIFY(r->peakResidentBytes >= r->residentAfterLoadBytes);
+            QCOMPARE(row["selfCache"].toBool(), usesSelfCache(r->mode));
+            if (usesSelfCache(r->mode)) QVERIFY(r->selfAllocatedBytes > 0);
+            if (usesCrossCache(r->mode)) QVERIFY(r->crossAllocatedBytes > 0);
+            // Without the self cache every step re-runs the sequence: far more positions.
+            if (!usesSelfCache(r->mode)) QVERIFY(r->positionsRun > 10 * r->length);
+            else QVERIFY(r->positionsRun < 2 * r->length + 240);
+        }
+        QCOMPARE(modes, (std::set<std::string>{"both", "self", "cross", "none"}));
+    }
+
+    void benchRejectsBadOptions() {
+        QCOMPARE(runCli({"bench", "--model", m_model, "--lengths", "20,zero"}), 2);
+        QCOMPARE(runCli({"bench", "--model", m_model, "--modes", "sometimes"}), 2);
+        QCOMPARE(runCli({"bench", "--model", m_model, "--backend", "abacus"}), 2);
+        QCOMPARE(runCli({"bench", "--no-such-option"}), 2);
+        // A model that does not exist is a clear failure, not a crash.
+        QCOMPARE(runCli({"bench", "--model", m_dir.filePath("missing.bin"), "--no-cache-table", "--no-floors"}), 1);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestBench)
+#include "tst_bench.moc"
