@@ -4,6 +4,9 @@
 
 #include "core/backend/backend.h"
 #include "core/engine_test_model.h"
+#include "kernels/device_info.h"
+
+#include <QString>
 
 #include <cstdint>
 #include <memory>
@@ -11,6 +14,13 @@
 #include <vector>
 
 namespace hearsay::test {
+
+// Why the CUDA suites cannot run here ("no GPU: <runtime's reason>"), or empty when a GPU is
+// present. Suites QSKIP with it in initTestCase.
+inline QString missingGpuReason() {
+    const auto query = cuda::queryDevices();
+    return query.devices.empty() ? QString("no GPU: %1").arg(QString::fromStdString(query.error)) : QString();
+}
 
 // n floats uniform in [lo, hi), the same for the same seed.
 inline std::vector<float> randomFloats(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {

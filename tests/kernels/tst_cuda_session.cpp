@@ -50,8 +50,7 @@ private:
 
 private slots:
     void initTestCase() {
-        const auto query = cuda::queryDevices();
-        if (query.devices.empty()) QSKIP(qPrintable(QString("no GPU: %1").arg(QString::fromStdString(query.error))));
+        if (const QString why = test::missingGpuReason(); !why.isEmpty()) QSKIP(qPrintable(why));
         auto gpu = createBackend(BackendKind::Cuda);
         QVERIFY2(gpu.ok(), gpu.ok() ? "" : gpu.message().c_str());
         m_gpu = gpu.value();
