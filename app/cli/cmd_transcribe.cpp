@@ -3,7 +3,11 @@
 // live here; the policy is core/decoding/transcriber.
 #include "app/cli/command.h"
 #include "app/cli/options.h"
+#ifdef HEARSAY_HAVE_AUDIO
 #include "core/audio/audio_file.h"
+#else
+#include "core/frontend/pcm_wav.h"
+#endif
 #include "core/backend/backend.h"
 #include "core/decoding/transcriber.h"
 #include "core/model/whisper_model.h"
@@ -18,6 +22,25 @@
 
 namespace hearsay::cli {
 namespace {
+
+struct CliAudio {
+    std::vector<float> samples;  // 16 kHz mono
+    double durationSeconds() const { return double(samples.size()) / kSampleRate; }
+};
+
+// Any format the audio library reads; engine-only builds (no audio library) read 16 kHz mono
+// 16-bit PCM WAV only, and say so for anything else.
+Result<CliAudio> readAudio(const std::string& file) {
+#ifdef HEARSAY_HAVE_AUDIO
+    auto audio = decodeAudioFile(file);
+    if (!audio) return audio.error();
+    return CliAudio{std::move(audio->samples)};
+#else
+    auto samples = readPcm16Wav(file);
+    if (!samples) return makeError(samples.message() + " (this engine-only build reads 16 kHz mono 16-bit WAV only)");
+    return CliAudio{std::move(samples.value())};
+#endif
+}
 
 namespace fs = std::filesystem;
 
@@ -208,7 +231,7 @@ int runTranscribe(const std::vector<std::string>& args) {
 
     int failures = 0;
     for (const std::string& file : options.positional()) {
-        auto audio = decodeAudioFile(file);
+        auto audio = readAudio(file);
         if (!audio) {
             std::fprintf(stderr, "hearsay-cli transcribe: %s\n", audio.message().c_str());
             ++failures;

@@ -5,7 +5,7 @@
 
 #include "core/backend/cpu_simd.h"
 
-#include <cblas.h>
+#include "core/backend/blas.h"
 
 #include <algorithm>
 #include <cmath>

@@ -49,7 +49,9 @@ MachineInfo collectMachineInfo() {
         std::set<std::string> present;
         for (std::string f; flags >> f;) present.insert(f);
         for (const char* f : {"sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512_bf16", "avx512_fp16", "amx_tile"}) {
-            if (present.count(f)) m.cpuFlags += (m.cpuFlags.empty() ? "" : " ") + std::string(f);
+            if (!present.count(f)) continue;
+            if (!m.cpuFlags.empty()) m.cpuFlags += ' ';
+            m.cpuFlags += f;
         }
     }
     cpu_set_t set;

@@ -2,7 +2,7 @@
 // machine's attainable peaks (SGEMM FLOP/s, streaming read bandwidth).
 #include "core/bench/roofline.h"
 
-#include <cblas.h>
+#include "core/backend/blas.h"
 
 #include <algorithm>
 #include <chrono>

@@ -4,10 +4,8 @@
 #pragma once
 
 #include "core/backend/backend.h"
-#ifdef HEARSAY_HAVE_AUDIO
-#include "core/audio/audio_file.h"
-#endif
 #include "core/frontend/log_mel.h"
+#include "core/frontend/pcm_wav.h"
 #include "core/model/random_init.h"
 #include "core/model/test_model.h"
 #include "core/model/whisper_model.h"
@@ -81,23 +79,19 @@ inline LogMel syntheticMel(int nMels, int frames, uint64_t seed) {
 }
 
 // The log-mels of the three speech clips in ../shared/data (jfk, speech-30s-a, speech-30s-b)
-// through the C++ frontend, as the reference harness orders them. Empty when this build has no
-// audio decoding (engine-only builds) or the clips are missing; *why says which.
+// through the C++ frontend, as the reference harness orders them (the clips are 16 kHz mono
+// 16-bit WAV, read by the engine's own reader in every build). Empty when the clips are missing;
+// *why says which.
 inline std::vector<LogMel> speechClipMels(int nMels, std::string* why = nullptr) {
     std::vector<LogMel> mels;
-#ifdef HEARSAY_HAVE_AUDIO
     for (const char* name : {"jfk.wav", "speech-30s-a.wav", "speech-30s-b.wav"}) {
-        auto audio = decodeAudioFile(std::string(HEARSAY_SHARED_DATA_DIR) + "/" + name);
-        if (!audio) {
-            if (why) *why = audio.message();
+        auto samples = readPcm16Wav(std::string(HEARSAY_SHARED_DATA_DIR) + "/" + name);
+        if (!samples) {
+            if (why) *why = samples.message();
             return {};
         }
-        mels.push_back(logMelSpectrogram(audio->samples.data(), audio->samples.size(), nMels));
+        mels.push_back(logMelSpectrogram(samples->data(), samples->size(), nMels));
     }
-#else
-    (void)nMels;
-    if (why) *why = "this build has no audio decoding (engine-only)";
-#endif
     return mels;
 }
 

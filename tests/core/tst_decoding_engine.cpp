@@ -3,7 +3,7 @@
 // combinations give identical tokens (greedy and beam search) on three clips; OpenAI reference
 // tokens from the golden files are reproduced exactly; the timestamp grammar holds on real
 // logits; the context limit ends a window cleanly; sampling is seeded; long-form transcription.
-#include "core/audio/audio_file.h"
+#include "core/frontend/pcm_wav.h"
 #include "core/backend/backend.h"
 #include "core/decoding/decoding_task.h"
 #include "core/decoding/transcriber.h"
@@ -102,10 +102,10 @@ private slots:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
         for (const char* clip : kClips) {
-            auto audio = decodeAudioFile(std::string(HEARSAY_SHARED_DATA_DIR) + "/" + clip);
-            QVERIFY2(audio.ok(), audio.ok() ? "" : audio.message().c_str());
-            m_audio.push_back(audio->samples);
-            m_mels.push_back(logMelSpectrogram(audio->samples.data(), audio->samples.size(), 80));
+            auto samples = readPcm16Wav(std::string(HEARSAY_SHARED_DATA_DIR) + "/" + clip);
+            QVERIFY2(samples.ok(), samples.ok() ? "" : samples.message().c_str());
+            m_audio.push_back(samples.value());
+            m_mels.push_back(logMelSpectrogram(samples->data(), samples->size(), 80));
         }
         QVERIFY(engine("small", "64x2x2", 1) != nullptr);
     }
