@@ -222,11 +222,18 @@ void CpuBackend::linear(BufferView x, BufferView w, BufferView bias, BufferView 
         // A few rows (beams): each weight row is read once and dotted with every input row;
         // a packed GEMM would copy all of W first.
         pool().parallelFor(m, small ? m : 64, [&](size_t b, size_t e, int) {
-            thread_local std::vector<float> widened;  // [in]: one f16 row as float32
-            if (hp && widened.size() < n) widened.resize(n);
             for (size_t o = b; o < e; ++o) {
-                const float* wRow = wp ? wp + o * n : widened.data();
-                if (hp) simd::convertHalf(hp + o * n, widened.data(), n);
+                if (hp) {
+                    // The f16 row is read once per 4 input rows; the sums are dot()'s on its float32 copy.
+                    float dots[kSmallBatchRows];
+                    simd::dotHalfRows(xp, n, r, hp + o * n, n, dots);
+                    for (size_t i = 0; i < r; ++i) {
+                        float& target = yp[i * m + o];
+                        target = beta == 0.0f ? dots[i] : target + dots[i];
+                    }
+                    continue;
+                }
+                const float* wRow = wp + o * n;
                 for (size_t i = 0; i < r; ++i) {
                     const float dot = simd::dot(xp + i * n, wRow, n);
                     float& target = yp[i * m + o];

@@ -89,6 +89,42 @@ __attribute__((target("avx2,fma,f16c"))) float dotHalfF16c(const float* a, const
     return sum;
 }
 
+// dotHalfF16c for R rows of a at once: every row keeps its own two accumulators and the same
+// order of operations, so the sums are those of R separate calls.
+template <int R>
+__attribute__((target("avx2,fma,f16c"))) void dotHalfRowsF16c(const float* a, size_t stride, const uint16_t* w,
+                                                              size_t n, float* out) {
+    __m256 s0[R], s1[R];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) s0[r] = s1[r] = _mm256_setzero_ps();
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m256 w0 = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w + i)));
+        const __m256 w1 = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w + i + 8)));
+#pragma GCC unroll 4
+        for (int r = 0; r < R; ++r) {
+            const float* ar = a + static_cast<size_t>(r) * stride;
+            s0[r] = _mm256_fmadd_ps(_mm256_loadu_ps(ar + i), w0, s0[r]);
+            s1[r] = _mm256_fmadd_ps(_mm256_loadu_ps(ar + i + 8), w1, s1[r]);
+        }
+    }
+    for (; i + 8 <= n; i += 8) {
+        const __m256 w0 = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w + i)));
+#pragma GCC unroll 4
+        for (int r = 0; r < R; ++r) s0[r] = _mm256_fmadd_ps(_mm256_loadu_ps(a + static_cast<size_t>(r) * stride + i), w0, s0[r]);
+    }
+    for (int r = 0; r < R; ++r) {
+        const __m256 s = _mm256_add_ps(s0[r], s1[r]);
+        __m128 h = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
+        h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+        h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
+        float sum = _mm_cvtss_f32(h);
+        const float* ar = a + static_cast<size_t>(r) * stride;
+        for (size_t j = i; j < n; ++j) sum += ar[j] * halfToFloat(w[j]);
+        out[r] = sum;
+    }
+}
+
 __attribute__((target("avx2,f16c"))) void convertHalfF16c(const uint16_t* src, float* dst, size_t n) {
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -139,6 +175,22 @@ float dotHalf(const float* a, const uint16_t* w, size_t n) {
     if (kF16c) return dotHalfF16c(a, w, n);
 #endif
     return dotHalfPortable(a, w, n);
+}
+
+void dotHalfRows(const float* a, size_t stride, size_t rows, const uint16_t* w, size_t n, float* out) {
+    size_t r = 0;
+#ifdef HEARSAY_SIMD_X86
+    if (kF16c) {
+        for (; r + 4 <= rows; r += 4) dotHalfRowsF16c<4>(a + r * stride, stride, w, n, out + r);
+        switch (rows - r) {
+        case 3: return dotHalfRowsF16c<3>(a + r * stride, stride, w, n, out + r);
+        case 2: return dotHalfRowsF16c<2>(a + r * stride, stride, w, n, out + r);
+        case 1: return dotHalfRowsF16c<1>(a + r * stride, stride, w, n, out + r);
+        default: return;
+        }
+    }
+#endif
+    for (; r < rows; ++r) out[r] = dotHalfPortable(a + r * stride, w, n);
 }
 
 void convertHalf(const uint16_t* src, float* dst, size_t n) {

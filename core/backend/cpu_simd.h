@@ -14,6 +14,9 @@ void axpy(float* y, float alpha, const float* x, size_t n);
 // Σ a[i]·float(w[i]), i < n, with w IEEE half. Uses the lanes and summation order of dot(), so
 // it equals dot(a, float(w), n) bit for bit (except on an AVX2 CPU without F16C).
 float dotHalf(const float* a, const uint16_t* w, size_t n);
+// out[r] = dotHalf(a + r·stride, w, n) for r < rows (any count; w is read once per 4 rows):
+// the same values as separate dotHalf calls.
+void dotHalfRows(const float* a, size_t stride, size_t rows, const uint16_t* w, size_t n, float* out);
 // dst[i] = float(src[i]), i < n (exact).
 void convertHalf(const uint16_t* src, float* dst, size_t n);
 // True when the AVX2+FMA versions are in use.
