@@ -1,9 +1,10 @@
-// CpuBackend: float32 host buffers; projections through OpenBLAS; layer norm, GELU, im2col
-// and attention on a thread pool. Shape violations are programming errors and throw
+// CpuBackend: float32 host buffers (f16 weight matrices kept as f16); projections through
+// OpenBLAS or f16 dot products; layer norm, GELU, im2col and attention on a thread pool. Shape violations are programming errors and throw
 // std::logic_error (the session turns them into error results, never an abort).
 #include "core/backend/cpu_backend.h"
 
 #include "core/backend/cpu_simd.h"
+#include "core/util/half.h"
 
 #include "core/backend/blas.h"
 
@@ -21,35 +22,46 @@
 namespace hearsay {
 namespace {
 
-// Host memory, 64-byte aligned and zeroed; or a non-owning view of float32 weights in a map.
+// What a buffer's elements are: float32 (everything the backend allocates, most weights) or
+// IEEE half (f16 weight matrices as the model stores them: half the bytes a decode step reads).
+enum class Element { F32, F16 };
+
+size_t elementBytes(Element element) { return element == Element::F16 ? sizeof(uint16_t) : sizeof(float); }
+
+// Host memory, 64-byte aligned and zeroed; or a non-owning view of weights in a map.
+// Offsets and sizes count elements of the buffer's own type.
 class CpuBuffer final : public DeviceBuffer {
 public:
-    explicit CpuBuffer(size_t elements) : DeviceBuffer(elements) {
+    explicit CpuBuffer(size_t elements, Element element = Element::F32) : DeviceBuffer(elements), m_element(element) {
         if (elements == 0) return;
         if (elements > std::numeric_limits<size_t>::max() / sizeof(float) - 64) throw std::bad_alloc();
-        const size_t bytes = (elements * sizeof(float) + 63) / 64 * 64;
-        m_data = static_cast<float*>(std::aligned_alloc(64, bytes));
+        const size_t bytes = (elements * elementBytes(element) + 63) / 64 * 64;
+        m_data = std::aligned_alloc(64, bytes);
         if (!m_data) throw std::bad_alloc();
         std::memset(m_data, 0, bytes);
         m_owned = true;
     }
     // Weights are never written through a buffer made here (the backend only reads weights).
-    CpuBuffer(const float* external, size_t elements)
-        : DeviceBuffer(elements), m_data(const_cast<float*>(external)), m_owned(false) {}
+    CpuBuffer(const void* external, size_t elements, Element element)
+        : DeviceBuffer(elements), m_data(const_cast<void*>(external)), m_element(element), m_owned(false) {}
     ~CpuBuffer() override {
         if (m_owned) std::free(m_data);
     }
-    float* data() const { return m_data; }
+    Element element() const { return m_element; }
+    void* raw() const { return m_data; }
+    float* data() const { return static_cast<float*>(m_data); }
+    const uint16_t* halfData() const { return static_cast<const uint16_t*>(m_data); }
 
 private:
-    float* m_data = nullptr;
+    void* m_data = nullptr;
+    Element m_element = Element::F32;
     bool m_owned = false;
 };
 
 [[noreturn]] void fail(const std::string& what) { throw std::logic_error("cpu backend: " + what); }
 
-// The host address of a view after checking that it holds `needed` elements.
-float* hostPointer(BufferView view, size_t needed, const char* what) {
+// The buffer of a view after checking that the view holds `needed` elements.
+const CpuBuffer* checkedBuffer(BufferView view, size_t needed, const char* what) {
     if (!view.buffer) fail(std::string(what) + ": no buffer");
     if (view.offset > view.buffer->elements() || view.size > view.buffer->elements() - view.offset) {
         fail(std::string(what) + ": view [" + std::to_string(view.offset) + ", +" + std::to_string(view.size) +
@@ -59,7 +71,28 @@ float* hostPointer(BufferView view, size_t needed, const char* what) {
         fail(std::string(what) + ": needs " + std::to_string(needed) + " elements, view holds " +
              std::to_string(view.size));
     }
-    return static_cast<const CpuBuffer*>(view.buffer)->data() + view.offset;
+    return static_cast<const CpuBuffer*>(view.buffer);
+}
+
+// The host address of a float32 view after checking that it holds `needed` elements. An f16
+// weight where only float32 is handled is a programming error, reported like a bad view.
+float* hostPointer(BufferView view, size_t needed, const char* what) {
+    const CpuBuffer* buffer = checkedBuffer(view, needed, what);
+    if (buffer->element() != Element::F32) fail(std::string(what) + ": an f16 weight where float32 is needed");
+    return buffer->data() + view.offset;
+}
+
+// A read-only operand that may be an f16 weight: exactly one of the pointers is set.
+struct WeightPointer {
+    const float* f32 = nullptr;
+    const uint16_t* f16 = nullptr;
+    float operator[](size_t i) const { return f32 ? f32[i] : halfToFloat(f16[i]); }
+};
+
+WeightPointer weightPointer(BufferView view, size_t needed, const char* what) {
+    const CpuBuffer* buffer = checkedBuffer(view, needed, what);
+    if (buffer->element() == Element::F16) return {nullptr, buffer->halfData() + view.offset};
+    return {buffer->data() + view.offset, nullptr};
 }
 
 // Elements spanned by `rows` rows of `width` with row stride `stride`.
@@ -116,8 +149,19 @@ std::unique_ptr<DeviceBuffer> CpuBackend::loadWeight(const TensorView& view) {
              " bytes, expected " + std::to_string(expected));
     }
     const auto address = reinterpret_cast<uintptr_t>(view.data);
+    // f16 matrices (Linear and conv weights, embedding tables) stay f16, in the map when aligned:
+    // linear() reads them directly for a few rows and widens them for GEMMs; vectors (biases,
+    // layer norms) become float32 like everything else.
+    if (view.dtype == DType::F16 && view.shape.size() >= 2) {
+        if (address % alignof(uint16_t) == 0) {
+            return std::make_unique<CpuBuffer>(view.data, static_cast<size_t>(elements), Element::F16);
+        }
+        auto buffer = std::make_unique<CpuBuffer>(static_cast<size_t>(elements), Element::F16);
+        std::memcpy(buffer->raw(), view.data, view.bytes);
+        return buffer;
+    }
     if (view.dtype == DType::F32 && address % alignof(float) == 0) {
-        return std::make_unique<CpuBuffer>(reinterpret_cast<const float*>(view.data), static_cast<size_t>(elements));
+        return std::make_unique<CpuBuffer>(view.data, static_cast<size_t>(elements), Element::F32);
     }
     auto buffer = std::make_unique<CpuBuffer>(static_cast<size_t>(elements));
     convertToFloat(view, buffer->data());
@@ -139,7 +183,9 @@ void CpuBackend::linear(BufferView x, BufferView w, BufferView bias, BufferView 
     if (rows <= 0 || in <= 0 || out <= 0) fail("linear: bad dimensions");
     const size_t r = static_cast<size_t>(rows), n = static_cast<size_t>(in), m = static_cast<size_t>(out);
     const float* xp = hostPointer(x, r * n, "linear x");
-    const float* wp = hostPointer(w, m * n, "linear weight");
+    const WeightPointer weight = weightPointer(w, m * n, "linear weight");
+    const float* wp = weight.f32;       // [out][in] float32, or
+    const uint16_t* hp = weight.f16;    // [out][in] f16
     float* yp = hostPointer(y, r * m, "linear y");
     float beta = accumulate ? 1.0f : 0.0f;
     if (!bias.empty()) {
@@ -158,7 +204,15 @@ void CpuBackend::linear(BufferView x, BufferView w, BufferView bias, BufferView 
     // the weights once, which is what the memory-bound single-token steps need.
     const size_t threads = static_cast<size_t>(pool().threads());
     const bool small = r * n * m < (size_t(1) << 16);
-    if (rows == 1) {
+    if (rows == 1 && hp) {
+        // y = W x (+ y) straight from the f16 rows: half the bytes of the float32 product.
+        pool().parallelFor(m, small ? m : std::max<size_t>(64, (m + threads - 1) / threads), [&](size_t b, size_t e, int) {
+            for (size_t o = b; o < e; ++o) {
+                const float dot = simd::dotHalf(xp, hp + o * n, n);
+                yp[o] = beta == 0.0f ? dot : yp[o] + dot;
+            }
+        });
+    } else if (rows == 1) {
         // y = W x (+ y): a matrix-vector product per slice of W.
         pool().parallelFor(m, small ? m : std::max<size_t>(64, (m + threads - 1) / threads), [&](size_t b, size_t e, int) {
             cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(e - b), in, 1.0f, wp + b * n, in, xp, 1, beta,
@@ -169,6 +223,16 @@ void CpuBackend::linear(BufferView x, BufferView w, BufferView bias, BufferView 
         // a packed GEMM would copy all of W first.
         pool().parallelFor(m, small ? m : 64, [&](size_t b, size_t e, int) {
             for (size_t o = b; o < e; ++o) {
+                if (hp) {
+                    // The f16 row is read once per 4 input rows; the sums are dot()'s on its float32 copy.
+                    float dots[kSmallBatchRows];
+                    simd::dotHalfRows(xp, n, r, hp + o * n, n, dots);
+                    for (size_t i = 0; i < r; ++i) {
+                        float& target = yp[i * m + o];
+                        target = beta == 0.0f ? dots[i] : target + dots[i];
+                    }
+                    continue;
+                }
                 const float* wRow = wp + o * n;
                 for (size_t i = 0; i < r; ++i) {
                     const float dot = simd::dot(xp + i * n, wRow, n);
@@ -180,9 +244,18 @@ void CpuBackend::linear(BufferView x, BufferView w, BufferView bias, BufferView 
     } else {
         // One GEMM per thread on a block of output columns: y[:, b:e] = x · W[b:e]ᵀ (+ y[:, b:e]).
         const size_t block = small ? m : (m + threads - 1) / threads;
+        // An f16 W[b:e] is widened first into the thread's scratch (O(weights), next to the
+        // O(rows × weights) product), so the GEMM is the float32 one.
         pool().parallelFor(m, block, [&](size_t b, size_t e, int) {
+            thread_local std::vector<float> widened;  // [e - b][in]
+            const float* wBlock = wp ? wp + b * n : nullptr;
+            if (hp) {
+                if (widened.size() < (e - b) * n) widened.resize((e - b) * n);
+                simd::convertHalf(hp + b * n, widened.data(), (e - b) * n);
+                wBlock = widened.data();
+            }
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, static_cast<int>(e - b), in, 1.0f, xp, in,
-                        wp + b * n, in, beta, yp + b, out);
+                        wBlock, in, beta, yp + b, out);
         });
     }
 }
@@ -225,9 +298,13 @@ void CpuBackend::gelu(BufferView x) {
 void CpuBackend::add(BufferView x, BufferView y) {
     if (x.size != y.size) fail("add: sizes differ");
     float* xp = hostPointer(x, x.size, "add x");
-    const float* yp = hostPointer(y, y.size, "add y");
+    const WeightPointer yp = weightPointer(y, y.size, "add y");  // f16 for positional tables
     pool().parallelFor(x.size, 32768, [&](size_t begin, size_t end, int) {
-        for (size_t i = begin; i < end; ++i) xp[i] += yp[i];
+        if (yp.f32) {
+            for (size_t i = begin; i < end; ++i) xp[i] += yp.f32[i];
+        } else {
+            for (size_t i = begin; i < end; ++i) xp[i] += halfToFloat(yp.f16[i]);
+        }
     });
 }
 
@@ -260,17 +337,15 @@ void CpuBackend::embed(const int* tokens, const int* positions, int count, Buffe
                        BufferView positionTable, int width, BufferView y) {
     if (count < 0 || width <= 0) fail("embed: bad dimensions");
     const size_t d = static_cast<size_t>(width);
-    const float* tp = hostPointer(tokenTable, tokenTable.size, "embed tokens");
-    const float* pp = hostPointer(positionTable, positionTable.size, "embed positions");
+    const WeightPointer tp = weightPointer(tokenTable, tokenTable.size, "embed tokens");
+    const WeightPointer pp = weightPointer(positionTable, positionTable.size, "embed positions");
     float* yp = hostPointer(y, static_cast<size_t>(count) * d, "embed y");
     for (int i = 0; i < count; ++i) {
         const size_t token = static_cast<size_t>(tokens[i]), position = static_cast<size_t>(positions[i]);
         if (tokens[i] < 0 || (token + 1) * d > tokenTable.size) fail("embed: token id out of range");
         if (positions[i] < 0 || (position + 1) * d > positionTable.size) fail("embed: position out of range");
-        const float* a = tp + token * d;
-        const float* b = pp + position * d;
         float* out = yp + static_cast<size_t>(i) * d;
-        for (size_t j = 0; j < d; ++j) out[j] = a[j] + b[j];
+        for (size_t j = 0; j < d; ++j) out[j] = tp[token * d + j] + pp[position * d + j];
     }
 }
 

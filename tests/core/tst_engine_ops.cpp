@@ -1,12 +1,15 @@
 // CpuBackend's ops against plain double-precision loops written from their definitions:
 // linear (gemv and gemm paths, bias, fused residual), layer norm, exact GELU, conv1d by
-// im2col (stride 1 and 2), embedding, row copies, attention (both paths, causal, batches).
+// im2col (stride 1 and 2), embedding, row copies, attention (both paths, causal, batches);
+// f16 weight matrices (kept as f16 by loadWeight) in linear, conv1d and embed.
 #include "core/backend/cpu_backend.h"
+#include "core/util/half.h"
 #include "engine_test_model.h"
 
 #include <QtTest>
 
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -66,6 +69,38 @@ void referenceAttention(const std::vector<float>& q, const std::vector<float>& k
     }
 }
 
+// Values rounded to f16 (as bits) and the same values widened back to float32.
+struct HalfValues {
+    std::vector<uint16_t> bits;
+    std::vector<float> widened;
+};
+
+HalfValues toHalf(const std::vector<float>& v) {
+    HalfValues h;
+    for (float x : v) {
+        h.bits.push_back(floatToHalf(x));
+        h.widened.push_back(halfToFloat(h.bits.back()));
+    }
+    return h;
+}
+
+// An f16 weight through loadWeight, as a model's tensor would arrive. With `misaligned` the
+// bits sit at an odd address (the backend must then copy them).
+Device loadHalf(Backend& backend, const HalfValues& h, std::vector<int64_t> shape, std::vector<std::byte>& storage,
+                bool misaligned = false) {
+    storage.assign(h.bits.size() * 2 + 1, std::byte{0});
+    std::byte* at = storage.data() + (misaligned ? 1 : 0);
+    if (reinterpret_cast<uintptr_t>(storage.data()) % 2 != 0) at = storage.data() + (misaligned ? 0 : 1);
+    std::memcpy(at, h.bits.data(), h.bits.size() * 2);
+    TensorView view;
+    view.name = "test.f16";
+    view.dtype = DType::F16;
+    view.shape = std::move(shape);
+    view.data = at;
+    view.bytes = h.bits.size() * 2;
+    return Device{backend.loadWeight(view)};
+}
+
 } // namespace
 
 class TestEngineOps : public QObject {
@@ -102,6 +137,94 @@ private slots:
             }
         }
         QVERIFY(test::relativeError(get(be, dy), want) < 1e-6);
+    }
+
+    void linearF16_data() {
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<bool>("accumulate");
+        QTest::addColumn<bool>("misaligned");
+        QTest::newRow("1 row") << 1 << false << false;
+        QTest::newRow("1 row residual, copied") << 1 << true << true;
+        QTest::newRow("3 rows") << 3 << false << false;
+        QTest::newRow("8 rows") << 8 << true << false;
+        QTest::newRow("9 rows (gemm)") << 9 << false << false;
+        QTest::newRow("40 rows (gemm)") << 40 << true << true;
+    }
+    // f16 weights against double; and against the float32 buffer of the same (widened) values:
+    // identical for several rows (same kernels), within float rounding for one row.
+    void linearF16() {
+        QFETCH(int, rows);
+        QFETCH(bool, accumulate);
+        QFETCH(bool, misaligned);
+        CpuBackend be(2);
+        const int in = 61, out = 203;  // 61 = 3·16 + 8 + 5: every loop of the dot kernels
+        auto x = randomVector(size_t(rows * in), 21), b = randomVector(size_t(out), 23);
+        auto y0 = randomVector(size_t(rows * out), 24);
+        const HalfValues w = toHalf(randomVector(size_t(out * in), 22));
+        std::vector<std::byte> storage;
+        Device dw = loadHalf(be, w, {out, in}, storage, misaligned);
+        QVERIFY(dw.buffer);
+        Device dx = put(be, x), db = put(be, b), dy = put(be, y0), dw32 = put(be, w.widened), dy32 = put(be, y0);
+        be.linear(dx.view(), dw.view(), db.view(), dy.view(), rows, in, out, accumulate);
+        be.linear(dx.view(), dw32.view(), db.view(), dy32.view(), rows, in, out, accumulate);
+        std::vector<double> want(size_t(rows * out));
+        for (int r = 0; r < rows; ++r) {
+            for (int o = 0; o < out; ++o) {
+                double acc = b[size_t(o)] + (accumulate ? y0[size_t(r * out + o)] : 0.0);
+                for (int i = 0; i < in; ++i) acc += double(x[size_t(r * in + i)]) * w.widened[size_t(o * in + i)];
+                want[size_t(r * out + o)] = acc;
+            }
+        }
+        const auto got = get(be, dy), got32 = get(be, dy32);
+        const double error = test::relativeError(got, want);
+        QVERIFY2(error < 1e-6, QByteArray::number(error));
+        if (rows > 1) {
+            QCOMPARE(got, got32);
+        } else {
+            std::vector<double> reference(got32.begin(), got32.end());
+            QVERIFY(test::relativeError(got, reference) < 1e-6);
+        }
+        // Ops that take only float32 refuse an f16 buffer instead of reading it as float32.
+        std::vector<float> host(static_cast<size_t>(in));
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, be.download(dw.view(), host.data(), host.size()));
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, be.gelu(dw.view()));
+    }
+
+    void conv1dAndEmbedF16() {
+        CpuBackend be(2);
+        // conv1d: an f16 [out][in][3] weight gives exactly what its float32 copy gives.
+        const int length = 50, cin = 11, cout = 13, outLength = 25;
+        auto x = randomVector(size_t(length * cin), 31), b = randomVector(size_t(cout), 33);
+        const HalfValues w = toHalf(randomVector(size_t(cout * cin * 3), 32));
+        std::vector<std::byte> storage;
+        Device dw = loadHalf(be, w, {cout, cin, 3}, storage), dw32 = put(be, w.widened);
+        Device dx = put(be, x), db = put(be, b), col{be.allocate(size_t(outLength * cin * 3))};
+        Device dy{be.allocate(size_t(outLength * cout))}, dy32{be.allocate(size_t(outLength * cout))};
+        be.conv1d(dx.view(), length, cin, dw.view(), db.view(), dy.view(), cout, 2, col.view());
+        be.conv1d(dx.view(), length, cin, dw32.view(), db.view(), dy32.view(), cout, 2, col.view());
+        QCOMPARE(get(be, dy), get(be, dy32));
+        QVERIFY(get(be, dy) != std::vector<float>(size_t(outLength * cout), 0.0f));
+
+        // embed: f16 token and position tables, rows widened exactly.
+        const int d = 13;
+        const HalfValues table = toHalf(randomVector(size_t(20 * d), 34)), pos = toHalf(randomVector(size_t(10 * d), 35));
+        std::vector<std::byte> tableStorage, posStorage;
+        Device dt = loadHalf(be, table, {20, d}, tableStorage), dp = loadHalf(be, pos, {10, d}, posStorage, true);
+        Device de{be.allocate(size_t(3 * d))};
+        const int tokens[] = {19, 0, 7}, positions[] = {9, 3, 0};
+        be.embed(tokens, positions, 3, dt.view(), dp.view(), d, de.view());
+        auto e = get(be, de);
+        for (int i = 0; i < 3; ++i) {
+            for (int c = 0; c < d; ++c) {
+                QCOMPARE(e[size_t(i * d + c)],
+                         table.widened[size_t(tokens[i] * d + c)] + pos.widened[size_t(positions[i] * d + c)]);
+            }
+        }
+        // add() with an f16 table (the encoder's positional embedding of an f16 checkpoint).
+        Device da = put(be, std::vector<float>(size_t(10 * d), 1.0f));
+        be.add(da.view(), dp.view());
+        auto a = get(be, da);
+        for (size_t i = 0; i < a.size(); ++i) QCOMPARE(a[i], 1.0f + pos.widened[i]);
     }
 
     void layerNormAndGelu() {

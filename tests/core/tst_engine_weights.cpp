@@ -1,7 +1,9 @@
-// Weights stored in other dtypes reach the engine converted to float32 once: models written by
-// make-test-model as fp16 / bf16 checkpoints and as fp16 / q8_0 ggml files, loaded through the
-// real loaders, must run exactly like in-memory float32 models holding the same rounded values
-// (q8_0: close to the float32 model).
+// Weights stored in other dtypes reach the engine converted to float32 once (f16 matrices are
+// kept as f16 by the CPU backend and widened exactly on use): models written by make-test-model
+// as fp16 / bf16 checkpoints and as fp16 / q8_0 ggml files, loaded through the real loaders,
+// must run like in-memory float32 models holding the same rounded values: the encoder exactly,
+// the logits within 1e-6 (f16 single-token steps sum in another order than sgemv; bf16
+// exactly), q8_0 close to the float32 model.
 #include "core/model/test_model.h"
 #include "core/model/whisper_model.h"
 #include "core/util/half.h"
@@ -70,7 +72,13 @@ private slots:
         }
         if (exact) {
             QCOMPARE(encoded[0], encoded[1]);
-            QCOMPARE(logits[0], logits[1]);
+            if (dtype == "f16") {
+                const double logitsError = test::relativeError(logits[0], logits[1]);
+                qInfo("f16 vs float32 logits: %.3g (relative)", logitsError);
+                QVERIFY(logitsError < 1e-6);
+            } else {
+                QCOMPARE(logits[0], logits[1]);
+            }
         } else {
             // 8-bit blocks: about 0.4% error per weight; the network output stays close.
             const double encoderError = test::relativeError(encoded[0], encoded[1]);
