@@ -21,6 +21,7 @@ struct Tokenizer::Impl {
     BytePairEncoder bpe;  // ids 0 .. eot-1
     int restored = 0;     // see restoredTokenCount()
     int lost = 0;         // see lostTokenCount()
+    std::vector<int> nonSpeech;  // see nonSpeechTokens(); computed once at construction
 };
 
 namespace {
@@ -102,9 +103,10 @@ Result<Tokenizer> Tokenizer::fromVocabulary(std::vector<std::string> tokens, int
     impl->restored = lossy->restoredBytes;
     impl->lost = static_cast<int>(lossy->unusable.size());
     Tokenizer t;
-    t.m_impl = std::move(impl);
+    t.m_impl = impl;
     t.m_special = special;
     t.m_nVocab = nVocab;
+    impl->nonSpeech = t.computeNonSpeechTokens();  // needs encode(), hence after the rest
     return t;
 }
 
@@ -183,7 +185,12 @@ std::string_view Tokenizer::languageCode(int tokenId) const {
     return whisperLanguages()[static_cast<size_t>(index)].code;
 }
 
-std::vector<int> Tokenizer::nonSpeechTokens() const {
+const std::vector<int>& Tokenizer::nonSpeechTokens() const {
+    static const std::vector<int> none;
+    return m_impl ? m_impl->nonSpeech : none;
+}
+
+std::vector<int> Tokenizer::computeNonSpeechTokens() const {
     // OpenAI's Tokenizer.non_speech_tokens: speaker tags and annotations such as "♪♪♪",
     // "( SPEAKING FOREIGN LANGUAGE )", "[DAVID]", while keeping ordinary punctuation.
     std::vector<std::string> symbols;

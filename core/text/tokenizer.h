@@ -67,8 +67,9 @@ public:
     bool isMultilingual() const { return m_nVocab >= 51865; }
     int languageToken(std::string_view codeOrName) const;  // -1 when unknown for this model
     std::string_view languageCode(int tokenId) const;      // "" when not a language token
-    // Tokens the reference suppresses as non-speech symbols (suppress_tokens = "-1").
-    std::vector<int> nonSpeechTokens() const;
+    // Tokens the reference suppresses as non-speech symbols (suppress_tokens = "-1"); computed once
+    // when the tokenizer is built, since every decoded window asks for them.
+    const std::vector<int>& nonSpeechTokens() const;
     // For a vocabulary whose file stored tokens that are not valid UTF-8 as U+FFFD (whisper.cpp's
     // test models; see lossy_vocabulary.h): single bytes restored, and ids whose bytes are lost,
     // which encode() cannot produce (so its ids may differ from the reference's). 0 when complete.
@@ -77,6 +78,8 @@ public:
 
     struct Impl;
 private:
+    std::vector<int> computeNonSpeechTokens() const;
+
     std::shared_ptr<const Impl> m_impl;
     SpecialTokens m_special;
     int m_nVocab = 0;
