@@ -5,6 +5,7 @@
 #include "core/audio/audio_file.h"
 #include "core/backend/backend.h"
 #include "core/decoding/transcriber.h"
+#include "core/model/model_tokenizer.h"
 #include "core/model/whisper_model.h"
 #include "core/text/tokenizer.h"
 #include "ui/controlled_session.h"
@@ -24,12 +25,6 @@ QString text(const std::string& s) { return QString::fromStdString(s); }
 fs::path toPath(const QString& path) { return fs::path(path.toStdString()); }
 
 double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-// The directory of a Hugging Face checkpoint, given the directory or one of its files.
-fs::path checkpointDirectory(const fs::path& path) {
-    std::error_code ec;
-    return fs::is_directory(path, ec) ? path : path.parent_path();
-}
 
 Result<std::shared_ptr<ControlledSession>> createSession(std::shared_ptr<const WhisperModel> model,
                                                          std::shared_ptr<Backend> backend,
@@ -90,11 +85,9 @@ void TranscriptionWorker::loadModel(const QString& path, const EngineSettings& s
             return;
         }
         const WhisperConfig& config = model.value()->config();
-        auto tokenizer = model.value()->format() == ModelFormat::HuggingFace
-                             ? Tokenizer::fromHuggingFaceDirectory(checkpointDirectory(toPath(path)).string(), config.nVocab)
-                             : Tokenizer::fromVocabulary(model.value()->vocabulary(), config.nVocab);
+        auto tokenizer = tokenizerForModel(*model.value());
         if (!tokenizer) {
-            emit modelFailed(tr("Cannot read the vocabulary of %1: %2").arg(path, text(tokenizer.message())));
+            emit modelFailed(text(tokenizer.message()));  // names the model and what is missing
             return;
         }
         // The previous model stays usable until the new one has a session.

@@ -10,6 +10,7 @@
 #endif
 #include "core/backend/backend.h"
 #include "core/decoding/transcriber.h"
+#include "core/model/model_tokenizer.h"
 #include "core/model/whisper_model.h"
 #include "core/nn/inference_session.h"
 #include "core/text/tokenizer.h"
@@ -200,10 +201,8 @@ int runTranscribe(const std::vector<std::string>& args) {
     auto model = WhisperModel::load(modelPath);
     if (!model) return fail(model.message(), 1);
     const WhisperConfig& config = model.value()->config();
-    auto tokenizer = model.value()->format() == ModelFormat::HuggingFace
-                         ? Tokenizer::fromHuggingFaceDirectory(modelPath.string(), config.nVocab)
-                         : Tokenizer::fromVocabulary(model.value()->vocabulary(), config.nVocab);
-    if (!tokenizer) return fail("cannot read the vocabulary of " + modelPath.string() + ": " + tokenizer.message(), 1);
+    auto tokenizer = tokenizerForModel(*model.value());
+    if (!tokenizer) return fail(tokenizer.message(), 1);  // names the model
 
     auto settings = readSettings(options, config.isMultilingual());
     if (!settings) return fail(settings.message(), 2);

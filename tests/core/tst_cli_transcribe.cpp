@@ -131,6 +131,12 @@ private slots:
         QVERIFY(truncated.exitCode != 0);
         QVERIFY2(truncated.err.contains("corrupt.bin"), qPrintable(truncated.err));
 
+        // A checkpoint written by transformers' save_pretrained without tokenizer files.
+        Run noVocabulary = runCli({"transcribe", "--model", QString(HEARSAY_TEST_DATA_DIR) + "/models/hf-small-bf16", kJfk});
+        QCOMPARE(noVocabulary.exitCode, 1);
+        QVERIFY2(noVocabulary.err.contains("hf-small-bf16") && noVocabulary.err.contains("vocab.json"),
+                 qPrintable(noVocabulary.err));
+
         Run unknown = runCli({"transcribe", "--model", m_model, "--frobnicate", kJfk});
         QCOMPARE(unknown.exitCode, 2);
         QVERIFY(unknown.err.contains("--frobnicate"));
