@@ -31,6 +31,17 @@ Result<BackendKind> parseBackendKind(std::string_view text) {
     return makeError("unknown backend '" + std::string(text) + "' (choices: auto, cpu, cuda)");
 }
 
+std::unique_ptr<RecordedWork> Backend::record(const std::function<void()>& work) {
+    beginRecording();
+    try {
+        work();
+    } catch (...) {
+        abandonRecording();
+        throw;
+    }
+    return endRecording();
+}
+
 Result<std::shared_ptr<Backend>> createBackend(BackendKind kind, BackendOptions options) {
     if (options.threads < 0) return makeError("the thread count must be 0 (all cores) or positive");
     switch (kind) {
