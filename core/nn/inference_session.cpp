@@ -131,7 +131,7 @@ public:
         }
         const auto start = Clock::now();
         buildPass(beamTokens, selfOn);
-        bool recorded = false, replayed = false;
+        bool recorded = false, replayed = false, inGraph = false;
         try {
             KvCache* self = selfOn ? &m_self : nullptr;
             const KvCache* cross = crossOn ? &m_cross : nullptr;
@@ -143,17 +143,19 @@ public:
                 // record the second time. prepare() has uploaded this step's values.
                 const StepShape shape{m_pass.beams, crossOn, m_decoder->bufferEpoch() + m_cacheEpoch.load()};
                 RecordedWork* work = m_recordings.find(shape);
-                if (!work && m_recordings.hasRun(shape)) {
-                    work = m_recordings.store(
-                        shape, m_backend->record([&] { m_decoder->enqueue(m_pass, self, cross, encoderOut); }));
-                    recorded = true;
-                }
-                if (work) {
-                    work->replay();
-                    replayed = true;
-                } else {
+                if (!work && !m_recordings.hasRun(shape)) {
                     m_decoder->enqueue(m_pass, self, cross, encoderOut);
                     m_recordings.markRun(shape);
+                } else {
+                    inGraph = true;
+                    if (!work) {
+                        work = m_recordings.store(
+                            shape, m_backend->record([&] { m_decoder->enqueue(m_pass, self, cross, encoderOut); }));
+                        recorded = true;
+                    }
+                    work->replay();
+                    replayed = true;
+                    inGraph = false;
                 }
             } else {
                 m_decoder->enqueue(m_pass, self, cross, encoderOut);
@@ -163,7 +165,10 @@ public:
         } catch (const std::exception& e) {
             // A half-written cache must not be trusted by the next call.
             resetDecoder();
-            return makeError(std::string("decoder failed: ") + e.what());
+            return makeError(std::string("decoder failed: ") + e.what() +
+                             (inGraph ? " (while recording or replaying the decoder step; without step graphs "
+                                        "(--no-step-graphs) it runs op by op)"
+                                      : ""));
         }
         updateWorkspaceBytes();
         if (selfOn) {
