@@ -6,6 +6,10 @@
 // core.engine_reference) on the three speech clips, in fp32 and fp16 mode: identical greedy
 // tokens, encoder output and logits within 1e-4 (fp32) or 1e-2 (fp16; both backends use the same
 // fp16-rounded weights, so the difference is the GPU's fp16 activations at the GEMM inputs).
+// The one exception to identical tokens is a numerical tie: a step where the CPU's own top-2
+// logit margin is below twice the largest logit difference measured (small, clip speech-30s-b
+// has a step with a margin of about 6e-4 in fp16 and 3e-5 in fp32); the clip's comparison then
+// ends at that step, with a warning.
 #include "cuda_test_support.h"
 
 #include "core/util/half.h"
@@ -15,6 +19,8 @@
 
 #include <QtTest>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 using namespace hearsay;
@@ -214,32 +220,50 @@ private slots:
             }
             const Run& expected = runs[0];
             const Run& actual = runs[1];
-            const double encoderError = test::relativeError(actual.encoderOut, expected.encoderOut);
-            const double logitsError = test::relativeError(actual.logits, expected.logits);
-            // The smallest gap between the CPU's best and second-best logit: how close a step came to a tie.
             const size_t vocab = size_t(config.nVocab);
+            QCOMPARE(actual.logits.size(), size_t(kGoldenSteps) * vocab);
+            QCOMPARE(actual.tokens.size(), expected.tokens.size());
+            // The first decode step whose chosen token differs (kGoldenSteps: none). Up to and
+            // including it both backends decoded the same history, so its logits are comparable.
+            size_t differs = 0;
+            while (differs < size_t(kGoldenSteps) &&
+                   actual.tokens[start.size() + differs] == expected.tokens[start.size() + differs]) {
+                ++differs;
+            }
+            const size_t compared = std::min(differs + 1, size_t(kGoldenSteps)) * vocab;
+            const std::vector<float> actualLogits(actual.logits.begin(), actual.logits.begin() + std::ptrdiff_t(compared));
+            const std::vector<float> expectedLogits(expected.logits.begin(),
+                                                    expected.logits.begin() + std::ptrdiff_t(compared));
+            const double encoderError = test::relativeError(actual.encoderOut, expected.encoderOut);
+            const double logitsError = test::relativeError(actualLogits, expectedLogits);
+            double maxDiff = 0.0;
+            for (size_t i = 0; i < compared; ++i) maxDiff = std::max(maxDiff, double(std::abs(actualLogits[i] - expectedLogits[i])));
+            // The smallest gap between the CPU's best and second-best logit: how close a step came to a tie.
             float minMargin = INFINITY;
             for (int step = 0; step < kGoldenSteps; ++step) {
                 minMargin = std::min(minMargin, topMargin(expected.logits.data() + size_t(step) * vocab, vocab));
             }
-            qInfo("%s %s clip %zu: encoder output relative error %.3g, logits %.3g, smallest top-2 margin %.3g",
-                  qPrintable(model), half ? "fp16" : "fp32", clip, encoderError, logitsError, double(minMargin));
-            if (actual.tokens != expected.tokens) {
-                size_t step = 0;
-                while (actual.tokens[step] == expected.tokens[step]) ++step;
-                const size_t decoded = step - start.size();
-                QFAIL(qPrintable(QString("clip %1: tokens differ at decode step %2 (cpu %3, gpu %4); cpu top-2 margin "
-                                         "there %5, logits relative error %6")
-                                     .arg(clip)
-                                     .arg(decoded)
-                                     .arg(expected.tokens[step])
-                                     .arg(actual.tokens[step])
-                                     .arg(double(topMargin(expected.logits.data() + decoded * vocab, vocab)))
-                                     .arg(logitsError)));
+            qInfo("%s %s clip %zu: encoder output relative error %.3g, logits %.3g (largest difference %.3g), "
+                  "smallest cpu top-2 margin %.3g, tokens identical over %zu of %d steps",
+                  qPrintable(model), half ? "fp16" : "fp32", clip, encoderError, logitsError, maxDiff, double(minMargin),
+                  differs, kGoldenSteps);
+            if (differs < size_t(kGoldenSteps)) {
+                // Identical tokens are required, except where the CPU itself had a numerical tie:
+                // its top-2 margin at that step below twice the largest logit difference seen.
+                const float margin = topMargin(expected.logits.data() + differs * vocab, vocab);
+                const QString what = QString("clip %1: tokens differ at decode step %2 (cpu %3, gpu %4); cpu top-2 margin "
+                                             "there %5, largest logit difference %6")
+                                         .arg(clip)
+                                         .arg(differs)
+                                         .arg(expected.tokens[start.size() + differs])
+                                         .arg(actual.tokens[start.size() + differs])
+                                         .arg(double(margin))
+                                         .arg(maxDiff);
+                if (double(margin) >= 2.0 * maxDiff) QFAIL(qPrintable(what));
+                qWarning("%s: a tie at this precision, the rest of the clip is not compared", qPrintable(what));
             }
             QVERIFY2(encoderError <= tolerance, qPrintable(QString::number(encoderError)));
             QVERIFY2(logitsError <= tolerance, qPrintable(QString::number(logitsError)));
-            QCOMPARE(actual.logits.size(), size_t(kGoldenSteps) * vocab);
         }
     }
 };
