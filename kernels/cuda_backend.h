@@ -1,6 +1,7 @@
-// CudaBackend: the Backend interface on one NVIDIA GPU. float32 buffers in device memory
-// (cudaMalloc), GEMMs through cuBLAS (fp32; TF32 only when asked for), the other ops as the
-// kernels of this folder, everything ordered on one stream. Shape violations throw
+// CudaBackend: the Backend interface on one NVIDIA GPU. Buffers in device memory (cudaMalloc):
+// float32, or IEEE half for weight matrices in fp16 mode; GEMMs through cuBLAS (fp16 weights on
+// tensor cores with fp32 accumulation, or fp32 with TF32 only when asked for), the other ops as
+// the kernels of this folder, everything ordered on one stream. Shape violations throw
 // std::logic_error (as CpuBackend), CUDA failures cuda::CudaError, and an allocation the GPU
 // cannot satisfy cuda::CudaOutOfMemory (a std::bad_alloc naming the bytes requested).
 #pragma once
@@ -8,6 +9,7 @@
 #include "core/backend/backend.h"
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -22,7 +24,10 @@ class CublasHandle;
 
 struct CudaBackendOptions {
     int device = 0;          // CUDA device index
-    bool allowTf32 = false;  // linear() on TF32 tensor cores (≈1e-3 relative); off: exact fp32
+    bool allowTf32 = false;  // float32 weights' GEMMs on TF32 tensor cores (≈1e-3 relative); off: exact fp32
+    // Fp16: loadWeight() keeps matrices (≥ 2 dims) as half and their GEMMs run on fp16 tensor
+    // cores with fp32 accumulation (≈1e-3 relative); Fp32: every weight float32.
+    Precision precision = Precision::Fp16;
 };
 
 // Thrown by CudaBackend::allocate when the GPU has too little free memory.
@@ -43,6 +48,7 @@ public:
 
     std::string name() const override { return m_name; }
     BackendKind kind() const override { return BackendKind::Cuda; }
+    Precision precision() const override { return m_precision; }
     // CPU threads do not apply to the GPU; the value is kept and reported, nothing else.
     void setThreads(int threads) override { m_threads = threads; }
     int threads() const override { return m_threads; }
@@ -78,6 +84,8 @@ public:
     bool recording() const override;
     // Launches an instantiated graph on the stream (CudaGraph::replay()).
     void launchGraph(cudaGraphExec_t graph);
+    // The fp16 cast buffer of linear() is the one scratch a graph captures by address.
+    uint64_t scratchGeneration() const override { return m_scratchGeneration.load(); }
 
     int device() const { return m_device; }
 
@@ -91,12 +99,23 @@ private:
     void useDevice() const;
     // A logic error naming `what` while any thread records (allocations, host copies, waits).
     void refuseWhileRecording(const char* what) const;
+    // m_halfScratch with room for `elements` halves, grown (never while the stream is being
+    // captured into a CUDA graph: std::logic_error). The caller holds m_mutex.
+    void* halfScratch(size_t elements);
+    // y = bias (+ y), then y += x · wᵀ (+ y): the GEMM of linear() and conv1d(). x and w are
+    // both half (wHalf) or both float32. The caller holds m_mutex.
+    void gemmWithBias(const void* x, const void* w, bool wHalf, const float* bias, float* y, int rows, int in, int out,
+                      bool accumulate);
 
     int m_device = 0;
     int m_threads = 1;
+    Precision m_precision = Precision::Fp16;
     std::string m_name;
     std::unique_ptr<CublasHandle> m_cublas;
-    std::mutex m_mutex;            // guards the cuBLAS handle
+    std::mutex m_mutex;            // guards the cuBLAS handle and the half scratch
+    void* m_halfScratch = nullptr; // [rows][in] half: linear()'s x cast for an fp16 GEMM
+    size_t m_halfScratchCapacity = 0;  // halves
+    std::atomic<uint64_t> m_scratchGeneration{0};  // bumped when m_halfScratch moves
     std::atomic<std::thread::id> m_recorder{};  // the thread inside record(), or none
 };
 

@@ -50,6 +50,7 @@ constexpr const char* kUsage =
     "                    convolutions take f16 only) or f32\n"
     "  --seed N          seed of the random weights (default 1)\n"
     "  --backend B       cpu, cuda or auto (default cpu)\n"
+    "  --precision P     CUDA weights and GEMMs: fp16 (default; tensor cores, fp32 accumulation) or fp32\n"
     "  --threads N       CPU threads (default: all available)\n"
     "  --no-step-graphs  run every decode step op by op (default: record each step shape once and\n"
     "                    replay it per token; a CUDA graph on the GPU)\n"
@@ -76,6 +77,7 @@ struct Settings {
     std::string dtype = "f16";
     std::string seed = "1";
     BackendKind backend = BackendKind::Cpu;
+    Precision precision = Precision::Fp16;  // CUDA only; the CPU backend computes in float32
     int threads = 0;
     FixedWork work;
     std::vector<int> lengths = {20, 128, 224};
@@ -128,13 +130,15 @@ struct Engine {
     std::unique_ptr<InferenceSession> session;
 };
 
-Result<Engine> openEngine(const std::string& path, BackendKind kind, int threads, bool stepGraphs, SessionOptions options) {
+Result<Engine> openEngine(const std::string& path, BackendKind kind, Precision precision, int threads,
+                          bool stepGraphs, SessionOptions options) {
     Engine e;
     auto model = WhisperModel::load(path);
     if (!model) return model.error();
     e.model = model.value();
     BackendOptions backendOptions;
     backendOptions.threads = threads;
+    backendOptions.precision = precision;
     auto backend = createBackend(kind, backendOptions);
     if (!backend) return backend.error();
     e.backend = backend.value();
@@ -159,7 +163,8 @@ int runChild(const Options& options, const Settings& settings) {
     sessionOptions.maxBeams = 1;
     sessionOptions.selfAttentionCache = usesSelfCache(mode);
     sessionOptions.crossAttentionCache = usesCrossCache(mode);
-    auto engine = openEngine(*path, settings.backend, settings.threads, settings.stepGraphs, sessionOptions);
+    auto engine = openEngine(*path, settings.backend, settings.precision, settings.threads, settings.stepGraphs,
+                             sessionOptions);
     if (!engine) return fail(engine.message(), 1);
     auto mel = benchWindow(settings.audio, engine->model->config().nMels);
     if (!mel) return fail(mel.message(), 1);
@@ -295,7 +300,7 @@ PeakRates peakRates(const Settings& s) {
 // --floors-only: the physical floors of the fixed work for each size, nothing run.
 int printFloorsOnly(const Settings& s) {
     const PeakRates peak = peakRates(s);
-    const double bytes = s.backend == BackendKind::Cuda ? 2.0 : 4.0;
+    const double bytes = s.backend == BackendKind::Cuda && s.precision == Precision::Fp16 ? 2.0 : 4.0;
     std::printf("floors of the fixed work at %.1f GFLOP/s (%s) and %.1f GB/s (%s), %g-byte weights and caches\n",
                 peak.flopsPerSecond / 1e9, peak.flopsSource.c_str(), peak.bytesPerSecond / 1e9, peak.bytesSource.c_str(), bytes);
     std::printf("  %-16s %12s %12s %14s %14s %14s %14s\n", "size", "enc GFLOP", "encoder ms", "MB/token", "decode ms/tok",
@@ -340,6 +345,9 @@ Result<Settings> parseSettings(const Options& o) {
     auto backend = parseBackendKind(o.value("backend", "cpu"));
     if (!backend) return backend.error();
     s.backend = backend.value();
+    auto precision = parsePrecision(o.value("precision", "fp16"));
+    if (!precision) return precision.error();
+    s.precision = precision.value();
     if (o.value("threads")) {
         auto t = parsePositive("--threads", *o.value("threads"));
         if (!t) return t.error();
@@ -404,7 +412,7 @@ Result<Settings> parseSettings(const Options& o) {
 
 int runBench(const std::vector<std::string>& args) {
     auto options = Options::parse(args,
-                                  {"sizes", "model", "format", "dtype", "seed", "backend", "threads", "repeats", "warmup",
+                                  {"sizes", "model", "format", "dtype", "seed", "backend", "precision", "threads", "repeats", "warmup",
                                    "lengths", "modes", "peak-gflops", "peak-gbs", "peers-list", "python", "audio", "work-dir", "json", "decode-steps",
                                    "batch-steps", "batch-beams", "prompt-tokens", "prompt-runs", "length", "mode"},
                                   {"help", "no-cache-table", "no-floors", "floors-only", "peers", "child-cache-run",
@@ -471,7 +479,7 @@ int runBench(const std::vector<std::string>& args) {
         {  // the engine lives only for the fixed work: the children then start from a quiet machine
             SessionOptions sessionOptions;
             sessionOptions.maxBeams = s.work.batchBeams;
-            auto engine = openEngine(m.path, s.backend, s.threads, s.stepGraphs, sessionOptions);
+            auto engine = openEngine(m.path, s.backend, s.precision, s.threads, s.stepGraphs, sessionOptions);
             if (!engine) return fail(m.path + ": " + engine.message(), 1);
             m.config = engine->model->config();
             m.weightBytes = engine->model->weightBytes();
@@ -488,7 +496,7 @@ int runBench(const std::vector<std::string>& args) {
         }
         if (s.floors) {
             // The CPU backend computes in float32 whatever the file holds; caches are float32.
-            const double weightBytes = s.backend == BackendKind::Cuda ? 2.0 : 4.0;
+            const double weightBytes = s.backend == BackendKind::Cuda && s.precision == Precision::Fp16 ? 2.0 : 4.0;
             m.floors = computeFloors(m.config, s.work, peak, weightBytes, weightBytes);
         }
 
@@ -499,7 +507,8 @@ int runBench(const std::vector<std::string>& args) {
                                  std::string(cacheModeName(mode)).c_str());
                     std::vector<std::string> child = {"bench", "--child-cache-run", "--model", m.path, "--length",
                                                       std::to_string(length), "--mode", std::string(cacheModeName(mode)),
-                                                      "--backend", std::string(backendKindName(s.backend)), "--threads",
+                                                      "--backend", std::string(backendKindName(s.backend)), "--precision",
+                                                      std::string(precisionName(s.precision)), "--threads",
                                                       std::to_string(s.threads), "--audio", s.audio};
                     if (!s.stepGraphs) child.push_back("--no-step-graphs");
                     auto out = runSelf(child);
@@ -545,6 +554,7 @@ int runBench(const std::vector<std::string>& args) {
         doc["build"] = toJson(build);
         Json settings;
         settings["backend"] = std::string(backendKindName(s.backend));
+        settings["precision"] = std::string(precisionName(s.precision));
         settings["threads"] = s.threads;
         settings["dtype"] = s.dtype;
         settings["format"] = s.format;

@@ -141,7 +141,9 @@ public:
                 // The same ops every step of this shape: replay the recording, or run eagerly
                 // the first time (lazily sized scratch and library heuristics get warm), then
                 // record the second time. prepare() has uploaded this step's values.
-                const StepShape shape{m_pass.beams, crossOn, m_decoder->bufferEpoch() + m_cacheEpoch.load()};
+                // Every part of the epoch only grows, so their sum changes whenever one does.
+                const StepShape shape{m_pass.beams, crossOn,
+                                      m_decoder->bufferEpoch() + m_cacheEpoch.load() + m_backend->scratchGeneration()};
                 RecordedWork* work = m_recordings.find(shape);
                 if (!work && !m_recordings.hasRun(shape)) {
                     m_decoder->enqueue(m_pass, self, cross, encoderOut);
