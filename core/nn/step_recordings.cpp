@@ -41,9 +41,4 @@ RecordedWork* StepRecordings::store(const StepShape& shape, std::unique_ptr<Reco
     return m_recorded.back().work.get();
 }
 
-void StepRecordings::clear() {
-    m_recorded.clear();
-    m_ran.clear();
-}
-
 } // namespace hearsay

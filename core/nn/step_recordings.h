@@ -30,9 +30,6 @@ public:
     void markRun(const StepShape& shape);
     // Keeps `work` as the recording of `shape`; returns it.
     RecordedWork* store(const StepShape& shape, std::unique_ptr<RecordedWork> work);
-    // Drops everything (before the buffers go).
-    void clear();
-    size_t size() const { return m_recorded.size(); }
 
 private:
     void enterEpoch(uint64_t epoch);

@@ -85,13 +85,6 @@ void WhisperDecoder::projectCross(BufferView encoderOut, KvCache& cross) {
     cross.setLength(0, m_config.nAudioCtx);
 }
 
-void WhisperDecoder::run(const DecoderPass& pass, KvCache* selfCache, const KvCache* crossCache,
-                         BufferView encoderOut, std::vector<float>& logits) {
-    prepare(pass, crossCache != nullptr);
-    enqueue(pass, selfCache, crossCache, encoderOut);
-    readLogits(pass.beams, logits);
-}
-
 void WhisperDecoder::prepare(const DecoderPass& pass, bool crossCacheOn) {
     const int rows = pass.rows();
     reserve(rows);

@@ -43,17 +43,14 @@ public:
     // Grows the row workspace to hold `rows` rows (allocates only when it must grow).
     void reserve(int rows);
 
-    // Runs a pass: prepare(), enqueue(), readLogits(). selfCache null: keys and values come
-    // from this pass's own rows (the cache is off). crossCache null: the encoder output is
-    // projected to K/V here, layer by layer (the cross cache is off). logits: [beams][n_vocab].
-    void run(const DecoderPass& pass, KvCache* selfCache, const KvCache* crossCache, BufferView encoderOut,
-             std::vector<float>& logits);
-
-    // Host side of a pass: grows the buffers it needs and uploads its token ids and positions
-    // (a step: also each beam's cache rows). crossCacheOn false: allocates the K/V scratch.
+    // A pass is prepare(), enqueue(), readLogits().
+    // Host side: grows the buffers the pass needs and uploads its token ids and positions (a
+    // step: also each beam's cache rows). crossCacheOn false: allocates the K/V scratch.
     void prepare(const DecoderPass& pass, bool crossCacheOn);
     // The pass's ops, in order, with no allocation and no host copy (recordable when
-    // pass.step). prepare() must have run for this pass.
+    // pass.step). prepare() must have run for this pass. selfCache null: keys and values come
+    // from this pass's own rows (the cache is off). crossCache null: the encoder output is
+    // projected to K/V here, layer by layer (the cross cache is off).
     void enqueue(const DecoderPass& pass, KvCache* selfCache, const KvCache* crossCache, BufferView encoderOut);
     // Downloads the logits [beams][n_vocab] the last enqueue() computed.
     void readLogits(int beams, std::vector<float>& logits);
