@@ -195,13 +195,24 @@ def hf_peer(args, variant):
             else:
                 layer.encoder_attn(hidden_states=query, key_value_states=encoded, **{cross_kw: cache})
 
+    takes_positions = [True]  # False once the decoder has refused cache_position (it then counts itself)
+
     def step(input_ids, encoded, cache, position):
         if cache is None:
             out = run_decoder(input_ids=input_ids, encoder_hidden_states=encoded, use_cache=False)
         else:
-            positions = torch.arange(position, position + input_ids.shape[1], device=device)
-            out = run_decoder(input_ids=input_ids, encoder_hidden_states=encoded, past_key_values=cache,
-                              use_cache=True, cache_position=positions)
+            kwargs = {}
+            if takes_positions[0]:
+                kwargs["cache_position"] = torch.arange(position, position + input_ids.shape[1], device=device)
+            try:
+                out = run_decoder(input_ids=input_ids, encoder_hidden_states=encoded, past_key_values=cache,
+                                  use_cache=True, **kwargs)
+            except TypeError as e:
+                if "cache_position" not in str(e) or not takes_positions[0]:
+                    raise
+                takes_positions[0] = False
+                out = run_decoder(input_ids=input_ids, encoder_hidden_states=encoded, past_key_values=cache,
+                                  use_cache=True)
         return model.proj_out(out.last_hidden_state[:, -1])  # logits of the last position
 
     use_cache = variant != "none"
@@ -246,6 +257,13 @@ def hf_peer(args, variant):
             "promptMsPerToken": t["promptMsPerToken"].ms / (work["promptRuns"] * work["promptTokens"]),
         }
 
+    try:
+        return measure_hf(args, variant, run_once, sync, device, version, torch)
+    except (TypeError, AttributeError) as e:  # an API this version lacks: one line, no traceback
+        raise ApiMismatch(f"transformers {version}, torch {torch.__version__}: {type(e).__name__}: {e}")
+
+
+def measure_hf(args, variant, run_once, sync, device, version, torch):
     compile_s = None
     if variant == "static-compiled":
         # Compilation (and CUDA-graph capture) happens in the first runs; bound it so a slow
