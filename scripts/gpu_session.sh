@@ -18,7 +18,10 @@
 # large-v3-turbo; bench large-v3; bench-fp32 tiny. Models and results stay in build-gpu/ while
 # the machine is warm; every command copies its logs, JSON reports and tables.md to $OUT (at
 # most 8 files). Environment: BENCH_ARGS (extra bench options), PEERS (default
-# transformers-static), LENGTHS (cache table, default 20,128,224), BUDGET_S (default 560).
+# transformers-static), LENGTHS (cache table, default 20,128,224), BUDGET_S (default 560),
+# PEERS_PYTHON (default: python3). Dry run of the bench pipeline without a GPU:
+#   BENCH_BACKEND=cpu PEERS_PYTHON=.venv-reference/bin/python BENCH_ARGS="--repeats 1 --decode-steps 16" \
+#   bash scripts/gpu_session.sh bench tiny
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 carry="$root/build-gpu/carry"
@@ -51,7 +54,8 @@ setup() {
     fi
     # shellcheck disable=SC1091
     . "$carry/paths.env"
-    python=$(command -v python3 || true)
+    python=${PEERS_PYTHON:-$(command -v python3 || true)}
+    export PYTHONUNBUFFERED=1
     link "$root" "$SOURCE_DIR"
     link "$carry/shared-data" "$SHARED_DATA_DIR"
     mkdir -p "$BUILD_DIR" 2>/dev/null
@@ -216,7 +220,7 @@ bench() {
         say "$size ($precision): bench, at most ${limit}s"
         rm -f "$json"
         # shellcheck disable=SC2086
-        timeout "$limit" "$cli" bench --backend cuda --precision "$precision" --sizes "$size" --format hf --dtype f16 \
+        timeout "$limit" "$cli" bench --backend "${BENCH_BACKEND:-cuda}" --precision "$precision" --sizes "$size" --format hf --dtype f16 \
             --work-dir "$state/models" --audio "$carry/shared-data/speech-30s-a.wav" --lengths "${LENGTHS:-20,128,224}" \
             --peers --peers-list "${PEERS:-transformers-static}" --python "$peers_python" --json "$json" ${BENCH_ARGS:-} \
             2>&1 | tee -a "$state/logs/bench.log" | tee -a "$out/bench.log"
@@ -252,5 +256,5 @@ case "$command" in
     bench-fp32) bench fp32 "$@" ;;
     models) make_models "$@" ;;
     render) render ;;
-    *) sed -n '2,22p' "$0"; exit 2 ;;
+    *) sed -n '2,25p' "$0"; exit 2 ;;
 esac
