@@ -270,12 +270,16 @@ void printCacheTable(const ModelReport& m) {
 }
 
 // The source tree this executable was configured from, or, when that path does not exist here
-// (a build carried to another machine), the tree two levels above the executable (build*/bin).
+// (a build carried to another machine), the nearest folder above the executable that holds
+// scripts/bench/peers.py (build/bin/.. or build-gpu/carry/bin/../..).
 fs::path sourceTree() {
     std::error_code ec;
     if (fs::exists(fs::path(HEARSAY_SOURCE_DIR) / "scripts/bench/peers.py", ec)) return HEARSAY_SOURCE_DIR;
-    const fs::path exe = currentExecutablePath();
-    return exe.empty() ? fs::path(HEARSAY_SOURCE_DIR) : exe.parent_path().parent_path().parent_path();
+    fs::path dir = fs::path(currentExecutablePath()).parent_path();
+    for (int up = 0; up < 4 && !dir.empty() && dir != dir.root_path(); ++up, dir = dir.parent_path()) {
+        if (fs::exists(dir / "scripts/bench/peers.py", ec)) return dir;
+    }
+    return HEARSAY_SOURCE_DIR;
 }
 
 // The peers to run: the given list, or transformers' static cache alone on the GPU (the peer the
@@ -283,6 +287,11 @@ fs::path sourceTree() {
 std::string peersToRun(const Settings& s) {
     if (!s.peersList.empty()) return s.peersList;
     return s.backend == BackendKind::Cuda ? "transformers-static" : "";
+}
+
+// Whether the model ran on the CUDA backend (asked for, or picked by Auto: its name says so).
+bool ranOnCuda(const Settings& s, const ModelReport& m) {
+    return s.backend == BackendKind::Cuda || m.backendName.rfind("cuda", 0) == 0;
 }
 
 Result<Json> runPeers(const Settings& s, const ModelReport& m) {
@@ -299,7 +308,7 @@ Result<Json> runPeers(const Settings& s, const ModelReport& m) {
                                      std::to_string(s.work.batchSteps), "--batch-beams", std::to_string(s.work.batchBeams),
                                      "--prompt-tokens", std::to_string(s.work.promptTokens), "--prompt-runs",
                                      std::to_string(s.work.promptRuns)};
-    if (m.backendName.rfind("cuda", 0) == 0) {  // the same GPU, in the precision Hearsay ran
+    if (ranOnCuda(s, m)) {  // the same GPU, in the precision Hearsay ran
         argv.insert(argv.end(), {"--device", "cuda", "--dtype", s.precision == "fp32" ? "float32" : "float16"});
     }
     if (s.peersCompile) argv.insert(argv.end(), {"--compile", "--compile-timeout", std::to_string(s.peersCompileTimeout)});
@@ -598,7 +607,7 @@ int runBench(const std::vector<std::string>& args) {
         }
         if (haveFloors) {
             // Element bytes as the backend that ran holds weights and caches (Auto resolved by its name).
-            const BackendKind ran = m.backendName.rfind("cuda", 0) == 0 ? BackendKind::Cuda : BackendKind::Cpu;
+            const BackendKind ran = ranOnCuda(s, m) ? BackendKind::Cuda : BackendKind::Cpu;
             m.elementBytes = floorElementBytes(ran, s.dtype, s.precision);
             m.floors = computeFloors(m.config, s.work, peak, m.elementBytes.weights, m.elementBytes.caches);
         }
