@@ -8,7 +8,9 @@
 # carries 64 MiB at most) and fails when it is over 60 MiB.
 #
 # Here:    bash scripts/gpu_bundle.sh            (CUDA_ARCH=90 for H100/H200 by default)
-# There:   carry build-gpu/carry, then: bash scripts/gpu_session.sh check | test | bench SIZE... (see its header)
+# There:   carry build-gpu/carry (the device tool's `carry: ["build-gpu/carry"]`; with the repository
+#          about 60 MB of its 64 MiB), then: bash scripts/gpu_session.sh check | test | bench SIZE...
+#          (see its header)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
@@ -51,6 +53,7 @@ done
 # The test data the executables read (their paths are compiled in; gpu_session.sh links them).
 shared=$(sed -n 's/^HEARSAY_SHARED_DATA_DIR:PATH=//p' "$build/CMakeCache.txt")
 cp -r "$shared" "$carry/shared-data"
+chmod -R u+w "$carry/shared-data"  # the shared data is read-only; the next bundle must be able to delete the copy
 {
     echo "SOURCE_DIR=$here"
     echo "BUILD_DIR=$here/$build"

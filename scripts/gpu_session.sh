@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The steps of a GPU session, each one command that ends within the device tool's 10 minutes.
 # Prepare here with `bash scripts/gpu_bundle.sh` (it fills build-gpu/carry), then on the GPU
-# machine, from the repository root, carrying build-gpu/carry:
+# machine, from the repository root, carrying build-gpu/carry (device tool: command
+# "bash scripts/gpu_session.sh check", carry ["build-gpu/carry"], timeout_s 600):
 #
 #   bash scripts/gpu_session.sh check              GPU, driver, libraries, python/torch/transformers,
 #                                                  compute-sanitizer, the GPU peak probe (~1 min)
 #   bash scripts/gpu_session.sh test               kernels tests (fails if any skips), core tests, then
-#                                                  compute-sanitizer on the kernels tests in the time left
+#                                                  compute-sanitizer on the kernels tests (TEST_SANITIZE_S,
+#                                                  default 180 s in all)
 #   bash scripts/gpu_session.sh sanitize [TOOL...] compute-sanitizer only (memcheck racecheck synccheck)
 #   bash scripts/gpu_session.sh bench SIZE...      bench --backend cuda --precision fp16 on each size with
 #                                                  transformers' static cache on the same GPU (one run)
@@ -141,6 +143,7 @@ run_sanitizer() {
     sanitizer=$(sanitizer_path) || { echo "NOT RUN  $tool $name (compute-sanitizer not found)" | tee -a "$summary"; return; }
     limit=$(left)
     [ "$limit" -gt 240 ] && limit=240
+    [ -n "${sanitize_until:-}" ] && [ "$limit" -gt $((sanitize_until - SECONDS)) ] && limit=$((sanitize_until - SECONDS))
     if [ "$limit" -lt 30 ]; then
         echo "NOT RUN  $tool $name (out of time: run 'gpu_session.sh sanitize $tool')" | tee -a "$summary"; return
     fi
@@ -181,7 +184,8 @@ tests() {
     for exe in "$carry"/tests/kernels_tst_*; do run_suite "$exe" 1; done
     echo "== core" | tee -a "$summary"
     for exe in "$carry"/tests/core_tst_*; do run_suite "$exe" 0; done
-    echo "== compute-sanitizer (in the time left)" | tee -a "$summary"
+    echo "== compute-sanitizer (at most ${TEST_SANITIZE_S:-180}s here; 'sanitize TOOL' runs one tool alone)" | tee -a "$summary"
+    sanitize_until=$((SECONDS + ${TEST_SANITIZE_S:-180}))
     sanitize_suites
     finish_tests
 }
@@ -247,7 +251,10 @@ render() {
 
 command=${1:-}
 [ $# -gt 0 ] && shift
-setup
+case "$command" in
+    check|test|sanitize|bench|bench-fp32|models|render) setup ;;
+    *) sed -n '2,27p' "$0"; exit 2 ;;
+esac
 case "$command" in
     check) check ;;
     test) tests ;;
@@ -256,5 +263,4 @@ case "$command" in
     bench-fp32) bench fp32 "$@" ;;
     models) make_models "$@" ;;
     render) render ;;
-    *) sed -n '2,25p' "$0"; exit 2 ;;
 esac
