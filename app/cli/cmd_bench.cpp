@@ -139,14 +139,17 @@ struct Engine {
     std::unique_ptr<InferenceSession> session;
 };
 
-Result<Engine> openEngine(const std::string& path, BackendKind kind, int threads, SessionOptions options) {
+// `precision` ("fp16" or "fp32", Settings::precision) is what the CUDA backend should hold.
+Result<Engine> openEngine(const std::string& path, BackendKind kind, int threads, SessionOptions options,
+                          [[maybe_unused]] const std::string& precision) {
     Engine e;
     auto model = WhisperModel::load(path);
     if (!model) return model.error();
     e.model = model.value();
     BackendOptions backendOptions;
     backendOptions.threads = threads;
-    // After BackendOptions::precision lands: backendOptions.precision = <from Settings::precision>.
+    // When BackendOptions::precision lands, this one line wires it (and drops [[maybe_unused]]):
+    // backendOptions.precision = precision == "fp32" ? Precision::Fp32 : Precision::Fp16;
     auto backend = createBackend(kind, backendOptions);
     if (!backend) return backend.error();
     e.backend = backend.value();
@@ -170,7 +173,7 @@ int runChild(const Options& options, const Settings& settings) {
     sessionOptions.maxBeams = 1;
     sessionOptions.selfAttentionCache = usesSelfCache(mode);
     sessionOptions.crossAttentionCache = usesCrossCache(mode);
-    auto engine = openEngine(*path, settings.backend, settings.threads, sessionOptions);
+    auto engine = openEngine(*path, settings.backend, settings.threads, sessionOptions, settings.precision);
     if (!engine) return fail(engine.message(), 1);
     auto mel = benchWindow(settings.audio, engine->model->config().nMels);
     if (!mel) return fail(mel.message(), 1);
@@ -594,7 +597,7 @@ int runBench(const std::vector<std::string>& args) {
         {  // the engine lives only for the fixed work: the children then start from a quiet machine
             SessionOptions sessionOptions;
             sessionOptions.maxBeams = s.work.batchBeams;
-            auto engine = openEngine(m.path, s.backend, s.threads, sessionOptions);
+            auto engine = openEngine(m.path, s.backend, s.threads, sessionOptions, s.precision);
             if (!engine) return fail(m.path + ": " + engine.message(), 1);
             m.config = engine->model->config();
             m.weightBytes = engine->model->weightBytes();
