@@ -54,8 +54,8 @@ constexpr const char* kUsage =
     "                    convolutions take f16 only) or f32\n"
     "  --seed N          seed of the random weights (default 1)\n"
     "  --backend B       cpu, cuda or auto (default cpu)\n"
-    "  --precision P     CUDA weights and caches: fp16 (default) or fp32; sets the floors' element\n"
-    "                    bytes and the transformers peers' dtype (float16 / float32)\n"
+    "  --precision P     CUDA weights and GEMMs: fp16 (default; tensor cores, fp32 accumulation) or fp32;\n"
+    "                    also the floors' element bytes and the transformers peers' dtype\n"
     "  --threads N       CPU threads (default: all available)\n"
     "  --repeats N       timed repeats (default 3)      --warmup N   untimed runs first (default 1)\n"
     "  --lengths LIST    cache-table decode lengths (default 20,128,224; longer ones such as 444\n"
@@ -85,6 +85,7 @@ struct Settings {
     std::string dtype = "f16";
     std::string seed = "1";
     BackendKind backend = BackendKind::Cpu;
+    Precision precision = Precision::Fp16;  // CUDA only; the CPU backend computes in float32
     int threads = 0;
     FixedWork work;
     std::vector<int> lengths = {20, 128, 224};
@@ -94,7 +95,6 @@ struct Settings {
     bool floorsOnly = false;
     double peakGflops = 0.0;   // assumed peaks instead of the probe's, when given
     double peakGbs = 0.0;
-    std::string precision = "fp16";  // CUDA weights and caches; see floorElementBytes()
     bool peers = false;
     std::string peersList;
     bool peersCompile = false;
@@ -139,17 +139,15 @@ struct Engine {
     std::unique_ptr<InferenceSession> session;
 };
 
-// `precision` ("fp16" or "fp32", Settings::precision) is what the CUDA backend should hold.
-Result<Engine> openEngine(const std::string& path, BackendKind kind, int threads, SessionOptions options,
-                          [[maybe_unused]] const std::string& precision) {
+Result<Engine> openEngine(const std::string& path, BackendKind kind, Precision precision, int threads,
+                          SessionOptions options) {
     Engine e;
     auto model = WhisperModel::load(path);
     if (!model) return model.error();
     e.model = model.value();
     BackendOptions backendOptions;
     backendOptions.threads = threads;
-    // When BackendOptions::precision lands, this one line wires it (and drops [[maybe_unused]]):
-    // backendOptions.precision = precision == "fp32" ? Precision::Fp32 : Precision::Fp16;
+    backendOptions.precision = precision;
     auto backend = createBackend(kind, backendOptions);
     if (!backend) return backend.error();
     e.backend = backend.value();
@@ -173,7 +171,7 @@ int runChild(const Options& options, const Settings& settings) {
     sessionOptions.maxBeams = 1;
     sessionOptions.selfAttentionCache = usesSelfCache(mode);
     sessionOptions.crossAttentionCache = usesCrossCache(mode);
-    auto engine = openEngine(*path, settings.backend, settings.threads, sessionOptions, settings.precision);
+    auto engine = openEngine(*path, settings.backend, settings.precision, settings.threads, sessionOptions);
     if (!engine) return fail(engine.message(), 1);
     auto mel = benchWindow(settings.audio, engine->model->config().nMels);
     if (!mel) return fail(mel.message(), 1);
@@ -312,7 +310,7 @@ Result<Json> runPeers(const Settings& s, const ModelReport& m) {
                                      "--prompt-tokens", std::to_string(s.work.promptTokens), "--prompt-runs",
                                      std::to_string(s.work.promptRuns)};
     if (ranOnCuda(s, m)) {  // the same GPU, in the precision Hearsay ran
-        argv.insert(argv.end(), {"--device", "cuda", "--dtype", s.precision == "fp32" ? "float32" : "float16"});
+        argv.insert(argv.end(), {"--device", "cuda", "--dtype", s.precision == Precision::Fp32 ? "float32" : "float16"});
     }
     if (s.peersCompile) argv.insert(argv.end(), {"--compile", "--compile-timeout", std::to_string(s.peersCompileTimeout)});
     if (!m.ggmlPath.empty()) argv.insert(argv.end(), {"--ggml", m.ggmlPath});
@@ -436,6 +434,9 @@ Result<Settings> parseSettings(const Options& o) {
     auto backend = parseBackendKind(o.value("backend", "cpu"));
     if (!backend) return backend.error();
     s.backend = backend.value();
+    auto precision = parsePrecision(o.value("precision", "fp16"));
+    if (!precision) return precision.error();
+    s.precision = precision.value();
     if (o.value("threads")) {
         auto t = parsePositive("--threads", *o.value("threads"));
         if (!t) return t.error();
@@ -488,8 +489,6 @@ Result<Settings> parseSettings(const Options& o) {
         if (!v || v.value() < 0) return makeError(std::string("--") + name + " expects a positive number");
         *out = v.value();
     }
-    s.precision = o.value("precision", s.precision);
-    if (s.precision != "fp16" && s.precision != "fp32") return makeError("--precision must be fp16 or fp32, got '" + s.precision + "'");
     s.peers = o.has("peers");
     s.peersList = o.value("peers-list", "");
     s.peersCompile = o.has("peers-compile");
@@ -507,8 +506,8 @@ Result<Settings> parseSettings(const Options& o) {
 
 int runBench(const std::vector<std::string>& args) {
     auto options = Options::parse(args,
-                                  {"sizes", "model", "format", "dtype", "seed", "backend", "threads", "repeats", "warmup",
-                                   "lengths", "modes", "peak-gflops", "peak-gbs", "peers-list", "peers-compile-timeout", "precision", "python", "audio", "work-dir", "json", "decode-steps",
+                                  {"sizes", "model", "format", "dtype", "seed", "backend", "precision", "threads", "repeats", "warmup",
+                                   "lengths", "modes", "peak-gflops", "peak-gbs", "peers-list", "peers-compile-timeout", "python", "audio", "work-dir", "json", "decode-steps",
                                    "batch-steps", "batch-beams", "prompt-tokens", "prompt-runs", "length", "mode"},
                                   {"help", "no-cache-table", "no-floors", "floors-only", "peers", "peers-compile", "child-cache-run"});
     if (!options) return fail(options.message() + "\n" + kUsage);
@@ -597,7 +596,7 @@ int runBench(const std::vector<std::string>& args) {
         {  // the engine lives only for the fixed work: the children then start from a quiet machine
             SessionOptions sessionOptions;
             sessionOptions.maxBeams = s.work.batchBeams;
-            auto engine = openEngine(m.path, s.backend, s.threads, sessionOptions, s.precision);
+            auto engine = openEngine(m.path, s.backend, s.precision, s.threads, sessionOptions);
             if (!engine) return fail(m.path + ": " + engine.message(), 1);
             m.config = engine->model->config();
             m.weightBytes = engine->model->weightBytes();
@@ -622,8 +621,8 @@ int runBench(const std::vector<std::string>& args) {
                                  std::string(cacheModeName(mode)).c_str());
                     auto out = runSelf({"bench", "--child-cache-run", "--model", m.path, "--length", std::to_string(length),
                                         "--mode", std::string(cacheModeName(mode)), "--backend",
-                                        std::string(backendKindName(s.backend)), "--precision", s.precision,
-                                        "--threads", std::to_string(s.threads),
+                                        std::string(backendKindName(s.backend)), "--precision",
+                                        std::string(precisionName(s.precision)), "--threads", std::to_string(s.threads),
                                         "--audio", s.audio});
                     if (!out) return fail(out.message(), 1);
                     const std::string text = out.value();
@@ -667,9 +666,9 @@ int runBench(const std::vector<std::string>& args) {
         doc["build"] = toJson(build);
         Json settings;
         settings["backend"] = std::string(backendKindName(s.backend));
+        settings["precision"] = std::string(precisionName(s.precision));
         settings["threads"] = s.threads;
         settings["dtype"] = s.dtype;
-        settings["precision"] = s.precision;
         settings["format"] = s.format;
         settings["seed"] = s.seed;
         settings["audio"] = s.audio;

@@ -39,11 +39,8 @@ double decoderStepBytes(const WhisperConfig& c, int position, int beams, double 
     return weights * weightBytes + (selfCache + crossCache) * cacheBytes;
 }
 
-ElementBytes floorElementBytes(BackendKind backend, const std::string& modelDtype, const std::string& precision) {
-    if (backend == BackendKind::Cuda) {
-        const double bytes = precision == "fp16" ? 2.0 : 4.0;
-        return {bytes, bytes};
-    }
+ElementBytes floorElementBytes(BackendKind backend, const std::string& modelDtype, Precision precision) {
+    if (backend == BackendKind::Cuda) return {precision == Precision::Fp16 ? 2.0 : 4.0, 4.0};
     return {modelDtype == "f16" ? 2.0 : 4.0, 4.0};
 }
 

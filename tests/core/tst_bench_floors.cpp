@@ -117,16 +117,16 @@ private slots:
     }
 
     void elementBytesFollowBackendAndPrecision() {
-        const ElementBytes cudaHalf = floorElementBytes(BackendKind::Cuda, "f32", "fp16");
-        QCOMPARE(cudaHalf.weights, 2.0);
-        QCOMPARE(cudaHalf.caches, 2.0);
-        const ElementBytes cudaFloat = floorElementBytes(BackendKind::Cuda, "f16", "fp32");
+        const ElementBytes cudaHalf = floorElementBytes(BackendKind::Cuda, "f32", Precision::Fp16);
+        QCOMPARE(cudaHalf.weights, 2.0);  // half weight matrices whatever the file holds
+        QCOMPARE(cudaHalf.caches, 4.0);   // the CUDA KV caches are float32 (kernels/README.md)
+        const ElementBytes cudaFloat = floorElementBytes(BackendKind::Cuda, "f16", Precision::Fp32);
         QCOMPARE(cudaFloat.weights, 4.0);
         QCOMPARE(cudaFloat.caches, 4.0);
-        const ElementBytes cpuHalf = floorElementBytes(BackendKind::Cpu, "f16", "fp16");
+        const ElementBytes cpuHalf = floorElementBytes(BackendKind::Cpu, "f16", Precision::Fp16);
         QCOMPARE(cpuHalf.weights, 2.0);   // f16 matrices stay f16 in the CPU backend
         QCOMPARE(cpuHalf.caches, 4.0);    // its caches are float32
-        const ElementBytes cpuFloat = floorElementBytes(BackendKind::Cpu, "f32", "fp16");
+        const ElementBytes cpuFloat = floorElementBytes(BackendKind::Cpu, "f32", Precision::Fp16);
         QCOMPARE(cpuFloat.weights, 4.0);
         QCOMPARE(cpuFloat.caches, 4.0);
     }
@@ -195,22 +195,25 @@ private slots:
             QVERIFY(text.ok());
             auto doc = Json::parse(text.value());
             QVERIFY(doc.ok());
-            const double bytes = precision == "fp16" ? 2.0 : 4.0;
-            QCOMPARE(doc.value()["elementBytes"]["weights"].toDouble(0), bytes);
-            QCOMPARE(doc.value()["elementBytes"]["caches"].toDouble(0), bytes);
+            // fp16: half weights, float32 caches; fp32: float32 both. Per token (mean of the 256 steps):
+            // weights 800,391,680 elements, cross K/V 122,880,000, self K/V 2·128.5·1280·32 = 10,526,720.
+            const double weightBytes = precision == "fp16" ? 2.0 : 4.0;
+            const double perToken = weightBytes * 800391680.0 + 4.0 * (122880000.0 + 10526720.0);
+            QCOMPARE(doc.value()["elementBytes"]["weights"].toDouble(0), weightBytes);
+            QCOMPARE(doc.value()["elementBytes"]["caches"].toDouble(0), 4.0);
             const Json::Array& floors = doc.value()["floors"].toArray();
             QCOMPARE(floors.size(), size_t(2));
             const Json& large = floors[0];
             QCOMPARE(large["name"].toString(), std::string("large-v3"));
-            QVERIFY(near(large["decodeBytesPerToken"].toDouble(0), bytes / 2 * 1867596800.0, 1e-9));
-            QVERIFY(near(large["decodeMsPerToken"].toDouble(0), bytes / 2 * 1e3 * 1867596800.0 / 3.35e12, 1e-6));
+            QVERIFY(near(large["decodeBytesPerToken"].toDouble(0), perToken, 1e-9));
+            QVERIFY(near(large["decodeMsPerToken"].toDouble(0), 1e3 * perToken / 3.35e12, 1e-6));
             QCOMPARE(floors[1]["name"].toString(), std::string("large-v3-turbo"));
         }
         QProcess bad;
         bad.start(HEARSAY_CLI_PATH, {"bench", "--floors-only", "--backend", "cuda", "--precision", "fp8", "--sizes", "tiny"});
         QVERIFY(bad.waitForFinished(60000));
         QCOMPARE(bad.exitCode(), 2);
-        QVERIFY(bad.readAllStandardError().contains("--precision must be fp16 or fp32"));
+        QVERIFY(bad.readAllStandardError().contains("unknown precision 'fp8'"));
     }
 };
 

@@ -380,6 +380,20 @@ private slots:
         QVERIFY(!bad.ok());
         QVERIFY(bad.message().find("tpu") != std::string::npos);
     }
+
+    void precisionNames() {
+        for (Precision p : {Precision::Fp16, Precision::Fp32}) QCOMPARE(parsePrecision(precisionName(p)).value(), p);
+        QCOMPARE(precisionName(Precision::Fp16), std::string_view("fp16"));
+        QCOMPARE(parsePrecision("FP32").value(), Precision::Fp32);
+        auto bad = parsePrecision("fp8");
+        QVERIFY(!bad.ok());
+        QVERIFY(bad.message().find("fp8") != std::string::npos && bad.message().find("fp16") != std::string::npos);
+        // CUDA defaults to fp16; the CPU backend computes in float32 whatever it is asked for.
+        QCOMPARE(BackendOptions{}.precision, Precision::Fp16);
+        auto cpu = createBackend(BackendKind::Cpu, {1, 0, Precision::Fp16});
+        QVERIFY(cpu.ok());
+        QCOMPARE(cpu.value()->precision(), Precision::Fp32);
+    }
 };
 
 QTEST_APPLESS_MAIN(TestEngineOps)
