@@ -166,8 +166,7 @@ private slots:
         QTest::newRow("9 rows (gemm)") << 9 << false << false;
         QTest::newRow("40 rows (gemm)") << 40 << true << true;
     }
-    // f16 weights against double; and against the float32 buffer of the same (widened) values:
-    // identical for several rows (same kernels), within float rounding for one row.
+    // f16 weights against double, and against the float32 buffer of the same (widened) values.
     void linearF16() {
         QFETCH(int, rows);
         QFETCH(bool, accumulate);
@@ -194,12 +193,11 @@ private slots:
         const auto got = get(be, dy), got32 = get(be, dy32);
         const double error = test::relativeError(got, want);
         QVERIFY2(error < 1e-6, QByteArray::number(error));
-        if (rows > 1) {
-            QCOMPARE(got, got32);
-        } else {
-            std::vector<double> reference(got32.begin(), got32.end());
-            QVERIFY(test::relativeError(got, reference) < 1e-6);
-        }
+        // The float32 copy of the same values: within float rounding (the two may take different
+        // kernels: the builtin BLAS has no small-batch dot path for float32 weights).
+        std::vector<double> reference(got32.begin(), got32.end());
+        const double againstF32 = test::relativeError(got, reference);
+        QVERIFY2(againstF32 < 1e-6, QByteArray::number(againstF32));
         // Ops that take only float32 refuse an f16 buffer instead of reading it as float32.
         std::vector<float> host(static_cast<size_t>(in));
         QVERIFY_THROWS_EXCEPTION(std::logic_error, be.download(dw.view(), host.data(), host.size()));
