@@ -8,6 +8,8 @@
 #include "kernels/cuda_check.h"
 #include "kernels/reduce.cuh"
 
+#include <math_constants.h>
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -26,6 +28,7 @@ struct AttentionLaunch {
     int queryRow[kMaxSlices];
     int queryCount[kMaxSlices];
     int keyCount[kMaxSlices];
+    int offsetIndex[kMaxSlices];
     size_t keyRow[kMaxSlices];
     int firstTile[kMaxSlices + 1];  // prefix sum of the slices' query tiles
 };
@@ -52,9 +55,21 @@ __global__ void __launch_bounds__(kThreads) attentionKernel(const __grid_constan
     while (s + 1 < p.slices && tile >= p.firstTile[s + 1]) ++s;
     const int firstQuery = (tile - p.firstTile[s]) * kTileQueries;  // within the slice
     const int queries = min(kTileQueries, p.queryCount[s] - firstQuery);
-    const int keyCount = p.keyCount[s];
     const size_t column = size_t(head) * size_t(hd);
     const size_t firstRow = size_t(p.queryRow[s]) + size_t(firstQuery);
+    // Keys of this slice, with the per-step offsets read now. Block-uniform, so an invalid slice
+    // returns before any barrier: its output rows become NaN and no key outside k/v is read.
+    long long keyRow = static_cast<long long>(p.keyRow[s]), keys64 = p.keyCount[s];
+    if (a.keyRowOffsets) keyRow += a.keyRowOffsets[p.offsetIndex[s]];
+    if (a.keyCountOffsets) keys64 += a.keyCountOffsets[p.offsetIndex[s]];
+    if (keyRow < 0 || keys64 < 1 || (a.causal && keys64 < p.queryCount[s]) ||
+        static_cast<unsigned long long>(keyRow + keys64) > a.kvRows) {
+        for (int i = threadIdx.x; i < queries * hd; i += kThreads) {
+            a.out[(firstRow + i / hd) * a.outStride + column + i % hd] = CUDART_NAN_F;
+        }
+        return;
+    }
+    const int keyCount = static_cast<int>(keys64);
 
     for (int i = threadIdx.x; i < kTileQueries * hd; i += kThreads) {
         const int qi = i / hd, d = i % hd;
@@ -76,8 +91,8 @@ __global__ void __launch_bounds__(kThreads) attentionKernel(const __grid_constan
 #pragma unroll
         for (int i = 0; i < kDims; ++i) acc[qi][i] = 0.0f;
     }
-    const float* keys = a.k + p.keyRow[s] * a.kvStride + column;
-    const float* values = a.v + p.keyRow[s] * a.kvStride + column;
+    const float* keys = a.k + size_t(keyRow) * a.kvStride + column;
+    const float* values = a.v + size_t(keyRow) * a.kvStride + column;
 
     for (int first = warp * 32; first < lastKey; first += kWarps * 32) {
         // Lane l: scores of key first + l against every query of the tile.
@@ -194,6 +209,7 @@ void attention(const AttentionShape& shape, const AttentionSlice* slices, size_t
         p.queryCount[p.slices] = slice.queryCount;
         p.keyRow[p.slices] = slice.keyRow;
         p.keyCount[p.slices] = slice.keyCount;
+        p.offsetIndex[p.slices] = slice.offsetIndex;
         p.firstTile[p.slices + 1] = p.firstTile[p.slices] + (slice.queryCount + kTileQueries - 1) / kTileQueries;
         if (++p.slices == kMaxSlices) {
             launchFor(p, stream);

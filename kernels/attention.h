@@ -14,6 +14,7 @@ struct AttentionSlice {
     int queryCount = 0;  // 0: nothing to do
     size_t keyRow = 0;   // first row in k and v
     int keyCount = 0;    // ≥ 1; causal: ≥ queryCount (query j sees keyCount - queryCount + j + 1 keys)
+    int offsetIndex = 0; // entry of AttentionShape's offset arrays for this slice
 };
 
 struct AttentionShape {
@@ -26,6 +27,12 @@ struct AttentionShape {
     int headDim = 0;            // 1..kMaxAttentionHeadDim; head h uses columns [h·headDim, (h+1)·headDim)
     float scale = 1.0f;
     bool causal = false;
+    // Per-step values (device arrays read when the kernel runs; null: none): a slice uses
+    // keyRow + keyRowOffsets[offsetIndex] and keyCount + keyCountOffsets[offsetIndex]. A slice
+    // whose keys then fall outside [0, kvRows) (or are too few) gets NaN output rows.
+    const int* keyRowOffsets = nullptr;
+    const int* keyCountOffsets = nullptr;
+    size_t kvRows = 0;          // rows of k and v
 };
 
 constexpr int kMaxAttentionHeadDim = 256;

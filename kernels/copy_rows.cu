@@ -1,5 +1,6 @@
 // Row block copies (see copy_rows.h): the blocks travel as kernel parameters (no host-to-device
-// copy, so a CUDA graph can capture the launch); one CUDA block per row.
+// copy, so a CUDA graph can capture the launch), per-step row offsets in a device array read
+// when the kernel runs; one CUDA block per row.
 #include "kernels/copy_rows.h"
 
 #include "kernels/cuda_check.h"
@@ -14,10 +15,12 @@ constexpr int kMaxBlocks = 16;  // row blocks per launch; more are split over la
 struct CopyLaunch {
     const float* src;
     float* dst;
-    size_t srcStride, dstStride;
+    const int* dstRowOffsets;  // null: no offsets
+    size_t srcStride, dstStride, dstRows;
     int width;
     int blocks;
     size_t srcRow[kMaxBlocks], dstRow[kMaxBlocks];
+    int offsetIndex[kMaxBlocks];
     unsigned firstRow[kMaxBlocks + 1];  // prefix sum of the blocks' row counts
 };
 
@@ -26,20 +29,25 @@ __global__ void copyRowsKernel(const __grid_constant__ CopyLaunch p) {
     int b = 0;
     while (b + 1 < p.blocks && row >= p.firstRow[b + 1]) ++b;
     const size_t i = row - p.firstRow[b];
+    long long target = static_cast<long long>(p.dstRow[b] + i);
+    if (p.dstRowOffsets) target += p.dstRowOffsets[p.offsetIndex[b]];
+    if (target < 0 || static_cast<unsigned long long>(target) >= p.dstRows) return;  // a bad offset writes nothing
     const float* s = p.src + (p.srcRow[b] + i) * p.srcStride;
-    float* d = p.dst + (p.dstRow[b] + i) * p.dstStride;
+    float* d = p.dst + static_cast<size_t>(target) * p.dstStride;
     for (int j = threadIdx.x; j < p.width; j += blockDim.x) d[j] = s[j];
 }
 
 } // namespace
 
-void copyRows(const float* src, size_t srcStride, float* dst, size_t dstStride, int width, const RowBlock* blocks,
-              size_t blockCount, cudaStream_t stream) {
+void copyRows(const float* src, size_t srcStride, float* dst, size_t dstStride, size_t dstRows, int width,
+              const RowBlock* blocks, size_t blockCount, const int* dstRowOffsets, cudaStream_t stream) {
     CopyLaunch p{};
     p.src = src;
     p.dst = dst;
+    p.dstRowOffsets = dstRowOffsets;
     p.srcStride = srcStride;
     p.dstStride = dstStride;
+    p.dstRows = dstRows;
     p.width = width;
     const int threads = width >= 256 ? 256 : (width + 31) / 32 * 32;
     auto launch = [&] {
@@ -56,6 +64,7 @@ void copyRows(const float* src, size_t srcStride, float* dst, size_t dstStride, 
             const size_t rows = std::min<size_t>(blocks[c].count - done, 0x7fffffffu - p.firstRow[p.blocks]);
             p.srcRow[p.blocks] = blocks[c].srcRow + done;
             p.dstRow[p.blocks] = blocks[c].dstRow + done;
+            p.offsetIndex[p.blocks] = blocks[c].offsetIndex;
             p.firstRow[p.blocks + 1] = p.firstRow[p.blocks] + static_cast<unsigned>(rows);
             ++p.blocks;
             done += rows;

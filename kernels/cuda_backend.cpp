@@ -10,6 +10,7 @@
 #include "kernels/copy_rows.h"
 #include "kernels/cublas_handle.h"
 #include "kernels/cuda_check.h"
+#include "kernels/cuda_graph.h"
 #include "kernels/elementwise.h"
 #include "kernels/embedding.h"
 #include "kernels/layer_norm.h"
@@ -25,6 +26,7 @@
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 namespace hearsay::cuda {
@@ -126,6 +128,57 @@ WeightPointer weightPointer(BufferView view, size_t needed, const char* what) {
 // Elements spanned by `rows` rows of `width` with row stride `stride`.
 size_t spanOf(size_t rows, size_t stride, size_t width) { return rows == 0 ? 0 : (rows - 1) * stride + width; }
 
+// Whole rows of `width` with row stride `stride` inside `elements` (the inverse of spanOf).
+size_t rowsIn(size_t elements, size_t stride, size_t width) { return elements < width ? 0 : (elements - width) / stride + 1; }
+
+// int32 device memory for per-step values (IndexBuffer), zeroed at allocation.
+class CudaIndexBuffer final : public IndexBuffer {
+public:
+    CudaIndexBuffer(size_t elements, int device, cudaStream_t stream) : IndexBuffer(elements), m_device(device) {
+        if (elements == 0) return;
+        const size_t bytes = elements * sizeof(int32_t);
+        const cudaError_t status = cudaMalloc(&m_data, bytes);
+        if (status == cudaErrorMemoryAllocation) {
+            cudaGetLastError();
+            throw CudaOutOfMemory("CUDA out of memory: cannot allocate " + std::to_string(bytes) +
+                                  " bytes of indices on GPU " + std::to_string(device));
+        }
+        HEARSAY_CUDA_CHECK(status);
+        const cudaError_t zeroed = cudaMemsetAsync(m_data, 0, bytes, stream);
+        if (zeroed != cudaSuccess) {
+            cudaFree(m_data);
+            HEARSAY_CUDA_CHECK(zeroed);
+        }
+    }
+    ~CudaIndexBuffer() override {
+        if (!m_data) return;
+        int current = -1;
+        cudaGetDevice(&current);
+        if (current != m_device) cudaSetDevice(m_device);
+        cudaFree(m_data);
+    }
+    int32_t* data() const { return m_data; }
+
+private:
+    int32_t* m_data = nullptr;
+    int m_device = 0;
+};
+
+// The device address of an index view after checking that it holds `needed` ints.
+int32_t* indexPointer(IndexView view, size_t needed, const char* what) {
+    if (!view.buffer) fail(std::string(what) + ": no index buffer");
+    const auto* buffer = dynamic_cast<const CudaIndexBuffer*>(view.buffer);
+    if (!buffer) fail(std::string(what) + ": the index buffer does not belong to a CUDA backend");
+    if (view.offset > buffer->elements() || view.size > buffer->elements() - view.offset) {
+        fail(std::string(what) + ": index view [" + std::to_string(view.offset) + ", +" + std::to_string(view.size) +
+             ") outside a buffer of " + std::to_string(buffer->elements()));
+    }
+    if (needed > view.size) {
+        fail(std::string(what) + ": needs " + std::to_string(needed) + " ints, view holds " + std::to_string(view.size));
+    }
+    return buffer->data() + view.offset;
+}
+
 } // namespace
 
 CudaBackend::CudaBackend(CudaBackendOptions options) : m_device(options.device), m_precision(options.precision) {
@@ -146,7 +199,6 @@ CudaBackend::CudaBackend(CudaBackendOptions options) : m_device(options.device),
 
 CudaBackend::~CudaBackend() {
     useDevice();
-    if (m_ids) cudaFree(m_ids);
     if (m_halfScratch) cudaFree(m_halfScratch);
 }
 
@@ -155,7 +207,72 @@ void CudaBackend::useDevice() const {
     if (cudaGetDevice(&current) != cudaSuccess || current != m_device) HEARSAY_CUDA_CHECK(cudaSetDevice(m_device));
 }
 
+bool CudaBackend::recording() const { return m_recorder.load() == std::this_thread::get_id(); }
+
+void CudaBackend::refuseWhileRecording(const char* what) const {
+    if (m_recorder.load() == std::thread::id()) return;
+    fail(std::string(what) + (recording() ? " while recording (recorded work must not allocate, copy to or from the "
+                                            "host, or wait)"
+                                          : " while another thread records on this backend's stream"));
+}
+
+void CudaBackend::beginRecording() {
+    std::thread::id none;
+    if (!m_recorder.compare_exchange_strong(none, std::this_thread::get_id())) {
+        fail(recording() ? "record() inside record()" : "another thread is recording on this backend");
+    }
+    try {
+        useDevice();
+        beginStreamCapture(m_cublas->stream());
+    } catch (...) {
+        m_recorder.store(std::thread::id());
+        throw;
+    }
+}
+
+std::unique_ptr<RecordedWork> CudaBackend::endRecording() {
+    if (!recording()) fail("endRecording() without beginRecording()");
+    CapturedGraph graph;
+    try {
+        graph = endStreamCapture(m_cublas->stream());
+    } catch (...) {
+        m_recorder.store(std::thread::id());
+        throw;
+    }
+    m_recorder.store(std::thread::id());
+    return std::make_unique<CudaGraph>(*this, graph);
+}
+
+void CudaBackend::abandonRecording() noexcept {
+    if (!recording()) return;
+    abandonStreamCapture(m_cublas->stream());
+    m_recorder.store(std::thread::id());
+}
+
+void CudaBackend::launchGraph(cudaGraphExec_t graph) {
+    refuseWhileRecording("replay()");
+    useDevice();
+    HEARSAY_CUDA_CHECK(cudaGraphLaunch(graph, m_cublas->stream()));
+}
+
+std::unique_ptr<IndexBuffer> CudaBackend::allocateIndices(size_t count) {
+    refuseWhileRecording("allocateIndices()");
+    useDevice();
+    return std::make_unique<CudaIndexBuffer>(count, m_device, m_cublas->stream());
+}
+
+void CudaBackend::uploadIndices(IndexView dst, std::span<const int32_t> values) {
+    refuseWhileRecording("uploadIndices()");
+    int32_t* d = indexPointer(dst, values.size(), "uploadIndices");
+    if (values.empty()) return;
+    useDevice();
+    // Staged from pageable memory before the call returns (as upload()), ordered on the stream
+    // before the ops (or the replayed graph) that read the values.
+    HEARSAY_CUDA_CHECK(cudaMemcpyAsync(d, values.data(), values.size_bytes(), cudaMemcpyHostToDevice, m_cublas->stream()));
+}
+
 std::unique_ptr<DeviceBuffer> CudaBackend::allocate(size_t elements) {
+    refuseWhileRecording("allocate()");
     useDevice();
     return std::make_unique<CudaBuffer>(elements, m_device, m_cublas->stream());
 }
@@ -207,6 +324,7 @@ std::unique_ptr<DeviceBuffer> CudaBackend::loadWeight(const TensorView& view) {
 }
 
 void CudaBackend::upload(BufferView dst, const float* src, size_t count) {
+    refuseWhileRecording("upload()");
     float* d = devicePointer(dst, count, "upload");
     if (count == 0) return;
     useDevice();
@@ -216,6 +334,7 @@ void CudaBackend::upload(BufferView dst, const float* src, size_t count) {
 }
 
 void CudaBackend::download(BufferView src, float* dst, size_t count) {
+    refuseWhileRecording("download()");
     const float* s = devicePointer(src, count, "download");
     if (count == 0) return;
     useDevice();
@@ -234,8 +353,10 @@ void* CudaBackend::halfScratch(size_t elements) {
              std::to_string(elements) + " halves while the stream is being captured into a CUDA graph; run every "
              "shape once before capturing it");
     }
-    // cudaFree waits for the kernels that still read the old buffer.
+    // cudaFree waits for the kernels that still read the old buffer. Graphs recorded with it
+    // are stale from now on (scratchGeneration()).
     if (m_halfScratch) HEARSAY_CUDA_CHECK(cudaFree(m_halfScratch));
+    m_scratchGeneration.fetch_add(1);
     m_halfScratch = nullptr;
     m_halfScratchCapacity = 0;
     const size_t granule = size_t(1) << 20;
@@ -342,54 +463,43 @@ void CudaBackend::conv1d(BufferView x, int length, int inChannels, BufferView w,
     gemmWithBias(colHalf, wp.f16, true, bp, yp, outLength, inChannels * 3, outChannels, false);
 }
 
-void CudaBackend::embed(const int* tokens, const int* positions, int count, BufferView tokenTable,
+void CudaBackend::embed(IndexView tokens, IndexView positions, int count, BufferView tokenTable,
                         BufferView positionTable, int width, BufferView y) {
     if (count < 0 || width <= 0) fail("embed: bad dimensions");
-    const size_t d = static_cast<size_t>(width);
+    if (count == 0) return;
+    const size_t d = static_cast<size_t>(width), n = static_cast<size_t>(count);
+    const int32_t* ids = indexPointer(tokens, n, "embed tokens");
+    const int32_t* pos = indexPointer(positions, n, "embed positions");
     const WeightPointer tp = weightPointer(tokenTable, tokenTable.size, "embed tokens");
     const WeightPointer pp = weightPointer(positionTable, positionTable.size, "embed positions");
-    float* yp = devicePointer(y, static_cast<size_t>(count) * d, "embed y");
-    for (int i = 0; i < count; ++i) {
-        const size_t token = static_cast<size_t>(tokens[i]), position = static_cast<size_t>(positions[i]);
-        if (tokens[i] < 0 || (token + 1) * d > tokenTable.size) fail("embed: token id out of range");
-        if (positions[i] < 0 || (position + 1) * d > positionTable.size) fail("embed: position out of range");
-    }
-    if (count == 0) return;
+    float* yp = devicePointer(y, n * d, "embed y");
+    // The ids are read by the kernel (device memory): a bad id gives a NaN row, never a read
+    // outside the tables; the decoder checks ids and positions before uploading them.
+    const auto rows = [d](size_t elements) { return static_cast<int>(std::min<size_t>(elements / d, INT32_MAX)); };
     useDevice();
-    const size_t n = static_cast<size_t>(count);
-    std::lock_guard lock(m_mutex);
-    if (m_idsCapacity < 2 * n) {
-        // Grows rarely (the first step of a longer pass); cudaFree waits for the kernels that
-        // still read the old ids.
-        if (m_ids) HEARSAY_CUDA_CHECK(cudaFree(m_ids));
-        m_ids = nullptr;
-        m_idsCapacity = 0;
-        const size_t capacity = std::max<size_t>(2 * n, 2 * 2048);
-        HEARSAY_CUDA_CHECK(cudaMalloc(&m_ids, capacity * sizeof(int)));
-        m_idsCapacity = capacity;
-    }
-    // Staged from pageable memory before the calls return; ordered after the previous
-    // embedding kernel on the stream, so no kernel reads ids that are being replaced.
-    cudaStream_t stream = m_cublas->stream();
-    HEARSAY_CUDA_CHECK(cudaMemcpyAsync(m_ids, tokens, n * sizeof(int), cudaMemcpyHostToDevice, stream));
-    HEARSAY_CUDA_CHECK(cudaMemcpyAsync(m_ids + n, positions, n * sizeof(int), cudaMemcpyHostToDevice, stream));
-    cuda::embed(m_ids, m_ids + n, count, {tp.address(), tp.f16 != nullptr}, {pp.address(), pp.f16 != nullptr}, width,
-                yp, stream);
+    cuda::embed(ids, pos, count, {tp.address(), tp.f16 != nullptr, rows(tokenTable.size)},
+                {pp.address(), pp.f16 != nullptr, rows(positionTable.size)}, width, yp, m_cublas->stream());
 }
 
 void CudaBackend::copyRows(BufferView src, int srcStride, BufferView dst, int dstStride, int width,
-                           std::span<const RowCopy> copies) {
+                           std::span<const RowCopy> copies, IndexView dstRowOffsets) {
     if (width <= 0 || srcStride < width || dstStride < width) fail("copyRows: bad strides");
     const size_t ss = static_cast<size_t>(srcStride), ds = static_cast<size_t>(dstStride), w = static_cast<size_t>(width);
     if (copies.empty()) return;
     const float* s = devicePointer(src, 0, "copyRows src");
     float* d = devicePointer(dst, 0, "copyRows dst");
+    // Per-step destination offsets: read by the kernel, which skips rows outside dst. Overlap
+    // cannot be checked on the host then, so offsets within one buffer are refused.
+    const int32_t* offsets =
+        dstRowOffsets.buffer ? indexPointer(dstRowOffsets, copies.size(), "copyRows dstRowOffsets") : nullptr;
+    if (offsets && src.buffer == dst.buffer) fail("copyRows: row offsets need distinct source and destination buffers");
     std::vector<RowBlock> blocks;
     blocks.reserve(copies.size());
-    for (const RowCopy& c : copies) {
+    for (size_t index = 0; index < copies.size(); ++index) {
+        const RowCopy& c = copies[index];
         if (c.count == 0) continue;
         devicePointer(src, spanOf(c.srcRow + c.count, ss, w), "copyRows src");
-        devicePointer(dst, spanOf(c.dstRow + c.count, ds, w), "copyRows dst");
+        if (!offsets) devicePointer(dst, spanOf(c.dstRow + c.count, ds, w), "copyRows dst");
         // The blocks run in parallel: a block must not write what any block reads.
         if (src.buffer == dst.buffer) {
             const float* dBegin = d + c.dstRow * ds;
@@ -401,10 +511,11 @@ void CudaBackend::copyRows(BufferView src, int srcStride, BufferView dst, int ds
                 if (dBegin < sEnd && sBegin < dEnd) fail("copyRows: a destination block overlaps a source block");
             }
         }
-        blocks.push_back({c.srcRow, c.dstRow, c.count});
+        blocks.push_back({c.srcRow, c.dstRow, c.count, static_cast<int>(index)});
     }
     useDevice();
-    cuda::copyRows(s, ss, d, ds, width, blocks.data(), blocks.size(), m_cublas->stream());
+    cuda::copyRows(s, ss, d, ds, rowsIn(dst.size, ds, w), width, blocks.data(), blocks.size(), offsets,
+                   m_cublas->stream());
 }
 
 size_t CudaBackend::attentionWorkspaceElements(int, int) const { return 0; }
@@ -420,21 +531,34 @@ void CudaBackend::attention(const AttentionArgs& a) {
         static_cast<size_t>(a.kvStride) < width || static_cast<size_t>(a.outStride) < width) {
         fail("attention: row stride smaller than heads × headDim");
     }
+    // Per-step key offsets: applied and checked by the kernel (NaN rows for keys outside k/v).
+    const int32_t* rowOffsets =
+        a.keyRowOffsets.buffer ? indexPointer(a.keyRowOffsets, a.batches.size(), "attention keyRowOffsets") : nullptr;
+    const int32_t* countOffsets = a.keyCountOffsets.buffer
+                                      ? indexPointer(a.keyCountOffsets, a.batches.size(), "attention keyCountOffsets")
+                                      : nullptr;
+    const bool offsets = rowOffsets || countOffsets;
     std::vector<AttentionSlice> slices;
     slices.reserve(a.batches.size());
-    for (const AttentionBatch& b : a.batches) {
+    for (size_t index = 0; index < a.batches.size(); ++index) {
+        const AttentionBatch& b = a.batches[index];
         if (b.queryCount <= 0) continue;
         if (b.queryRow < 0) fail("attention: negative query row");
-        if (b.keyCount <= 0 || (a.causal && b.keyCount < b.queryCount)) fail("attention: batch has too few keys");
+        if (!offsets && (b.keyCount <= 0 || (a.causal && b.keyCount < b.queryCount))) {
+            fail("attention: batch has too few keys");
+        }
         devicePointer(a.q, spanOf(static_cast<size_t>(b.queryRow + b.queryCount), static_cast<size_t>(a.qStride), width),
                       "attention q");
         devicePointer(a.out,
                       spanOf(static_cast<size_t>(b.queryRow + b.queryCount), static_cast<size_t>(a.outStride), width),
                       "attention out");
-        const size_t kvSpan = spanOf(b.keyRow + static_cast<size_t>(b.keyCount), static_cast<size_t>(a.kvStride), width);
-        devicePointer(a.k, kvSpan, "attention k");
-        devicePointer(a.v, kvSpan, "attention v");
-        slices.push_back({b.queryRow, b.queryCount, b.keyRow, b.keyCount});
+        if (!offsets) {
+            const size_t kvSpan =
+                spanOf(b.keyRow + static_cast<size_t>(b.keyCount), static_cast<size_t>(a.kvStride), width);
+            devicePointer(a.k, kvSpan, "attention k");
+            devicePointer(a.v, kvSpan, "attention v");
+        }
+        slices.push_back({b.queryRow, b.queryCount, b.keyRow, b.keyCount, static_cast<int>(index)});
     }
     if (slices.empty()) return;
     AttentionShape shape;
@@ -449,11 +573,15 @@ void CudaBackend::attention(const AttentionArgs& a) {
     shape.headDim = a.headDim;
     shape.scale = a.scale;
     shape.causal = a.causal;
+    shape.keyRowOffsets = rowOffsets;
+    shape.keyCountOffsets = countOffsets;
+    shape.kvRows = std::min(rowsIn(a.k.size, shape.kvStride, width), rowsIn(a.v.size, shape.kvStride, width));
     useDevice();
     cuda::attention(shape, slices.data(), slices.size(), m_cublas->stream());
 }
 
 void CudaBackend::synchronize() {
+    refuseWhileRecording("synchronize()");
     useDevice();
     HEARSAY_CUDA_CHECK(cudaStreamSynchronize(m_cublas->stream()));
 }

@@ -8,10 +8,15 @@
 
 #include "core/backend/backend.h"
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <new>
 #include <string>
+#include <thread>
+
+#include <cuda_runtime.h>
 
 namespace hearsay::cuda {
 
@@ -52,6 +57,8 @@ public:
     std::unique_ptr<DeviceBuffer> loadWeight(const TensorView& view) override;
     void upload(BufferView dst, const float* src, size_t count) override;
     void download(BufferView src, float* dst, size_t count) override;
+    std::unique_ptr<IndexBuffer> allocateIndices(size_t count) override;
+    void uploadIndices(IndexView dst, std::span<const int32_t> values) override;
 
     void linear(BufferView x, BufferView w, BufferView bias, BufferView y, int rows, int in, int out,
                 bool accumulate) override;
@@ -61,21 +68,37 @@ public:
     void add(BufferView x, BufferView y) override;
     void conv1d(BufferView x, int length, int inChannels, BufferView w, BufferView bias, BufferView y,
                 int outChannels, int stride, BufferView workspace) override;
-    void embed(const int* tokens, const int* positions, int count, BufferView tokenTable,
-               BufferView positionTable, int width, BufferView y) override;
+    void embed(IndexView tokens, IndexView positions, int count, BufferView tokenTable, BufferView positionTable,
+               int width, BufferView y) override;
     void copyRows(BufferView src, int srcStride, BufferView dst, int dstStride, int width,
-                  std::span<const RowCopy> copies) override;
+                  std::span<const RowCopy> copies, IndexView dstRowOffsets = {}) override;
     void attention(const AttentionArgs& args) override;
     // The fused kernel needs no workspace.
     size_t attentionWorkspaceElements(int queries, int keys) const override;
 
     void synchronize() override;
 
+    // Recording is CUDA stream capture (kernels/cuda_graph.h): the ops of record() become one
+    // graph, launched by replay(). While a thread records, no other thread may use the backend
+    // (the stream would capture its work too); the forbidden calls throw for every thread.
+    bool recording() const override;
+    // Launches an instantiated graph on the stream (CudaGraph::replay()).
+    void launchGraph(cudaGraphExec_t graph);
+    // The fp16 cast buffer of linear() is the one scratch a graph captures by address.
+    uint64_t scratchGeneration() const override { return m_scratchGeneration.load(); }
+
     int device() const { return m_device; }
+
+protected:
+    void beginRecording() override;
+    std::unique_ptr<RecordedWork> endRecording() override;
+    void abandonRecording() noexcept override;
 
 private:
     // Makes this backend's device current on the calling thread (sessions run on worker threads).
     void useDevice() const;
+    // A logic error naming `what` while any thread records (allocations, host copies, waits).
+    void refuseWhileRecording(const char* what) const;
     // m_halfScratch with room for `elements` halves, grown (never while the stream is being
     // captured into a CUDA graph: std::logic_error). The caller holds m_mutex.
     void* halfScratch(size_t elements);
@@ -89,11 +112,11 @@ private:
     Precision m_precision = Precision::Fp16;
     std::string m_name;
     std::unique_ptr<CublasHandle> m_cublas;
-    std::mutex m_mutex;            // guards the cuBLAS handle, the id staging and the half scratch
-    int* m_ids = nullptr;          // device staging for embed()'s token and position ids
-    size_t m_idsCapacity = 0;      // ints
+    std::mutex m_mutex;            // guards the cuBLAS handle and the half scratch
     void* m_halfScratch = nullptr; // [rows][in] half: linear()'s x cast for an fp16 GEMM
     size_t m_halfScratchCapacity = 0;  // halves
+    std::atomic<uint64_t> m_scratchGeneration{0};  // bumped when m_halfScratch moves
+    std::atomic<std::thread::id> m_recorder{};  // the thread inside record(), or none
 };
 
 } // namespace hearsay::cuda

@@ -57,6 +57,8 @@ constexpr const char* kUsage =
     "  --precision P     CUDA weights and GEMMs: fp16 (default; tensor cores, fp32 accumulation) or fp32;\n"
     "                    also the floors' element bytes and the transformers peers' dtype\n"
     "  --threads N       CPU threads (default: all available)\n"
+    "  --no-step-graphs  run every decode step op by op (default: record each step shape once and\n"
+    "                    replay it per token; a CUDA graph on the GPU)\n"
     "  --repeats N       timed repeats (default 3)      --warmup N   untimed runs first (default 1)\n"
     "  --lengths LIST    cache-table decode lengths (default 20,128,224; longer ones such as 444\n"
     "                    chain 30 s windows, see bench_work.h)\n"
@@ -91,6 +93,7 @@ struct Settings {
     std::vector<int> lengths = {20, 128, 224};
     std::vector<CacheMode> modes = {CacheMode::Both, CacheMode::SelfOnly, CacheMode::CrossOnly, CacheMode::None};
     bool cacheTable = true;
+    bool stepGraphs = true;    // SessionOptions::stepGraphs
     bool floors = true;
     bool floorsOnly = false;
     double peakGflops = 0.0;   // assumed peaks instead of the probe's, when given
@@ -140,7 +143,7 @@ struct Engine {
 };
 
 Result<Engine> openEngine(const std::string& path, BackendKind kind, Precision precision, int threads,
-                          SessionOptions options) {
+                          bool stepGraphs, SessionOptions options) {
     Engine e;
     auto model = WhisperModel::load(path);
     if (!model) return model.error();
@@ -152,6 +155,7 @@ Result<Engine> openEngine(const std::string& path, BackendKind kind, Precision p
     if (!backend) return backend.error();
     e.backend = backend.value();
     options.threads = threads;
+    options.stepGraphs = stepGraphs;
     auto session = InferenceSession::create(e.model, e.backend, options);
     if (!session) return session.error();
     e.session = std::move(session.value());
@@ -171,7 +175,8 @@ int runChild(const Options& options, const Settings& settings) {
     sessionOptions.maxBeams = 1;
     sessionOptions.selfAttentionCache = usesSelfCache(mode);
     sessionOptions.crossAttentionCache = usesCrossCache(mode);
-    auto engine = openEngine(*path, settings.backend, settings.precision, settings.threads, sessionOptions);
+    auto engine = openEngine(*path, settings.backend, settings.precision, settings.threads, settings.stepGraphs,
+                             sessionOptions);
     if (!engine) return fail(engine.message(), 1);
     auto mel = benchWindow(settings.audio, engine->model->config().nMels);
     if (!mel) return fail(mel.message(), 1);
@@ -482,6 +487,7 @@ Result<Settings> parseSettings(const Options& o) {
         }
     }
     s.cacheTable = !o.has("no-cache-table");
+    s.stepGraphs = !o.has("no-step-graphs");
     s.floors = !o.has("no-floors");
     s.floorsOnly = o.has("floors-only");
     for (auto [name, out] : {std::pair{"peak-gflops", &s.peakGflops}, std::pair{"peak-gbs", &s.peakGbs}}) {
@@ -509,7 +515,8 @@ int runBench(const std::vector<std::string>& args) {
                                   {"sizes", "model", "format", "dtype", "seed", "backend", "precision", "threads", "repeats", "warmup",
                                    "lengths", "modes", "peak-gflops", "peak-gbs", "peers-list", "peers-compile-timeout", "python", "audio", "work-dir", "json", "decode-steps",
                                    "batch-steps", "batch-beams", "prompt-tokens", "prompt-runs", "length", "mode"},
-                                  {"help", "no-cache-table", "no-floors", "floors-only", "peers", "peers-compile", "child-cache-run"});
+                                  {"help", "no-cache-table", "no-floors", "floors-only", "peers", "peers-compile", "child-cache-run",
+                                   "no-step-graphs"});
     if (!options) return fail(options.message() + "\n" + kUsage);
     if (options->has("help")) {
         std::printf("%s", kUsage);
@@ -596,7 +603,7 @@ int runBench(const std::vector<std::string>& args) {
         {  // the engine lives only for the fixed work: the children then start from a quiet machine
             SessionOptions sessionOptions;
             sessionOptions.maxBeams = s.work.batchBeams;
-            auto engine = openEngine(m.path, s.backend, s.precision, s.threads, sessionOptions);
+            auto engine = openEngine(m.path, s.backend, s.precision, s.threads, s.stepGraphs, sessionOptions);
             if (!engine) return fail(m.path + ": " + engine.message(), 1);
             m.config = engine->model->config();
             m.weightBytes = engine->model->weightBytes();
@@ -606,6 +613,10 @@ int runBench(const std::vector<std::string>& args) {
             auto fixed = runFixedWork(*engine->session, mel.value(), s.work);
             if (!fixed) return fail(m.name + ": " + fixed.message(), 1);
             m.fixed = fixed.value();
+            // Proof of the path the decode steps took (counts of the last run's window).
+            const SessionTimings t = engine->session->timings();
+            std::fprintf(stderr, "bench: %s: step graphs %s: %d recordings, %d replays of %d decode calls (last run)\n",
+                         m.name.c_str(), s.stepGraphs ? "on" : "off", t.stepRecordings, t.stepReplays, t.decodeCalls);
         }
         if (haveFloors) {
             // Element bytes as the backend that ran holds weights and caches (Auto resolved by its name).
@@ -619,11 +630,13 @@ int runBench(const std::vector<std::string>& args) {
                 for (CacheMode mode : s.modes) {
                     std::fprintf(stderr, "bench: %s: cache table, length %d, caches %s\n", m.name.c_str(), length,
                                  std::string(cacheModeName(mode)).c_str());
-                    auto out = runSelf({"bench", "--child-cache-run", "--model", m.path, "--length", std::to_string(length),
-                                        "--mode", std::string(cacheModeName(mode)), "--backend",
-                                        std::string(backendKindName(s.backend)), "--precision",
-                                        std::string(precisionName(s.precision)), "--threads", std::to_string(s.threads),
-                                        "--audio", s.audio});
+                    std::vector<std::string> child = {"bench", "--child-cache-run", "--model", m.path, "--length",
+                                                      std::to_string(length), "--mode", std::string(cacheModeName(mode)),
+                                                      "--backend", std::string(backendKindName(s.backend)), "--precision",
+                                                      std::string(precisionName(s.precision)), "--threads",
+                                                      std::to_string(s.threads), "--audio", s.audio};
+                    if (!s.stepGraphs) child.push_back("--no-step-graphs");
+                    auto out = runSelf(child);
                     if (!out) return fail(out.message(), 1);
                     const std::string text = out.value();
                     const size_t lineStart = text.find_last_of('\n', text.size() > 1 ? text.size() - 2 : 0);

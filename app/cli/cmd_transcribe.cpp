@@ -68,6 +68,8 @@ const char* kUsage = R"(usage: hearsay-cli transcribe --model PATH [OPTIONS] FIL
   --seed N                   sampling seed (default 0)
   --no-self-cache            re-run the decoder over all tokens at each step
   --no-cross-cache           re-project the encoder output at each step
+  --no-step-graphs           run every decode step op by op (default: record each step shape once and
+                             replay it per token; a CUDA graph on the GPU)
   --threads N                CPU threads (default: all cores)
   --backend B                auto (default), cpu or cuda
   --precision P              CUDA weights and GEMMs: fp16 (default; tensor cores, fp32 accumulation)
@@ -173,8 +175,8 @@ int runTranscribe(const std::vector<std::string>& args) {
         {"model", "language", "task", "beam-size", "patience", "length-penalty", "best-of", "temperature",
          "temperature-increment", "compression-ratio-threshold", "logprob-threshold", "no-speech-threshold",
          "initial-prompt", "sample-len", "seed", "threads", "backend", "precision", "output-format", "output-dir"},
-        {"help", "no-self-cache", "no-cross-cache", "no-timestamps", "no-condition-on-previous-text", "no-loop-cut",
-         "quiet"});
+        {"help", "no-self-cache", "no-cross-cache", "no-step-graphs", "no-timestamps", "no-condition-on-previous-text",
+         "no-loop-cut", "quiet"});
     if (!parsed) {
         std::fprintf(stderr, "hearsay-cli transcribe: %s\n\n%s", parsed.message().c_str(), kUsage);
         return 2;
@@ -223,6 +225,7 @@ int runTranscribe(const std::vector<std::string>& args) {
     sessionOptions.maxBeams = std::max({1, s.transcribe.decoding.beamSize, s.transcribe.decoding.bestOf});
     sessionOptions.selfAttentionCache = !options.has("no-self-cache");
     sessionOptions.crossAttentionCache = !options.has("no-cross-cache");
+    sessionOptions.stepGraphs = !options.has("no-step-graphs");
     sessionOptions.threads = threads.value();
     auto session = InferenceSession::create(model.value(), backend.value(), sessionOptions);
     if (!session) return fail(session.message(), 1);

@@ -31,6 +31,17 @@ Result<BackendKind> parseBackendKind(std::string_view text) {
     return makeError("unknown backend '" + std::string(text) + "' (choices: auto, cpu, cuda)");
 }
 
+std::unique_ptr<RecordedWork> Backend::record(const std::function<void()>& work) {
+    beginRecording();
+    try {
+        work();
+    } catch (...) {
+        abandonRecording();
+        throw;
+    }
+    return endRecording();
+}
+
 std::string_view precisionName(Precision precision) {
     switch (precision) {
     case Precision::Fp16: return "fp16";

@@ -7,6 +7,8 @@
 #include "core/util/result.h"
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -47,6 +49,53 @@ struct BufferView {
     BufferView slice(size_t first, size_t count) const { return BufferView(buffer, offset + first, count); }
 };
 
+// Small int32 arrays owned by a backend (host memory for the CPU, device memory for CUDA):
+// per-step values (token ids, positions, cache rows) that ops read when they RUN, not when they
+// are called, so a recorded step (Backend::record) replays with the values uploaded before it.
+class IndexBuffer {
+public:
+    virtual ~IndexBuffer() = default;
+    IndexBuffer(const IndexBuffer&) = delete;
+    IndexBuffer& operator=(const IndexBuffer&) = delete;
+
+    size_t elements() const { return m_elements; }
+    size_t bytes() const { return m_elements * sizeof(int32_t); }
+
+protected:
+    explicit IndexBuffer(size_t elements) : m_elements(elements) {}
+
+private:
+    size_t m_elements;
+};
+
+// A contiguous run of an IndexBuffer (offsets count int32s). Empty: "no per-step values".
+struct IndexView {
+    IndexBuffer* buffer = nullptr;
+    size_t offset = 0;
+    size_t size = 0;
+
+    IndexView() = default;
+    IndexView(IndexBuffer* b) : buffer(b), offset(0), size(b ? b->elements() : 0) {}
+    IndexView(IndexBuffer* b, size_t off, size_t n) : buffer(b), offset(off), size(n) {}
+
+    bool empty() const { return buffer == nullptr || size == 0; }
+    IndexView slice(size_t first, size_t count) const { return IndexView(buffer, offset + first, count); }
+};
+
+// Work recorded by Backend::record(): the ops with the buffers and arguments they were called
+// with (a CUDA graph on the GPU, a tape of op closures on the CPU). replay() runs them again in
+// order, reading the current contents of every buffer and index buffer. A recording must not
+// outlive the backend or any buffer it uses.
+class RecordedWork {
+public:
+    virtual ~RecordedWork() = default;
+    // Enqueues the recorded ops (the CPU runs them before returning; CUDA launches the graph
+    // on the backend's stream). A logic error while the backend is recording.
+    virtual void replay() = 0;
+    // Ops recorded (CPU: closures; CUDA: graph nodes).
+    virtual size_t operations() const = 0;
+};
+
 // One block of rows moved by copyRows: rows [srcRow, srcRow + count) -> [dstRow, dstRow + count).
 struct RowCopy {
     size_t srcRow = 0;
@@ -80,6 +129,13 @@ struct AttentionArgs {
     bool causal = false;
     std::span<const AttentionBatch> batches;
     BufferView workspace;    // ≥ Backend::attentionWorkspaceElements(max queries, max keys)
+    // Optional per-step values, one per entry of `batches`, read when the op runs: batch i uses
+    // keyRow + keyRowOffsets[i] and keyCount + keyCountOffsets[i] (a decode step: keyCount 1,
+    // offset = the beam's position; keyRow 0, offset = the beam's first cache row). The host
+    // checks the static parts; the run-time values are checked where the op runs (CPU: throws
+    // on replay; CUDA: the kernel writes NaN rows for a batch whose keys fall outside k/v).
+    IndexView keyRowOffsets;
+    IndexView keyCountOffsets;
 };
 
 enum class BackendKind { Auto, Cpu, Cuda };
@@ -121,6 +177,10 @@ public:
     // Host <-> backend copies of `count` floats (count ≤ view size).
     virtual void upload(BufferView dst, const float* src, size_t count) = 0;
     virtual void download(BufferView src, float* dst, size_t count) = 0;
+    // Index buffers (zeroed), and a host -> backend copy of values.size() ints into dst
+    // (ordered before later ops; the caller may reuse `values` at once).
+    virtual std::unique_ptr<IndexBuffer> allocateIndices(size_t count) = 0;
+    virtual void uploadIndices(IndexView dst, std::span<const int32_t> values) = 0;
 
     // y[rows][out] = x[rows][in] · w[out][in]ᵀ + bias[out]   (bias may be empty);
     // accumulate: y += ... (a fused residual connection).
@@ -139,19 +199,46 @@ public:
     // workspace ≥ outLength · inChannels · 3 elements (im2col).
     virtual void conv1d(BufferView x, int length, int inChannels, BufferView w, BufferView bias, BufferView y,
                         int outChannels, int stride, BufferView workspace) = 0;
-    // y[i][:] = tokenTable[tokens[i]][:] + positionTable[positions[i]][:], i < count (host ids;
-    // the caller checks them against the tables).
-    virtual void embed(const int* tokens, const int* positions, int count, BufferView tokenTable,
+    // y[i][:] = tokenTable[tokens[i]][:] + positionTable[positions[i]][:], i < count, with the
+    // ids read from index buffers when the op runs (the caller checks them against the tables
+    // before uploading; CPU: an id outside a table throws when the op runs; CUDA: that row of y
+    // becomes NaN, nothing outside the tables is read).
+    virtual void embed(IndexView tokens, IndexView positions, int count, BufferView tokenTable,
                        BufferView positionTable, int width, BufferView y) = 0;
     // Row block copies between (or within) buffers; blocks must not overlap each other.
+    // dstRowOffsets (optional, one per entry of copies): block i writes at dstRow +
+    // dstRowOffsets[i], read when the op runs (a decode step's write at each beam's cursor).
+    // The host checks everything static; with offsets the destination rows are checked when
+    // the op runs (CPU: throws; CUDA: rows outside dst are not written).
     virtual void copyRows(BufferView src, int srcStride, BufferView dst, int dstStride, int width,
-                          std::span<const RowCopy> copies) = 0;
+                          std::span<const RowCopy> copies, IndexView dstRowOffsets = {}) = 0;
     virtual void attention(const AttentionArgs& args) = 0;
     // Workspace attention() needs for batches of at most `queries` queries and `keys` keys.
     virtual size_t attentionWorkspaceElements(int queries, int keys) const = 0;
 
     // Waits for queued work (a no-op on the CPU).
     virtual void synchronize() {}
+
+    // Records the ops `work` calls on this backend from this thread, WITHOUT running them, and
+    // returns them as RecordedWork for replay (one decoder step, replayed per token). Buffers
+    // and arguments are those of the calls; per-step values must come from index buffers.
+    // While recording, allocate(), allocateIndices(), loadWeight(), upload(), uploadIndices(),
+    // download(), synchronize() and replay() throw std::logic_error. Any exception from `work`
+    // (an op's check, a forbidden call) ends the recording, discards it and is rethrown; the
+    // backend stays usable. Other threads must not use the backend meanwhile (CUDA: one stream).
+    std::unique_ptr<RecordedWork> record(const std::function<void()>& work);
+    // True while this thread is inside record() on this backend.
+    virtual bool recording() const = 0;
+    // Changes whenever memory the backend keeps for its own ops (scratch that a recording holds
+    // by address) is reallocated: recordings made before must not be replayed after.
+    virtual uint64_t scratchGeneration() const { return 0; }
+
+protected:
+    // The parts of record(): begin (a logic error when already recording), end (the recorded
+    // work), abandon (after an exception: leave recording mode, keep nothing; never throws).
+    virtual void beginRecording() = 0;
+    virtual std::unique_ptr<RecordedWork> endRecording() = 0;
+    virtual void abandonRecording() noexcept = 0;
 };
 
 struct BackendOptions {

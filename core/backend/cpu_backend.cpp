@@ -1,6 +1,8 @@
 // CpuBackend: float32 host buffers (f16 weight matrices kept as f16); projections through
-// OpenBLAS or f16 dot products; layer norm, GELU, im2col and attention on a thread pool. Shape violations are programming errors and throw
-// std::logic_error (the session turns them into error results, never an abort).
+// OpenBLAS or f16 dot products; layer norm, GELU, im2col and attention on a thread pool. Shape
+// violations are programming errors and throw std::logic_error (the session turns them into
+// error results, never an abort). Each op checks its arguments, then hands its work (a closure
+// over pointers and values) to submit(): run now, or taped while record() is active.
 #include "core/backend/cpu_backend.h"
 
 #include "core/backend/cpu_simd.h"
@@ -60,6 +62,48 @@ private:
 
 [[noreturn]] void fail(const std::string& what) { throw std::logic_error("cpu backend: " + what); }
 
+// int32 host memory, zeroed.
+class CpuIndexBuffer final : public IndexBuffer {
+public:
+    explicit CpuIndexBuffer(size_t elements) : IndexBuffer(elements), m_data(elements, 0) {}
+    int32_t* data() { return m_data.data(); }
+
+private:
+    std::vector<int32_t> m_data;
+};
+
+// The host address of an index view after checking that it holds `needed` ints.
+int32_t* indexPointer(IndexView view, size_t needed, const char* what) {
+    if (!view.buffer) fail(std::string(what) + ": no index buffer");
+    auto* buffer = dynamic_cast<CpuIndexBuffer*>(view.buffer);
+    if (!buffer) fail(std::string(what) + ": the index buffer does not belong to a CPU backend");
+    if (view.offset > buffer->elements() || view.size > buffer->elements() - view.offset) {
+        fail(std::string(what) + ": index view [" + std::to_string(view.offset) + ", +" + std::to_string(view.size) +
+             ") outside a buffer of " + std::to_string(buffer->elements()));
+    }
+    if (needed > view.size) {
+        fail(std::string(what) + ": needs " + std::to_string(needed) + " ints, view holds " +
+             std::to_string(view.size));
+    }
+    return buffer->data() + view.offset;
+}
+
+// The tape of one record() call, run again by replay().
+class CpuRecording final : public RecordedWork {
+public:
+    CpuRecording(const CpuBackend& backend, std::vector<std::function<void()>> tape)
+        : m_backend(backend), m_tape(std::move(tape)) {}
+    void replay() override {
+        if (m_backend.recording()) fail("replay() while recording");
+        for (const auto& op : m_tape) op();
+    }
+    size_t operations() const override { return m_tape.size(); }
+
+private:
+    const CpuBackend& m_backend;
+    std::vector<std::function<void()>> m_tape;
+};
+
 // The buffer of a view after checking that the view holds `needed` elements.
 const CpuBuffer* checkedBuffer(BufferView view, size_t needed, const char* what) {
     if (!view.buffer) fail(std::string(what) + ": no buffer");
@@ -111,6 +155,15 @@ inline void softmax(float* scores, int n) {
     for (int i = 0; i < n; ++i) scores[i] *= inv;
 }
 
+// Checks that a batch's keys lie inside k and v (the rest of attention()'s checks are static).
+void checkAttentionKeys(const AttentionArgs& a, const AttentionBatch& b) {
+    if (b.keyCount <= 0 || (a.causal && b.keyCount < b.queryCount)) fail("attention: batch has too few keys");
+    const size_t width = static_cast<size_t>(a.heads) * static_cast<size_t>(a.headDim);
+    const size_t kvSpan = spanOf(b.keyRow + static_cast<size_t>(b.keyCount), static_cast<size_t>(a.kvStride), width);
+    hostPointer(a.k, kvSpan, "attention k");
+    hostPointer(a.v, kvSpan, "attention v");
+}
+
 int hardwareThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 } // namespace
@@ -139,9 +192,69 @@ void CpuBackend::setThreads(int threads) {
 
 int CpuBackend::threads() const { return pool().threads(); }
 
-std::unique_ptr<DeviceBuffer> CpuBackend::allocate(size_t elements) { return std::make_unique<CpuBuffer>(elements); }
+bool CpuBackend::recording() const {
+    return m_recorder.load(std::memory_order_relaxed) == std::this_thread::get_id();
+}
+
+void CpuBackend::refuseWhileRecording(const char* what) const {
+    if (recording()) {
+        fail(std::string(what) +
+             " while recording (recorded work must not allocate, copy to or from the host, or wait)");
+    }
+}
+
+void CpuBackend::beginRecording() {
+    std::thread::id none;
+    if (!m_recorder.compare_exchange_strong(none, std::this_thread::get_id())) {
+        fail(recording() ? "record() inside record()" : "another thread is recording on this backend");
+    }
+    m_tape.clear();
+}
+
+std::unique_ptr<RecordedWork> CpuBackend::endRecording() {
+    if (!recording()) fail("endRecording() without beginRecording()");
+    std::vector<std::function<void()>> tape = std::move(m_tape);
+    m_tape.clear();
+    m_recorder.store(std::thread::id(), std::memory_order_relaxed);
+    return std::make_unique<CpuRecording>(*this, std::move(tape));
+}
+
+void CpuBackend::abandonRecording() noexcept {
+    if (!recording()) return;
+    m_tape.clear();
+    m_recorder.store(std::thread::id(), std::memory_order_relaxed);
+}
+
+template <class Work> void CpuBackend::submit(Work&& work) {
+    if (recording()) {
+        m_tape.emplace_back(std::forward<Work>(work));
+        return;
+    }
+    work();
+}
+
+void CpuBackend::synchronize() {
+    refuseWhileRecording("synchronize()");
+}
+
+std::unique_ptr<DeviceBuffer> CpuBackend::allocate(size_t elements) {
+    refuseWhileRecording("allocate()");
+    return std::make_unique<CpuBuffer>(elements);
+}
+
+std::unique_ptr<IndexBuffer> CpuBackend::allocateIndices(size_t count) {
+    refuseWhileRecording("allocateIndices()");
+    return std::make_unique<CpuIndexBuffer>(count);
+}
+
+void CpuBackend::uploadIndices(IndexView dst, std::span<const int32_t> values) {
+    refuseWhileRecording("uploadIndices()");
+    int32_t* d = indexPointer(dst, values.size(), "uploadIndices");
+    if (!values.empty()) std::memcpy(d, values.data(), values.size_bytes());
+}
 
 std::unique_ptr<DeviceBuffer> CpuBackend::loadWeight(const TensorView& view) {
+    refuseWhileRecording("loadWeight()");
     const int64_t elements = view.elements();
     const int64_t expected = dtypeBytes(view.dtype, elements);
     if (view.empty() || expected < 0 || static_cast<size_t>(expected) != view.bytes) {
@@ -169,11 +282,13 @@ std::unique_ptr<DeviceBuffer> CpuBackend::loadWeight(const TensorView& view) {
 }
 
 void CpuBackend::upload(BufferView dst, const float* src, size_t count) {
+    refuseWhileRecording("upload()");
     float* d = hostPointer(dst, count, "upload");
     if (count) std::memcpy(d, src, count * sizeof(float));
 }
 
 void CpuBackend::download(BufferView src, float* dst, size_t count) {
+    refuseWhileRecording("download()");
     const float* s = hostPointer(src, count, "download");
     if (count) std::memcpy(dst, s, count * sizeof(float));
 }
@@ -187,77 +302,81 @@ void CpuBackend::linear(BufferView x, BufferView w, BufferView bias, BufferView 
     const float* wp = weight.f32;       // [out][in] float32, or
     const uint16_t* hp = weight.f16;    // [out][in] f16
     float* yp = hostPointer(y, r * m, "linear y");
-    float beta = accumulate ? 1.0f : 0.0f;
-    if (!bias.empty()) {
-        const float* bp = hostPointer(bias, m, "linear bias");
-        for (size_t i = 0; i < r; ++i) {
-            float* row = yp + i * m;
-            if (accumulate) {
-                for (size_t j = 0; j < m; ++j) row[j] += bp[j];
-            } else {
-                std::memcpy(row, bp, m * sizeof(float));
+    const float* bp = bias.empty() ? nullptr : hostPointer(bias, m, "linear bias");
+    submit([=, this] {
+        float beta = accumulate ? 1.0f : 0.0f;
+        if (bp) {
+            for (size_t i = 0; i < r; ++i) {
+                float* row = yp + i * m;
+                if (accumulate) {
+                    for (size_t j = 0; j < m; ++j) row[j] += bp[j];
+                } else {
+                    std::memcpy(row, bp, m * sizeof(float));
+                }
             }
+            beta = 1.0f;
         }
-        beta = 1.0f;
-    }
-    // Work is split over the output features (rows of w): every thread reads its own part of
-    // the weights once, which is what the memory-bound single-token steps need.
-    const size_t threads = static_cast<size_t>(pool().threads());
-    const bool small = r * n * m < (size_t(1) << 16);
-    if (rows == 1 && hp) {
-        // y = W x (+ y) straight from the f16 rows: half the bytes of the float32 product.
-        pool().parallelFor(m, small ? m : std::max<size_t>(64, (m + threads - 1) / threads), [&](size_t b, size_t e, int) {
-            for (size_t o = b; o < e; ++o) {
-                const float dot = simd::dotHalf(xp, hp + o * n, n);
-                yp[o] = beta == 0.0f ? dot : yp[o] + dot;
-            }
-        });
-    } else if (rows == 1) {
-        // y = W x (+ y): a matrix-vector product per slice of W.
-        pool().parallelFor(m, small ? m : std::max<size_t>(64, (m + threads - 1) / threads), [&](size_t b, size_t e, int) {
-            cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(e - b), in, 1.0f, wp + b * n, in, xp, 1, beta,
-                        yp + b, 1);
-        });
-    } else if (rows <= kSmallBatchRows) {
-        // A few rows (beams): each weight row is read once and dotted with every input row;
-        // a packed GEMM would copy all of W first.
-        pool().parallelFor(m, small ? m : 64, [&](size_t b, size_t e, int) {
-            for (size_t o = b; o < e; ++o) {
-                if (hp) {
-                    // The f16 row is read once per 4 input rows; the sums are dot()'s on its float32 copy.
-                    float dots[kSmallBatchRows];
-                    simd::dotHalfRows(xp, n, r, hp + o * n, n, dots);
-                    for (size_t i = 0; i < r; ++i) {
-                        float& target = yp[i * m + o];
-                        target = beta == 0.0f ? dots[i] : target + dots[i];
+        // Work is split over the output features (rows of w): every thread reads its own part of
+        // the weights once, which is what the memory-bound single-token steps need.
+        const size_t threads = static_cast<size_t>(pool().threads());
+        const bool small = r * n * m < (size_t(1) << 16);
+        if (rows == 1 && hp) {
+            // y = W x (+ y) straight from the f16 rows: half the bytes of the float32 product.
+            const size_t chunk = small ? m : std::max<size_t>(64, (m + threads - 1) / threads);
+            pool().parallelFor(m, chunk, [&](size_t b, size_t e, int) {
+                for (size_t o = b; o < e; ++o) {
+                    const float dot = simd::dotHalf(xp, hp + o * n, n);
+                    yp[o] = beta == 0.0f ? dot : yp[o] + dot;
+                }
+            });
+        } else if (rows == 1) {
+            // y = W x (+ y): a matrix-vector product per slice of W.
+            const size_t chunk = small ? m : std::max<size_t>(64, (m + threads - 1) / threads);
+            pool().parallelFor(m, chunk, [&](size_t b, size_t e, int) {
+                cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(e - b), in, 1.0f, wp + b * n, in, xp, 1,
+                            beta, yp + b, 1);
+            });
+        } else if (rows <= kSmallBatchRows) {
+            // A few rows (beams): each weight row is read once and dotted with every input row;
+            // a packed GEMM would copy all of W first.
+            pool().parallelFor(m, small ? m : 64, [&](size_t b, size_t e, int) {
+                for (size_t o = b; o < e; ++o) {
+                    if (hp) {
+                        // The f16 row is read once per 4 input rows; the sums are dot()'s on its float32 copy.
+                        float dots[kSmallBatchRows];
+                        simd::dotHalfRows(xp, n, r, hp + o * n, n, dots);
+                        for (size_t i = 0; i < r; ++i) {
+                            float& target = yp[i * m + o];
+                            target = beta == 0.0f ? dots[i] : target + dots[i];
+                        }
+                        continue;
                     }
-                    continue;
+                    const float* wRow = wp + o * n;
+                    for (size_t i = 0; i < r; ++i) {
+                        const float dot = simd::dot(xp + i * n, wRow, n);
+                        float& target = yp[i * m + o];
+                        target = beta == 0.0f ? dot : target + dot;
+                    }
                 }
-                const float* wRow = wp + o * n;
-                for (size_t i = 0; i < r; ++i) {
-                    const float dot = simd::dot(xp + i * n, wRow, n);
-                    float& target = yp[i * m + o];
-                    target = beta == 0.0f ? dot : target + dot;
+            });
+        } else {
+            // One GEMM per thread on a block of output columns: y[:, b:e] = x · W[b:e]ᵀ (+ y[:, b:e]).
+            const size_t block = small ? m : (m + threads - 1) / threads;
+            // An f16 W[b:e] is widened first into the thread's scratch (O(weights), next to the
+            // O(rows × weights) product), so the GEMM is the float32 one.
+            pool().parallelFor(m, block, [&](size_t b, size_t e, int) {
+                thread_local std::vector<float> widened; // [e - b][in]
+                const float* wBlock = wp ? wp + b * n : nullptr;
+                if (hp) {
+                    if (widened.size() < (e - b) * n) widened.resize((e - b) * n);
+                    simd::convertHalf(hp + b * n, widened.data(), (e - b) * n);
+                    wBlock = widened.data();
                 }
-            }
-        });
-    } else {
-        // One GEMM per thread on a block of output columns: y[:, b:e] = x · W[b:e]ᵀ (+ y[:, b:e]).
-        const size_t block = small ? m : (m + threads - 1) / threads;
-        // An f16 W[b:e] is widened first into the thread's scratch (O(weights), next to the
-        // O(rows × weights) product), so the GEMM is the float32 one.
-        pool().parallelFor(m, block, [&](size_t b, size_t e, int) {
-            thread_local std::vector<float> widened;  // [e - b][in]
-            const float* wBlock = wp ? wp + b * n : nullptr;
-            if (hp) {
-                if (widened.size() < (e - b) * n) widened.resize((e - b) * n);
-                simd::convertHalf(hp + b * n, widened.data(), (e - b) * n);
-                wBlock = widened.data();
-            }
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, static_cast<int>(e - b), in, 1.0f, xp, in,
-                        wBlock, in, beta, yp + b, out);
-        });
-    }
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, static_cast<int>(e - b), in, 1.0f, xp, in,
+                            wBlock, in, beta, yp + b, out);
+            });
+        }
+    });
 }
 
 void CpuBackend::layerNorm(BufferView x, BufferView gamma, BufferView beta, BufferView y, int rows, int cols,
@@ -268,30 +387,35 @@ void CpuBackend::layerNorm(BufferView x, BufferView gamma, BufferView beta, Buff
     const float* gp = hostPointer(gamma, c, "layerNorm gamma");
     const float* bp = hostPointer(beta, c, "layerNorm beta");
     float* yp = hostPointer(y, r * c, "layerNorm y");
-    pool().parallelFor(r, std::max<size_t>(1, 16384 / c), [&](size_t begin, size_t end, int) {
-        for (size_t i = begin; i < end; ++i) {
-            const float* row = xp + i * c;
-            double sum = 0.0;
-            for (size_t j = 0; j < c; ++j) sum += row[j];
-            const double mean = sum / static_cast<double>(c);
-            double squares = 0.0;
-            for (size_t j = 0; j < c; ++j) {
-                const double d = row[j] - mean;
-                squares += d * d;
+    submit([=, this] {
+        pool().parallelFor(r, std::max<size_t>(1, 16384 / c), [&](size_t begin, size_t end, int) {
+            for (size_t i = begin; i < end; ++i) {
+                const float* row = xp + i * c;
+                double sum = 0.0;
+                for (size_t j = 0; j < c; ++j) sum += row[j];
+                const double mean = sum / static_cast<double>(c);
+                double squares = 0.0;
+                for (size_t j = 0; j < c; ++j) {
+                    const double d = row[j] - mean;
+                    squares += d * d;
+                }
+                const float inv = static_cast<float>(1.0 / std::sqrt(squares / static_cast<double>(c) + eps));
+                const float m = static_cast<float>(mean);
+                float* out = yp + i * c;
+                for (size_t j = 0; j < c; ++j) out[j] = (row[j] - m) * inv * gp[j] + bp[j];
             }
-            const float inv = static_cast<float>(1.0 / std::sqrt(squares / static_cast<double>(c) + eps));
-            const float m = static_cast<float>(mean);
-            float* out = yp + i * c;
-            for (size_t j = 0; j < c; ++j) out[j] = (row[j] - m) * inv * gp[j] + bp[j];
-        }
+        });
     });
 }
 
 void CpuBackend::gelu(BufferView x) {
     float* p = hostPointer(x, x.size, "gelu");
-    pool().parallelFor(x.size, 8192, [&](size_t begin, size_t end, int) {
-        constexpr float kInvSqrt2 = 0.70710678118654752440f;
-        for (size_t i = begin; i < end; ++i) p[i] = 0.5f * p[i] * (1.0f + std::erf(p[i] * kInvSqrt2));
+    const size_t n = x.size;
+    submit([=, this] {
+        pool().parallelFor(n, 8192, [&](size_t begin, size_t end, int) {
+            constexpr float kInvSqrt2 = 0.70710678118654752440f;
+            for (size_t i = begin; i < end; ++i) p[i] = 0.5f * p[i] * (1.0f + std::erf(p[i] * kInvSqrt2));
+        });
     });
 }
 
@@ -299,12 +423,15 @@ void CpuBackend::add(BufferView x, BufferView y) {
     if (x.size != y.size) fail("add: sizes differ");
     float* xp = hostPointer(x, x.size, "add x");
     const WeightPointer yp = weightPointer(y, y.size, "add y");  // f16 for positional tables
-    pool().parallelFor(x.size, 32768, [&](size_t begin, size_t end, int) {
-        if (yp.f32) {
-            for (size_t i = begin; i < end; ++i) xp[i] += yp.f32[i];
-        } else {
-            for (size_t i = begin; i < end; ++i) xp[i] += halfToFloat(yp.f16[i]);
-        }
+    const size_t n = x.size;
+    submit([=, this] {
+        pool().parallelFor(n, 32768, [&](size_t begin, size_t end, int) {
+            if (yp.f32) {
+                for (size_t i = begin; i < end; ++i) xp[i] += yp.f32[i];
+            } else {
+                for (size_t i = begin; i < end; ++i) xp[i] += halfToFloat(yp.f16[i]);
+            }
+        });
     });
 }
 
@@ -316,56 +443,94 @@ void CpuBackend::conv1d(BufferView x, int length, int inChannels, BufferView w, 
     const float* xp = hostPointer(x, static_cast<size_t>(length) * cin, "conv1d x");
     float* col = hostPointer(workspace, static_cast<size_t>(outLength) * width, "conv1d workspace");
     // im2col: col[t][c·3 + k] = x[t·stride + k - 1][c], zero outside [0, length).
-    pool().parallelFor(static_cast<size_t>(outLength), 16, [&](size_t begin, size_t end, int) {
-        for (size_t t = begin; t < end; ++t) {
-            float* row = col + t * width;
-            for (int k = 0; k < 3; ++k) {
-                const long source = static_cast<long>(t) * stride + k - 1;
-                if (source < 0 || source >= length) {
-                    for (size_t c = 0; c < cin; ++c) row[c * 3 + static_cast<size_t>(k)] = 0.0f;
-                } else {
-                    const float* in = xp + static_cast<size_t>(source) * cin;
-                    for (size_t c = 0; c < cin; ++c) row[c * 3 + static_cast<size_t>(k)] = in[c];
+    submit([=, this] {
+        pool().parallelFor(static_cast<size_t>(outLength), 16, [&](size_t begin, size_t end, int) {
+            for (size_t t = begin; t < end; ++t) {
+                float* row = col + t * width;
+                for (int k = 0; k < 3; ++k) {
+                    const long source = static_cast<long>(t) * stride + k - 1;
+                    if (source < 0 || source >= length) {
+                        for (size_t c = 0; c < cin; ++c) row[c * 3 + static_cast<size_t>(k)] = 0.0f;
+                    } else {
+                        const float* in = xp + static_cast<size_t>(source) * cin;
+                        for (size_t c = 0; c < cin; ++c) row[c * 3 + static_cast<size_t>(k)] = in[c];
+                    }
                 }
             }
-        }
+        });
     });
     linear(workspace, w, bias, y, outLength, inChannels * 3, outChannels, false);
 }
 
-void CpuBackend::embed(const int* tokens, const int* positions, int count, BufferView tokenTable,
+void CpuBackend::embed(IndexView tokens, IndexView positions, int count, BufferView tokenTable,
                        BufferView positionTable, int width, BufferView y) {
     if (count < 0 || width <= 0) fail("embed: bad dimensions");
-    const size_t d = static_cast<size_t>(width);
+    const size_t d = static_cast<size_t>(width), n = static_cast<size_t>(count);
+    if (n == 0) return;
+    const int32_t* ids = indexPointer(tokens, n, "embed tokens");
+    const int32_t* pos = indexPointer(positions, n, "embed positions");
     const WeightPointer tp = weightPointer(tokenTable, tokenTable.size, "embed tokens");
     const WeightPointer pp = weightPointer(positionTable, positionTable.size, "embed positions");
-    float* yp = hostPointer(y, static_cast<size_t>(count) * d, "embed y");
-    for (int i = 0; i < count; ++i) {
-        const size_t token = static_cast<size_t>(tokens[i]), position = static_cast<size_t>(positions[i]);
-        if (tokens[i] < 0 || (token + 1) * d > tokenTable.size) fail("embed: token id out of range");
-        if (positions[i] < 0 || (position + 1) * d > positionTable.size) fail("embed: position out of range");
-        float* out = yp + static_cast<size_t>(i) * d;
-        for (size_t j = 0; j < d; ++j) out[j] = tp[token * d + j] + pp[position * d + j];
-    }
+    float* yp = hostPointer(y, n * d, "embed y");
+    const size_t tokenRows = tokenTable.size / d, positionRows = positionTable.size / d;
+    // The ids are read when the work runs (a replayed step sees the ids uploaded before it).
+    submit([=] {
+        for (size_t i = 0; i < n; ++i) {
+            if (ids[i] < 0 || static_cast<size_t>(ids[i]) >= tokenRows) {
+                fail("embed: token id " + std::to_string(ids[i]) + " outside a table of " + std::to_string(tokenRows));
+            }
+            if (pos[i] < 0 || static_cast<size_t>(pos[i]) >= positionRows) {
+                fail("embed: position " + std::to_string(pos[i]) + " outside a table of " +
+                     std::to_string(positionRows));
+            }
+            const size_t token = static_cast<size_t>(ids[i]), position = static_cast<size_t>(pos[i]);
+            float* out = yp + i * d;
+            for (size_t j = 0; j < d; ++j) out[j] = tp[token * d + j] + pp[position * d + j];
+        }
+    });
 }
 
 void CpuBackend::copyRows(BufferView src, int srcStride, BufferView dst, int dstStride, int width,
-                          std::span<const RowCopy> copies) {
+                          std::span<const RowCopy> copies, IndexView dstRowOffsets) {
     if (width <= 0 || srcStride < width || dstStride < width) fail("copyRows: bad strides");
-    const size_t ss = static_cast<size_t>(srcStride), ds = static_cast<size_t>(dstStride);
-    const size_t bytes = static_cast<size_t>(width) * sizeof(float);
+    const size_t ss = static_cast<size_t>(srcStride), ds = static_cast<size_t>(dstStride),
+                 w = static_cast<size_t>(width);
+    if (copies.empty()) return;
+    const int32_t* offsets =
+        dstRowOffsets.buffer ? indexPointer(dstRowOffsets, copies.size(), "copyRows dstRowOffsets") : nullptr;
+    const float* s = hostPointer(src, 0, "copyRows src");
+    float* d = hostPointer(dst, 0, "copyRows dst");
     for (const RowCopy& c : copies) {
         if (c.count == 0) continue;
-        const float* s = hostPointer(src, spanOf(c.srcRow + c.count, ss, static_cast<size_t>(width)), "copyRows src") +
-                         c.srcRow * ss;
-        float* d = hostPointer(dst, spanOf(c.dstRow + c.count, ds, static_cast<size_t>(width)), "copyRows dst") +
-                   c.dstRow * ds;
-        if (ss == ds && ss == static_cast<size_t>(width)) {
-            std::memmove(d, s, c.count * bytes);
-        } else {
-            for (size_t i = 0; i < c.count; ++i) std::memmove(d + i * ds, s + i * ss, bytes);
-        }
+        hostPointer(src, spanOf(c.srcRow + c.count, ss, w), "copyRows src");
+        // With offsets the destination rows are known only when the work runs.
+        if (!offsets) hostPointer(dst, spanOf(c.dstRow + c.count, ds, w), "copyRows dst");
     }
+    const size_t dstSize = dst.size;
+    submit([=, blocks = std::vector<RowCopy>(copies.begin(), copies.end())] {
+        const size_t bytes = w * sizeof(float);
+        for (size_t b = 0; b < blocks.size(); ++b) {
+            const RowCopy& c = blocks[b];
+            if (c.count == 0) continue;
+            size_t dstRow = c.dstRow;
+            if (offsets) {
+                const long long row = static_cast<long long>(c.dstRow) + offsets[b];
+                if (row < 0 || spanOf(static_cast<size_t>(row) + c.count, ds, w) > dstSize) {
+                    fail("copyRows: block " + std::to_string(b) + " at destination row " + std::to_string(row) +
+                         " (offset " + std::to_string(offsets[b]) + ") outside a view of " + std::to_string(dstSize) +
+                         " elements");
+                }
+                dstRow = static_cast<size_t>(row);
+            }
+            const float* from = s + c.srcRow * ss;
+            float* to = d + dstRow * ds;
+            if (ss == ds && ss == w) {
+                std::memmove(to, from, c.count * bytes);
+            } else {
+                for (size_t i = 0; i < c.count; ++i) std::memmove(to + i * ds, from + i * ss, bytes);
+            }
+        }
+    });
 }
 
 size_t CpuBackend::attentionWorkspaceElements(int queries, int keys) const {
@@ -412,28 +577,64 @@ void CpuBackend::attentionGemm(const AttentionArgs& a, const AttentionBatch& bat
 void CpuBackend::attention(const AttentionArgs& a) {
     if (a.heads <= 0 || a.headDim <= 0) fail("attention: bad head dimensions");
     const size_t width = static_cast<size_t>(a.heads) * static_cast<size_t>(a.headDim);
-    if (static_cast<size_t>(a.qStride) < width || static_cast<size_t>(a.kvStride) < width ||
-        static_cast<size_t>(a.outStride) < width) {
+    if (a.qStride < 0 || a.kvStride < 0 || a.outStride < 0 || static_cast<size_t>(a.qStride) < width ||
+        static_cast<size_t>(a.kvStride) < width || static_cast<size_t>(a.outStride) < width) {
         fail("attention: row stride smaller than heads × headDim");
     }
-    // Check every batch against its views before any thread starts.
+    const size_t batchCount = a.batches.size();
+    const int32_t* rowOffsets =
+        a.keyRowOffsets.buffer ? indexPointer(a.keyRowOffsets, batchCount, "attention keyRowOffsets") : nullptr;
+    const int32_t* countOffsets =
+        a.keyCountOffsets.buffer ? indexPointer(a.keyCountOffsets, batchCount, "attention keyCountOffsets") : nullptr;
+    // Check every batch against its views before any work runs; keys that depend on per-step
+    // offsets are checked when the work runs.
+    bool work = false;
+    for (const AttentionBatch& b : a.batches) {
+        if (b.queryCount <= 0) continue;
+        if (b.queryRow < 0) fail("attention: negative query row");
+        hostPointer(a.q, spanOf(static_cast<size_t>(b.queryRow + b.queryCount), static_cast<size_t>(a.qStride), width),
+                    "attention q");
+        hostPointer(a.out,
+                    spanOf(static_cast<size_t>(b.queryRow + b.queryCount), static_cast<size_t>(a.outStride), width),
+                    "attention out");
+        if (!rowOffsets && !countOffsets) checkAttentionKeys(a, b);
+        work = true;
+    }
+    if (!work) return;
+    AttentionArgs args = a;
+    args.batches = {}; // the caller's span: the work keeps its own copy
+    args.keyRowOffsets = {};
+    args.keyCountOffsets = {};
+    submit([this, args, rowOffsets, countOffsets,
+            batches = std::vector<AttentionBatch>(a.batches.begin(), a.batches.end())] {
+        if (!rowOffsets && !countOffsets) return attentionNow(args, batches);
+        std::vector<AttentionBatch> effective = batches;
+        for (size_t i = 0; i < effective.size(); ++i) {
+            AttentionBatch& b = effective[i];
+            if (b.queryCount <= 0) continue;
+            const long long keyRow = static_cast<long long>(b.keyRow) + (rowOffsets ? rowOffsets[i] : 0);
+            const long long keyCount = static_cast<long long>(b.keyCount) + (countOffsets ? countOffsets[i] : 0);
+            if (keyRow < 0 || keyCount > std::numeric_limits<int>::max()) {
+                fail("attention: batch " + std::to_string(i) + " has key row " + std::to_string(keyRow) +
+                     " and key count " + std::to_string(keyCount) + " after its offsets");
+            }
+            b.keyRow = static_cast<size_t>(keyRow);
+            b.keyCount = static_cast<int>(keyCount);
+            checkAttentionKeys(args, b);
+        }
+        attentionNow(args, effective);
+    });
+}
+
+void CpuBackend::attentionNow(const AttentionArgs& a, std::span<const AttentionBatch> batches) {
     struct Task {
         const AttentionBatch* batch;
         int head;
         int query;
     };
     size_t smallTasks = 0;
-    for (const AttentionBatch& b : a.batches) {
+    for (const AttentionBatch& b : batches) {
         if (b.queryCount <= 0) continue;
-        if (b.keyCount <= 0 || (a.causal && b.keyCount < b.queryCount)) fail("attention: batch has too few keys");
-        hostPointer(a.q, spanOf(static_cast<size_t>(b.queryRow + b.queryCount), static_cast<size_t>(a.qStride), width),
-                    "attention q");
-        hostPointer(a.out,
-                    spanOf(static_cast<size_t>(b.queryRow + b.queryCount), static_cast<size_t>(a.outStride), width),
-                    "attention out");
-        const size_t kvSpan = spanOf(b.keyRow + static_cast<size_t>(b.keyCount), static_cast<size_t>(a.kvStride), width);
-        hostPointer(a.k, kvSpan, "attention k");
-        hostPointer(a.v, kvSpan, "attention v");
         if (b.queryCount >= kGemmAttentionQueries) {
             attentionGemm(a, b);
         } else {
@@ -443,13 +644,13 @@ void CpuBackend::attention(const AttentionArgs& a) {
     if (smallTasks == 0) return;
 
     size_t work = 0;
-    for (const AttentionBatch& b : a.batches) {
+    for (const AttentionBatch& b : batches) {
         if (b.queryCount <= 0 || b.queryCount >= kGemmAttentionQueries) continue;
         work += static_cast<size_t>(b.queryCount) * static_cast<size_t>(a.heads) * static_cast<size_t>(b.keyCount);
     }
     // Task t is (batch, head, query) in batch order; found by a scan over the (few) batches.
     auto taskAt = [&](size_t t) {
-        for (const AttentionBatch& b : a.batches) {
+        for (const AttentionBatch& b : batches) {
             if (b.queryCount <= 0 || b.queryCount >= kGemmAttentionQueries) continue;
             const size_t n = static_cast<size_t>(b.queryCount) * static_cast<size_t>(a.heads);
             if (t < n) {

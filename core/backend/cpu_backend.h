@@ -1,14 +1,18 @@
 // The reference backend: float32 on the host, GEMMs through OpenBLAS (cblas_sgemm, and
 // cblas_sgemv for single rows, called single-threaded on each pool thread's slice of the
-// output), attention and elementwise ops split over the same thread pool.
+// output), attention and elementwise ops split over the same thread pool. Every op checks its
+// arguments when called and then runs its work, or, inside record(), appends that work to a
+// tape (nothing runs): the CPU twin of a CUDA graph, as strict about per-step values.
 #pragma once
 
 #include "core/backend/backend.h"
 #include "core/backend/thread_pool.h"
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 namespace hearsay {
@@ -28,6 +32,8 @@ public:
     std::unique_ptr<DeviceBuffer> loadWeight(const TensorView& view) override;
     void upload(BufferView dst, const float* src, size_t count) override;
     void download(BufferView src, float* dst, size_t count) override;
+    std::unique_ptr<IndexBuffer> allocateIndices(size_t count) override;
+    void uploadIndices(IndexView dst, std::span<const int32_t> values) override;
 
     void linear(BufferView x, BufferView w, BufferView bias, BufferView y, int rows, int in, int out,
                 bool accumulate) override;
@@ -37,26 +43,43 @@ public:
     void add(BufferView x, BufferView y) override;
     void conv1d(BufferView x, int length, int inChannels, BufferView w, BufferView bias, BufferView y,
                 int outChannels, int stride, BufferView workspace) override;
-    void embed(const int* tokens, const int* positions, int count, BufferView tokenTable,
-               BufferView positionTable, int width, BufferView y) override;
+    void embed(IndexView tokens, IndexView positions, int count, BufferView tokenTable, BufferView positionTable,
+               int width, BufferView y) override;
     void copyRows(BufferView src, int srcStride, BufferView dst, int dstStride, int width,
-                  std::span<const RowCopy> copies) override;
+                  std::span<const RowCopy> copies, IndexView dstRowOffsets = {}) override;
     void attention(const AttentionArgs& args) override;
     size_t attentionWorkspaceElements(int queries, int keys) const override;
+
+    void synchronize() override;
+    bool recording() const override;
 
     // Batches with at least this many queries use the GEMM path (scores through sgemm).
     static constexpr int kGemmAttentionQueries = 32;
     // linear() with 2..kSmallBatchRows rows uses the dot-product path instead of sgemm.
     static constexpr int kSmallBatchRows = 8;
 
+protected:
+    void beginRecording() override;
+    std::unique_ptr<RecordedWork> endRecording() override;
+    void abandonRecording() noexcept override;
+
 private:
+    // Runs `work` now, or appends it to the tape when this thread is recording.
+    template <class Work>
+    void submit(Work&& work);
+    // A logic error naming `what` when this thread is recording.
+    void refuseWhileRecording(const char* what) const;
     void attentionGemm(const AttentionArgs& args, const AttentionBatch& batch);
+    // The work of attention() on checked batches (offsets applied).
+    void attentionNow(const AttentionArgs& args, std::span<const AttentionBatch> batches);
 
     ThreadPool& pool() const { return *m_pool.load(std::memory_order_acquire); }
 
     std::atomic<ThreadPool*> m_pool{nullptr};         // the pool new ops use
     std::vector<std::unique_ptr<ThreadPool>> m_pools;  // every pool made (setThreads), kept alive
     std::mutex m_poolsMutex;
+    std::atomic<std::thread::id> m_recorder{};          // the thread inside record(), or none
+    std::vector<std::function<void()>> m_tape;           // its ops so far (only that thread touches it)
 };
 
 } // namespace hearsay

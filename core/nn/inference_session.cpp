@@ -6,6 +6,7 @@
 #include "core/backend/backend.h"
 #include "core/decoding/kv_cache.h"
 #include "core/nn/network_weights.h"
+#include "core/nn/step_recordings.h"
 #include "core/nn/whisper_decoder.h"
 #include "core/nn/whisper_encoder.h"
 
@@ -50,10 +51,10 @@ public:
             return makeError(std::string("cannot allocate the session's buffers: ") + e.what());
         }
         if (m_selfOn) {
-            if (auto ok = m_self.allocate(*m_backend); !ok) return ok;
+            if (auto ok = allocateCache(m_self); !ok) return ok;
         }
         if (m_crossOn) {
-            if (auto ok = m_cross.allocate(*m_backend); !ok) return ok;
+            if (auto ok = allocateCache(m_cross); !ok) return ok;
         }
         m_melHost.resize(m_encoder->melElements());
         updateWorkspaceBytes();
@@ -122,21 +123,54 @@ public:
         }
         const bool selfOn = m_selfOn.load();
         if (selfOn) {
-            if (auto ok = m_self.allocate(*m_backend); !ok) return ok;
+            if (auto ok = allocateCache(m_self); !ok) return ok;
         }
-        if (m_crossOn.load() && !m_crossValid) {
+        const bool crossOn = m_crossOn.load();
+        if (crossOn && !m_crossValid) {
             if (auto ok = fillCrossCache(); !ok) return ok;
         }
         const auto start = Clock::now();
         buildPass(beamTokens, selfOn);
+        bool recorded = false, replayed = false, inGraph = false;
         try {
-            m_decoder->run(m_pass, selfOn ? &m_self : nullptr, m_crossOn.load() ? &m_cross : nullptr,
-                           BufferView(m_encoderOut.get()), logits);
+            KvCache* self = selfOn ? &m_self : nullptr;
+            const KvCache* cross = crossOn ? &m_cross : nullptr;
+            const BufferView encoderOut(m_encoderOut.get());
+            m_decoder->prepare(m_pass, crossOn);
+            if (m_pass.step && m_options.stepGraphs) {
+                // The same ops every step of this shape: replay the recording, or run eagerly
+                // the first time (lazily sized scratch and library heuristics get warm), then
+                // record the second time. prepare() has uploaded this step's values.
+                // Every part of the epoch only grows, so their sum changes whenever one does.
+                const StepShape shape{m_pass.beams, crossOn,
+                                      m_decoder->bufferEpoch() + m_cacheEpoch.load() + m_backend->scratchGeneration()};
+                RecordedWork* work = m_recordings.find(shape);
+                if (!work && !m_recordings.hasRun(shape)) {
+                    m_decoder->enqueue(m_pass, self, cross, encoderOut);
+                    m_recordings.markRun(shape);
+                } else {
+                    inGraph = true;
+                    if (!work) {
+                        work = m_recordings.store(
+                            shape, m_backend->record([&] { m_decoder->enqueue(m_pass, self, cross, encoderOut); }));
+                        recorded = true;
+                    }
+                    work->replay();
+                    replayed = true;
+                    inGraph = false;
+                }
+            } else {
+                m_decoder->enqueue(m_pass, self, cross, encoderOut);
+            }
+            m_decoder->readLogits(m_pass.beams, logits);
             m_backend->synchronize();
         } catch (const std::exception& e) {
             // A half-written cache must not be trusted by the next call.
             resetDecoder();
-            return makeError(std::string("decoder failed: ") + e.what());
+            return makeError(std::string("decoder failed: ") + e.what() +
+                             (inGraph ? " (while recording or replaying the decoder step; without step graphs "
+                                        "(--no-step-graphs) it runs op by op)"
+                                      : ""));
         }
         updateWorkspaceBytes();
         if (selfOn) {
@@ -150,6 +184,8 @@ public:
         m_timings.decodeMs += millisecondsSince(start);
         m_timings.decodeCalls += 1;
         m_timings.tokensDecoded += m_pass.rows();
+        m_timings.stepRecordings += recorded ? 1 : 0;
+        m_timings.stepReplays += replayed ? 1 : 0;
         return {};
     }
 
@@ -182,18 +218,18 @@ public:
     void setSelfAttentionCache(bool enabled) override {
         m_selfOn.store(enabled);
         if (!enabled) {
-            m_self.release();
+            releaseCache(m_self);
             for (auto& tokens : m_beamTokens) tokens.clear();
         } else {
             // Allocate now so the accounting shows it; a failure is reported by the next decode().
-            (void)m_self.allocate(*m_backend);
+            (void)allocateCache(m_self);
         }
     }
 
     void setCrossAttentionCache(bool enabled) override {
         m_crossOn.store(enabled);
         if (!enabled) {
-            m_cross.release();
+            releaseCache(m_cross);
             m_crossValid = false;
         } else {
             m_decoder->releaseCrossScratch();
@@ -242,8 +278,21 @@ private:
                                std::memory_order_relaxed);
     }
 
+    // Cache (de)allocation bumps the epoch that invalidates recorded steps.
+    Result<void> allocateCache(KvCache& cache) {
+        const bool had = cache.allocated();
+        auto ok = cache.allocate(*m_backend);
+        if (ok && !had) m_cacheEpoch.fetch_add(1);
+        return ok;
+    }
+
+    void releaseCache(KvCache& cache) {
+        if (cache.allocated()) m_cacheEpoch.fetch_add(1);
+        cache.release();
+    }
+
     Result<void> fillCrossCache() {
-        if (auto ok = m_cross.allocate(*m_backend); !ok) return ok;
+        if (auto ok = allocateCache(m_cross); !ok) return ok;
         try {
             m_decoder->projectCross(BufferView(m_encoderOut.get()), m_cross);
         } catch (const std::exception& e) {
@@ -280,6 +329,9 @@ private:
             }
             m_pass.lastRows.push_back({static_cast<size_t>(row + n - first - 1), static_cast<size_t>(b), 1});
         }
+        // A step: each beam adds one token at its cursor (the steady state of greedy and beam
+        // search); the session has checked that every position is below n_text_ctx.
+        m_pass.step = selfOn && m_pass.rows() == m_pass.beams;
     }
 
     std::shared_ptr<const WhisperModel> m_model;
@@ -296,6 +348,8 @@ private:
     KvCache m_cross;                             // K,V: [layer][n_audio_ctx][d], shared by all beams
     std::vector<std::vector<int>> m_beamTokens;  // [beam] tokens whose K/V the self cache holds
     DecoderPass m_pass;                          // reused between calls (no allocation once warm)
+    StepRecordings m_recordings;                 // recorded decoder steps (stepGraphs)
+    std::atomic<uint64_t> m_cacheEpoch{0};       // bumped when a cache is allocated or freed
     std::atomic<bool> m_selfOn{true};
     std::atomic<bool> m_crossOn{true};
     bool m_encoded = false;

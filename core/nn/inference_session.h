@@ -24,6 +24,9 @@ struct SessionOptions {
     bool crossAttentionCache = true; // off: each step re-projects the encoder output (kept) layer
                                      // by layer; the cross cache is freed (allocated 0 bytes)
     int threads = 0;               // CPU threads; 0 = all cores
+    bool stepGraphs = true;        // record the decoder step once per shape (beams, cache
+                                   // switches, buffers) and replay it per token (a CUDA graph
+                                   // on the GPU); needs the self cache; off: every op eagerly
 };
 
 // Exact byte accounting, readable from any thread at any time.
@@ -50,6 +53,8 @@ struct SessionTimings {
     double decodeMs = 0.0;        // sum over decode() calls since the last encode()
     int decodeCalls = 0;
     int tokensDecoded = 0;        // positions run through the decoder (prompt included)
+    int stepRecordings = 0;       // decoder steps recorded (once per shape; SessionOptions::stepGraphs)
+    int stepReplays = 0;          // decode() calls that replayed a recorded step
 };
 
 class InferenceSession {

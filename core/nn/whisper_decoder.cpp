@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace hearsay {
 
@@ -17,6 +18,7 @@ void DecoderPass::clear() {
     cacheWrites.clear();
     lastRows.clear();
     beams = 0;
+    step = false;
 }
 
 WhisperDecoder::WhisperDecoder(const WhisperConfig& config, const NetworkWeights& weights, Backend& backend,
@@ -25,6 +27,11 @@ WhisperDecoder::WhisperDecoder(const WhisperConfig& config, const NetworkWeights
     const size_t d = static_cast<size_t>(config.nTextState);
     m_last = backend.allocate(static_cast<size_t>(maxBeams) * d);
     m_logits = backend.allocate(static_cast<size_t>(maxBeams) * static_cast<size_t>(config.nVocab));
+    m_stepIds = backend.allocateIndices(4 * static_cast<size_t>(maxBeams));
+    for (int b = 0; b < maxBeams; ++b) {
+        m_stepWrites.push_back({static_cast<size_t>(b), 0, 1});
+        m_stepBatches.push_back({b, 1, 0, 1});
+    }
     reserve(maxBeams);
 }
 
@@ -42,7 +49,9 @@ void WhisperDecoder::reserve(int rows) {
     m_hidden = m_backend.allocate(4 * r * d);
     const int keys = std::max(m_config.nAudioCtx, m_config.nTextCtx);
     m_scores = m_backend.allocate(std::max<size_t>(1, m_backend.attentionWorkspaceElements(capacity, keys)));
+    m_passIds = m_backend.allocateIndices(2 * r);
     m_rowCapacity = capacity;
+    ++m_bufferEpoch;
 }
 
 size_t WhisperDecoder::workspaceBytes() const {
@@ -51,10 +60,14 @@ size_t WhisperDecoder::workspaceBytes() const {
                           &m_crossV}) {
         if (*b) bytes += (*b)->bytes();
     }
+    for (const auto* b : {&m_passIds, &m_stepIds}) {
+        if (*b) bytes += (*b)->bytes();
+    }
     return bytes;
 }
 
 void WhisperDecoder::releaseCrossScratch() {
+    if (m_crossK) ++m_bufferEpoch;
     m_crossK.reset();
     m_crossV.reset();
 }
@@ -72,16 +85,45 @@ void WhisperDecoder::projectCross(BufferView encoderOut, KvCache& cross) {
     cross.setLength(0, m_config.nAudioCtx);
 }
 
-void WhisperDecoder::run(const DecoderPass& pass, KvCache* selfCache, const KvCache* crossCache,
-                         BufferView encoderOut, std::vector<float>& logits) {
+void WhisperDecoder::prepare(const DecoderPass& pass, bool crossCacheOn) {
+    const int rows = pass.rows();
+    reserve(rows);
+    if (!crossCacheOn && !m_crossK) {
+        const size_t elements = static_cast<size_t>(m_config.nAudioCtx) * static_cast<size_t>(m_config.nTextState);
+        m_crossK = m_backend.allocate(elements);
+        m_crossV = m_backend.allocate(elements);
+        ++m_bufferEpoch;
+    }
+    const size_t n = static_cast<size_t>(rows);
+    if (pass.step) {
+        // [4][maxBeams]: ids, positions, first cache row of each beam, cache row written.
+        const size_t slots = static_cast<size_t>(m_maxBeams);
+        m_indexHost.assign(4 * slots, 0);
+        for (size_t b = 0; b < n; ++b) {
+            m_indexHost[b] = pass.tokens[b];
+            m_indexHost[slots + b] = pass.positions[b];
+            m_indexHost[2 * slots + b] = static_cast<int32_t>(pass.selfBatches[b].keyRow);
+            m_indexHost[3 * slots + b] = static_cast<int32_t>(pass.cacheWrites[b].dstRow);
+        }
+        m_backend.uploadIndices(IndexView(m_stepIds.get()), m_indexHost);
+    } else {
+        // [2][rows]: ids, then positions (one upload).
+        m_indexHost.resize(2 * n);
+        std::copy(pass.tokens.begin(), pass.tokens.end(), m_indexHost.begin());
+        std::copy(pass.positions.begin(), pass.positions.end(), m_indexHost.begin() + static_cast<std::ptrdiff_t>(n));
+        m_backend.uploadIndices(IndexView(m_passIds.get(), 0, 2 * n), m_indexHost);
+    }
+}
+
+void WhisperDecoder::enqueue(const DecoderPass& pass, KvCache* selfCache, const KvCache* crossCache,
+                             BufferView encoderOut) {
     Backend& be = m_backend;
     const NetworkWeights& w = m_weights;
     const int rows = pass.rows(), d = m_config.nTextState, heads = m_config.nTextHead;
     const int t = m_config.nAudioCtx, vocab = m_config.nVocab;
-    reserve(rows);
-    if (!crossCache && !m_crossK) {
-        m_crossK = be.allocate(static_cast<size_t>(t) * static_cast<size_t>(d));
-        m_crossV = be.allocate(static_cast<size_t>(t) * static_cast<size_t>(d));
+    if (rows > m_rowCapacity || (!crossCache && !m_crossK)) throw std::logic_error("decoder: enqueue() before prepare()");
+    if (pass.step && (!selfCache || rows != pass.beams || rows > m_maxBeams)) {
+        throw std::logic_error("decoder: a step pass needs the self cache and one row per beam");
     }
     const size_t rd = static_cast<size_t>(rows) * static_cast<size_t>(d);
     BufferView x = BufferView(m_x.get()).slice(0, rd), ln = BufferView(m_ln.get()).slice(0, rd);
@@ -89,6 +131,25 @@ void WhisperDecoder::run(const DecoderPass& pass, KvCache* selfCache, const KvCa
     BufferView v = BufferView(m_v.get()).slice(0, rd), attn = BufferView(m_attn.get()).slice(0, rd);
     BufferView hidden = BufferView(m_hidden.get()).slice(0, 4 * rd);
     const float scale = 1.0f / std::sqrt(static_cast<float>(d / heads));
+
+    // Where the ids and positions are; a step also reads its cache rows from index buffers.
+    const size_t n = static_cast<size_t>(rows), slots = static_cast<size_t>(m_maxBeams);
+    IndexView ids, positions, firstCacheRows, writtenCacheRows;
+    std::span<const RowCopy> cacheWrites = pass.cacheWrites;
+    std::span<const AttentionBatch> selfBatches = pass.selfBatches;
+    if (pass.step) {
+        ids = IndexView(m_stepIds.get(), 0, n);
+        positions = IndexView(m_stepIds.get(), slots, n);
+        firstCacheRows = IndexView(m_stepIds.get(), 2 * slots, n);
+        writtenCacheRows = IndexView(m_stepIds.get(), 3 * slots, n);
+        // Beam b: pass row b -> cache row 0 + writtenCacheRows[b]; attends to keys
+        // [firstCacheRows[b], + 1 + positions[b]).
+        cacheWrites = std::span<const RowCopy>(m_stepWrites).first(n);
+        selfBatches = std::span<const AttentionBatch>(m_stepBatches).first(n);
+    } else {
+        ids = IndexView(m_passIds.get(), 0, n);
+        positions = IndexView(m_passIds.get(), n, n);
+    }
 
     AttentionArgs self;
     self.q = q;
@@ -98,18 +159,23 @@ void WhisperDecoder::run(const DecoderPass& pass, KvCache* selfCache, const KvCa
     self.headDim = d / heads;
     self.scale = scale;
     self.causal = true;
-    self.batches = pass.selfBatches;
+    self.batches = selfBatches;
     self.workspace = BufferView(m_scores.get());
+    if (pass.step) {
+        self.keyRowOffsets = firstCacheRows;
+        self.keyCountOffsets = positions;
+    }
 
     // Cross-attention: every row of every beam reads the same keys, so all rows form one batch.
     const AttentionBatch crossBatch{0, rows, 0, t};
     AttentionArgs cross = self;
     cross.causal = false;
     cross.batches = std::span<const AttentionBatch>(&crossBatch, 1);
+    cross.keyRowOffsets = {};
+    cross.keyCountOffsets = {};
 
     // x [R][d] = token embedding + positional embedding
-    be.embed(pass.tokens.data(), pass.positions.data(), rows, viewOf(w.tokenEmbedding), viewOf(w.decoderPositional), d,
-             x);
+    be.embed(ids, positions, rows, viewOf(w.tokenEmbedding), viewOf(w.decoderPositional), d, x);
     for (int l = 0; l < m_config.nTextLayer; ++l) {
         const DeviceDecoderLayer& layer = w.decoderLayers[static_cast<size_t>(l)];
         // x += out_proj(causal self-attention(LN(x)))
@@ -119,8 +185,8 @@ void WhisperDecoder::run(const DecoderPass& pass, KvCache* selfCache, const KvCa
         be.linear(ln, viewOf(layer.selfAttn.value.weight), viewOf(layer.selfAttn.value.bias), v, rows, d, d, false);
         if (selfCache) {
             // Write the new K/V rows at each beam's cursor, then attend over the cached positions.
-            be.copyRows(k, d, selfCache->keys(l), d, d, pass.cacheWrites);
-            be.copyRows(v, d, selfCache->values(l), d, d, pass.cacheWrites);
+            be.copyRows(k, d, selfCache->keys(l), d, d, cacheWrites, writtenCacheRows);
+            be.copyRows(v, d, selfCache->values(l), d, d, cacheWrites, writtenCacheRows);
             self.k = selfCache->keys(l);
             self.v = selfCache->values(l);
         } else {
@@ -158,8 +224,12 @@ void WhisperDecoder::run(const DecoderPass& pass, KvCache* selfCache, const KvCa
     be.layerNorm(last, viewOf(w.decoderLn.gamma), viewOf(w.decoderLn.beta), last, beams, d, kLayerNormEps);
     // logits [B][vocab] = LN(x_last) · token_embeddingᵀ
     be.linear(last, viewOf(w.tokenEmbedding), {}, out, beams, d, vocab, false);
-    logits.resize(out.size);
-    be.download(out, logits.data(), out.size);
+}
+
+void WhisperDecoder::readLogits(int beams, std::vector<float>& logits) {
+    const size_t count = static_cast<size_t>(beams) * static_cast<size_t>(m_config.nVocab);
+    logits.resize(count);
+    m_backend.download(BufferView(m_logits.get()).slice(0, count), logits.data(), count);
 }
 
 } // namespace hearsay

@@ -1,6 +1,8 @@
 // Whisper's text decoder written against the Backend: token + positional embedding, pre-norm
 // blocks (causal self-attention, cross-attention over the encoder output, MLP), final layer
 // norm and logits through the tied token embedding. One pass runs the new rows of all beams.
+// A pass is three parts: prepare() (host work: buffers, index uploads), enqueue() (backend ops
+// only, so a decode step can be recorded and replayed) and readLogits().
 #pragma once
 
 #include "core/backend/backend.h"
@@ -8,6 +10,7 @@
 #include "core/model/whisper_config.h"
 #include "core/nn/network_weights.h"
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -23,6 +26,10 @@ struct DecoderPass {
     std::vector<RowCopy> cacheWrites;         // self cache on: pass rows -> cache rows
     std::vector<RowCopy> lastRows;            // per beam: its last pass row -> logits row
     int beams = 0;
+    // A decode step: the self cache is on and every beam runs exactly one row (row b = beam b).
+    // Its ops then take every per-step value (ids, positions, cache rows) from index buffers,
+    // so they are the same for every step of the same beam count: recordable once, replayable.
+    bool step = false;
 
     int rows() const { return static_cast<int>(tokens.size()); }
     void clear();
@@ -36,11 +43,21 @@ public:
     // Grows the row workspace to hold `rows` rows (allocates only when it must grow).
     void reserve(int rows);
 
-    // Runs a pass. selfCache null: keys and values come from this pass's own rows (the cache
-    // is off). crossCache null: the encoder output is projected to K/V here, layer by layer
-    // (the cross cache is off). logits: [beams][n_vocab].
-    void run(const DecoderPass& pass, KvCache* selfCache, const KvCache* crossCache, BufferView encoderOut,
-             std::vector<float>& logits);
+    // A pass is prepare(), enqueue(), readLogits().
+    // Host side: grows the buffers the pass needs and uploads its token ids and positions (a
+    // step: also each beam's cache rows). crossCacheOn false: allocates the K/V scratch.
+    void prepare(const DecoderPass& pass, bool crossCacheOn);
+    // The pass's ops, in order, with no allocation and no host copy (recordable when
+    // pass.step). prepare() must have run for this pass. selfCache null: keys and values come
+    // from this pass's own rows (the cache is off). crossCache null: the encoder output is
+    // projected to K/V here, layer by layer (the cross cache is off).
+    void enqueue(const DecoderPass& pass, KvCache* selfCache, const KvCache* crossCache, BufferView encoderOut);
+    // Downloads the logits [beams][n_vocab] the last enqueue() computed.
+    void readLogits(int beams, std::vector<float>& logits);
+
+    // Bumped whenever a buffer the decoder's ops use is (re)allocated or freed: recorded
+    // steps of an older epoch refer to memory that is gone.
+    uint64_t bufferEpoch() const { return m_bufferEpoch; }
 
     // Fills the cross cache (all layers) from the encoder output [n_audio_ctx][d].
     void projectCross(BufferView encoderOut, KvCache& cross);
@@ -58,6 +75,10 @@ private:
     Backend& m_backend;
     int m_maxBeams;
     int m_rowCapacity = 0;
+    uint64_t m_bufferEpoch = 0;
+    std::vector<int32_t> m_indexHost;         // staging for the uploads of prepare()
+    std::vector<RowCopy> m_stepWrites;        // a step's cache writes: pass row b -> (0 + offset)
+    std::vector<AttentionBatch> m_stepBatches; // a step's self attention: row b, 1 key + offsets
     std::unique_ptr<DeviceBuffer> m_x;        // [rows][d] residual stream
     std::unique_ptr<DeviceBuffer> m_ln;       // [rows][d]
     std::unique_ptr<DeviceBuffer> m_q;        // [rows][d]
@@ -70,6 +91,9 @@ private:
     std::unique_ptr<DeviceBuffer> m_logits;   // [maxBeams][n_vocab]
     std::unique_ptr<DeviceBuffer> m_crossK;   // [n_audio_ctx][d], only while the cross cache is off
     std::unique_ptr<DeviceBuffer> m_crossV;   // [n_audio_ctx][d]
+    std::unique_ptr<IndexBuffer> m_passIds;   // [2][rows]: token ids, then positions (any pass)
+    std::unique_ptr<IndexBuffer> m_stepIds;   // [4][maxBeams]: a step's token ids, positions,
+                                              // beams' first cache rows, cache rows written
 };
 
 } // namespace hearsay

@@ -34,6 +34,22 @@ Device put(Backend& backend, const std::vector<float>& host) {
     return d;
 }
 
+// Token ids then positions in one index buffer (embed() reads its ids from index buffers).
+struct DeviceIds {
+    std::unique_ptr<IndexBuffer> buffer;
+    size_t count = 0;
+    IndexView tokens() const { return IndexView(buffer.get(), 0, count); }
+    IndexView positions() const { return IndexView(buffer.get(), count, count); }
+};
+
+DeviceIds putIds(Backend& backend, std::span<const int> tokens, std::span<const int> positions) {
+    DeviceIds ids{backend.allocateIndices(tokens.size() + positions.size()), tokens.size()};
+    std::vector<int32_t> values(tokens.begin(), tokens.end());
+    values.insert(values.end(), positions.begin(), positions.end());
+    backend.uploadIndices(IndexView(ids.buffer.get()), values);
+    return ids;
+}
+
 std::vector<float> get(Backend& backend, const Device& d) {
     std::vector<float> host(d.buffer->elements());
     backend.download(d.view(), host.data(), host.size());
@@ -210,7 +226,8 @@ private slots:
         Device dt = loadHalf(be, table, {20, d}, tableStorage), dp = loadHalf(be, pos, {10, d}, posStorage, true);
         Device de{be.allocate(size_t(3 * d))};
         const int tokens[] = {19, 0, 7}, positions[] = {9, 3, 0};
-        be.embed(tokens, positions, 3, dt.view(), dp.view(), d, de.view());
+        const DeviceIds ids = putIds(be, tokens, positions);
+        be.embed(ids.tokens(), ids.positions(), 3, dt.view(), dp.view(), d, de.view());
         auto e = get(be, de);
         for (int i = 0; i < 3; ++i) {
             for (int c = 0; c < d; ++c) {
@@ -291,7 +308,8 @@ private slots:
         auto table = randomVector(size_t(20 * d), 12), pos = randomVector(size_t(10 * d), 13);
         Device dt = put(be, table), dp = put(be, pos), dy{be.allocate(size_t(3 * d))};
         const int tokens[] = {19, 0, 7}, positions[] = {9, 3, 0};
-        be.embed(tokens, positions, 3, dt.view(), dp.view(), d, dy.view());
+        const DeviceIds ids = putIds(be, tokens, positions);
+        be.embed(ids.tokens(), ids.positions(), 3, dt.view(), dp.view(), d, dy.view());
         auto y = get(be, dy);
         for (int i = 0; i < 3; ++i) {
             for (int c = 0; c < d; ++c) {

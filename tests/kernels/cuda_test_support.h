@@ -44,6 +44,24 @@ inline Mirrored mirror(Backend& cpu, Backend& gpu, const std::vector<float>& hos
     return m;
 }
 
+// The same int32 values in an index buffer of each backend.
+struct MirroredIds {
+    std::unique_ptr<IndexBuffer> cpu;
+    std::unique_ptr<IndexBuffer> gpu;
+};
+
+inline MirroredIds mirrorIds(Backend& cpu, Backend& gpu, const std::vector<int32_t>& values) {
+    MirroredIds m{cpu.allocateIndices(values.size()), gpu.allocateIndices(values.size())};
+    cpu.uploadIndices(IndexView(m.cpu.get()), values);
+    gpu.uploadIndices(IndexView(m.gpu.get()), values);
+    return m;
+}
+
+inline void uploadIds(Backend& cpu, Backend& gpu, const MirroredIds& ids, const std::vector<int32_t>& values) {
+    cpu.uploadIndices(IndexView(ids.cpu.get()), values);
+    gpu.uploadIndices(IndexView(ids.gpu.get()), values);
+}
+
 inline std::vector<float> readBack(Backend& backend, DeviceBuffer& buffer) {
     std::vector<float> host(buffer.elements());
     backend.download(BufferView(&buffer), host.data(), host.size());

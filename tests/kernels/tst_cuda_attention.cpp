@@ -1,6 +1,8 @@
 // The fused attention kernel against CpuBackend::attention: beams 1 and 5, key counts 1, 447,
 // 448 and 1500, queries 1..1500, causal and not, head sizes that are not multiples of 32,
-// strided rows, a shared cross-attention key block, batches with no queries, and the errors.
+// strided rows, a shared cross-attention key block, batches with no queries, and the errors;
+// decode steps whose key rows and counts come from index buffers (per-step offsets, as in a
+// recorded step), and offsets that leave the cache (NaN rows, nothing read outside k/v).
 // Tolerance: 5e-5 relative (max |gpu - cpu| / max |cpu|): the online softmax sums the
 // exponentials in another order than the CPU's two-pass softmax, over up to 1500 keys.
 #include "cuda_test_support.h"
@@ -9,6 +11,7 @@
 
 #include <QtTest>
 
+#include <cmath>
 #include <stdexcept>
 
 using namespace hearsay;
@@ -131,6 +134,124 @@ private slots:
         QFETCH(Problem, problem);
         const double error = compare(problem, 100);
         QVERIFY2(error <= kTolerance, qPrintable(QString("relative error %1").arg(error)));
+    }
+
+    void stepOffsetsMatchCpu_data() {
+        QTest::addColumn<int>("beams");
+        QTest::addColumn<std::vector<int>>("positions");  // per beam: keys = position + 1
+        QTest::newRow("beam 1, cache 0") << 1 << std::vector<int>{0};
+        QTest::newRow("beam 1, cache 1") << 1 << std::vector<int>{1};
+        QTest::newRow("beam 1, cache 447") << 1 << std::vector<int>{447};
+        QTest::newRow("beams 5, mixed") << 5 << std::vector<int>{0, 1, 446, 447, 200};
+        QTest::newRow("beams 5, all long") << 5 << std::vector<int>{447, 447, 447, 447, 447};
+    }
+
+    void stepOffsetsMatchCpu() {
+        // A decode step as the decoder states it: batch b = query row b, 1 key at row 0, plus
+        // keyRowOffsets[b] = the beam's first cache row (its slot · 448) and keyCountOffsets[b]
+        // = its position. Slots are permuted, as after beam reorders.
+        QFETCH(int, beams);
+        QFETCH(std::vector<int>, positions);
+        const int heads = 6, headDim = 64, width = heads * headDim, capacity = 448, slotCount = 5;
+        auto q = test::mirror(*m_cpu, *m_gpu, test::randomFloats(size_t(beams) * width, 7));
+        auto k = test::mirror(*m_cpu, *m_gpu, test::randomFloats(size_t(slotCount) * capacity * width, 8, -2.0f, 2.0f));
+        auto v = test::mirror(*m_cpu, *m_gpu, test::randomFloats(size_t(slotCount) * capacity * width, 9));
+        auto out = test::mirror(*m_cpu, *m_gpu, std::vector<float>(size_t(beams) * width, 42.0f));
+        std::vector<int32_t> values;  // [first cache rows][positions]
+        std::vector<AttentionBatch> batches, plain;
+        for (int b = 0; b < beams; ++b) values.push_back(((2 * b + 3) % slotCount) * capacity);
+        for (int b = 0; b < beams; ++b) values.push_back(positions[size_t(b)]);
+        for (int b = 0; b < beams; ++b) {
+            batches.push_back({b, 1, 0, 1});
+            plain.push_back({b, 1, size_t(values[size_t(b)]), positions[size_t(b)] + 1});
+        }
+        auto ids = test::mirrorIds(*m_cpu, *m_gpu, values);
+        AttentionArgs args;
+        args.qStride = args.kvStride = args.outStride = width;
+        args.heads = heads;
+        args.headDim = headDim;
+        args.scale = 1.0f / std::sqrt(float(headDim));
+        args.causal = true;
+        args.batches = batches;
+        auto run = [&](Backend& backend, DeviceBuffer* qb, DeviceBuffer* kb, DeviceBuffer* vb, DeviceBuffer* ob,
+                       IndexBuffer* idb) {
+            args.q = qb;
+            args.k = kb;
+            args.v = vb;
+            args.out = ob;
+            args.keyRowOffsets = IndexView(idb, 0, size_t(beams));
+            args.keyCountOffsets = IndexView(idb, size_t(beams), size_t(beams));
+            backend.attention(args);
+        };
+        run(*m_cpu, q.cpu.get(), k.cpu.get(), v.cpu.get(), out.cpu.get(), ids.cpu.get());
+        run(*m_gpu, q.gpu.get(), k.gpu.get(), v.gpu.get(), out.gpu.get(), ids.gpu.get());
+        const auto expected = test::readBack(*m_cpu, *out.cpu), actual = test::readBack(*m_gpu, *out.gpu);
+        const double error = test::relativeError(actual, expected);
+        qInfo("relative error %.3g", error);
+        QVERIFY2(error <= kTolerance, qPrintable(QString("relative error %1").arg(error)));
+        // The CPU's offset form is its static form exactly.
+        auto staticOut = m_cpu->allocate(size_t(beams) * width);
+        AttentionArgs same = args;
+        same.q = q.cpu.get();
+        same.k = k.cpu.get();
+        same.v = v.cpu.get();
+        same.out = staticOut.get();
+        same.batches = plain;
+        same.keyRowOffsets = {};
+        same.keyCountOffsets = {};
+        m_cpu->attention(same);
+        QCOMPARE(test::readBack(*m_cpu, *staticOut), expected);
+    }
+
+    void offsetsOutsideTheCacheGiveNaN() {
+        // Beam 0 valid; beam 1's keys end past the cache; beam 2 has a key count of 0 after its
+        // offset. The GPU writes NaN rows for 1 and 2 (the CPU throws when its work runs).
+        const int heads = 2, headDim = 32, width = heads * headDim, rows = 20;
+        auto q = test::mirror(*m_cpu, *m_gpu, test::randomFloats(3 * width, 11));
+        auto kv = test::mirror(*m_cpu, *m_gpu, test::randomFloats(size_t(rows) * width, 12));
+        auto out = test::mirror(*m_cpu, *m_gpu, std::vector<float>(3 * width, 42.0f));
+        auto ids = test::mirrorIds(*m_cpu, *m_gpu, {0, 15, 0, /*counts*/ 4, 5, -1});
+        const std::vector<AttentionBatch> batches = {{0, 1, 0, 1}, {1, 1, 0, 1}, {2, 1, 0, 1}};
+        AttentionArgs args;
+        args.qStride = args.kvStride = args.outStride = width;
+        args.heads = heads;
+        args.headDim = headDim;
+        args.scale = 0.3f;
+        args.causal = true;
+        args.batches = batches;
+        args.q = q.gpu.get();
+        args.k = args.v = kv.gpu.get();
+        args.out = out.gpu.get();
+        args.keyRowOffsets = IndexView(ids.gpu.get(), 0, 3);
+        args.keyCountOffsets = IndexView(ids.gpu.get(), 3, 3);
+        m_gpu->attention(args);
+        const auto actual = test::readBack(*m_gpu, *out.gpu);
+        for (int c = 0; c < width; ++c) {
+            QVERIFY(std::isfinite(actual[size_t(c)]));
+            QVERIFY(std::isnan(actual[size_t(width + c)]));
+            QVERIFY(std::isnan(actual[size_t(2 * width + c)]));
+        }
+        // Beam 0 as the CPU computes it.
+        const std::vector<AttentionBatch> first = {{0, 1, 0, 5}};
+        AttentionArgs cpuArgs = args;
+        cpuArgs.q = q.cpu.get();
+        cpuArgs.k = cpuArgs.v = kv.cpu.get();
+        cpuArgs.out = out.cpu.get();
+        cpuArgs.batches = first;
+        cpuArgs.keyRowOffsets = {};
+        cpuArgs.keyCountOffsets = {};
+        m_cpu->attention(cpuArgs);
+        const auto expected = test::readBack(*m_cpu, *out.cpu);
+        QVERIFY(test::relativeError(std::vector<float>(actual.begin(), actual.begin() + width),
+                                    std::vector<float>(expected.begin(), expected.begin() + width)) <= kTolerance);
+        // The CPU refuses the same offsets.
+        cpuArgs.batches = batches;
+        cpuArgs.keyRowOffsets = IndexView(ids.cpu.get(), 0, 3);
+        cpuArgs.keyCountOffsets = IndexView(ids.cpu.get(), 3, 3);
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, m_cpu->attention(cpuArgs));
+        // An offset view shorter than the batches is a host-side error on both.
+        args.keyCountOffsets = IndexView(ids.gpu.get(), 3, 2);
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, m_gpu->attention(args));
     }
 
     void batchesWithoutQueries() {

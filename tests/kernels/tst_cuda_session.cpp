@@ -9,7 +9,9 @@
 // The one exception to identical tokens is a numerical tie: a step where the CPU's own top-2
 // logit margin is below twice the largest logit difference measured (small, clip speech-30s-b
 // has a step with a margin of about 6e-4 in fp16 and 3e-5 in fp32); the clip's comparison then
-// ends at that step, with a warning.
+// ends at that step, with a warning. Step graphs:
+// greedy and beam decoding with the decode step replayed as a CUDA graph against the GPU's
+// op-by-op run (≤ 1e-6) and the CPU (1e-4), with the counters proving the graph path ran.
 #include "cuda_test_support.h"
 
 #include "core/util/half.h"
@@ -87,11 +89,13 @@ private:
     std::shared_ptr<Backend> m_gpu;
     LogMel m_mel;
 
-    Run run(const std::shared_ptr<Backend>& backend, bool selfCache, bool crossCache) {
+    Run run(const std::shared_ptr<Backend>& backend, bool selfCache, bool crossCache, bool graphs = true,
+            SessionTimings* timings = nullptr) {
         SessionOptions options;
         options.maxBeams = 1;
         options.selfAttentionCache = selfCache;
         options.crossAttentionCache = crossCache;
+        options.stepGraphs = graphs;
         auto session = InferenceSession::create(m_model, backend, options);
         if (!session) qFatal("%s", session.message().c_str());
         if (auto ok = session.value()->encode(m_mel); !ok) qFatal("%s", ok.message().c_str());
@@ -100,6 +104,7 @@ private:
         if (!tokens) qFatal("%s", tokens.message().c_str());
         result.tokens = tokens.value();
         result.encoderOut = session.value()->encoderOutput();
+        if (timings) *timings = session.value()->timings();
         return result;
     }
 
@@ -136,6 +141,88 @@ private slots:
         QVERIFY2(encoderError <= kTolerance, qPrintable(QString::number(encoderError)));
         QVERIFY2(logitsError <= kTolerance, qPrintable(QString::number(logitsError)));
         QCOMPARE(int(actual.logits.size()), kSteps * m_model->config().nVocab);
+    }
+
+    void stepGraphsGreedy_data() {
+        QTest::addColumn<bool>("crossCache");
+        QTest::addColumn<bool>("half");
+        for (bool half : {false, true}) {
+            QTest::addRow("cross cache on, %s", half ? "fp16" : "fp32") << true << half;
+            QTest::addRow("cross cache off, %s", half ? "fp16" : "fp32") << false << half;
+        }
+    }
+
+    void stepGraphsGreedy() {
+        QFETCH(bool, crossCache);
+        QFETCH(bool, half);
+        std::shared_ptr<Backend> gpu = m_gpu;
+        if (half) {  // the CUDA default: fp16 weights, fp16 GEMMs through the cast scratch
+            auto created = createBackend(BackendKind::Cuda, {0, 0, Precision::Fp16});
+            QVERIFY2(created.ok(), created.ok() ? "" : created.message().c_str());
+            gpu = created.value();
+        }
+        SessionTimings on, off;
+        const Run graphs = run(gpu, true, crossCache, true, &on);
+        const Run eager = run(gpu, true, crossCache, false, &off);
+        // kSteps calls: the prompt, one eager step, then one recording and a replay per step.
+        QCOMPARE(on.stepRecordings, 1);
+        QCOMPARE(on.stepReplays, kSteps - 2);
+        QCOMPARE(off.stepReplays, 0);
+        const double vsEager = test::relativeError(graphs.logits, eager.logits);
+        qInfo("graph replay vs op by op: logits relative error %.3g", vsEager);
+        QCOMPARE(graphs.tokens, eager.tokens);
+        QVERIFY2(vsEager <= 1e-6, qPrintable(QString::number(vsEager)));
+        if (half) return;  // fp16 against the CPU: the golden-model tests
+        const Run cpu = run(m_cpu, true, crossCache, true);
+        const double vsCpu = test::relativeError(graphs.logits, cpu.logits);
+        qInfo("graph replay vs CPU: logits relative error %.3g", vsCpu);
+        QCOMPARE(graphs.tokens, cpu.tokens);
+        QVERIFY2(vsCpu <= kTolerance, qPrintable(QString::number(vsCpu)));
+    }
+
+    void stepGraphsBeams() {
+        // Five beams, steps with reorders (slots move), then three beams: GPU graphs vs CPU.
+        std::vector<float> logitsOf[2];
+        SessionTimings timings;
+        const std::shared_ptr<Backend> backends[2] = {m_cpu, m_gpu};
+        const int vocab = m_model->config().nVocab;
+        for (int i = 0; i < 2; ++i) {
+            SessionOptions options;
+            options.maxBeams = 5;
+            auto created = InferenceSession::create(m_model, backends[i], options);
+            QVERIFY2(created.ok(), created.ok() ? "" : created.message().c_str());
+            InferenceSession& session = *created.value();
+            QVERIFY(session.encode(m_mel).ok());
+            std::vector<std::vector<int>> beams;
+            for (int b = 0; b < 5; ++b) {
+                beams.push_back(kStart);
+                beams.back().push_back(440 + 37 * b);
+            }
+            std::vector<float> logits;
+            QVERIFY(session.decode(beams, logits).ok());
+            for (int step = 0; step < 12; ++step) {
+                // Fixed sources (the same on both backends), tokens from the CPU-independent rule
+                // "source beam's argmax + b" so both runs take the same path unless logits differ.
+                const std::vector<int> sources = step < 6 ? std::vector<int>{1, 0, 0, 3, 2} : std::vector<int>{2, 2, 0};
+                std::vector<std::vector<int>> next;
+                for (size_t b = 0; b < sources.size(); ++b) {
+                    const float* row = &logits[size_t(sources[b]) * size_t(vocab)];
+                    const int best = int(std::max_element(row, row + vocab) - row);
+                    next.push_back(beams[size_t(sources[b])]);
+                    next.back().push_back((best + int(b)) % vocab);
+                }
+                session.reorderBeams(sources);
+                beams = next;
+                QVERIFY(session.decode(beams, logits).ok());
+                logitsOf[i].insert(logitsOf[i].end(), logits.begin(), logits.end());
+            }
+            if (i == 1) timings = session.timings();
+        }
+        const double error = test::relativeError(logitsOf[1], logitsOf[0]);
+        qInfo("beam steps through graphs: logits relative error %.3g", error);
+        QVERIFY2(error <= kTolerance, qPrintable(QString::number(error)));
+        QCOMPARE(timings.stepRecordings, 2);   // 5 beams, then 3
+        QCOMPARE(timings.stepReplays, 5 + 5);  // each shape: one eager step, then replays
     }
 
     void beamsWithReorder() {
