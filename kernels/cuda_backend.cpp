@@ -103,6 +103,7 @@ CudaBackend::CudaBackend(CudaBackendOptions options) : m_device(options.device) 
     m_cublas = std::make_unique<CublasHandle>(options.allowTf32);
     m_name = std::string("cuda (") + prop.name + ", sm_" + std::to_string(prop.major) + std::to_string(prop.minor) +
              ", cuBLAS " + (options.allowTf32 ? "tf32" : "fp32") + ")";
+    m_memoryName = "GPU " + std::to_string(m_device) + " (" + prop.name + ")";
 }
 
 CudaBackend::~CudaBackend() {
@@ -113,6 +114,27 @@ CudaBackend::~CudaBackend() {
 void CudaBackend::useDevice() const {
     int current = -1;
     if (cudaGetDevice(&current) != cudaSuccess || current != m_device) HEARSAY_CUDA_CHECK(cudaSetDevice(m_device));
+}
+
+DeviceMemory CudaBackend::memoryInfo() const {
+    DeviceMemory memory;
+    memory.gpu = true;
+    memory.name = m_memoryName;
+    // The device is per thread: the GUI asks from another thread than the one decoding.
+    int current = -1;
+    if ((cudaGetDevice(&current) != cudaSuccess || current != m_device) && cudaSetDevice(m_device) != cudaSuccess) {
+        cudaGetLastError();  // not sticky; clear it so that it is not reported by a later check
+        return memory;
+    }
+    size_t freeBytes = 0, totalBytes = 0;
+    if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess) {
+        cudaGetLastError();
+        return memory;
+    }
+    memory.known = true;
+    memory.freeBytes = freeBytes;
+    memory.totalBytes = totalBytes;
+    return memory;
 }
 
 std::unique_ptr<DeviceBuffer> CudaBackend::allocate(size_t elements) {

@@ -65,6 +65,8 @@ public:
     size_t attentionWorkspaceElements(int queries, int keys) const override;
 
     void synchronize() override;
+    // cudaMemGetInfo on this backend's device, made current on the calling thread.
+    DeviceMemory memoryInfo() const override;
 
     int device() const { return m_device; }
 
@@ -75,6 +77,7 @@ private:
     int m_device = 0;
     int m_threads = 1;
     std::string m_name;
+    std::string m_memoryName;      // "GPU 0 (NVIDIA H100 80GB HBM3)"
     std::unique_ptr<CublasHandle> m_cublas;
     std::mutex m_mutex;            // guards the cuBLAS handle and the id staging buffer
     int* m_ids = nullptr;          // device staging for embed()'s token and position ids

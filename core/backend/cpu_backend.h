@@ -43,6 +43,8 @@ public:
                   std::span<const RowCopy> copies) override;
     void attention(const AttentionArgs& args) override;
     size_t attentionWorkspaceElements(int queries, int keys) const override;
+    // System RAM (MemTotal, MemAvailable): the buffers live there.
+    DeviceMemory memoryInfo() const override;
 
     // Batches with at least this many queries use the GEMM path (scores through sgemm).
     static constexpr int kGemmAttentionQueries = 32;
