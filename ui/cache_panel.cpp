@@ -38,7 +38,6 @@ CachePanel::CachePanel(QWidget* parent) : QWidget(parent) {
     m_backend = addRow(cacheGrid, row++, tr("Backend"), "backend");
     m_memory = addRow(cacheGrid, row, tr("Memory"), "deviceMemory");
     m_memoryName = qobject_cast<QLabel*>(cacheGrid->itemAtPosition(row++, 0)->widget());
-    m_memoryDevice = addRow(cacheGrid, row++, QString(), "deviceName");
     m_memoryBar = new MemoryBar(cacheBox);
     m_memoryBar->setObjectName("memoryBar");
     cacheGrid->addWidget(m_memoryBar, row++, 0, 1, 2);
@@ -92,15 +91,15 @@ void CachePanel::setDeviceMemory(const DeviceMemory& memory) {
 
 void CachePanel::showMemory() {
     const DeviceMemory& device = m_metrics.cache.device;
-    m_memoryName->setText(device.gpu ? tr("GPU memory") : tr("System memory"));
-    m_memory->setText(device.known ? tr("%1 free of %2").arg(formatBytes(device.freeBytes), formatBytes(device.totalBytes))
-                                   : tr("–"));
-    // "GPU 0 (NVIDIA H100 80GB HBM3)" shows the name alone; the index is in the tooltip.
-    QString deviceName = QString::fromStdString(device.name);
-    if (device.gpu && deviceName.endsWith(')') && deviceName.contains(" ("))
-        deviceName = deviceName.section(" (", 1).chopped(1);
-    m_memoryDevice->setText(deviceName);
-    m_memoryDevice->setVisible(device.gpu);  // system RAM is named by the row already
+    m_memoryName->setText(!device.known ? tr("Memory") : device.gpu ? tr("GPU memory") : tr("System memory"));
+    // A GPU's name goes on a second line ("GPU 0 (NVIDIA H100 80GB HBM3)" shows the name alone;
+    // the index is in the tooltip); system RAM is named by the row already.
+    m_memoryDevice = QString::fromStdString(device.name);
+    if (device.gpu && m_memoryDevice.endsWith(')') && m_memoryDevice.contains(" ("))
+        m_memoryDevice = m_memoryDevice.section(" (", 1).chopped(1);
+    m_memory->setText(!device.known ? tr("–")
+                      : tr("%1 free of %2").arg(formatBytes(device.freeBytes), formatBytes(device.totalBytes)) +
+                            (device.gpu ? "\n" + m_memoryDevice : QString()));
     const size_t cacheBytes = m_metrics.cache.selfAllocated + m_metrics.cache.crossAllocated;
     m_memoryBar->setMemory(device, cacheBytes);
     const QString memoryTip =
@@ -117,8 +116,9 @@ void CachePanel::showMemory() {
 QString CachePanel::memoryText() const {
     const DeviceMemory& device = m_metrics.cache.device;
     if (!device.known) return QString();
-    if (!device.gpu) return tr("%1: %2").arg(m_memoryName->text(), m_memory->text());
-    return tr("%1: %2 (%3)").arg(m_memoryName->text(), m_memory->text(), m_memoryDevice->text());
+    const QString figures = m_memory->text().section('\n', 0, 0);
+    if (!device.gpu) return tr("%1: %2").arg(m_memoryName->text(), figures);
+    return tr("%1: %2 (%3)").arg(m_memoryName->text(), figures, m_memoryDevice);
 }
 
 void CachePanel::setModel(const ModelSummary& model) {

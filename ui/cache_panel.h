@@ -40,7 +40,7 @@ private:
     QLabel* m_backend = nullptr;
     QLabel* m_memoryName = nullptr;   // "GPU memory" or "System memory"
     QLabel* m_memory = nullptr;       // "3.10 GiB free of 79.6 GiB"
-    QLabel* m_memoryDevice = nullptr; // "NVIDIA H100 80GB HBM3", "system RAM"
+    QString m_memoryDevice;           // "NVIDIA H100 80GB HBM3" (GPUs only)
     MemoryBar* m_memoryBar = nullptr;
     QLabel* m_selfState = nullptr;
     QLabel* m_selfAllocated = nullptr;

@@ -141,6 +141,32 @@ private slots:
         QCOMPARE(metrics.count(), 0);  // no engine report in between: the poll updated it
     }
 
+    void panelShowsAGpusMemory() {
+        // The panel alone, given a reading as CudaBackend::memoryInfo makes it (no GPU needed).
+        CachePanel panel;
+        EngineMetrics metrics;
+        metrics.backend = "cuda (NVIDIA H100 80GB HBM3, sm_90, cuBLAS fp32)";
+        metrics.cache.selfAllocated = size_t(3) << 30;
+        metrics.cache.crossAllocated = size_t(1) << 30;
+        metrics.cache.device = {true, true, "GPU 0 (NVIDIA H100 80GB HBM3)", size_t(80) << 30, size_t(12) << 30};
+        panel.setMetrics(metrics);
+        QCOMPARE(panel.memoryText(), QString("GPU memory: 12.0 GiB free of 80.0 GiB (NVIDIA H100 80GB HBM3)"));
+        QCOMPARE(labelText(&panel, "deviceMemory"), QString("12.0 GiB free of 80.0 GiB\nNVIDIA H100 80GB HBM3"));
+        QCOMPARE(panel.memoryBar()->usedFraction(), 68.0 / 80.0);
+        QVERIFY(panel.memoryBar()->toolTip().contains("4.00 GiB"));  // the caches' share
+
+        // A newer reading alone (the window's poll) keeps the cache figures.
+        panel.setDeviceMemory({true, true, "GPU 0 (NVIDIA H100 80GB HBM3)", size_t(80) << 30, size_t(40) << 30});
+        QCOMPARE(panel.memoryText(), QString("GPU memory: 40.0 GiB free of 80.0 GiB (NVIDIA H100 80GB HBM3)"));
+        QCOMPARE(panel.metrics().cache.selfAllocated, size_t(3) << 30);
+        QCOMPARE(panel.memoryBar()->usedFraction(), 0.5);
+
+        // A backend that cannot tell.
+        panel.setDeviceMemory({});
+        QVERIFY(panel.memoryText().isEmpty());
+        QCOMPARE(labelText(&panel, "deviceMemory"), QString("–"));
+    }
+
     void cudaFailureOffersTheCpuBackend() {
         if (const QString why = cudaStarts(); !why.isEmpty()) QSKIP(qPrintable(why));
         const QString ini = m_dir.filePath("fallback.ini");
