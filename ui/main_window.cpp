@@ -270,7 +270,9 @@ void MainWindow::chooseExport() {
     const QString txt = tr("Plain text (*.txt)"), srt = tr("SubRip subtitles (*.srt)"), vtt = tr("WebVTT subtitles (*.vtt)"),
                   json = tr("JSON with timings and statistics (*.json)");
     QString filter = txt;
-    const QString base = m_audio.path.isEmpty() ? tr("transcript") : QFileInfo(m_audio.path).completeBaseName();
+    // Named after the file the rows came from (a file that failed to start did not replace them).
+    const std::string source = m_transcript->transcript().source;
+    const QString base = source.empty() ? tr("transcript") : QFileInfo(QString::fromStdString(source)).completeBaseName();
     QString path = QFileDialog::getSaveFileName(this, tr("Export transcript"),
                                                 QFileInfo(m_settings->value("session/exportFolder").toString(), base).filePath(),
                                                 QStringList{txt, srt, vtt, json}.join(";;"), &filter);
