@@ -42,4 +42,17 @@ void CublasHandle::gemmRowsByWeightsT(const float* x, const float* w, float* y, 
                                      y, out));
 }
 
+void CublasHandle::gemmHalfRowsByWeightsT(const void* x, const void* w, float* y, int rows, int in, int out,
+                                          float beta) {
+    // The layout of gemmRowsByWeightsT. A/B CUDA_R_16F, C CUDA_R_32F with CUBLAS_COMPUTE_32F and
+    // float alpha/beta is one of cublasGemmEx's supported combinations. The explicit compute
+    // type is not affected by the handle's CUBLAS_PEDANTIC_MATH (which only maps the legacy
+    // cudaDataType compute types to their _PEDANTIC forms), so tensor cores stay allowed;
+    // CUBLAS_GEMM_DEFAULT lets cuBLAS pick them (CUBLAS_GEMM_DEFAULT_TENSOR_OP is deprecated).
+    const float alpha = 1.0f;
+    HEARSAY_CUBLAS_CHECK(cublasGemmEx(m_handle, CUBLAS_OP_T, CUBLAS_OP_N, out, rows, in, &alpha, w, CUDA_R_16F, in, x,
+                                      CUDA_R_16F, in, &beta, y, CUDA_R_32F, out, CUBLAS_COMPUTE_32F,
+                                      CUBLAS_GEMM_DEFAULT));
+}
+
 } // namespace hearsay::cuda

@@ -23,6 +23,11 @@ public:
     // Row-major y[rows][out] = x[rows][in] · w[out][in]ᵀ + beta · y, fp32 accumulation.
     // Not thread-safe (one handle): the caller serialises calls.
     void gemmRowsByWeightsT(const float* x, const float* w, float* y, int rows, int in, int out, float beta);
+    // The same product with x and w as IEEE half (x: [rows][in], w: [out][in], row-major) and y
+    // float32: cublasGemmEx, fp32 accumulation (CUBLAS_COMPUTE_32F), tensor cores where the
+    // shapes allow (cuBLAS falls back to other kernels for leading dimensions that are not
+    // multiples of 8; the result is the same product). Not thread-safe, as above.
+    void gemmHalfRowsByWeightsT(const void* x, const void* w, float* y, int rows, int in, int out, float beta);
 
 private:
     cudaStream_t m_stream = nullptr;

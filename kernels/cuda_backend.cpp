@@ -1,10 +1,12 @@
 // CudaBackend (see cuda_backend.h): checks every view as CpuBackend does, then enqueues the
 // op's kernel (or cuBLAS call) on the backend's stream. Only download() and synchronize()
-// wait for the GPU.
+// wait for the GPU. In fp16 mode weight matrices are half buffers; the ops that read weights
+// (linear, conv1d, embed, add) take either element type, every other view must be float32.
 #include "kernels/cuda_backend.h"
 
 #include "kernels/attention.h"
 #include "kernels/conv1d.h"
+#include "kernels/convert.h"
 #include "kernels/copy_rows.h"
 #include "kernels/cublas_handle.h"
 #include "kernels/cuda_check.h"
@@ -12,9 +14,14 @@
 #include "kernels/embedding.h"
 #include "kernels/layer_norm.h"
 
+#include "core/util/half.h"
+
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
@@ -29,13 +36,19 @@ std::string gib(size_t bytes) {
     return text;
 }
 
-// Device memory of one backend, zeroed at allocation.
+// What a buffer's elements are: float32 (everything allocate() makes, all weights in fp32 mode)
+// or IEEE half (weight matrices in fp16 mode).
+enum class Element { F32, F16 };
+
+// Device memory of one backend, zeroed at allocation. Offsets and sizes count elements of the
+// buffer's own type.
 class CudaBuffer final : public DeviceBuffer {
 public:
-    CudaBuffer(size_t elements, int device, cudaStream_t stream) : DeviceBuffer(elements), m_device(device) {
+    CudaBuffer(size_t elements, int device, cudaStream_t stream, Element element = Element::F32)
+        : DeviceBuffer(elements), m_device(device), m_element(element) {
         if (elements == 0) return;
         if (elements > std::numeric_limits<size_t>::max() / sizeof(float)) throw CudaOutOfMemory("CUDA buffer too large");
-        const size_t bytes = elements * sizeof(float);
+        const size_t bytes = elements * (element == Element::F16 ? sizeof(__half) : sizeof(float));
         const cudaError_t status = cudaMalloc(&m_data, bytes);
         if (status == cudaErrorMemoryAllocation) {
             cudaGetLastError();  // not sticky, but clear it for the next check
@@ -60,17 +73,21 @@ public:
         if (current != m_device) cudaSetDevice(m_device);
         cudaFree(m_data);  // synchronises the device: no pending op still reads it
     }
-    float* data() const { return m_data; }
+    Element element() const { return m_element; }
+    void* raw() const { return m_data; }
+    float* data() const { return static_cast<float*>(m_data); }
+    const __half* halfData() const { return static_cast<const __half*>(m_data); }
 
 private:
-    float* m_data = nullptr;
+    void* m_data = nullptr;
     int m_device = 0;
+    Element m_element = Element::F32;
 };
 
 [[noreturn]] void fail(const std::string& what) { throw std::logic_error("cuda backend: " + what); }
 
-// The device address of a view after checking that it holds `needed` elements.
-float* devicePointer(BufferView view, size_t needed, const char* what) {
+// The buffer of a view after checking that the view holds `needed` elements.
+const CudaBuffer* checkedBuffer(BufferView view, size_t needed, const char* what) {
     if (!view.buffer) fail(std::string(what) + ": no buffer");
     const auto* buffer = dynamic_cast<const CudaBuffer*>(view.buffer);
     if (!buffer) fail(std::string(what) + ": the buffer does not belong to a CUDA backend");
@@ -82,7 +99,28 @@ float* devicePointer(BufferView view, size_t needed, const char* what) {
         fail(std::string(what) + ": needs " + std::to_string(needed) + " elements, view holds " +
              std::to_string(view.size));
     }
+    return buffer;
+}
+
+// The device address of a float32 view after checking that it holds `needed` elements. A half
+// weight where only float32 is handled is a programming error, reported like a bad view.
+float* devicePointer(BufferView view, size_t needed, const char* what) {
+    const CudaBuffer* buffer = checkedBuffer(view, needed, what);
+    if (buffer->element() != Element::F32) fail(std::string(what) + ": an fp16 weight where float32 is needed");
     return buffer->data() + view.offset;
+}
+
+// A read-only operand that may be a half weight: exactly one of the pointers is set.
+struct WeightPointer {
+    const float* f32 = nullptr;
+    const __half* f16 = nullptr;
+    const void* address() const { return f16 ? static_cast<const void*>(f16) : static_cast<const void*>(f32); }
+};
+
+WeightPointer weightPointer(BufferView view, size_t needed, const char* what) {
+    const CudaBuffer* buffer = checkedBuffer(view, needed, what);
+    if (buffer->element() == Element::F16) return {nullptr, buffer->halfData() + view.offset};
+    return {buffer->data() + view.offset, nullptr};
 }
 
 // Elements spanned by `rows` rows of `width` with row stride `stride`.
@@ -90,7 +128,7 @@ size_t spanOf(size_t rows, size_t stride, size_t width) { return rows == 0 ? 0 :
 
 } // namespace
 
-CudaBackend::CudaBackend(CudaBackendOptions options) : m_device(options.device) {
+CudaBackend::CudaBackend(CudaBackendOptions options) : m_device(options.device), m_precision(options.precision) {
     int count = 0;
     HEARSAY_CUDA_CHECK(cudaGetDeviceCount(&count));
     if (options.device < 0 || options.device >= count) {
@@ -102,13 +140,15 @@ CudaBackend::CudaBackend(CudaBackendOptions options) : m_device(options.device) 
     HEARSAY_CUDA_CHECK(cudaGetDeviceProperties(&prop, m_device));
     m_cublas = std::make_unique<CublasHandle>(options.allowTf32);
     m_name = std::string("cuda (") + prop.name + ", sm_" + std::to_string(prop.major) + std::to_string(prop.minor) +
-             ", cuBLAS " + (options.allowTf32 ? "tf32" : "fp32") + ")";
+             (m_precision == Precision::Fp16 ? std::string(", fp16 weights)")
+                                             : std::string(", fp32 weights, cuBLAS ") + (options.allowTf32 ? "tf32)" : "fp32)"));
     m_memoryName = "GPU " + std::to_string(m_device) + " (" + prop.name + ")";
 }
 
 CudaBackend::~CudaBackend() {
     useDevice();
     if (m_ids) cudaFree(m_ids);
+    if (m_halfScratch) cudaFree(m_halfScratch);
 }
 
 void CudaBackend::useDevice() const {
@@ -149,7 +189,35 @@ std::unique_ptr<DeviceBuffer> CudaBackend::loadWeight(const TensorView& view) {
         fail("weight " + view.name + " " + view.shapeString() + " holds " + std::to_string(view.bytes) +
              " bytes, expected " + std::to_string(expected));
     }
-    auto buffer = allocate(static_cast<size_t>(elements));
+    const size_t n = static_cast<size_t>(elements);
+    if (m_precision == Precision::Fp16 && view.shape.size() >= 2) {
+        // Matrices (linear and conv weights, embedding tables) as half: f16 as stored, anything
+        // else through float32 on the host, rounded to nearest even. Vectors stay float32.
+        useDevice();
+        auto buffer = std::make_unique<CudaBuffer>(n, m_device, m_cublas->stream(), Element::F16);
+        std::vector<uint16_t> halves;
+        const void* source = view.data;
+        if (view.dtype != DType::F16) {
+            std::vector<float> host(n);
+            convertToFloat(view, host.data());
+            halves.resize(n);
+            for (size_t i = 0; i < n; ++i) {
+                halves[i] = floatToHalf(host[i]);
+                if ((halves[i] & 0x7FFF) == 0x7C00 && std::isfinite(host[i])) {
+                    char value[32];
+                    std::snprintf(value, sizeof value, "%g", double(host[i]));
+                    fail("weight " + view.name + " " + view.shapeString() + ": element " + std::to_string(i) + " = " +
+                         value + " is outside the fp16 range (±65504); use --precision fp32");
+                }
+            }
+            source = halves.data();
+        }
+        // Staged from pageable memory before the call returns (see upload()).
+        HEARSAY_CUDA_CHECK(cudaMemcpyAsync(buffer->raw(), source, n * sizeof(__half), cudaMemcpyHostToDevice,
+                                           m_cublas->stream()));
+        return buffer;
+    }
+    auto buffer = allocate(n);
     if (view.dtype == DType::F32) {
         upload(BufferView(buffer.get()), reinterpret_cast<const float*>(view.data), static_cast<size_t>(elements));
     } else {
@@ -177,23 +245,68 @@ void CudaBackend::download(BufferView src, float* dst, size_t count) {
     HEARSAY_CUDA_CHECK(cudaStreamSynchronize(m_cublas->stream()));
 }
 
+void* CudaBackend::halfScratch(size_t elements) {
+    if (elements <= m_halfScratchCapacity) return m_halfScratch;
+    // A CUDA graph records this buffer's address: it must not move while a capture is running
+    // (the session runs every shape eagerly once before it records a graph).
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    HEARSAY_CUDA_CHECK(cudaStreamIsCapturing(m_cublas->stream(), &capture));
+    if (capture != cudaStreamCaptureStatusNone) {
+        fail("the fp16 cast buffer would have to grow from " + std::to_string(m_halfScratchCapacity) + " to " +
+             std::to_string(elements) + " halves while the stream is being captured into a CUDA graph; run every "
+             "shape once before capturing it");
+    }
+    // cudaFree waits for the kernels that still read the old buffer.
+    if (m_halfScratch) HEARSAY_CUDA_CHECK(cudaFree(m_halfScratch));
+    m_halfScratch = nullptr;
+    m_halfScratchCapacity = 0;
+    const size_t granule = size_t(1) << 20;
+    const size_t capacity = (elements + granule - 1) / granule * granule;
+    const cudaError_t status = cudaMalloc(&m_halfScratch, capacity * sizeof(__half));
+    if (status == cudaErrorMemoryAllocation) {
+        cudaGetLastError();
+        m_halfScratch = nullptr;
+        throw CudaOutOfMemory("CUDA out of memory: cannot allocate " + std::to_string(capacity * sizeof(__half)) +
+                              " bytes for the fp16 cast buffer on GPU " + std::to_string(m_device));
+    }
+    HEARSAY_CUDA_CHECK(status);
+    m_halfScratchCapacity = capacity;
+    return m_halfScratch;
+}
+
+void CudaBackend::gemmWithBias(const void* x, const void* w, bool wHalf, const float* bias, float* y, int rows, int in,
+                               int out, bool accumulate) {
+    float beta = accumulate ? 1.0f : 0.0f;
+    if (bias) {
+        // y = bias (+ y), then y += x · Wᵀ: the order of CpuBackend.
+        broadcastBias(y, bias, rows, out, accumulate, m_cublas->stream());
+        beta = 1.0f;
+    }
+    if (wHalf) {
+        m_cublas->gemmHalfRowsByWeightsT(x, w, y, rows, in, out, beta);
+    } else {
+        m_cublas->gemmRowsByWeightsT(static_cast<const float*>(x), static_cast<const float*>(w), y, rows, in, out, beta);
+    }
+}
+
 void CudaBackend::linear(BufferView x, BufferView w, BufferView bias, BufferView y, int rows, int in, int out,
                          bool accumulate) {
     if (rows <= 0 || in <= 0 || out <= 0) fail("linear: bad dimensions");
     const size_t r = static_cast<size_t>(rows), n = static_cast<size_t>(in), m = static_cast<size_t>(out);
     const float* xp = devicePointer(x, r * n, "linear x");
-    const float* wp = devicePointer(w, m * n, "linear weight");
+    const WeightPointer wp = weightPointer(w, m * n, "linear weight");
     float* yp = devicePointer(y, r * m, "linear y");
     const float* bp = bias.empty() ? nullptr : devicePointer(bias, m, "linear bias");
     useDevice();
-    float beta = accumulate ? 1.0f : 0.0f;
-    if (bp) {
-        // y = bias (+ y), then y += x · Wᵀ: the order of CpuBackend.
-        broadcastBias(yp, bp, rows, out, accumulate, m_cublas->stream());
-        beta = 1.0f;
-    }
     std::lock_guard lock(m_mutex);
-    m_cublas->gemmRowsByWeightsT(xp, wp, yp, rows, in, out, beta);
+    if (wp.f16) {
+        // An fp16 weight: x [rows][in] cast to half first (both GEMM inputs must be half).
+        auto* xh = static_cast<__half*>(halfScratch(r * n));
+        castToHalf(xp, xh, r * n, m_cublas->stream());
+        gemmWithBias(xh, wp.f16, true, bp, yp, rows, in, out, accumulate);
+    } else {
+        gemmWithBias(xp, wp.f32, false, bp, yp, rows, in, out, accumulate);
+    }
 }
 
 void CudaBackend::layerNorm(BufferView x, BufferView gamma, BufferView beta, BufferView y, int rows, int cols,
@@ -217,9 +330,13 @@ void CudaBackend::gelu(BufferView x) {
 void CudaBackend::add(BufferView x, BufferView y) {
     if (x.size != y.size) fail("add: sizes differ");
     float* xp = devicePointer(x, x.size, "add x");
-    const float* yp = devicePointer(y, y.size, "add y");
+    const WeightPointer yp = weightPointer(y, y.size, "add y");  // half for an fp16 positional table
     useDevice();
-    cuda::add(xp, yp, x.size, m_cublas->stream());
+    if (yp.f16) {
+        cuda::add(xp, yp.f16, x.size, m_cublas->stream());
+    } else {
+        cuda::add(xp, yp.f32, x.size, m_cublas->stream());
+    }
 }
 
 void CudaBackend::conv1d(BufferView x, int length, int inChannels, BufferView w, BufferView bias, BufferView y,
@@ -229,17 +346,30 @@ void CudaBackend::conv1d(BufferView x, int length, int inChannels, BufferView w,
     const size_t cin = static_cast<size_t>(inChannels);
     const float* xp = devicePointer(x, static_cast<size_t>(length) * cin, "conv1d x");
     float* col = devicePointer(workspace, static_cast<size_t>(outLength) * cin * 3, "conv1d workspace");
+    const WeightPointer wp = weightPointer(w, static_cast<size_t>(outChannels) * cin * 3, "conv1d weight");
+    if (!wp.f16) {
+        useDevice();
+        im2col3(xp, length, inChannels, stride, outLength, col, m_cublas->stream());
+        linear(workspace, w, bias, y, outLength, inChannels * 3, outChannels, false);
+        return;
+    }
+    // An fp16 weight: the columns go into the workspace as half (half the bytes of its float32
+    // capacity), then the fp16 GEMM.
+    float* yp = devicePointer(y, static_cast<size_t>(outLength) * static_cast<size_t>(outChannels), "conv1d y");
+    const float* bp = bias.empty() ? nullptr : devicePointer(bias, static_cast<size_t>(outChannels), "conv1d bias");
     useDevice();
-    im2col3(xp, length, inChannels, stride, outLength, col, m_cublas->stream());
-    linear(workspace, w, bias, y, outLength, inChannels * 3, outChannels, false);
+    auto* colHalf = reinterpret_cast<__half*>(col);
+    im2col3(xp, length, inChannels, stride, outLength, colHalf, m_cublas->stream());
+    std::lock_guard lock(m_mutex);
+    gemmWithBias(colHalf, wp.f16, true, bp, yp, outLength, inChannels * 3, outChannels, false);
 }
 
 void CudaBackend::embed(const int* tokens, const int* positions, int count, BufferView tokenTable,
                         BufferView positionTable, int width, BufferView y) {
     if (count < 0 || width <= 0) fail("embed: bad dimensions");
     const size_t d = static_cast<size_t>(width);
-    const float* tp = devicePointer(tokenTable, tokenTable.size, "embed tokens");
-    const float* pp = devicePointer(positionTable, positionTable.size, "embed positions");
+    const WeightPointer tp = weightPointer(tokenTable, tokenTable.size, "embed tokens");
+    const WeightPointer pp = weightPointer(positionTable, positionTable.size, "embed positions");
     float* yp = devicePointer(y, static_cast<size_t>(count) * d, "embed y");
     for (int i = 0; i < count; ++i) {
         const size_t token = static_cast<size_t>(tokens[i]), position = static_cast<size_t>(positions[i]);
@@ -265,7 +395,8 @@ void CudaBackend::embed(const int* tokens, const int* positions, int count, Buff
     cudaStream_t stream = m_cublas->stream();
     HEARSAY_CUDA_CHECK(cudaMemcpyAsync(m_ids, tokens, n * sizeof(int), cudaMemcpyHostToDevice, stream));
     HEARSAY_CUDA_CHECK(cudaMemcpyAsync(m_ids + n, positions, n * sizeof(int), cudaMemcpyHostToDevice, stream));
-    cuda::embed(m_ids, m_ids + n, count, tp, pp, width, yp, stream);
+    cuda::embed(m_ids, m_ids + n, count, {tp.address(), tp.f16 != nullptr}, {pp.address(), pp.f16 != nullptr}, width,
+                yp, stream);
 }
 
 void CudaBackend::copyRows(BufferView src, int srcStride, BufferView dst, int dstStride, int width,

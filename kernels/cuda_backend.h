@@ -1,6 +1,7 @@
-// CudaBackend: the Backend interface on one NVIDIA GPU. float32 buffers in device memory
-// (cudaMalloc), GEMMs through cuBLAS (fp32; TF32 only when asked for), the other ops as the
-// kernels of this folder, everything ordered on one stream. Shape violations throw
+// CudaBackend: the Backend interface on one NVIDIA GPU. Buffers in device memory (cudaMalloc):
+// float32, or IEEE half for weight matrices in fp16 mode; GEMMs through cuBLAS (fp16 weights on
+// tensor cores with fp32 accumulation, or fp32 with TF32 only when asked for), the other ops as
+// the kernels of this folder, everything ordered on one stream. Shape violations throw
 // std::logic_error (as CpuBackend), CUDA failures cuda::CudaError, and an allocation the GPU
 // cannot satisfy cuda::CudaOutOfMemory (a std::bad_alloc naming the bytes requested).
 #pragma once
@@ -18,7 +19,10 @@ class CublasHandle;
 
 struct CudaBackendOptions {
     int device = 0;          // CUDA device index
-    bool allowTf32 = false;  // linear() on TF32 tensor cores (≈1e-3 relative); off: exact fp32
+    bool allowTf32 = false;  // float32 weights' GEMMs on TF32 tensor cores (≈1e-3 relative); off: exact fp32
+    // Fp16: loadWeight() keeps matrices (≥ 2 dims) as half and their GEMMs run on fp16 tensor
+    // cores with fp32 accumulation (≈1e-3 relative); Fp32: every weight float32.
+    Precision precision = Precision::Fp16;
 };
 
 // Thrown by CudaBackend::allocate when the GPU has too little free memory.
@@ -39,6 +43,7 @@ public:
 
     std::string name() const override { return m_name; }
     BackendKind kind() const override { return BackendKind::Cuda; }
+    Precision precision() const override { return m_precision; }
     // CPU threads do not apply to the GPU; the value is kept and reported, nothing else.
     void setThreads(int threads) override { m_threads = threads; }
     int threads() const override { return m_threads; }
@@ -73,15 +78,25 @@ public:
 private:
     // Makes this backend's device current on the calling thread (sessions run on worker threads).
     void useDevice() const;
+    // m_halfScratch with room for `elements` halves, grown (never while the stream is being
+    // captured into a CUDA graph: std::logic_error). The caller holds m_mutex.
+    void* halfScratch(size_t elements);
+    // y = bias (+ y), then y += x · wᵀ (+ y): the GEMM of linear() and conv1d(). x and w are
+    // both half (wHalf) or both float32. The caller holds m_mutex.
+    void gemmWithBias(const void* x, const void* w, bool wHalf, const float* bias, float* y, int rows, int in, int out,
+                      bool accumulate);
 
     int m_device = 0;
     int m_threads = 1;
+    Precision m_precision = Precision::Fp16;
     std::string m_name;
     std::string m_memoryName;      // "GPU 0 (NVIDIA H100 80GB HBM3)"
     std::unique_ptr<CublasHandle> m_cublas;
-    std::mutex m_mutex;            // guards the cuBLAS handle and the id staging buffer
+    std::mutex m_mutex;            // guards the cuBLAS handle, the id staging and the half scratch
     int* m_ids = nullptr;          // device staging for embed()'s token and position ids
     size_t m_idsCapacity = 0;      // ints
+    void* m_halfScratch = nullptr; // [rows][in] half: linear()'s x cast for an fp16 GEMM
+    size_t m_halfScratchCapacity = 0;  // halves
 };
 
 } // namespace hearsay::cuda

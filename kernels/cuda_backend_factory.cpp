@@ -44,6 +44,7 @@ Result<std::shared_ptr<Backend>> createCudaBackend(const BackendOptions& options
     if (!cudaDeviceAvailable(options.device, &why)) return makeError("the CUDA backend cannot start: " + why + "; use --backend cpu");
     cuda::CudaBackendOptions cudaOptions;
     cudaOptions.device = options.device;
+    cudaOptions.precision = options.precision;
     const char* tf32 = std::getenv("HEARSAY_CUDA_TF32");
     cudaOptions.allowTf32 = tf32 && std::strcmp(tf32, "1") == 0;
     try {

@@ -16,8 +16,8 @@ namespace hearsay {
 // reason). Creates no CUDA context.
 bool cudaDeviceAvailable(int device = 0, std::string* why = nullptr);
 
-// A CudaBackend on options.device; an error naming the reason when the GPU cannot be used.
-// TF32 GEMMs are off unless the environment sets HEARSAY_CUDA_TF32=1.
+// A CudaBackend on options.device at options.precision; an error naming the reason when the GPU
+// cannot be used. TF32 GEMMs (float32 weights) are off unless the environment sets HEARSAY_CUDA_TF32=1.
 Result<std::shared_ptr<Backend>> createCudaBackend(const BackendOptions& options);
 
 } // namespace hearsay

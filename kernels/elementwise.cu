@@ -1,4 +1,4 @@
-// Elementwise kernels (see elementwise.h): grid-stride loops, one float per thread per step.
+// Elementwise kernels (see elementwise.h): grid-stride loops, one element per thread per step.
 #include "kernels/elementwise.h"
 
 #include "kernels/cuda_check.h"
@@ -23,9 +23,13 @@ __global__ void geluKernel(float* x, size_t n) {
     }
 }
 
-__global__ void addKernel(float* x, const float* y, size_t n) {
+__device__ inline float toFloat(float v) { return v; }
+__device__ inline float toFloat(__half v) { return __half2float(v); }
+
+template <class Y>
+__global__ void addKernel(float* x, const Y* y, size_t n) {
     for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
-        x[i] += y[i];
+        x[i] += toFloat(y[i]);
     }
 }
 
@@ -45,6 +49,12 @@ void gelu(float* x, size_t n, cudaStream_t stream) {
 }
 
 void add(float* x, const float* y, size_t n, cudaStream_t stream) {
+    if (n == 0) return;
+    addKernel<<<gridFor(n), kThreads, 0, stream>>>(x, y, n);
+    HEARSAY_CUDA_CHECK_LAUNCH();
+}
+
+void add(float* x, const __half* y, size_t n, cudaStream_t stream) {
     if (n == 0) return;
     addKernel<<<gridFor(n), kThreads, 0, stream>>>(x, y, n);
     HEARSAY_CUDA_CHECK_LAUNCH();

@@ -1,52 +1,71 @@
 #!/usr/bin/env bash
 # Prepares a build for a bare GPU machine (CUDA, CMake and PyTorch there; no Qt, OpenBLAS or
 # Debian -dev packages): builds the engine-only configuration here (builtin BLAS, one CUDA
-# architecture, Release) and copies the shared libraries it needs that such a machine lacks into
-# build-gpu/lib-carry, then prints the size to carry (the device tool carries 64 MiB at most).
+# architecture, Release), then gathers into ONE folder, build-gpu/carry, everything a GPU session
+# needs beside the repository: hearsay-cli, every core and kernels test executable (debug info
+# stripped), the shared libraries such a machine lacks, the shared test data, and the paths the
+# executables were compiled with (paths.env). It prints the folder's size (the device tool
+# carries 64 MiB at most) and fails when it is over 60 MiB.
 #
 # Here:    bash scripts/gpu_bundle.sh            (CUDA_ARCH=90 for H100/H200 by default)
-#          mkdir -p .shared && cp -r ../shared/data .shared/   (the clips and vocabularies)
-# There:   carry build-gpu and .shared, then run from the repository root:
-#          mkdir -p /work && ln -sfn "$PWD" /work/main && ln -sfn "$PWD/.shared" /work/shared
-#          export LD_LIBRARY_PATH=$PWD/build-gpu/lib-carry
-#          (carry build-gpu/bin, build-gpu/tests, build-gpu/lib-carry and .shared: about 35 MB)
-#          build-gpu/tests/kernels_tst_cuda_ops; build-gpu/bin/hearsay-cli bench --backend cuda ...
-# (the tests find their data through the absolute paths compiled in, hence the links).
+# There:   carry build-gpu/carry (the device tool's `carry: ["build-gpu/carry"]`; with the repository
+#          about 60 MB of its 64 MiB), then: bash scripts/gpu_session.sh check | test | bench SIZE...
+#          (see its header)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 arch=${CUDA_ARCH:-90}
 build=build-gpu
+jobs=${JOBS:-$(nproc)}
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHEARSAY_ENGINE_ONLY=ON -DHEARSAY_BLAS=builtin \
     -DHEARSAY_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$arch" >/dev/null
-targets=(hearsay-cli core_tst_engine_reference core_tst_engine_switches)
-for source in tests/kernels/tst_*.cpp; do
-    name=$(basename "$source" .cpp)
-    targets+=("kernels_$name")
-done
-cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
+targets=(hearsay-cli)
+for source in tests/core/tst_*.cpp; do targets+=("core_$(basename "$source" .cpp)"); done
+for source in tests/kernels/tst_*.cpp; do targets+=("kernels_$(basename "$source" .cpp)"); done
+cmake --build "$build" -j "$jobs" --target "${targets[@]}"
+
+carry="$build/carry"
+rm -rf "$carry" && mkdir -p "$carry/bin" "$carry/tests" "$carry/lib"
+cp "$build/bin/hearsay-cli" "$carry/bin/"
+for target in "${targets[@]:1}"; do cp "$build/tests/$target" "$carry/tests/"; done
+strip --strip-debug "$carry"/bin/* "$carry"/tests/*
 
 # Libraries outside glibc, the compiler runtime and CUDA (which the GPU machine has).
-carry="$build/lib-carry"
-rm -rf "$carry" && mkdir -p "$carry"
-for binary in "$build"/bin/hearsay-cli "$build"/tests/*; do
-    [ -x "$binary" ] && [ -f "$binary" ] || continue
+for binary in "$carry"/bin/* "$carry"/tests/*; do
     ldd "$binary" | awk '$3 ~ /^\// {print $3}'
 done | sort -u | while read -r lib; do
     case "$(basename "$lib")" in
         libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*|libgcc_s.so*|libcuda*|libcublas*|libcudart*) ;;
-        *) cp -L "$lib" "$carry/" ;;
+        *) cp -L "$lib" "$carry/lib/" ;;
     esac
 done
 # ICU's 31 MB data library is replaced by an empty one (scripts/gpu/icu_stub_data.c): Qt Core
 # needs the library to load, the engine's tests need none of its data.
-for data in "$carry"/libicudata.so.*; do
+for data in "$carry"/lib/libicudata.so.*; do
     [ -e "$data" ] || continue
     version=${data##*.so.}
     rm "$data"
     cc -shared -fPIC -O2 -Wl,-soname,"libicudata.so.$version" -DICU_DATA_SYMBOL="icudt${version}_dat" \
-        -o "$carry/libicudata.so.$version" scripts/gpu/icu_stub_data.c
+        -o "$carry/lib/libicudata.so.$version" scripts/gpu/icu_stub_data.c
 done
-echo "gpu_bundle: $(du -sh "$build/bin" "$build/tests" "$carry" | awk '{print $2 ": " $1}' | tr '\n' ' ')"
-echo "gpu_bundle: carry build-gpu/bin, build-gpu/tests, build-gpu/lib-carry and .shared ($(du -shc "$build/bin" "$build/tests" "$carry" | tail -1 | cut -f1) plus the data)"
+
+# The test data the executables read (their paths are compiled in; gpu_session.sh links them).
+shared=$(sed -n 's/^HEARSAY_SHARED_DATA_DIR:PATH=//p' "$build/CMakeCache.txt")
+cp -r "$shared" "$carry/shared-data"
+chmod -R u+w "$carry/shared-data"  # the shared data is read-only; the next bundle must be able to delete the copy
+{
+    echo "SOURCE_DIR=$here"
+    echo "BUILD_DIR=$here/$build"
+    echo "SHARED_DATA_DIR=$shared"
+    echo "COMMIT=$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo -dirty)"
+    echo "CUDA_ARCH=$arch"
+} >"$carry/paths.env"
+
+size_kib=$(du -sk "$carry" | cut -f1)
+echo "gpu_bundle: $(du -sh "$carry"/bin "$carry"/tests "$carry"/lib "$carry"/shared-data | awk '{print $2 ": " $1}' | tr '\n' ' ')"
+echo "gpu_bundle: carry $carry ($((size_kib / 1024)) MiB)"
+if [ "$size_kib" -gt $((60 * 1024)) ]; then
+    echo "gpu_bundle: $carry is over 60 MiB; the device tool carries 64 MiB with the repository" >&2
+    exit 1
+fi

@@ -15,6 +15,10 @@
 #include "core/nn/inference_session.h"
 #include "core/util/json.h"
 #include "core/util/mapped_file.h"
+#include "core/bench/gpu_specs.h"
+#ifdef HEARSAY_HAVE_CUDA
+#include "kernels/peak_rates.h"
+#endif
 
 #include <cstdio>
 #include <filesystem>
@@ -50,6 +54,8 @@ constexpr const char* kUsage =
     "                    convolutions take f16 only) or f32\n"
     "  --seed N          seed of the random weights (default 1)\n"
     "  --backend B       cpu, cuda or auto (default cpu)\n"
+    "  --precision P     CUDA weights and GEMMs: fp16 (default; tensor cores, fp32 accumulation) or fp32;\n"
+    "                    also the floors' element bytes and the transformers peers' dtype\n"
     "  --threads N       CPU threads (default: all available)\n"
     "  --repeats N       timed repeats (default 3)      --warmup N   untimed runs first (default 1)\n"
     "  --lengths LIST    cache-table decode lengths (default 20,128,224; longer ones such as 444\n"
@@ -57,10 +63,15 @@ constexpr const char* kUsage =
     "  --modes LIST      cache-table switches (default both,self,cross,none)\n"
     "  --no-cache-table  skip the cache table          --no-floors  skip the peak probe and floors\n"
     "  --peak-gflops X --peak-gbs Y   assume these peaks for the floors instead of measuring them\n"
+    "                    (CUDA: the probe times an fp16 cuBLAS GEMM and a 1 GiB read/copy on the GPU and\n"
+    "                    reports the spec sheet's figures beside them for known devices)\n"
     "  --floors-only     print the floors of --sizes (any official size or DxLxH) and stop\n"
     "  --peers           run scripts/bench/peers.py in the same run and print ratios Hearsay/peer\n"
-    "  --peers-list L    peers to run (default: all of peers.py)\n"
-    "  --python PATH     interpreter for peers.py (default: SOURCE/.venv-bench/bin/python)\n"
+    "  --peers-list L    peers to run (default: all of peers.py; with --backend cuda: transformers-static)\n"
+    "  --peers-compile   also time transformers' static cache under torch.compile (reduce-overhead),\n"
+    "                    bounded by --peers-compile-timeout S (default 300)\n"
+    "  --python PATH     interpreter for peers.py (default: SOURCE/.venv-bench/bin/python when it\n"
+    "                    exists, else python3)\n"
     "  --audio WAV       16 kHz mono 16-bit input (default: shared data speech-30s-a.wav)\n"
     "  --work-dir DIR    where made models are kept (default: /tmp/hearsay-bench)\n"
     "  --json FILE       also write the full report as JSON\n"
@@ -74,6 +85,7 @@ struct Settings {
     std::string dtype = "f16";
     std::string seed = "1";
     BackendKind backend = BackendKind::Cpu;
+    Precision precision = Precision::Fp16;  // CUDA only; the CPU backend computes in float32
     int threads = 0;
     FixedWork work;
     std::vector<int> lengths = {20, 128, 224};
@@ -85,6 +97,8 @@ struct Settings {
     double peakGbs = 0.0;
     bool peers = false;
     std::string peersList;
+    bool peersCompile = false;
+    int peersCompileTimeout = 300;
     std::string python;
     std::string audio = std::string(HEARSAY_SHARED_DATA_DIR) + "/speech-30s-a.wav";
     std::string workDir = "/tmp/hearsay-bench";
@@ -125,13 +139,15 @@ struct Engine {
     std::unique_ptr<InferenceSession> session;
 };
 
-Result<Engine> openEngine(const std::string& path, BackendKind kind, int threads, SessionOptions options) {
+Result<Engine> openEngine(const std::string& path, BackendKind kind, Precision precision, int threads,
+                          SessionOptions options) {
     Engine e;
     auto model = WhisperModel::load(path);
     if (!model) return model.error();
     e.model = model.value();
     BackendOptions backendOptions;
     backendOptions.threads = threads;
+    backendOptions.precision = precision;
     auto backend = createBackend(kind, backendOptions);
     if (!backend) return backend.error();
     e.backend = backend.value();
@@ -155,7 +171,7 @@ int runChild(const Options& options, const Settings& settings) {
     sessionOptions.maxBeams = 1;
     sessionOptions.selfAttentionCache = usesSelfCache(mode);
     sessionOptions.crossAttentionCache = usesCrossCache(mode);
-    auto engine = openEngine(*path, settings.backend, settings.threads, sessionOptions);
+    auto engine = openEngine(*path, settings.backend, settings.precision, settings.threads, sessionOptions);
     if (!engine) return fail(engine.message(), 1);
     auto mel = benchWindow(settings.audio, engine->model->config().nMels);
     if (!mel) return fail(mel.message(), 1);
@@ -209,6 +225,7 @@ struct ModelReport {
     std::string backendName;
     FixedWorkResult fixed;
     WorkFloors floors;
+    ElementBytes elementBytes;  // what the floors assumed
     std::vector<CacheRunResult> rows;
     Json peers;            // peers.py's document, null when not run
 };
@@ -253,15 +270,51 @@ void printCacheTable(const ModelReport& m) {
     }
 }
 
+// The source tree this executable was configured from, or, when that path does not exist here
+// (a build carried to another machine), the nearest folder above the executable that holds
+// scripts/bench/peers.py (build/bin/.. or build-gpu/carry/bin/../..).
+fs::path sourceTree() {
+    std::error_code ec;
+    if (fs::exists(fs::path(HEARSAY_SOURCE_DIR) / "scripts/bench/peers.py", ec)) return HEARSAY_SOURCE_DIR;
+    fs::path dir = fs::path(currentExecutablePath()).parent_path();
+    for (int up = 0; up < 4 && !dir.empty() && dir != dir.root_path(); ++up, dir = dir.parent_path()) {
+        if (fs::exists(dir / "scripts/bench/peers.py", ec)) return dir;
+    }
+    return HEARSAY_SOURCE_DIR;
+}
+
+// The peers to run: the given list, or transformers' static cache alone on the GPU (the peer the
+// issue compares with), or every peer of peers.py on the CPU.
+std::string peersToRun(const Settings& s) {
+    if (!s.peersList.empty()) return s.peersList;
+    return s.backend == BackendKind::Cuda ? "transformers-static" : "";
+}
+
+// Whether the model ran on the CUDA backend (asked for, or picked by Auto: its name says so).
+bool ranOnCuda(const Settings& s, const ModelReport& m) {
+    return s.backend == BackendKind::Cuda || m.backendName.rfind("cuda", 0) == 0;
+}
+
 Result<Json> runPeers(const Settings& s, const ModelReport& m) {
-    const std::string source = HEARSAY_SOURCE_DIR;
-    const std::string python = s.python.empty() ? source + "/.venv-bench/bin/python" : s.python;
+    const fs::path source = sourceTree();
+    std::error_code ec;
+    const fs::path venv = source / ".venv-bench/bin/python";
+    const std::string python = !s.python.empty() ? s.python : fs::exists(venv, ec) ? venv.string() : "python3";
     const fs::path out = fs::path(s.workDir) / (m.name + "-peers.json");
-    std::vector<std::string> argv = {python, source + "/scripts/bench/peers.py", "--hf", m.hfPath, "--threads",
+    fs::remove(out, ec);  // a stale file from an earlier run must not pass for this run's results
+    std::vector<std::string> argv = {python, (source / "scripts/bench/peers.py").string(), "--hf", m.hfPath, "--threads",
                                      std::to_string(s.threads), "--repeats", std::to_string(s.work.repeats), "--warmup",
-                                     std::to_string(s.work.warmup), "--audio", s.audio, "--json", out.string()};
+                                     std::to_string(s.work.warmup), "--audio", s.audio, "--json", out.string(),
+                                     "--decode-steps", std::to_string(s.work.decodeSteps), "--batch-steps",
+                                     std::to_string(s.work.batchSteps), "--batch-beams", std::to_string(s.work.batchBeams),
+                                     "--prompt-tokens", std::to_string(s.work.promptTokens), "--prompt-runs",
+                                     std::to_string(s.work.promptRuns)};
+    if (ranOnCuda(s, m)) {  // the same GPU, in the precision Hearsay ran
+        argv.insert(argv.end(), {"--device", "cuda", "--dtype", s.precision == Precision::Fp32 ? "float32" : "float16"});
+    }
+    if (s.peersCompile) argv.insert(argv.end(), {"--compile", "--compile-timeout", std::to_string(s.peersCompileTimeout)});
     if (!m.ggmlPath.empty()) argv.insert(argv.end(), {"--ggml", m.ggmlPath});
-    if (!s.peersList.empty()) argv.insert(argv.end(), {"--peers", s.peersList});
+    if (const std::string list = peersToRun(s); !list.empty()) argv.insert(argv.end(), {"--peers", list});
     std::fprintf(stderr, "bench: running peers for %s\n", m.name.c_str());
     auto run = runProcess(argv);
     if (!run) return run.error();
@@ -271,9 +324,35 @@ Result<Json> runPeers(const Settings& s, const ModelReport& m) {
 }
 
 // The peaks the floors divide by: measured by the probe unless given on the command line.
-PeakRates peakRates(const Settings& s) {
+// CUDA: the GPU probe (kernels/peak_rates.h), with the spec sheet's figures for known devices;
+// `gpu` gets the device's description. CPU: the SGEMM and read probe.
+PeakRates peakRates(const Settings& s, std::optional<GpuInfo>* gpu = nullptr) {
     PeakRates peak;
-    if (s.peakGflops <= 0 || s.peakGbs <= 0) {
+    if (s.backend == BackendKind::Cuda) {
+#ifdef HEARSAY_HAVE_CUDA
+        if (s.peakGflops <= 0 || s.peakGbs <= 0) {
+            std::fprintf(stderr, "bench: measuring the GPU's attainable peaks\n");
+            auto probe = cuda::measureGpuPeakRates(0);
+            if (probe) {
+                peak = probe->peaks;
+                if (gpu) *gpu = probe->gpu;
+            } else {
+                std::fprintf(stderr, "bench: %s\n", probe.message().c_str());
+                peak.flopsSource = peak.bytesSource = "not measured: " + probe.message();
+            }
+        }
+        if (gpu && !*gpu) {
+            if (auto info = cuda::describeGpu(0)) *gpu = info.value();
+        }
+#endif
+        if (gpu && *gpu) {
+            if (auto spec = lookupGpuSpec((*gpu)->name)) {
+                peak.specFlopsPerSecond = spec->fp16TensorFlops;
+                peak.specBytesPerSecond = spec->memoryBytesPerSecond;
+                peak.specSource = spec->model + ": " + spec->source;
+            }
+        }
+    } else if (s.peakGflops <= 0 || s.peakGbs <= 0) {
         std::fprintf(stderr, "bench: measuring the machine's attainable peaks\n");
         peak = measurePeakRates(s.threads);
     }
@@ -290,17 +369,22 @@ PeakRates peakRates(const Settings& s) {
 
 // --floors-only: the physical floors of the fixed work for each size, nothing run.
 int printFloorsOnly(const Settings& s) {
-    const PeakRates peak = peakRates(s);
-    const double bytes = s.backend == BackendKind::Cuda ? 2.0 : 4.0;
-    std::printf("floors of the fixed work at %.1f GFLOP/s (%s) and %.1f GB/s (%s), %g-byte weights and caches\n",
-                peak.flopsPerSecond / 1e9, peak.flopsSource.c_str(), peak.bytesPerSecond / 1e9, peak.bytesSource.c_str(), bytes);
+    std::optional<GpuInfo> gpu;
+    const PeakRates peak = peakRates(s, &gpu);
+    if (peak.flopsPerSecond <= 0 || peak.bytesPerSecond <= 0) {
+        return fail("no peaks to compute floors with (" + peak.flopsSource + "); give --peak-gflops and --peak-gbs", 1);
+    }
+    const ElementBytes bytes = floorElementBytes(s.backend, s.dtype, s.precision);
+    std::printf("floors of the fixed work at %.1f GFLOP/s (%s) and %.1f GB/s (%s), %g-byte weights, %g-byte caches\n",
+                peak.flopsPerSecond / 1e9, peak.flopsSource.c_str(), peak.bytesPerSecond / 1e9, peak.bytesSource.c_str(),
+                bytes.weights, bytes.caches);
     std::printf("  %-16s %12s %12s %14s %14s %14s %14s\n", "size", "enc GFLOP", "encoder ms", "MB/token", "decode ms/tok",
                 "batch ms/tok", "prompt ms/tok");
     Json::Array list;
     for (const auto& size : s.sizes) {
         auto config = WhisperConfig::fromName(size);
         if (!config) return fail(config.message());
-        const WorkFloors f = computeFloors(config.value(), s.work, peak, bytes, bytes);
+        const WorkFloors f = computeFloors(config.value(), s.work, peak, bytes.weights, bytes.caches);
         std::printf("  %-16s %12.1f %12.2f %14.1f %14.3f %14.3f %14.4f\n", size.c_str(), f.encoderFlops / 1e9, f.encoderMs,
                     f.decodeBytesPerToken / 1e6, f.decodeMsPerToken, f.batchMsPerToken, f.promptMsPerToken);
         Json j = toJson(f);
@@ -311,8 +395,12 @@ int printFloorsOnly(const Settings& s) {
         Json doc;
         doc["schema"] = "hearsay-bench-floors/1";
         doc["date"] = utcTimestamp();
-        doc["machine"] = toJson(collectMachineInfo());
+        MachineInfo machine = collectMachineInfo();
+        machine.gpu = gpu;
+        doc["machine"] = toJson(machine);
         doc["peaks"] = toJson(peak);
+        doc["elementBytes"]["weights"] = bytes.weights;
+        doc["elementBytes"]["caches"] = bytes.caches;
         doc["work"] = toJson(s.work);
         doc["floors"] = Json(std::move(list));
         std::ofstream out(s.json);
@@ -320,6 +408,16 @@ int printFloorsOnly(const Settings& s) {
         if (!out) return fail("cannot write '" + s.json + "'", 1);
     }
     return 0;
+}
+
+// Whether the peers to run read a model file of `format`: whisper.cpp reads ggml, all others hf.
+bool peersNeed(const Settings& s, const std::string& format) {
+    const std::string list = peersToRun(s);
+    if (list.empty()) return true;  // all of peers.py
+    for (const auto& peer : splitList(list)) {
+        if ((peer == "whisper.cpp") == (format == "ggml")) return true;
+    }
+    return false;
 }
 
 Result<Settings> parseSettings(const Options& o) {
@@ -336,6 +434,9 @@ Result<Settings> parseSettings(const Options& o) {
     auto backend = parseBackendKind(o.value("backend", "cpu"));
     if (!backend) return backend.error();
     s.backend = backend.value();
+    auto precision = parsePrecision(o.value("precision", "fp16"));
+    if (!precision) return precision.error();
+    s.precision = precision.value();
     if (o.value("threads")) {
         auto t = parsePositive("--threads", *o.value("threads"));
         if (!t) return t.error();
@@ -390,6 +491,12 @@ Result<Settings> parseSettings(const Options& o) {
     }
     s.peers = o.has("peers");
     s.peersList = o.value("peers-list", "");
+    s.peersCompile = o.has("peers-compile");
+    if (auto v = o.value("peers-compile-timeout")) {
+        auto n = parsePositive("--peers-compile-timeout", *v);
+        if (!n) return n.error();
+        s.peersCompileTimeout = n.value();
+    }
     s.python = o.value("python", "");
     s.audio = o.value("audio", s.audio);
     s.workDir = o.value("work-dir", s.workDir);
@@ -399,10 +506,10 @@ Result<Settings> parseSettings(const Options& o) {
 
 int runBench(const std::vector<std::string>& args) {
     auto options = Options::parse(args,
-                                  {"sizes", "model", "format", "dtype", "seed", "backend", "threads", "repeats", "warmup",
-                                   "lengths", "modes", "peak-gflops", "peak-gbs", "peers-list", "python", "audio", "work-dir", "json", "decode-steps",
+                                  {"sizes", "model", "format", "dtype", "seed", "backend", "precision", "threads", "repeats", "warmup",
+                                   "lengths", "modes", "peak-gflops", "peak-gbs", "peers-list", "peers-compile-timeout", "python", "audio", "work-dir", "json", "decode-steps",
                                    "batch-steps", "batch-beams", "prompt-tokens", "prompt-runs", "length", "mode"},
-                                  {"help", "no-cache-table", "no-floors", "floors-only", "peers", "child-cache-run"});
+                                  {"help", "no-cache-table", "no-floors", "floors-only", "peers", "peers-compile", "child-cache-run"});
     if (!options) return fail(options.message() + "\n" + kUsage);
     if (options->has("help")) {
         std::printf("%s", kUsage);
@@ -432,7 +539,7 @@ int runBench(const std::vector<std::string>& args) {
             if (!path) return fail(path.message(), 1);
             m.path = path.value();
             (s.format == "hf" ? m.hfPath : m.ggmlPath) = m.path;
-            if (s.peers) {  // the peers need both formats; the weights are bit-identical (same seed)
+            if (s.peers && peersNeed(s, s.format == "hf" ? "ggml" : "hf")) {  // the weights are bit-identical (same seed)
                 auto other = ensureTestModel(s, size, s.format == "hf" ? "ggml" : "hf");
                 if (!other) return fail(other.message(), 1);
                 (s.format == "hf" ? m.ggmlPath : m.hfPath) = other.value();
@@ -441,7 +548,7 @@ int runBench(const std::vector<std::string>& args) {
         }
     }
 
-    const MachineInfo machine = collectMachineInfo();
+    MachineInfo machine = collectMachineInfo();
     BuildInfo build;
     build.buildType = HEARSAY_BUILD_TYPE;
     build.compiler = compilerDescription();
@@ -450,14 +557,38 @@ int runBench(const std::vector<std::string>& args) {
     build.cuda = true;
 #endif
     const std::string date = utcTimestamp();
-    const PeakRates peak = s.floors ? peakRates(s) : PeakRates{};
+    std::optional<GpuInfo> gpu;
+    PeakRates peak;
+    if (s.floors) {
+        peak = peakRates(s, &gpu);
+    }
+#ifdef HEARSAY_HAVE_CUDA
+    if (!gpu && s.backend == BackendKind::Cuda) {
+        if (auto info = cuda::describeGpu(0)) gpu = info.value();
+    }
+#endif
+    machine.gpu = gpu;
+    // Without peaks (a probe that failed and none given) there is nothing to divide by.
+    const bool haveFloors = s.floors && peak.flopsPerSecond > 0 && peak.bytesPerSecond > 0;
+    if (s.floors && !haveFloors) std::fprintf(stderr, "bench: no floors: the peaks are unknown (give --peak-gflops and --peak-gbs)\n");
     std::printf("hearsay bench, %s\n  machine: %s, %d CPUs (%s), %.1f GiB, load average %.2f%s%s\n  build: %s, %s, commit %s\n", date.c_str(),
                 machine.cpuModel.c_str(), machine.logicalCpus, machine.cpuFlags.c_str(),
                 double(machine.memoryBytes) / (1024.0 * 1024.0 * 1024.0), machine.loadAverage, machine.gpuName.empty() ? "" : ", GPU ",
                 machine.gpuName.c_str(), build.buildType.c_str(), build.compiler.c_str(), build.commit.c_str());
-    if (s.floors) {
+    if (gpu) {
+        std::printf("  GPU %d: %s, sm_%d%d, %d SMs, %.1f GiB, SM clock %.0f MHz, memory clock %.0f MHz x %d bits, driver %d, runtime %d\n",
+                    gpu->index, gpu->name.c_str(), gpu->computeMajor, gpu->computeMinor, gpu->multiprocessors,
+                    double(gpu->memoryBytes) / (1024.0 * 1024.0 * 1024.0), gpu->smClockMhz, gpu->memoryClockMhz,
+                    gpu->memoryBusBits, gpu->driverVersion, gpu->runtimeVersion);
+    }
+    if (haveFloors) {
         std::printf("  peaks: %.1f GFLOP/s (%s); %.1f GB/s (%s)\n", peak.flopsPerSecond / 1e9, peak.flopsSource.c_str(),
                     peak.bytesPerSecond / 1e9, peak.bytesSource.c_str());
+        if (peak.specBytesPerSecond > 0) {
+            std::printf("  spec sheet: %.1f TFLOP/s fp16 dense, %.2f TB/s (%s); measured %.0f%% and %.0f%% of them\n",
+                        peak.specFlopsPerSecond / 1e12, peak.specBytesPerSecond / 1e12, peak.specSource.c_str(),
+                        100.0 * peak.flopsPerSecond / peak.specFlopsPerSecond, 100.0 * peak.bytesPerSecond / peak.specBytesPerSecond);
+        }
     }
 
     for (ModelReport& m : models) {
@@ -465,7 +596,7 @@ int runBench(const std::vector<std::string>& args) {
         {  // the engine lives only for the fixed work: the children then start from a quiet machine
             SessionOptions sessionOptions;
             sessionOptions.maxBeams = s.work.batchBeams;
-            auto engine = openEngine(m.path, s.backend, s.threads, sessionOptions);
+            auto engine = openEngine(m.path, s.backend, s.precision, s.threads, sessionOptions);
             if (!engine) return fail(m.path + ": " + engine.message(), 1);
             m.config = engine->model->config();
             m.weightBytes = engine->model->weightBytes();
@@ -476,10 +607,11 @@ int runBench(const std::vector<std::string>& args) {
             if (!fixed) return fail(m.name + ": " + fixed.message(), 1);
             m.fixed = fixed.value();
         }
-        if (s.floors) {
-            // The CPU backend computes in float32 whatever the file holds; caches are float32.
-            const double weightBytes = s.backend == BackendKind::Cuda ? 2.0 : 4.0;
-            m.floors = computeFloors(m.config, s.work, peak, weightBytes, weightBytes);
+        if (haveFloors) {
+            // Element bytes as the backend that ran holds weights and caches (Auto resolved by its name).
+            const BackendKind ran = ranOnCuda(s, m) ? BackendKind::Cuda : BackendKind::Cpu;
+            m.elementBytes = floorElementBytes(ran, s.dtype, s.precision);
+            m.floors = computeFloors(m.config, s.work, peak, m.elementBytes.weights, m.elementBytes.caches);
         }
 
         if (s.cacheTable) {
@@ -489,7 +621,8 @@ int runBench(const std::vector<std::string>& args) {
                                  std::string(cacheModeName(mode)).c_str());
                     auto out = runSelf({"bench", "--child-cache-run", "--model", m.path, "--length", std::to_string(length),
                                         "--mode", std::string(cacheModeName(mode)), "--backend",
-                                        std::string(backendKindName(s.backend)), "--threads", std::to_string(s.threads),
+                                        std::string(backendKindName(s.backend)), "--precision",
+                                        std::string(precisionName(s.precision)), "--threads", std::to_string(s.threads),
                                         "--audio", s.audio});
                     if (!out) return fail(out.message(), 1);
                     const std::string text = out.value();
@@ -514,7 +647,7 @@ int runBench(const std::vector<std::string>& args) {
                 m.peers = doc;
             }
         }
-        printFixedWork(m, s, s.floors);
+        printFixedWork(m, s, haveFloors);
         if (s.cacheTable) printCacheTable(m);
         std::fflush(stdout);
     }
@@ -533,6 +666,7 @@ int runBench(const std::vector<std::string>& args) {
         doc["build"] = toJson(build);
         Json settings;
         settings["backend"] = std::string(backendKindName(s.backend));
+        settings["precision"] = std::string(precisionName(s.precision));
         settings["threads"] = s.threads;
         settings["dtype"] = s.dtype;
         settings["format"] = s.format;
@@ -540,7 +674,7 @@ int runBench(const std::vector<std::string>& args) {
         settings["audio"] = s.audio;
         doc["settings"] = settings;
         doc["work"] = toJson(s.work);
-        doc["peaks"] = s.floors ? toJson(peak) : Json();
+        doc["peaks"] = haveFloors ? toJson(peak) : Json();
         Json::Array list;
         for (const ModelReport& m : models) {
             Json j;
@@ -561,7 +695,11 @@ int runBench(const std::vector<std::string>& args) {
             dims["nAudioCtx"] = m.config.nAudioCtx;
             j["dims"] = dims;
             j["fixedWork"] = toJson(m.fixed);
-            j["floors"] = s.floors ? toJson(m.floors) : Json();
+            j["floors"] = haveFloors ? toJson(m.floors) : Json();
+            if (haveFloors) {
+                j["elementBytes"]["weights"] = m.elementBytes.weights;
+                j["elementBytes"]["caches"] = m.elementBytes.caches;
+            }
             Json::Array rows;
             for (const auto& r : m.rows) {
                 Json row = toJson(r);

@@ -70,6 +70,8 @@ const char* kUsage = R"(usage: hearsay-cli transcribe --model PATH [OPTIONS] FIL
   --no-cross-cache           re-project the encoder output at each step
   --threads N                CPU threads (default: all cores)
   --backend B                auto (default), cpu or cuda
+  --precision P              CUDA weights and GEMMs: fp16 (default; tensor cores, fp32 accumulation)
+                             or fp32 (exact comparisons); the CPU backend computes in float32
   --output-format F          txt, srt, vtt, json or all (default: txt on stdout, all with --output-dir)
   --output-dir DIR           write FILE's name + .txt/.srt/.vtt/.json there instead of stdout
   --quiet                    no progress on stderr
@@ -170,7 +172,7 @@ int runTranscribe(const std::vector<std::string>& args) {
         args,
         {"model", "language", "task", "beam-size", "patience", "length-penalty", "best-of", "temperature",
          "temperature-increment", "compression-ratio-threshold", "logprob-threshold", "no-speech-threshold",
-         "initial-prompt", "sample-len", "seed", "threads", "backend", "output-format", "output-dir"},
+         "initial-prompt", "sample-len", "seed", "threads", "backend", "precision", "output-format", "output-dir"},
         {"help", "no-self-cache", "no-cross-cache", "no-timestamps", "no-condition-on-previous-text", "no-loop-cut",
          "quiet"});
     if (!parsed) {
@@ -193,6 +195,8 @@ int runTranscribe(const std::vector<std::string>& args) {
     if (threads.value() < 0) return fail("--threads must not be negative", 2);
     auto backendKind = parseBackendKind(options.value("backend", "auto"));
     if (!backendKind) return fail(backendKind.message(), 2);
+    auto precision = parsePrecision(options.value("precision", "fp16"));
+    if (!precision) return fail(precision.message(), 2);
 
     // Settings that do not depend on the model are checked before the (slow) model load.
     if (auto early = readSettings(options, true); !early) return fail(early.message(), 2);
@@ -213,7 +217,7 @@ int runTranscribe(const std::vector<std::string>& args) {
         if (ec) return fail("cannot create the output directory " + s.outputDir + ": " + ec.message(), 1);
     }
 
-    auto backend = createBackend(backendKind.value(), BackendOptions{threads.value(), 0});
+    auto backend = createBackend(backendKind.value(), BackendOptions{threads.value(), 0, precision.value()});
     if (!backend) return fail(backend.message(), 1);
     SessionOptions sessionOptions;
     sessionOptions.maxBeams = std::max({1, s.transcribe.decoding.beamSize, s.transcribe.decoding.bestOf});

@@ -31,6 +31,23 @@ Result<BackendKind> parseBackendKind(std::string_view text) {
     return makeError("unknown backend '" + std::string(text) + "' (choices: auto, cpu, cuda)");
 }
 
+std::string_view precisionName(Precision precision) {
+    switch (precision) {
+    case Precision::Fp16: return "fp16";
+    case Precision::Fp32: return "fp32";
+    }
+    return "unknown";
+}
+
+Result<Precision> parsePrecision(std::string_view text) {
+    std::string lower(text);
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    for (Precision precision : {Precision::Fp16, Precision::Fp32}) {
+        if (lower == precisionName(precision)) return precision;
+    }
+    return makeError("unknown precision '" + std::string(text) + "' (choices: fp16, fp32)");
+}
+
 Result<std::shared_ptr<Backend>> createBackend(BackendKind kind, BackendOptions options) {
     if (options.threads < 0) return makeError("the thread count must be 0 (all cores) or positive");
     switch (kind) {

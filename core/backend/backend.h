@@ -97,12 +97,25 @@ std::string_view backendKindName(BackendKind kind);
 // "auto", "cpu", "cuda" (case-insensitive); anything else is an error naming the choices.
 Result<BackendKind> parseBackendKind(std::string_view text);
 
+// What a backend's matrix products read their weights as. Fp16: weight matrices (linear and
+// conv weights, embedding tables) kept as IEEE half, GEMMs on tensor cores with fp32
+// accumulation (the CUDA default); Fp32: float32 weights and arithmetic, for exact comparisons.
+// Activations, layer norms, attention and the KV caches are float32 either way.
+enum class Precision { Fp16, Fp32 };
+
+std::string_view precisionName(Precision precision);
+// "fp16", "fp32" (case-insensitive); anything else is an error naming the choices.
+Result<Precision> parsePrecision(std::string_view text);
+
 class Backend {
 public:
     virtual ~Backend() = default;
 
     virtual std::string name() const = 0;   // "cpu (OpenBLAS, 2 threads)"
     virtual BackendKind kind() const = 0;
+    // The precision the matrix products run at. The CPU backend computes in float32 (an f16
+    // weight matrix is read as stored and widened exactly), so its precision is Fp32.
+    virtual Precision precision() const { return Precision::Fp32; }
 
     // Worker threads for the ops (0 = all cores). Applies to later calls.
     virtual void setThreads(int threads) = 0;
@@ -157,6 +170,7 @@ public:
 struct BackendOptions {
     int threads = 0;   // CPU worker threads, 0 = all cores
     int device = 0;    // GPU index for CUDA
+    Precision precision = Precision::Fp16;  // CUDA weights and GEMMs; the CPU backend is float32 always
 };
 
 // Auto picks CUDA when this build has it and a GPU is present, else the CPU. Cuda in a build

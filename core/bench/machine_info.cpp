@@ -111,6 +111,23 @@ std::string utcTimestamp() {
     return text;
 }
 
+Json toJson(const GpuInfo& g) {
+    auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); };
+    Json j;
+    j["index"] = g.index;
+    j["name"] = g.name;
+    j["computeCapability"] = std::to_string(g.computeMajor) + "." + std::to_string(g.computeMinor);
+    j["memoryBytes"] = g.memoryBytes;
+    j["freeMemoryBytes"] = g.freeMemoryBytes;
+    j["multiprocessors"] = g.multiprocessors;
+    j["smClockMhz"] = g.smClockMhz;
+    j["memoryClockMhz"] = g.memoryClockMhz;
+    j["memoryBusBits"] = g.memoryBusBits;
+    j["driverVersion"] = g.driverVersion > 0 ? Json(version(g.driverVersion)) : Json();
+    j["runtimeVersion"] = g.runtimeVersion > 0 ? Json(version(g.runtimeVersion)) : Json();
+    return j;
+}
+
 Json toJson(const MachineInfo& m) {
     Json j;
     j["cpuModel"] = m.cpuModel;
@@ -122,6 +139,7 @@ Json toJson(const MachineInfo& m) {
     j["loadAverage"] = m.loadAverage;
     j["gpuName"] = m.gpuName.empty() ? Json() : Json(m.gpuName);
     j["gpuDriver"] = m.gpuDriver.empty() ? Json() : Json(m.gpuDriver);
+    j["gpu"] = m.gpu ? toJson(*m.gpu) : Json();
     return j;
 }
 

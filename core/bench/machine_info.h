@@ -5,9 +5,27 @@
 #include "core/util/json.h"
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 namespace hearsay {
+
+// One CUDA device as its runtime describes it. The core has no CUDA: the CUDA build fills this
+// in (kernels/peak_rates.h) and the benchmark puts it into its report.
+struct GpuInfo {
+    int index = 0;
+    std::string name;               // cudaDeviceProp::name, "NVIDIA H100 80GB HBM3"
+    int computeMajor = 0;
+    int computeMinor = 0;
+    size_t memoryBytes = 0;         // total device memory
+    size_t freeMemoryBytes = 0;     // free when described
+    int multiprocessors = 0;
+    double smClockMhz = 0.0;        // peak SM clock the runtime reports
+    double memoryClockMhz = 0.0;    // peak memory clock the runtime reports
+    int memoryBusBits = 0;
+    int driverVersion = 0;          // cudaDriverGetVersion: 12080 = 12.8
+    int runtimeVersion = 0;         // cudaRuntimeGetVersion of the runtime linked in
+};
 
 struct MachineInfo {
     std::string cpuModel;       // "model name" of /proc/cpuinfo
@@ -19,6 +37,7 @@ struct MachineInfo {
     double loadAverage = 0.0;   // 1-minute load average when collected (others' work skews timings)
     std::string gpuName;        // /proc/driver/nvidia/gpus/*/information, empty without one
     std::string gpuDriver;      // /proc/driver/nvidia/version, empty without one
+    std::optional<GpuInfo> gpu; // the device benchmarked, when the CUDA backend ran
 };
 
 struct BuildInfo {
@@ -37,6 +56,7 @@ std::string compilerDescription();
 // Current UTC time as ISO 8601, "2026-05-09T14:03:00Z".
 std::string utcTimestamp();
 
+Json toJson(const GpuInfo& gpu);
 Json toJson(const MachineInfo& machine);
 Json toJson(const BuildInfo& build);
 

@@ -2,6 +2,7 @@
 // machine's attainable peaks (SGEMM FLOP/s, streaming read bandwidth).
 #include "core/bench/roofline.h"
 
+#include "core/backend/backend.h"
 #include "core/backend/blas.h"
 
 #include <algorithm>
@@ -36,6 +37,11 @@ double decoderStepBytes(const WhisperConfig& c, int position, int beams, double 
     const double selfCache = c.nTextLayer * 2.0 * (position + 1.0) * d * beams;
     const double crossCache = c.nTextLayer * 2.0 * double(c.nAudioCtx) * d;
     return weights * weightBytes + (selfCache + crossCache) * cacheBytes;
+}
+
+ElementBytes floorElementBytes(BackendKind backend, const std::string& modelDtype, Precision precision) {
+    if (backend == BackendKind::Cuda) return {precision == Precision::Fp16 ? 2.0 : 4.0, 4.0};
+    return {modelDtype == "f16" ? 2.0 : 4.0, 4.0};
 }
 
 WorkFloors computeFloors(const WhisperConfig& c, const FixedWork& work, const PeakRates& peak, double weightBytes,
@@ -136,6 +142,11 @@ Json toJson(const PeakRates& p) {
     j["bytesPerSecond"] = p.bytesPerSecond;
     j["flopsSource"] = p.flopsSource;
     j["bytesSource"] = p.bytesSource;
+    if (p.specFlopsPerSecond > 0 || p.specBytesPerSecond > 0) {
+        j["specFlopsPerSecond"] = p.specFlopsPerSecond;
+        j["specBytesPerSecond"] = p.specBytesPerSecond;
+        j["specSource"] = p.specSource;
+    }
     return j;
 }
 

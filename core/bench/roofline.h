@@ -11,6 +11,10 @@
 
 namespace hearsay {
 
+// core/backend/backend.h (not included: kernels/peak_rates.cu includes this header as C++17)
+enum class BackendKind;
+enum class Precision;
+
 // FLOPs (a multiply-add counts 2) of one encoder pass over a full window: both convolutions,
 // every layer's projections, attention and MLP, plus the cross-attention K/V projection of
 // every decoder layer (which the benchmark's encoder figure includes).
@@ -32,7 +36,22 @@ struct PeakRates {
     double bytesPerSecond = 0.0;   // attainable memory bandwidth used for the floors
     std::string flopsSource;       // how the figure was obtained
     std::string bytesSource;
+    // The vendor's figures beside the measured ones (GPUs in gpu_specs.h), 0 when unknown.
+    double specFlopsPerSecond = 0.0;
+    double specBytesPerSecond = 0.0;
+    std::string specSource;
 };
+
+// Bytes per element of the decoder's weights and K/V caches as a backend holds them, for the
+// floors. CPU: f16 model files keep their weight matrices f16 (2 bytes), anything else is widened
+// to float32; caches are float32. CUDA: Precision::Fp16 holds half weight matrices, Fp32 float32
+// ones; the KV caches are float32 in both (kernels/README.md, "Precision"). When the CUDA caches
+// become half, this is the one place to change.
+struct ElementBytes {
+    double weights = 4.0;
+    double caches = 4.0;
+};
+ElementBytes floorElementBytes(BackendKind backend, const std::string& modelDtype, Precision precision);
 
 struct WorkFloors {
     double encoderMs = 0.0;          // encoderFlops / peak

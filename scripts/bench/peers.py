@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Peers of `hearsay-cli bench`: the same fixed work on the same random weights, through
-Hugging Face transformers (PyTorch: dynamic cache, static cache, no cache), faster-whisper
+Hugging Face transformers (PyTorch: dynamic cache, static cache, no cache; on the CPU or a
+CUDA GPU, float32 or float16; optionally the static cache under torch.compile), faster-whisper
 (CTranslate2) and whisper.cpp's own bench tool. Writes one JSON document; hearsay-cli bench
 runs this script in the same run and prints the ratios Hearsay/peer.
 
@@ -13,14 +14,20 @@ Medians of --repeats timed runs after --warmup untimed ones.
 
 Run from the venv made from scripts/bench/requirements-bench.txt:
   .venv-bench/bin/python scripts/bench/peers.py --hf DIR --ggml FILE --threads 2 --json OUT
+On a GPU (the transformers peers only; any transformers with EncoderDecoderCache, 4.42 or later):
+  python3 scripts/bench/peers.py --hf DIR --device cuda --dtype float16 --peers transformers-static --json OUT
+Every timed region is bracketed by torch.cuda.synchronize() on the GPU, so a figure is the time
+until the results exist, as Hearsay's (which reads the logits back every step).
 """
 
 import argparse
 import contextlib
+import inspect
 import json
 import os
 import platform
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -33,7 +40,7 @@ import numpy as np
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-WORK = {"decodeSteps": 256, "batchSteps": 64, "batchBeams": 5, "promptTokens": 256, "promptRuns": 16}
+WORK = {"decodeSteps": 256, "batchSteps": 64, "batchBeams": 5, "promptTokens": 256, "promptRuns": 16}  # defaults
 FIGURES = ("encoderMs", "decodeMsPerToken", "batchMsPerToken", "promptMsPerToken")
 
 
@@ -77,13 +84,21 @@ def summary(values):
 
 
 class Timer:
-    def __init__(self):
+    """Accumulates wall time of `with timer():` blocks; `sync` (torch.cuda.synchronize on a GPU)
+    runs before the clock starts and before it stops, so queued GPU work is counted where it ran."""
+
+    def __init__(self, sync=None):
         self.ms = 0.0
+        self.sync = sync
 
     @contextlib.contextmanager
     def __call__(self):
+        if self.sync:
+            self.sync()
         start = time.perf_counter()
         yield
+        if self.sync:
+            self.sync()
         self.ms += (time.perf_counter() - start) * 1000.0
 
 
@@ -100,77 +115,136 @@ def repeat(warmup, repeats, run_once):
 
 # --- Hugging Face transformers -------------------------------------------------------------------
 
+class ApiMismatch(RuntimeError):
+    """The installed transformers lacks something this peer uses (reported, not a traceback)."""
+
+
+def transformers_version():
+    import transformers
+    return tuple(int(p) for p in re.findall(r"\d+", transformers.__version__)[:2]), transformers.__version__
+
+
+def make_static_cache(static_cache, cfg, batch, length, device, dtype):
+    """StaticCache across transformers versions: 4.56+ takes (config, max_cache_len) and sizes its
+    tensors at the first update; older ones want the batch, device and dtype up front."""
+    params = inspect.signature(static_cache.__init__).parameters
+    kwargs = {"config": cfg, "max_cache_len": length}
+    for name, value in (("max_batch_size", batch), ("batch_size", batch), ("device", device), ("dtype", dtype)):
+        if name in params and not (name == "batch_size" and "max_batch_size" in params):
+            kwargs[name] = value
+    return static_cache(**kwargs)
+
+
 def hf_peer(args, variant):
-    """variant: 'dynamic' (EncoderDecoderCache of DynamicCache), 'static' (StaticCache), 'none'."""
-    import torch
-    from transformers import WhisperFeatureExtractor, WhisperForConditionalGeneration
-    from transformers.cache_utils import DynamicCache, EncoderDecoderCache, StaticCache
+    """variant: 'dynamic' (EncoderDecoderCache of DynamicCache), 'static' (StaticCache), 'none',
+    'static-compiled' (StaticCache, the decoder under torch.compile mode="reduce-overhead")."""
+    try:
+        import torch
+        from transformers import WhisperFeatureExtractor, WhisperForConditionalGeneration
+        from transformers.cache_utils import DynamicCache, EncoderDecoderCache, StaticCache
+    except ImportError as e:
+        raise ApiMismatch(f"cannot import what the transformers peer needs ({e}); it needs transformers 4.42 or later")
+    (major, minor), version = transformers_version()
+    device = torch.device(args.device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError(f"--device {args.device}: torch {torch.__version__} sees no CUDA device")
+    dtype = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[args.dtype]
+    sync = torch.cuda.synchronize if device.type == "cuda" else None
 
     torch.set_num_threads(args.threads)
-    model = WhisperForConditionalGeneration.from_pretrained(args.hf, dtype=torch.float32,
-                                                            attn_implementation="sdpa").eval()
+    dtype_kw = "dtype" if (major, minor) >= (4, 56) else "torch_dtype"  # renamed in 4.56
+    model = WhisperForConditionalGeneration.from_pretrained(args.hf, attn_implementation="sdpa", **{dtype_kw: dtype})
+    model = model.to(device=device, dtype=dtype).eval()
     cfg = model.config
     decoder = model.model.decoder
+    cross_kw = next((k for k in ("past_key_values", "past_key_value")
+                     if k in inspect.signature(decoder.layers[0].encoder_attn.forward).parameters), None)
+    if cross_kw is None:
+        raise ApiMismatch(f"transformers {version}: WhisperAttention.forward takes neither past_key_values "
+                          "nor past_key_value")
     extractor = WhisperFeatureExtractor(feature_size=cfg.num_mel_bins)
     features = extractor(read_wav(args.audio), sampling_rate=16000, return_tensors="pt").input_features
+    features = features.to(device=device, dtype=dtype)
     n_vocab = cfg.vocab_size
-    single = bench_tokens(n_vocab, WORK["decodeSteps"])
-    beams = [bench_tokens(n_vocab, WORK["batchSteps"], b) for b in range(WORK["batchBeams"])]
-    prompt = torch.tensor([bench_tokens(n_vocab, WORK["promptTokens"])])
+    work = args.work
+    single = bench_tokens(n_vocab, work["decodeSteps"])
+    beams = [bench_tokens(n_vocab, work["batchSteps"], b) for b in range(work["batchBeams"])]
+    prompt = torch.tensor([bench_tokens(n_vocab, work["promptTokens"])], device=device)
+    static = variant in ("static", "static-compiled")
+    run_decoder = decoder
+    if variant == "static-compiled":
+        run_decoder = torch.compile(decoder, mode="reduce-overhead", dynamic=False)
 
     def new_cache(batch):
-        if variant == "static":
-            return EncoderDecoderCache(StaticCache(config=cfg, max_cache_len=cfg.max_target_positions),
-                                       StaticCache(config=cfg, max_cache_len=cfg.max_source_positions))
+        if static:
+            try:
+                return EncoderDecoderCache(make_static_cache(StaticCache, cfg, batch, cfg.max_target_positions, device, dtype),
+                                           make_static_cache(StaticCache, cfg, batch, cfg.max_source_positions, device, dtype))
+            except TypeError as e:
+                raise ApiMismatch(f"transformers {version}: StaticCache signature not understood: {e}")
         return EncoderDecoderCache(DynamicCache(), DynamicCache())
 
     def fill_cross(cache, encoded):
         """The cross-attention K/V projection, through transformers' own attention modules: a
         call with a one-row query stores K/V in the cache and marks the layer as updated."""
-        query = torch.zeros(encoded.shape[0], 1, cfg.d_model)
+        query = torch.zeros(encoded.shape[0], 1, cfg.d_model, device=device, dtype=dtype)
         for layer in decoder.layers:
             if cache is None:  # no cache: project and drop (the same work, for the encoder figure)
                 layer.encoder_attn.k_proj(encoded)
                 layer.encoder_attn.v_proj(encoded)
             else:
-                layer.encoder_attn(hidden_states=query, key_value_states=encoded, past_key_values=cache)
+                layer.encoder_attn(hidden_states=query, key_value_states=encoded, **{cross_kw: cache})
+
+    takes_positions = [True]  # False once the decoder has refused cache_position (it then counts itself)
 
     def step(input_ids, encoded, cache, position):
         if cache is None:
-            out = decoder(input_ids=input_ids, encoder_hidden_states=encoded, use_cache=False)
+            out = run_decoder(input_ids=input_ids, encoder_hidden_states=encoded, use_cache=False)
         else:
-            positions = torch.arange(position, position + input_ids.shape[1])
-            out = decoder(input_ids=input_ids, encoder_hidden_states=encoded, past_key_values=cache,
-                          use_cache=True, cache_position=positions)
+            kwargs = {}
+            if takes_positions[0]:
+                kwargs["cache_position"] = torch.arange(position, position + input_ids.shape[1], device=device)
+            try:
+                out = run_decoder(input_ids=input_ids, encoder_hidden_states=encoded, past_key_values=cache,
+                                  use_cache=True, **kwargs)
+            except TypeError as e:
+                if "cache_position" not in str(e) or not takes_positions[0]:
+                    raise
+                takes_positions[0] = False
+                out = run_decoder(input_ids=input_ids, encoder_hidden_states=encoded, past_key_values=cache,
+                                  use_cache=True)
         return model.proj_out(out.last_hidden_state[:, -1])  # logits of the last position
 
     use_cache = variant != "none"
 
+    def ids_tensor(rows):
+        return torch.tensor(rows, device=device)
+
     def run_once():
-        t = {f: Timer() for f in FIGURES}
+        t = {f: Timer(sync) for f in FIGURES}
         with torch.inference_mode():
             with t["encoderMs"]():
                 encoded = model.model.encoder(features).last_hidden_state
                 cache = new_cache(1) if use_cache else None
                 fill_cross(cache, encoded)
-            for i in range(WORK["decodeSteps"]):
-                ids = torch.tensor([single[i:i + 1]]) if use_cache else torch.tensor([single[:i + 1]])
+            for i in range(work["decodeSteps"]):
+                ids = ids_tensor([single[i:i + 1]]) if use_cache else ids_tensor([single[:i + 1]])
                 with t["decodeMsPerToken"]():
                     step(ids, encoded, cache, i)
 
-            encoded5 = encoded.expand(WORK["batchBeams"], -1, -1).contiguous()
-            cache = new_cache(WORK["batchBeams"]) if use_cache else None
+            encoded5 = encoded.expand(work["batchBeams"], -1, -1).contiguous()
+            cache = new_cache(work["batchBeams"]) if use_cache else None
             if use_cache:
                 fill_cross(cache, encoded5)
-            for s in range(WORK["batchSteps"]):
+            for s in range(work["batchSteps"]):
                 if use_cache:
-                    ids = torch.tensor([[b[s]] for b in beams])
+                    ids = ids_tensor([[b[s]] for b in beams])
                 else:
-                    ids = torch.tensor([b[:s + 1] for b in beams])
+                    ids = ids_tensor([b[:s + 1] for b in beams])
                 with t["batchMsPerToken"]():
                     step(ids, encoded5, cache, s)
 
-            for _ in range(WORK["promptRuns"]):
+            for _ in range(work["promptRuns"]):
                 cache = new_cache(1) if use_cache else None
                 if use_cache:
                     fill_cross(cache, encoded)
@@ -178,20 +252,53 @@ def hf_peer(args, variant):
                     step(prompt, encoded, cache, 0)
         return {
             "encoderMs": t["encoderMs"].ms,
-            "decodeMsPerToken": t["decodeMsPerToken"].ms / WORK["decodeSteps"],
-            "batchMsPerToken": t["batchMsPerToken"].ms / (WORK["batchSteps"] * WORK["batchBeams"]),
-            "promptMsPerToken": t["promptMsPerToken"].ms / (WORK["promptRuns"] * WORK["promptTokens"]),
+            "decodeMsPerToken": t["decodeMsPerToken"].ms / work["decodeSteps"],
+            "batchMsPerToken": t["batchMsPerToken"].ms / (work["batchSteps"] * work["batchBeams"]),
+            "promptMsPerToken": t["promptMsPerToken"].ms / (work["promptRuns"] * work["promptTokens"]),
         }
 
-    figures = repeat(args.warmup, args.repeats, run_once)
-    import transformers
+    try:
+        return measure_hf(args, variant, run_once, sync, device, version, torch)
+    except (TypeError, AttributeError) as e:  # an API this version lacks: one line, no traceback
+        raise ApiMismatch(f"transformers {version}, torch {torch.__version__}: {type(e).__name__}: {e}")
+
+
+def measure_hf(args, variant, run_once, sync, device, version, torch):
+    compile_s = None
+    if variant == "static-compiled":
+        # Compilation (and CUDA-graph capture) happens in the first runs; bound it so a slow
+        # compiler cannot eat the session. The warm-up runs absorb it; at least one is forced.
+        def expired(signum, frame):
+            raise TimeoutError(f"torch.compile did not finish within --compile-timeout {args.compile_timeout} s")
+
+        previous = signal.signal(signal.SIGALRM, expired)
+        signal.alarm(args.compile_timeout)
+        try:
+            start = time.perf_counter()
+            run_once()
+            compile_s = time.perf_counter() - start
+            figures = repeat(max(0, args.warmup - 1), args.repeats, run_once)
+        finally:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, previous)
+    else:
+        figures = repeat(args.warmup, args.repeats, run_once)
+
+    where = f"{device.type}" + (f" ({torch.cuda.get_device_name(device)})" if device.type == "cuda" else "")
     notes = {
         "dynamic": "EncoderDecoderCache(DynamicCache, DynamicCache), eager PyTorch, sdpa attention",
         "static": "EncoderDecoderCache(StaticCache 448, StaticCache 1500), eager PyTorch (no torch.compile), sdpa",
+        "static-compiled": "EncoderDecoderCache(StaticCache 448, StaticCache 1500), decoder under torch.compile "
+                           "mode=reduce-overhead (CUDA graphs on a GPU), sdpa",
         "none": "use_cache=False: every step re-runs all tokens and re-projects the encoder output",
-    }[variant]
-    return {"figures": figures, "version": f"transformers {transformers.__version__}, torch {torch.__version__}",
-            "notes": notes}
+    }[variant] + f"; {where}, {args.dtype}"
+    if sync:
+        notes += "; torch.cuda.synchronize() around every timed region"
+    result = {"figures": figures, "version": f"transformers {version}, torch {torch.__version__}",
+              "notes": notes, "device": where, "dtype": args.dtype}
+    if compile_s is not None:
+        result["compileAndFirstRunS"] = compile_s
+    return result
 
 
 # --- faster-whisper (CTranslate2) ----------------------------------------------------------------
@@ -341,9 +448,14 @@ def whispercpp_peer(args):
 
 # --- main ----------------------------------------------------------------------------------------
 
+OPT_IN = ("transformers-static-compiled",)  # not in the default list: compiling takes minutes
+ALIASES = {"hf": "transformers", "hf-dynamic": "transformers", "hf-static": "transformers-static",
+           "hf-static-compiled": "transformers-static-compiled", "hf-nocache": "transformers-nocache"}
+
 PEERS = {
     "transformers": lambda a: hf_peer(a, "dynamic"),
     "transformers-static": lambda a: hf_peer(a, "static"),
+    "transformers-static-compiled": lambda a: hf_peer(a, "static-compiled"),
     "transformers-nocache": lambda a: hf_peer(a, "none"),
     "faster-whisper": fw_peer,
     "whisper.cpp": whispercpp_peer,
@@ -361,15 +473,33 @@ def main():
     p.add_argument("--threads", type=int, default=os.cpu_count())
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--warmup", type=int, default=1)
-    p.add_argument("--peers", default=",".join(PEERS), help="comma-separated subset of " + ", ".join(PEERS))
+    p.add_argument("--peers", default=",".join(n for n in PEERS if n not in OPT_IN),
+                   help="comma-separated subset of " + ", ".join(PEERS) + " (aliases: " + ", ".join(ALIASES) + ")")
+    p.add_argument("--device", default="cpu", help="transformers peers: torch device, cpu or cuda[:N] (default cpu)")
+    p.add_argument("--dtype", default="float32", choices=("float32", "float16", "bfloat16"),
+                   help="transformers peers: weights and activations (default float32)")
+    p.add_argument("--compile", action="store_true",
+                   help="add transformers-static-compiled (torch.compile mode=reduce-overhead) to the peers")
+    p.add_argument("--compile-timeout", type=int, default=300, help="seconds allowed for compiling (default 300)")
+    for key, flag in (("decodeSteps", "--decode-steps"), ("batchSteps", "--batch-steps"), ("batchBeams", "--batch-beams"),
+                      ("promptTokens", "--prompt-tokens"), ("promptRuns", "--prompt-runs")):
+        p.add_argument(flag, dest=key, type=int, default=WORK[key], help=f"fixed work (default {WORK[key]})")
     p.add_argument("--json", help="write the results here (default: stdout)")
     args = p.parse_args()
+    args.work = {k: getattr(args, k) for k in WORK}
+    if any(v < 1 for v in args.work.values()):
+        p.error("the fixed work's counts must be positive")
+    WORK.update(args.work)  # faster-whisper's figures follow it too (whisper.cpp's bench has its own)
+    names = [ALIASES.get(n.strip(), n.strip()) for n in args.peers.split(",") if n.strip()]
+    if args.compile and "transformers-static-compiled" not in names:
+        names.append("transformers-static-compiled")
 
     report = {"schema": "hearsay-bench-peers/1", "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
               "python": platform.python_version(), "threads": args.threads, "repeats": args.repeats,
-              "warmup": args.warmup, "work": WORK, "hf": os.path.abspath(args.hf), "ggml": args.ggml,
+              "warmup": args.warmup, "work": args.work, "hf": os.path.abspath(args.hf), "ggml": args.ggml,
+              "device": args.device, "dtype": args.dtype,
               "audio": os.path.abspath(args.audio), "peers": {}, "errors": {}}
-    for name in [n.strip() for n in args.peers.split(",") if n.strip()]:
+    for name in names:
         if name not in PEERS:
             report["errors"][name] = "unknown peer (known: " + ", ".join(PEERS) + ")"
             continue
@@ -378,7 +508,7 @@ def main():
         try:
             report["peers"][name] = PEERS[name](args)
         except Exception as e:  # a peer that cannot run is reported, and the others still run
-            report["errors"][name] = f"{type(e).__name__}: {e}"
+            report["errors"][name] = f"{type(e).__name__}: " + str(e).strip().split("\n\n")[0]
             print(f"peers: {name} failed: {report['errors'][name]}", file=sys.stderr, flush=True)
         print(f"peers: {name} done in {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
 

@@ -1,13 +1,19 @@
 // Every Backend op except attention on the CUDA backend against CpuBackend, with sizes that are
 // not multiples of 32, views at offsets, accumulate and bias variants; plus buffers (zeroed,
 // round trips, bounds), out-of-memory as a std::bad_alloc naming the bytes, and shape errors.
-// Tolerance: 1e-5 relative (max |gpu - cpu| / max |cpu|), fp32 throughout (TF32 off).
+// Tolerance: 1e-5 relative (max |gpu - cpu| / max |cpu|) in fp32 mode (TF32 off). In fp16 mode
+// (the *Half cases) the weights are loaded with loadWeight (half on the GPU) and the CPU gets the
+// same fp16-rounded values, so only the GPU's rounding of x to half and the summation order
+// differ: 1e-2 relative (issue 4's fp16 tolerance); lookups (embed, add) are exact.
 #include "cuda_test_support.h"
 
+#include "core/util/half.h"
 #include "kernels/device_info.h"
 
 #include <QtTest>
 
+#include <cmath>
+#include <cstring>
 #include <new>
 #include <stdexcept>
 
@@ -15,23 +21,45 @@ using namespace hearsay;
 
 namespace {
 constexpr double kTolerance = 1e-5;
+constexpr double kHalfTolerance = 1e-2;
+
+float roundToHalf(float v) { return halfToFloat(floatToHalf(v)); }
+
+std::vector<float> roundedToHalf(std::vector<float> v) {
+    for (float& x : v) x = roundToHalf(x);
+    return v;
 }
+
+// A float32 tensor over `data` (which must outlive the view and every buffer made from it).
+TensorView floatTensor(const char* name, std::vector<int64_t> shape, const std::vector<float>& data) {
+    return TensorView{name, DType::F32, std::move(shape), reinterpret_cast<const std::byte*>(data.data()),
+                      data.size() * sizeof(float)};
+}
+} // namespace
 
 class TestCudaOps : public QObject {
     Q_OBJECT
 private:
     std::shared_ptr<Backend> m_cpu;
-    std::shared_ptr<Backend> m_gpu;
+    std::shared_ptr<Backend> m_gpu;    // fp32 mode
+    std::shared_ptr<Backend> m_gpu16;  // fp16 mode (the CUDA default)
 
 private slots:
     void initTestCase() {
         if (const QString why = test::missingGpuReason(); !why.isEmpty()) QSKIP(qPrintable(why));
-        auto gpu = createBackend(BackendKind::Cuda);
+        auto gpu = createBackend(BackendKind::Cuda, {0, 0, Precision::Fp32});
         QVERIFY2(gpu.ok(), gpu.ok() ? "" : gpu.message().c_str());
         m_gpu = gpu.value();
+        auto gpu16 = createBackend(BackendKind::Cuda);
+        QVERIFY2(gpu16.ok(), gpu16.ok() ? "" : gpu16.message().c_str());
+        m_gpu16 = gpu16.value();
         m_cpu = test::cpuBackend(2);
         QCOMPARE(m_gpu->kind(), BackendKind::Cuda);
-        qInfo("%s", m_gpu->name().c_str());
+        QCOMPARE(m_gpu->precision(), Precision::Fp32);
+        QCOMPARE(m_gpu16->precision(), Precision::Fp16);
+        QVERIFY2(m_gpu16->name().find("fp16 weights") != std::string::npos, m_gpu16->name().c_str());
+        QVERIFY2(m_gpu->name().find("fp32 weights") != std::string::npos, m_gpu->name().c_str());
+        qInfo("%s; %s", m_gpu->name().c_str(), m_gpu16->name().c_str());
     }
 
     void buffers() {
@@ -276,6 +304,222 @@ private slots:
         QCOMPARE(test::readBack(*m_gpu, *gpu), test::readBack(*m_cpu, *cpu));
         view.bytes = 9;
         QVERIFY_THROWS_EXCEPTION(std::logic_error, m_gpu->loadWeight(view));
+    }
+
+    // --- fp16 mode ---------------------------------------------------------------------------
+
+    void linearHalf_data() {
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<int>("in");
+        QTest::addColumn<int>("out");
+        QTest::addColumn<bool>("bias");
+        QTest::addColumn<bool>("accumulate");
+        // in = 7 and out = 51865 are not multiples of 8 (cuBLAS's tensor-core alignment): the result
+        // must be right whichever kernel cuBLAS picks; rows 1 (greedy) and 5 (beams).
+        // The last shape (1.5 Mi elements of x) makes the cast scratch grow past its first 1 Mi.
+        const int shapes[][3] = {{1, 1, 1},     {1, 7, 51865},  {5, 7, 51865},   {1, 64, 51865},
+                                 {5, 384, 1001}, {7, 37, 65},    {33, 387, 130},  {130, 100, 257},
+                                 {1500, 64, 256}, {1500, 1000, 67}};
+        for (const auto& s : shapes) {
+            for (bool bias : {false, true}) {
+                for (bool accumulate : {false, true}) {
+                    QTest::addRow("%dx%d->%d bias %d acc %d", s[0], s[1], s[2], bias, accumulate)
+                        << s[0] << s[1] << s[2] << bias << accumulate;
+                }
+            }
+        }
+    }
+
+    void linearHalf() {
+        QFETCH(int, rows);
+        QFETCH(int, in);
+        QFETCH(int, out);
+        QFETCH(bool, bias);
+        QFETCH(bool, accumulate);
+        const size_t r = size_t(rows), n = size_t(in), m = size_t(out), pad = 3;
+        auto x = test::mirror(*m_cpu, *m_gpu16, test::randomFloats(pad + r * n, 2));
+        auto b = test::mirror(*m_cpu, *m_gpu16, test::randomFloats(pad + m, 4));
+        auto y = test::mirror(*m_cpu, *m_gpu16, test::randomFloats(pad + r * m + pad, 5));
+        // One spare weight row in front: the weight view starts `in` halves into its buffer (not
+        // 16-byte aligned for odd `in`).
+        const std::vector<float> weights = roundedToHalf(test::randomFloats((m + 1) * n, 3, -0.2f, 0.2f));
+        const TensorView tensor = floatTensor("w", {out + 1, in}, weights);
+        auto wCpu = m_cpu->loadWeight(tensor);
+        auto wGpu = m_gpu16->loadWeight(tensor);
+        // The GPU keeps the matrix as half: float32 reads of it are refused.
+        std::vector<float> probe(1);
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, m_gpu16->download(BufferView(wGpu.get(), 0, 1), probe.data(), 1));
+        for (auto [backend, xs, ws, bs, ys] :
+             {std::tuple{m_cpu.get(), x.cpu.get(), wCpu.get(), b.cpu.get(), y.cpu.get()},
+              std::tuple{m_gpu16.get(), x.gpu.get(), wGpu.get(), b.gpu.get(), y.gpu.get()}}) {
+            backend->linear(BufferView(xs, pad, r * n), BufferView(ws, n, m * n),
+                            bias ? BufferView(bs, pad, m) : BufferView(), BufferView(ys, pad, r * m), rows, in, out,
+                            accumulate);
+        }
+        const auto expected = test::readBack(*m_cpu, *y.cpu), actual = test::readBack(*m_gpu16, *y.gpu);
+        QCOMPARE(actual[0], expected[0]);  // outside the view: untouched
+        QCOMPARE(actual[pad + r * m], expected[pad + r * m]);
+        const double error = test::relativeError(actual, expected);
+        qInfo("fp16 linear %dx%d->%d: relative error %.3g", rows, in, out, error);
+        QVERIFY2(error <= kHalfTolerance, qPrintable(QString("relative error %1").arg(error)));
+        QVERIFY(expected != test::randomFloats(pad + r * m + pad, 5));
+        // The same call again (the cast buffer is reused, not regrown): the same result.
+        m_gpu16->linear(BufferView(x.gpu.get(), pad, r * n), BufferView(wGpu.get(), n, m * n),
+                        bias ? BufferView(b.gpu.get(), pad, m) : BufferView(), BufferView(y.gpu.get(), pad, r * m),
+                        rows, in, out, false);
+        m_cpu->linear(BufferView(x.cpu.get(), pad, r * n), BufferView(wCpu.get(), n, m * n),
+                      bias ? BufferView(b.cpu.get(), pad, m) : BufferView(), BufferView(y.cpu.get(), pad, r * m), rows,
+                      in, out, false);
+        const double again = test::relativeError(test::readBack(*m_gpu16, *y.gpu), test::readBack(*m_cpu, *y.cpu));
+        QVERIFY2(again <= kHalfTolerance, qPrintable(QString("second call: relative error %1").arg(again)));
+    }
+
+    void linearHalfRejectsShortViews() {
+        const std::vector<float> weights(20, 0.5f);
+        auto w = m_gpu16->loadWeight(floatTensor("w", {4, 5}, weights));
+        auto x = m_gpu16->allocate(10), y = m_gpu16->allocate(3);
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, m_gpu16->linear(x.get(), w.get(), {}, y.get(), 2, 5, 4, false));
+        QVERIFY_THROWS_EXCEPTION(std::logic_error,
+                                 m_gpu16->linear(x.get(), BufferView(w.get(), 1, 20), {}, y.get(), 1, 5, 4, false));
+        // A half weight is not an activation: float32-only ops refuse it.
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, m_gpu16->gelu(BufferView(w.get())));
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, m_gpu16->add(BufferView(w.get(), 0, 10), BufferView(x.get())));
+    }
+
+    void conv1dHalf_data() { conv1d_data(); }
+
+    void conv1dHalf() {
+        QFETCH(int, length);
+        QFETCH(int, inChannels);
+        QFETCH(int, outChannels);
+        QFETCH(int, stride);
+        const int outLength = (length - 1) / stride + 1;
+        auto x = test::mirror(*m_cpu, *m_gpu16, test::randomFloats(size_t(length) * size_t(inChannels), 11));
+        const std::vector<float> weights =
+            roundedToHalf(test::randomFloats(size_t(outChannels) * size_t(inChannels) * 3, 12));
+        const TensorView tensor = floatTensor("conv", {outChannels, inChannels, 3}, weights);
+        auto wCpu = m_cpu->loadWeight(tensor);
+        auto wGpu = m_gpu16->loadWeight(tensor);
+        auto b = test::mirror(*m_cpu, *m_gpu16, test::randomFloats(size_t(outChannels), 13));
+        auto y = test::mirror(*m_cpu, *m_gpu16, std::vector<float>(size_t(outLength) * size_t(outChannels), 5.0f));
+        auto ws = test::mirror(*m_cpu, *m_gpu16, std::vector<float>(size_t(outLength) * size_t(inChannels) * 3, 7.0f));
+        m_cpu->conv1d(x.cpu.get(), length, inChannels, wCpu.get(), b.cpu.get(), y.cpu.get(), outChannels, stride,
+                      ws.cpu.get());
+        m_gpu16->conv1d(x.gpu.get(), length, inChannels, wGpu.get(), b.gpu.get(), y.gpu.get(), outChannels, stride,
+                        ws.gpu.get());
+        const double error = test::relativeError(test::readBack(*m_gpu16, *y.gpu), test::readBack(*m_cpu, *y.cpu));
+        qInfo("fp16 conv1d: relative error %.3g", error);
+        QVERIFY2(error <= kHalfTolerance, qPrintable(QString("relative error %1").arg(error)));
+        auto small = m_gpu16->allocate(1);
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, m_gpu16->conv1d(x.gpu.get(), length, inChannels, wGpu.get(), b.gpu.get(),
+                                                                   y.gpu.get(), outChannels, stride, small.get()));
+    }
+
+    void embedAndAddHalf() {
+        // Tables loaded as half on the GPU, the same rounded values as float32 on the CPU: a half
+        // widens exactly, so the sums are bit-identical.
+        const int vocab = 1001, positions = 448, width = 72;
+        const std::vector<float> tokenValues = roundedToHalf(test::randomFloats(size_t(vocab) * width, 14));
+        const std::vector<float> positionValues = roundedToHalf(test::randomFloats(size_t(positions) * width, 15));
+        const TensorView tokenTensor = floatTensor("tokens", {vocab, width}, tokenValues);
+        const TensorView positionTensor = floatTensor("positions", {positions, width}, positionValues);
+        auto tokensCpu = m_cpu->loadWeight(tokenTensor), tokensGpu = m_gpu16->loadWeight(tokenTensor);
+        auto positionsCpu = m_cpu->loadWeight(positionTensor), positionsGpu = m_gpu16->loadWeight(positionTensor);
+        // A float32 position table next to a half token table (mixed element types).
+        auto positionsGpu32 = m_gpu16->allocate(positionValues.size());
+        m_gpu16->upload(BufferView(positionsGpu32.get()), positionValues.data(), positionValues.size());
+        for (int count : {1, 5, 448}) {
+            std::vector<int> ids(static_cast<size_t>(count)), pos(static_cast<size_t>(count));
+            for (int i = 0; i < count; ++i) {
+                ids[size_t(i)] = (i * 7919 + 13) % vocab;
+                pos[size_t(i)] = i % positions;
+            }
+            ids.back() = vocab - 1;
+            pos.back() = positions - 1;
+            auto y = test::mirror(*m_cpu, *m_gpu16, std::vector<float>(size_t(count) * width + 1, 3.0f));
+            m_cpu->embed(ids.data(), pos.data(), count, tokensCpu.get(), positionsCpu.get(), width, y.cpu.get());
+            m_gpu16->embed(ids.data(), pos.data(), count, tokensGpu.get(), positionsGpu.get(), width, y.gpu.get());
+            const auto expected = test::readBack(*m_cpu, *y.cpu);
+            QCOMPARE(test::readBack(*m_gpu16, *y.gpu), expected);
+            m_gpu16->embed(ids.data(), pos.data(), count, tokensGpu.get(), positionsGpu32.get(), width, y.gpu.get());
+            QCOMPARE(test::readBack(*m_gpu16, *y.gpu), expected);
+        }
+        const int bad = vocab, zero = 0;
+        auto y = m_gpu16->allocate(width);
+        QVERIFY_THROWS_EXCEPTION(std::logic_error,
+                                 m_gpu16->embed(&bad, &zero, 1, tokensGpu.get(), positionsGpu.get(), width, y.get()));
+
+        // add() with a half y, on a slice of the table (the encoder adds its positional rows so).
+        const size_t rows = 300, first = size_t(width) * 5, n = rows * size_t(width);
+        auto x = test::mirror(*m_cpu, *m_gpu16, test::randomFloats(n, 16));
+        m_cpu->add(x.cpu.get(), BufferView(positionsCpu.get()).slice(first, n));
+        m_gpu16->add(x.gpu.get(), BufferView(positionsGpu.get()).slice(first, n));
+        QCOMPARE(test::readBack(*m_gpu16, *x.gpu), test::readBack(*m_cpu, *x.cpu));
+    }
+
+    void loadWeightHalf() {
+        // Matrices of every kind of source become half: read back through linear() with x = I
+        // (y[i][o] = W[o][i]: one exact product per output, so y is W's half values exactly).
+        const int rows = 64, cols = 64;
+        const size_t n = size_t(rows) * size_t(cols);
+        const std::vector<float> values = test::randomFloats(n, 21, -3.0f, 3.0f);
+        std::vector<uint16_t> bf16(n), f16(n);
+        for (size_t i = 0; i < n; ++i) {
+            bf16[i] = floatToBf16(values[i]);
+            f16[i] = floatToHalf(values[i]);
+        }
+        // q8_0: blocks of 32 (an f16 scale, then 32 int8).
+        std::vector<std::byte> q8(n / 32 * 34);
+        for (size_t block = 0; block < n / 32; ++block) {
+            const uint16_t scale = floatToHalf(0.01f + 0.001f * float(block % 7));
+            std::memcpy(q8.data() + block * 34, &scale, 2);
+            for (size_t j = 0; j < 32; ++j) q8[block * 34 + 2 + j] = std::byte(int8_t(int(j * 7 + block) % 255 - 127));
+        }
+        const std::vector<TensorView> tensors = {
+            floatTensor("f32", {rows, cols}, values),
+            {"bf16", DType::BF16, {rows, cols}, reinterpret_cast<const std::byte*>(bf16.data()), n * 2},
+            {"f16", DType::F16, {rows, cols}, reinterpret_cast<const std::byte*>(f16.data()), n * 2},
+            {"q8_0", DType::Q8_0, {rows, cols}, q8.data(), q8.size()},
+        };
+        std::vector<float> identity(n, 0.0f);
+        for (int i = 0; i < rows; ++i) identity[size_t(i) * size_t(cols) + size_t(i)] = 1.0f;
+        auto x = m_gpu16->allocate(n);
+        m_gpu16->upload(BufferView(x.get()), identity.data(), n);
+        for (const TensorView& tensor : tensors) {
+            // W [rows][cols] as CpuBackend::loadWeight converts it, rounded to half.
+            std::vector<float> expected(n);
+            convertToFloat(tensor, expected.data());
+            expected = roundedToHalf(std::move(expected));
+            auto gpu = m_gpu16->loadWeight(tensor);
+            auto y = m_gpu16->allocate(n);
+            m_gpu16->linear(x.get(), gpu.get(), {}, y.get(), cols, cols, rows, false);
+            const std::vector<float> transposed = test::readBack(*m_gpu16, *y);  // Wᵀ
+            std::vector<float> actual(n);
+            for (int o = 0; o < rows; ++o) {
+                for (int i = 0; i < cols; ++i) actual[size_t(o) * cols + size_t(i)] = transposed[size_t(i) * rows + size_t(o)];
+            }
+            QVERIFY2(actual == expected, tensor.name.c_str());
+            QVERIFY(std::any_of(expected.begin(), expected.end(), [](float v) { return v != 0.0f; }));
+        }
+        // Vectors stay float32 (biases, layer norms): readable as floats, equal to the CPU's.
+        const TensorView vector = floatTensor("bias", {int64_t(n)}, values);
+        auto cpuVector = m_cpu->loadWeight(vector);
+        auto gpuVector = m_gpu16->loadWeight(vector);
+        QCOMPARE(test::readBack(*m_gpu16, *gpuVector), test::readBack(*m_cpu, *cpuVector));
+        // A value beyond the half range is an error naming the tensor and the value; fp32 mode loads it.
+        std::vector<float> large(values);
+        large[77] = 1.0e5f;
+        const TensorView tooLarge = floatTensor("decoder.too_large", {rows, cols}, large);
+        try {
+            m_gpu16->loadWeight(tooLarge);
+            QFAIL("a weight of 1e5 was loaded as fp16");
+        } catch (const std::logic_error& e) {
+            const QString message = e.what();
+            qInfo("%s", e.what());
+            QVERIFY2(message.contains("decoder.too_large") && message.contains("100000") && message.contains("fp32"), e.what());
+        }
+        auto asFloat = m_gpu->loadWeight(tooLarge);
+        QCOMPARE(test::readBack(*m_gpu, *asFloat), large);
     }
 };
 

@@ -1,0 +1,28 @@
+// Attainable peaks of one CUDA device for the benchmark's floors: an fp16 tensor-core GEMM
+// (cublasGemmEx, fp32 accumulation) and memory bandwidth (a read kernel and a device-to-device
+// copy over 1 GiB), timed with CUDA events. Plain C++ header: the CLI includes it without nvcc.
+#pragma once
+
+#include "core/bench/machine_info.h"
+#include "core/bench/roofline.h"
+#include "core/util/result.h"
+
+namespace hearsay::cuda {
+
+struct GpuPeakProbe {
+    GpuInfo gpu;               // the device as the runtime describes it
+    PeakRates peaks;           // flops: the GEMM; bytes: the better of read and copy
+    double gemmFlopsPerSecond = 0.0;
+    double readBytesPerSecond = 0.0;   // bytes read / time
+    double copyBytesPerSecond = 0.0;   // (bytes read + bytes written) / time
+};
+
+// The device's description, without measuring anything. Errors name the runtime's reason.
+Result<GpuInfo> describeGpu(int device);
+
+// Describes `device` and measures its peaks (about 2 s, 1.4 GiB of device memory for the GEMM's
+// 8192² fp16 matrices, 2 GiB for the bandwidth buffers; freed before returning). CUDA or cuBLAS
+// failures, out of memory included, come back as errors, never as exceptions.
+Result<GpuPeakProbe> measureGpuPeakRates(int device);
+
+} // namespace hearsay::cuda

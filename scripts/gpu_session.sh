@@ -1,0 +1,266 @@
+#!/usr/bin/env bash
+# The steps of a GPU session, each one command that ends within the device tool's 10 minutes.
+# Prepare here with `bash scripts/gpu_bundle.sh` (it fills build-gpu/carry), then on the GPU
+# machine, from the repository root, carrying build-gpu/carry (device tool: command
+# "bash scripts/gpu_session.sh check", carry ["build-gpu/carry"], timeout_s 600):
+#
+#   bash scripts/gpu_session.sh check              GPU, driver, libraries, python/torch/transformers,
+#                                                  compute-sanitizer, the GPU peak probe (~1 min)
+#   bash scripts/gpu_session.sh test               kernels tests (fails if any skips), core tests, then
+#                                                  compute-sanitizer on the kernels tests (TEST_SANITIZE_S,
+#                                                  default 180 s in all)
+#   bash scripts/gpu_session.sh sanitize [TOOL...] compute-sanitizer only (memcheck racecheck synccheck)
+#   bash scripts/gpu_session.sh bench SIZE...      bench --backend cuda --precision fp16 on each size with
+#                                                  transformers' static cache on the same GPU (one run)
+#   bash scripts/gpu_session.sh bench-fp32 SIZE... the same with --precision fp32 (peer in float32)
+#   bash scripts/gpu_session.sh models SIZE...     only write the random models (cached between commands)
+#   bash scripts/gpu_session.sh render             tables.md from every result of this machine so far
+#
+# A session plan (30 minutes of device time): check; test; bench tiny base small; bench medium
+# large-v3-turbo; bench large-v3; bench-fp32 tiny. Models and results stay in build-gpu/ while
+# the machine is warm; every command copies its logs, JSON reports and tables.md to $OUT (at
+# most 8 files). Environment: BENCH_ARGS (extra bench options), PEERS (default
+# transformers-static), LENGTHS (cache table, default 20,128,224), BUDGET_S (default 560),
+# PEERS_PYTHON (default: python3). Dry run of the bench pipeline without a GPU:
+#   BENCH_BACKEND=cpu PEERS_PYTHON=.venv-reference/bin/python BENCH_ARGS="--repeats 1 --decode-steps 16" \
+#   bash scripts/gpu_session.sh bench tiny
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+carry="$root/build-gpu/carry"
+out=${OUT:-$root/build-gpu/out}
+state="$root/build-gpu/session"           # models, results and logs kept while the machine is warm
+budget=${BUDGET_S:-560}
+start_s=$SECONDS
+mkdir -p "$out" "$state/results" "$state/logs"
+
+say() { echo "gpu_session: $*"; }
+left() { echo $((budget - (SECONDS - start_s))); }
+
+# --- environment -----------------------------------------------------------------------------
+
+# Makes a path compiled into the executables point at what is here: `link TARGET PATH`.
+link() {
+    local target=$1 path=$2
+    [ "$(readlink -f "$path" 2>/dev/null)" = "$(readlink -f "$target")" ] && return 0
+    if [ -e "$path" ] && [ ! -L "$path" ]; then
+        say "WARNING: $path exists here and is not $target; tests that use it may fail"
+        return 1
+    fi
+    mkdir -p "$(dirname "$path")" && ln -sfn "$target" "$path"
+}
+
+setup() {
+    if [ ! -f "$carry/paths.env" ]; then
+        say "no $carry/paths.env: run scripts/gpu_bundle.sh here and carry build-gpu/carry"
+        exit 2
+    fi
+    # shellcheck disable=SC1091
+    . "$carry/paths.env"
+    python=${PEERS_PYTHON:-$(command -v python3 || true)}
+    export PYTHONUNBUFFERED=1
+    link "$root" "$SOURCE_DIR"
+    link "$carry/shared-data" "$SHARED_DATA_DIR"
+    mkdir -p "$BUILD_DIR" 2>/dev/null
+    link "$carry/bin" "$BUILD_DIR/bin"
+    link "$carry/tests" "$BUILD_DIR/tests"
+    export LD_LIBRARY_PATH="$carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    # cuBLAS/cudart of the toolkit the bundle was built with, from the system or from pip wheels.
+    if ldd "$carry/bin/hearsay-cli" | grep -q "not found"; then
+        for dir in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
+            $(find / -xdev \( -path /proc -o -path /sys \) -prune -o -name 'libcublas.so.*' -printf '%h\n' 2>/dev/null | sort -u); do
+            [ -d "$dir" ] && LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$dir"
+        done
+        export LD_LIBRARY_PATH
+    fi
+    # The peers run in the image's own python, without our libraries (an older libstdc++ among
+    # them would break torch).
+    peers_python="$state/python-peers"
+    printf '#!/bin/sh\nunset LD_LIBRARY_PATH\nexec %s "$@"\n' "${python:-python3}" >"$peers_python"
+    chmod +x "$peers_python"
+    cli="$carry/bin/hearsay-cli"
+}
+
+# --- check -----------------------------------------------------------------------------------
+
+check() {
+    {
+        echo "== nvidia-smi"; nvidia-smi 2>&1 | head -20
+        echo "== bundle"; cat "$carry/paths.env"; du -sh "$carry"
+        echo "== libraries not found"; for b in "$carry"/bin/* "$carry"/tests/*; do ldd "$b" | grep "not found" | sed "s|^|$(basename "$b"): |"; done
+        echo "== libraries used by hearsay-cli"; ldd "$cli" | grep -E "cublas|cudart|stdc|Qt" 
+        echo "== python"; "$peers_python" -c "import sys, torch, transformers; print(sys.executable, sys.version.split()[0]); print('torch', torch.__version__, 'cuda', torch.version.cuda, 'available', torch.cuda.is_available()); print('transformers', transformers.__version__)" 2>&1
+        echo "== compute-sanitizer"; sanitizer_path || echo "not found"
+        echo "== nvcc"; command -v nvcc && nvcc --version | tail -2
+        echo "== disk"; df -h "$root" | tail -1
+        echo "== device query (kernels_tst_device)"; "$carry/tests/kernels_tst_device" 2>&1 | tail -8
+        echo "== GPU peaks and floors"; "$cli" bench --floors-only --backend cuda --sizes tiny,base,small,medium,large-v3,large-v3-turbo \
+            --json "$out/floors.json" 2>&1
+    } 2>&1 | tee "$out/check.txt"
+}
+
+# --- tests -----------------------------------------------------------------------------------
+
+sanitizer_path() {
+    command -v compute-sanitizer 2>/dev/null && return 0
+    for p in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda-*/bin/compute-sanitizer /opt/nvidia/*/compute-sanitizer; do
+        [ -x "$p" ] && echo "$p" && return 0
+    done
+    return 1
+}
+
+failures=0
+summary="$state/logs/summary.txt"
+
+# Runs one Qt Test executable; kernels suites must not skip. Appends a line to the summary.
+run_suite() {
+    local exe=$1 must_not_skip=$2 name log rc totals skips
+    name=$(basename "$exe")
+    log="$state/logs/$name.log"
+    local limit; limit=$(left)
+    if [ "$limit" -lt 20 ]; then
+        echo "NOT RUN  $name (out of time)" | tee -a "$summary"; failures=$((failures + 1)); return
+    fi
+    timeout "$limit" "$exe" >"$log" 2>&1
+    rc=$?
+    totals=$(grep -E "^Totals:" "$log" | tail -1)
+    skips=$(grep -c "^SKIP" "$log")
+    if [ $rc -ne 0 ]; then
+        echo "FAIL     $name (exit $rc) $totals" | tee -a "$summary"; failures=$((failures + 1))
+        grep -E "^(FAIL!|SKIP|QFATAL|QWARN)" "$log" | head -20 | sed 's/^/         /' | tee -a "$summary"
+    elif [ "$must_not_skip" = 1 ] && [ "$skips" -gt 0 ]; then
+        echo "FAIL     $name skipped $skips test(s) with a GPU present: $totals" | tee -a "$summary"; failures=$((failures + 1))
+        grep "^SKIP" "$log" | head -5 | sed 's/^/         /' | tee -a "$summary"
+    else
+        echo "PASS     $name $totals" | tee -a "$summary"
+    fi
+}
+
+# compute-sanitizer TOOL over one kernels suite, within the time left.
+run_sanitizer() {
+    local tool=$1 exe=$2 name log rc limit sanitizer
+    name=$(basename "$exe")
+    log="$state/logs/$name.$tool.log"
+    sanitizer=$(sanitizer_path) || { echo "NOT RUN  $tool $name (compute-sanitizer not found)" | tee -a "$summary"; return; }
+    limit=$(left)
+    [ "$limit" -gt 240 ] && limit=240
+    [ -n "${sanitize_until:-}" ] && [ "$limit" -gt $((sanitize_until - SECONDS)) ] && limit=$((sanitize_until - SECONDS))
+    if [ "$limit" -lt 30 ]; then
+        echo "NOT RUN  $tool $name (out of time: run 'gpu_session.sh sanitize $tool')" | tee -a "$summary"; return
+    fi
+    timeout "$limit" "$sanitizer" --tool "$tool" --error-exitcode 86 --print-limit 20 "$exe" >"$log" 2>&1
+    rc=$?
+    if [ $rc -eq 124 ]; then
+        echo "TIMEOUT  $tool $name after ${limit}s (no finding before; run alone: 'gpu_session.sh sanitize $tool')" | tee -a "$summary"
+    elif grep -q -E "Device not supported|Target application terminated before first instrumented API call" "$log"; then
+        echo "NOT RUN  $tool $name: compute-sanitizer cannot instrument this machine: $(grep -m1 -E 'Device not supported|terminated' "$log")" | tee -a "$summary"
+    elif [ $rc -ne 0 ]; then
+        echo "FAIL     $tool $name (exit $rc): $(grep -m1 -E 'ERROR SUMMARY|Invalid|Race|Barrier' "$log")" | tee -a "$summary"
+        failures=$((failures + 1))
+    else
+        echo "PASS     $tool $name: $(grep -m1 'ERROR SUMMARY' "$log")" | tee -a "$summary"
+    fi
+}
+
+sanitize_suites() {
+    local tools=("$@") tool exe
+    [ ${#tools[@]} -eq 0 ] && tools=(memcheck racecheck synccheck)
+    for tool in "${tools[@]}"; do
+        for exe in "$carry/tests/kernels_tst_cuda_ops" "$carry/tests/kernels_tst_cuda_attention"; do
+            [ -x "$exe" ] && run_sanitizer "$tool" "$exe"
+        done
+    done
+}
+
+finish_tests() {
+    tar -czf "$out/test-logs.tar.gz" -C "$state" logs
+    cp "$summary" "$out/test-summary.txt"
+    say "$failures failure(s); summary in test-summary.txt, logs in test-logs.tar.gz"
+    [ $failures -eq 0 ]
+}
+
+tests() {
+    : >"$summary"
+    echo "== kernels (none may skip)" | tee -a "$summary"
+    for exe in "$carry"/tests/kernels_tst_*; do run_suite "$exe" 1; done
+    echo "== core" | tee -a "$summary"
+    for exe in "$carry"/tests/core_tst_*; do run_suite "$exe" 0; done
+    echo "== compute-sanitizer (at most ${TEST_SANITIZE_S:-180}s here; 'sanitize TOOL' runs one tool alone)" | tee -a "$summary"
+    sanitize_until=$((SECONDS + ${TEST_SANITIZE_S:-180}))
+    sanitize_suites
+    finish_tests
+}
+
+sanitize() {
+    : >"$summary"
+    sanitize_suites "$@"
+    finish_tests
+}
+
+# --- bench -----------------------------------------------------------------------------------
+
+sizes_known="tiny base small medium large-v3 large-v3-turbo tiny.en base.en small.en medium.en large-v1 large-v2 turbo"
+
+make_models() {
+    local size
+    for size in "$@"; do
+        local dir="$state/models/$size-seed1-f16"
+        [ -f "$dir/hf/model.safetensors" ] && { say "$size: model cached"; continue; }
+        mkdir -p "$dir"
+        timeout "$(left)" "$cli" make-test-model --dims "$size" --seed 1 --format hf --dtype f16 "$dir/hf" || return 1
+    done
+}
+
+bench() {
+    local precision=$1; shift
+    [ $# -gt 0 ] || { say "bench needs sizes: $sizes_known"; exit 2; }
+    local size status=0 files=0
+    for size in "$@"; do
+        case " $sizes_known " in *" $size "*) ;; *) say "unknown size '$size' ($sizes_known)"; exit 2 ;; esac
+    done
+    for size in "$@"; do
+        local json="$state/results/bench-$size-$precision.json" limit
+        limit=$(left)
+        if [ "$limit" -lt 60 ]; then say "$size: not run, out of time (run it in its own command)"; status=1; continue; fi
+        say "$size ($precision): bench, at most ${limit}s"
+        rm -f "$json"
+        # shellcheck disable=SC2086
+        timeout "$limit" "$cli" bench --backend "${BENCH_BACKEND:-cuda}" --precision "$precision" --sizes "$size" --format hf --dtype f16 \
+            --work-dir "$state/models" --audio "$carry/shared-data/speech-30s-a.wav" --lengths "${LENGTHS:-20,128,224}" \
+            --peers --peers-list "${PEERS:-transformers-static}" --python "$peers_python" --json "$json" ${BENCH_ARGS:-} \
+            2>&1 | tee -a "$state/logs/bench.log" | tee -a "$out/bench.log"
+        if [ -f "$json" ]; then
+            [ $files -lt 4 ] && cp "$json" "$out/" && files=$((files + 1))
+        else
+            say "$size: no report (failed or out of time)"; status=1
+        fi
+    done
+    render
+    return $status
+}
+
+render() {
+    local reports=("$state"/results/*.json)
+    [ -e "${reports[0]}" ] || { say "no results yet"; return 1; }
+    "${python:-python3}" "$root/scripts/bench/render_results.py" "${reports[@]}" >"$out/tables.md" 2>"$out/render-errors.txt" \
+        && rm -f "$out/render-errors.txt"
+    tar -czf "$out/results.tar.gz" -C "$state" results
+    say "tables.md from ${#reports[@]} report(s); all reports in results.tar.gz"
+}
+
+# --- main ------------------------------------------------------------------------------------
+
+command=${1:-}
+[ $# -gt 0 ] && shift
+case "$command" in
+    check|test|sanitize|bench|bench-fp32|models|render) setup ;;
+    *) sed -n '2,27p' "$0"; exit 2 ;;
+esac
+case "$command" in
+    check) check ;;
+    test) tests ;;
+    sanitize) sanitize "$@" ;;
+    bench) bench fp16 "$@" ;;
+    bench-fp32) bench fp32 "$@" ;;
+    models) make_models "$@" ;;
+    render) render ;;
+esac

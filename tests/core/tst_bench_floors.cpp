@@ -1,0 +1,221 @@
+// The GPU benchmark's arithmetic, checked against numbers worked out by hand from the model
+// dimensions: the sizes of the issue (turbo included) are known with their real dimensions, the
+// bytes and FLOPs behind the floors of large-v3 and turbo, the element bytes per backend and
+// precision, the spec-sheet table by device name, and `bench --floors-only --backend cuda`
+// writing those floors (with given peaks, so it runs without a GPU).
+#include "core/backend/backend.h"
+#include "core/bench/bench_work.h"
+#include "core/bench/gpu_specs.h"
+#include "core/bench/machine_info.h"
+#include "core/bench/roofline.h"
+#include "core/model/whisper_config.h"
+#include "core/util/json.h"
+#include "core/util/mapped_file.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace hearsay;
+
+namespace {
+
+WhisperConfig named(const char* name) {
+    auto c = WhisperConfig::fromName(name);
+    if (!c) qFatal("%s: %s", name, c.message().c_str());
+    return c.value();
+}
+
+bool near(double a, double b, double relative = 1e-12) { return std::fabs(a - b) <= relative * std::fabs(b); }
+
+// Bytes one single-token step reads at cache position p, written out from the dimensions:
+// per decoder layer the self-attention q,k,v,o (4d²), cross-attention q,o (2d²) and MLP (8d²)
+// weights, the token embedding for the logits (V·d), the cross K/V (2·1500·d per layer) and the
+// self K/V of p + 1 positions (2·(p+1)·d per layer).
+double handStepBytes(double d, double layers, double vocab, double p, double bytes) {
+    const double weights = layers * (4 * d * d + 2 * d * d + 8 * d * d) + vocab * d;
+    const double cross = layers * 2 * 1500 * d;
+    const double self = layers * 2 * (p + 1) * d;
+    return bytes * (weights + cross + self);
+}
+
+} // namespace
+
+class TestBenchFloors : public QObject {
+    Q_OBJECT
+
+private slots:
+    void issueSizesAreKnownWithTheirDimensions() {
+        struct Row {
+            const char* name;
+            int width, encoderLayers, decoderLayers, heads, mels, vocab;
+        };
+        const Row rows[] = {
+            {"tiny", 384, 4, 4, 6, 80, 51865},          {"base", 512, 6, 6, 8, 80, 51865},
+            {"small", 768, 12, 12, 12, 80, 51865},      {"medium", 1024, 24, 24, 16, 80, 51865},
+            {"large-v3", 1280, 32, 32, 20, 128, 51866}, {"large-v3-turbo", 1280, 32, 4, 20, 128, 51866},
+            {"turbo", 1280, 32, 4, 20, 128, 51866},
+        };
+        for (const Row& r : rows) {
+            const WhisperConfig c = named(r.name);
+            QCOMPARE(c.nAudioState, r.width);
+            QCOMPARE(c.nTextState, r.width);
+            QCOMPARE(c.nAudioLayer, r.encoderLayers);
+            QCOMPARE(c.nTextLayer, r.decoderLayers);
+            QCOMPARE(c.nAudioHead, r.heads);
+            QCOMPARE(c.nTextHead, r.heads);
+            QCOMPARE(c.nMels, r.mels);
+            QCOMPARE(c.nVocab, r.vocab);
+            QCOMPARE(c.nAudioCtx, 1500);
+            QCOMPARE(c.nTextCtx, 448);
+        }
+        QVERIFY(!WhisperConfig::fromName("large-v4").ok());
+    }
+
+    void largeV3Fp16BytesPerTokenByHand() {
+        const WhisperConfig c = named("large-v3");
+        // d = 1280, 32 layers, V = 51866: weights 14·1280²·32 + 51866·1280 = 800,391,680 elements,
+        // cross K/V 2·1500·1280·32 = 122,880,000, self K/V at p = 0: 2·1·1280·32 = 81,920; × 2 bytes.
+        QCOMPARE(decoderStepBytes(c, 0, 1, 2.0, 2.0), 2.0 * (800391680.0 + 122880000.0 + 81920.0));
+        QCOMPARE(decoderStepBytes(c, 0, 1, 2.0, 2.0), handStepBytes(1280, 32, 51866, 0, 2));
+        QCOMPARE(decoderStepBytes(c, 255, 1, 2.0, 2.0), handStepBytes(1280, 32, 51866, 255, 2));
+        // Five beams read the weights and the cross K/V once, the self K/V five times.
+        QCOMPARE(decoderStepBytes(c, 10, 5, 2.0, 2.0), handStepBytes(1280, 32, 51866, 10, 2) + 4 * 2.0 * 32 * 2 * 11 * 1280);
+
+        // The mean over the 256 steps of the fixed work (mean p + 1 = 128.5): 1,867,596,800 bytes,
+        // and at the H100 SXM's 3.35 TB/s a floor of 0.5575 ms per token (the FLOP term is far below).
+        FixedWork work;
+        PeakRates peak;
+        peak.flopsPerSecond = 989.4e12;
+        peak.bytesPerSecond = 3.35e12;
+        const WorkFloors f = computeFloors(c, work, peak, 2.0, 2.0);
+        QVERIFY(near(f.decodeBytesPerToken, 1867596800.0));
+        QVERIFY(near(f.decodeMsPerToken, 1e3 * 1867596800.0 / 3.35e12, 1e-9));
+        QVERIFY(f.decodeMsPerToken < 0.8);  // the issue's target lies above the floor
+
+        // Encoder: conv1 2·3000·1280·384, conv2 2·1500·1280·3840, per layer 24·1500·1280² + 4·1500²·1280,
+        // cross K/V 4·1500·1280² per decoder layer: 2,588,344,320,000 FLOPs.
+        QCOMPARE(encoderFlops(c), 2588344320000.0);
+        QVERIFY(near(f.encoderMs, 1e3 * 2588344320000.0 / 989.4e12));
+    }
+
+    void turboReadsAnEighthOfTheDecoder() {
+        const WhisperConfig c = named("large-v3-turbo");
+        // 4 decoder layers: weights 14·1280²·4 + 51866·1280 = 158,138,880 elements; cross 30,720,000
+        // bytes at fp16; self mean 2·128.5·1280·4·2 = 2,631,680 bytes.
+        FixedWork work;
+        PeakRates peak;
+        peak.flopsPerSecond = 989.4e12;
+        peak.bytesPerSecond = 3.35e12;
+        const WorkFloors f = computeFloors(c, work, peak, 2.0, 2.0);
+        QVERIFY(near(f.decodeBytesPerToken, 2.0 * 158138880.0 + 30720000.0 + 2631680.0));
+        QVERIFY(f.decodeMsPerToken < 0.15);
+        // The encoder is large-v3's, with the cross K/V of 4 layers instead of 32.
+        QCOMPARE(encoderFlops(c), encoderFlops(named("large-v3")) - 28 * 4.0 * 1500 * 1280 * 1280);
+    }
+
+    void elementBytesFollowBackendAndPrecision() {
+        const ElementBytes cudaHalf = floorElementBytes(BackendKind::Cuda, "f32", Precision::Fp16);
+        QCOMPARE(cudaHalf.weights, 2.0);  // half weight matrices whatever the file holds
+        QCOMPARE(cudaHalf.caches, 4.0);   // the CUDA KV caches are float32 (kernels/README.md)
+        const ElementBytes cudaFloat = floorElementBytes(BackendKind::Cuda, "f16", Precision::Fp32);
+        QCOMPARE(cudaFloat.weights, 4.0);
+        QCOMPARE(cudaFloat.caches, 4.0);
+        const ElementBytes cpuHalf = floorElementBytes(BackendKind::Cpu, "f16", Precision::Fp16);
+        QCOMPARE(cpuHalf.weights, 2.0);   // f16 matrices stay f16 in the CPU backend
+        QCOMPARE(cpuHalf.caches, 4.0);    // its caches are float32
+        const ElementBytes cpuFloat = floorElementBytes(BackendKind::Cpu, "f32", Precision::Fp16);
+        QCOMPARE(cpuFloat.weights, 4.0);
+        QCOMPARE(cpuFloat.caches, 4.0);
+    }
+
+    void specSheetByDeviceName() {
+        struct Row {
+            const char* name;
+            double tbs, tflops;
+        };
+        const Row known[] = {
+            {"NVIDIA H100 80GB HBM3", 3.35, 989.4}, {"NVIDIA H100 PCIe", 2.0, 756.0},   {"NVIDIA H100 NVL", 3.9, 835.0},
+            {"NVIDIA H200", 4.8, 989.4},            {"NVIDIA H200 NVL", 4.8, 835.0},    {"NVIDIA A100-SXM4-80GB", 2.039, 312.0},
+            {"NVIDIA A100 80GB PCIe", 1.935, 312.0}, {"NVIDIA A100-PCIE-40GB", 1.555, 312.0},
+        };
+        for (const Row& r : known) {
+            const auto spec = lookupGpuSpec(r.name);
+            QVERIFY2(spec.has_value(), r.name);
+            QCOMPARE(spec->memoryBytesPerSecond, r.tbs * 1e12);
+            QCOMPARE(spec->fp16TensorFlops, r.tflops * 1e12);
+            QVERIFY(!spec->source.empty());
+        }
+        QCOMPARE(lookupGpuSpec("nvidia h100 80gb hbm3")->model, std::string("H100 SXM5 80GB"));  // case-insensitive
+        for (const char* unknown : {"", "NVIDIA H100", "NVIDIA GeForce RTX 4090", "Tesla T4", "NVIDIA L40S"}) {
+            QVERIFY2(!lookupGpuSpec(unknown).has_value(), unknown);  // unknown or ambiguous: no figures
+        }
+    }
+
+    void gpuDescriptionAndSpecGoIntoTheJson() {
+        GpuInfo g;
+        g.name = "NVIDIA H200";
+        g.computeMajor = 9;
+        g.multiprocessors = 132;
+        g.memoryBytes = size_t(150) << 30;
+        g.driverVersion = 13000;
+        g.runtimeVersion = 12080;
+        const Json j = toJson(g);
+        QCOMPARE(j["computeCapability"].toString(), std::string("9.0"));
+        QCOMPARE(j["driverVersion"].toString(), std::string("13.0"));
+        QCOMPARE(j["runtimeVersion"].toString(), std::string("12.8"));
+        QCOMPARE(j["multiprocessors"].toDouble(0), 132.0);
+
+        MachineInfo m;
+        QVERIFY(toJson(m)["gpu"].isNull());
+        m.gpu = g;
+        QCOMPARE(toJson(m)["gpu"]["name"].toString(), std::string("NVIDIA H200"));
+
+        PeakRates p;
+        p.flopsPerSecond = 1.0;
+        p.bytesPerSecond = 2.0;
+        QVERIFY(toJson(p)["specBytesPerSecond"].isNull());
+        p.specBytesPerSecond = 4.8e12;
+        p.specFlopsPerSecond = 989.4e12;
+        QCOMPARE(toJson(p)["specBytesPerSecond"].toDouble(0), 4.8e12);
+    }
+
+    void floorsOnlyCommandWritesTheGpuFloors() {
+        QTemporaryDir dir;
+        for (const QString precision : {"fp16", "fp32"}) {
+            const QString json = dir.filePath("floors-" + precision + ".json");
+            QProcess p;
+            p.start(HEARSAY_CLI_PATH, {"bench", "--floors-only", "--backend", "cuda", "--precision", precision, "--sizes",
+                                       "large-v3,large-v3-turbo", "--peak-gflops", "989400", "--peak-gbs", "3350", "--json", json});
+            QVERIFY(p.waitForFinished(60000));
+            QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+            auto text = readTextFile(json.toStdString());
+            QVERIFY(text.ok());
+            auto doc = Json::parse(text.value());
+            QVERIFY(doc.ok());
+            // fp16: half weights, float32 caches; fp32: float32 both. Per token (mean of the 256 steps):
+            // weights 800,391,680 elements, cross K/V 122,880,000, self K/V 2·128.5·1280·32 = 10,526,720.
+            const double weightBytes = precision == "fp16" ? 2.0 : 4.0;
+            const double perToken = weightBytes * 800391680.0 + 4.0 * (122880000.0 + 10526720.0);
+            QCOMPARE(doc.value()["elementBytes"]["weights"].toDouble(0), weightBytes);
+            QCOMPARE(doc.value()["elementBytes"]["caches"].toDouble(0), 4.0);
+            const Json::Array& floors = doc.value()["floors"].toArray();
+            QCOMPARE(floors.size(), size_t(2));
+            const Json& large = floors[0];
+            QCOMPARE(large["name"].toString(), std::string("large-v3"));
+            QVERIFY(near(large["decodeBytesPerToken"].toDouble(0), perToken, 1e-9));
+            QVERIFY(near(large["decodeMsPerToken"].toDouble(0), 1e3 * perToken / 3.35e12, 1e-6));
+            QCOMPARE(floors[1]["name"].toString(), std::string("large-v3-turbo"));
+        }
+        QProcess bad;
+        bad.start(HEARSAY_CLI_PATH, {"bench", "--floors-only", "--backend", "cuda", "--precision", "fp8", "--sizes", "tiny"});
+        QVERIFY(bad.waitForFinished(60000));
+        QCOMPARE(bad.exitCode(), 2);
+        QVERIFY(bad.readAllStandardError().contains("unknown precision 'fp8'"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestBenchFloors)
+#include "tst_bench_floors.moc"
