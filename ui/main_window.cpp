@@ -272,7 +272,8 @@ void MainWindow::chooseExport() {
     QString filter = txt;
     // Named after the file the rows came from (a file that failed to start did not replace them).
     const std::string source = m_transcript->transcript().source;
-    const QString base = source.empty() ? tr("transcript") : QFileInfo(QString::fromStdString(source)).completeBaseName();
+    const QString base =
+        source.empty() ? tr("transcript") : QFileInfo(QString::fromStdString(source)).completeBaseName();
     QString path = QFileDialog::getSaveFileName(this, tr("Export transcript"),
                                                 QFileInfo(m_settings->value("session/exportFolder").toString(), base).filePath(),
                                                 QStringList{txt, srt, vtt, json}.join(";;"), &filter);
@@ -395,7 +396,8 @@ void MainWindow::useCpuBackend() {
 void MainWindow::offerCpuBackend(MessageBar::Kind kind, const QString& text, std::function<void()> retry) {
     m_messageBar->showMessage(kind, text, tr("Use the CPU backend"), [this, retry = std::move(retry)] {
         if (isBusy()) {
-            m_messageBar->showMessage(MessageBar::Kind::Warning, tr("Wait for the current job to end (or cancel it) first."));
+            m_messageBar->showMessage(MessageBar::Kind::Warning,
+                                      tr("Wait for the current job to end (or cancel it) first."));
             return;
         }
         useCpuBackend();
@@ -516,8 +518,9 @@ void MainWindow::onTranscriptionFailed(const QString& message, bool cancelled, b
         // had not begun starts from the beginning.
         const QString path = m_audio.path;
         const double from = m_jobStarted ? m_jobReachedSeconds : 0.0;
-        const QString how = from > 0.0 ? tr("The CPU backend can continue from %1 s (more slowly).").arg(from, 0, 'f', 1)
-                                       : tr("The CPU backend can transcribe %1 (more slowly).").arg(QFileInfo(path).fileName());
+        const QString how =
+            from > 0.0 ? tr("The CPU backend can continue from %1 s (more slowly).").arg(from, 0, 'f', 1)
+                       : tr("The CPU backend can transcribe %1 (more slowly).").arg(QFileInfo(path).fileName());
         offerCpuBackend(MessageBar::Kind::Error, (kept.isEmpty() ? message : message + "\n" + kept) + "\n" + how,
                         [this, path, from] { startJob(path, from); });
         m_statusText->setText(tr("Error"));

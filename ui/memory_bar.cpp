@@ -38,7 +38,8 @@ void MemoryBar::paintEvent(QPaintEvent*) {
         const int used = int(area.width() * usedFraction() + 0.5);
         // The caches are part of the used memory; never drawn wider than it.
         // A sliver at least, when there are caches at all.
-        const int cache = std::min(used, std::max(m_cacheBytes > 0 ? 1 : 0, int(area.width() * double(m_cacheBytes) / total + 0.5)));
+        const int share = int(area.width() * double(m_cacheBytes) / total + 0.5);
+        const int cache = std::min(used, std::max(m_cacheBytes > 0 ? 1 : 0, share));
         p.fillRect(QRect(area.left(), area.top(), used, area.height()), usedColor());
         p.fillRect(QRect(area.left(), area.top(), cache, area.height()), cacheColor());
     }

@@ -187,7 +187,8 @@ void TranscriptionWorker::transcribeFile(const QString& path, const EngineSettin
     auto fail = [this](const QString& message, bool backendFailed) {
         m_running = false;
         const bool cancelled = m_controls->cancel.load();
-        emit transcriptionFailed(cancelled ? tr("Transcription cancelled") : message, cancelled, backendFailed && !cancelled);
+        emit transcriptionFailed(cancelled ? tr("Transcription cancelled") : message, cancelled,
+                                 backendFailed && !cancelled);
         emit metricsUpdated(metrics());
     };
     if (!m_model || !m_tokenizer) {

@@ -225,7 +225,8 @@ int runTranscribe(const std::vector<std::string>& args) {
     sessionOptions.crossAttentionCache = !options.has("no-cross-cache");
     sessionOptions.threads = threads.value();
     // On a GPU, a failure of the engine (out of GPU memory, a CUDA error) may not happen on the CPU.
-    const std::string cpuHint = backend.value()->kind() == BackendKind::Cpu ? "" : "; the CPU backend may do it: --backend cpu";
+    const std::string cpuHint =
+        backend.value()->kind() == BackendKind::Cpu ? "" : "; the CPU backend may do it: --backend cpu";
     auto session = InferenceSession::create(model.value(), backend.value(), sessionOptions);
     if (!session) return fail(session.message() + cpuHint, 1);
     if (!s.quiet)

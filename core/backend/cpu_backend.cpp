@@ -95,7 +95,8 @@ class CpuBuffer final : public DeviceBuffer {
 public:
     explicit CpuBuffer(size_t elements, Element element = Element::F32) : DeviceBuffer(elements), m_element(element) {
         if (elements == 0) return;
-        if (elements > std::numeric_limits<size_t>::max() / sizeof(float) - 64) throw HostOutOfMemory(double(elements) * double(elementBytes(element)));
+        if (elements > std::numeric_limits<size_t>::max() / sizeof(float) - 64)
+            throw HostOutOfMemory(double(elements) * double(elementBytes(element)));
         const size_t bytes = (elements * elementBytes(element) + 63) / 64 * 64;
         m_data = std::aligned_alloc(64, bytes);
         if (!m_data) throw HostOutOfMemory(double(bytes));

@@ -159,7 +159,8 @@ private slots:
 
     void unusableBackendSuggestsTheCpu() {
         // Without a GPU (CI), --backend cuda fails before any work and says what to use instead.
-        Run r = runCli({"transcribe", "--model", m_model, "--backend", "cuda", "--beam-size", "1", "--sample-len", "8", kJfk});
+        Run r = runCli(
+            {"transcribe", "--model", m_model, "--backend", "cuda", "--beam-size", "1", "--sample-len", "8", kJfk});
         if (r.exitCode == 0) QSKIP("the CUDA backend starts on this machine: no failure to report");
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("CUDA") && r.err.contains("--backend cpu"), qPrintable(r.err));

@@ -268,7 +268,8 @@ private slots:
         for (const auto& args : segments) {
             for (const hearsay::Segment& s : args.at(0).value<SegmentList>()) {
                 // (The random model's timestamps may run past the end of the audio; not its start.)
-                QVERIFY2(s.start >= 12.0 - 1e-9 && s.end >= s.start, qPrintable(QString("%1 .. %2").arg(s.start).arg(s.end)));
+                QVERIFY2(s.start >= 12.0 - 1e-9 && s.end >= s.start,
+                         qPrintable(QString("%1 .. %2").arg(s.start).arg(s.end)));
                 QVERIFY(s.seek >= 1200);  // mel frames of the whole file
                 ++sent;
             }
