@@ -195,6 +195,7 @@ CudaBackend::CudaBackend(CudaBackendOptions options) : m_device(options.device),
     m_name = std::string("cuda (") + prop.name + ", sm_" + std::to_string(prop.major) + std::to_string(prop.minor) +
              (m_precision == Precision::Fp16 ? std::string(", fp16 weights)")
                                              : std::string(", fp32 weights, cuBLAS ") + (options.allowTf32 ? "tf32)" : "fp32)"));
+    m_memoryName = "GPU " + std::to_string(m_device) + " (" + prop.name + ")";
 }
 
 CudaBackend::~CudaBackend() {
@@ -269,6 +270,27 @@ void CudaBackend::uploadIndices(IndexView dst, std::span<const int32_t> values) 
     // Staged from pageable memory before the call returns (as upload()), ordered on the stream
     // before the ops (or the replayed graph) that read the values.
     HEARSAY_CUDA_CHECK(cudaMemcpyAsync(d, values.data(), values.size_bytes(), cudaMemcpyHostToDevice, m_cublas->stream()));
+}
+
+DeviceMemory CudaBackend::memoryInfo() const {
+    DeviceMemory memory;
+    memory.gpu = true;
+    memory.name = m_memoryName;
+    // The device is per thread: the GUI asks from another thread than the one decoding.
+    int current = -1;
+    if ((cudaGetDevice(&current) != cudaSuccess || current != m_device) && cudaSetDevice(m_device) != cudaSuccess) {
+        cudaGetLastError();  // not sticky; clear it so that it is not reported by a later check
+        return memory;
+    }
+    size_t freeBytes = 0, totalBytes = 0;
+    if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess) {
+        cudaGetLastError();
+        return memory;
+    }
+    memory.known = true;
+    memory.freeBytes = freeBytes;
+    memory.totalBytes = totalBytes;
+    return memory;
 }
 
 std::unique_ptr<DeviceBuffer> CudaBackend::allocate(size_t elements) {

@@ -77,6 +77,8 @@ public:
     size_t attentionWorkspaceElements(int queries, int keys) const override;
 
     void synchronize() override;
+    // cudaMemGetInfo on this backend's device, made current on the calling thread.
+    DeviceMemory memoryInfo() const override;
 
     // Recording is CUDA stream capture (kernels/cuda_graph.h): the ops of record() become one
     // graph, launched by replay(). While a thread records, no other thread may use the backend
@@ -111,6 +113,7 @@ private:
     int m_threads = 1;
     Precision m_precision = Precision::Fp16;
     std::string m_name;
+    std::string m_memoryName;      // "GPU 0 (NVIDIA H100 80GB HBM3)"
     std::unique_ptr<CublasHandle> m_cublas;
     std::mutex m_mutex;            // guards the cuBLAS handle and the half scratch
     void* m_halfScratch = nullptr; // [rows][in] half: linear()'s x cast for an fp16 GEMM

@@ -2,6 +2,7 @@
 #include "ui/cache_panel.h"
 
 #include "ui/layer_bar_chart.h"
+#include "ui/memory_bar.h"
 
 #include <QGridLayout>
 #include <QGroupBox>
@@ -35,6 +36,11 @@ CachePanel::CachePanel(QWidget* parent) : QWidget(parent) {
     cacheGrid->setColumnStretch(1, 1);
     int row = 0;
     m_backend = addRow(cacheGrid, row++, tr("Backend"), "backend");
+    m_memory = addRow(cacheGrid, row, tr("Memory"), "deviceMemory");
+    m_memoryName = qobject_cast<QLabel*>(cacheGrid->itemAtPosition(row++, 0)->widget());
+    m_memoryBar = new MemoryBar(cacheBox);
+    m_memoryBar->setObjectName("memoryBar");
+    cacheGrid->addWidget(m_memoryBar, row++, 0, 1, 2);
     m_selfState = addRow(cacheGrid, row++, tr("Self-attention"), "selfCacheState");
     m_selfAllocated = addRow(cacheGrid, row++, tr("  allocated"), "selfAllocated");
     m_selfInUse = addRow(cacheGrid, row++, tr("  in use"), "selfInUse");
@@ -78,6 +84,43 @@ QLabel* CachePanel::addRow(QGridLayout* grid, int row, const QString& name, cons
     return value;
 }
 
+void CachePanel::setDeviceMemory(const DeviceMemory& memory) {
+    m_metrics.cache.device = memory;
+    showMemory();
+}
+
+void CachePanel::showMemory() {
+    const DeviceMemory& device = m_metrics.cache.device;
+    m_memoryName->setText(!device.known ? tr("Memory") : device.gpu ? tr("GPU memory") : tr("System memory"));
+    // A GPU's name goes on a second line ("GPU 0 (NVIDIA H100 80GB HBM3)" shows the name alone;
+    // the index is in the tooltip); system RAM is named by the row already.
+    m_memoryDevice = QString::fromStdString(device.name);
+    if (device.gpu && m_memoryDevice.endsWith(')') && m_memoryDevice.contains(" ("))
+        m_memoryDevice = m_memoryDevice.section(" (", 1).chopped(1);
+    m_memory->setText(!device.known ? tr("–")
+                      : tr("%1 free of %2").arg(formatBytes(device.freeBytes), formatBytes(device.totalBytes)) +
+                            (device.gpu ? "\n" + m_memoryDevice : QString()));
+    const size_t cacheBytes = m_metrics.cache.selfAllocated + m_metrics.cache.crossAllocated;
+    m_memoryBar->setMemory(device, cacheBytes);
+    const QString memoryTip =
+        device.known ? tr("%1: %2 free of %3 (%4 % in use); the K/V caches take %5 of it (dark part of the bar)")
+                           .arg(QString::fromStdString(device.name), exactBytes(device.freeBytes),
+                                exactBytes(device.totalBytes))
+                           .arg(100.0 * m_memoryBar->usedFraction(), 0, 'f', 1)
+                           .arg(formatBytes(cacheBytes))
+                     : tr("The backend cannot tell its free memory");
+    m_memoryBar->setToolTip(memoryTip);
+    m_memory->setToolTip(memoryTip);
+}
+
+QString CachePanel::memoryText() const {
+    const DeviceMemory& device = m_metrics.cache.device;
+    if (!device.known) return QString();
+    const QString figures = m_memory->text().section('\n', 0, 0);
+    if (!device.gpu) return tr("%1: %2").arg(m_memoryName->text(), figures);
+    return tr("%1: %2 (%3)").arg(m_memoryName->text(), figures, m_memoryDevice);
+}
+
 void CachePanel::setModel(const ModelSummary& model) {
     const WhisperConfig& c = model.config;
     m_model->setText(tr("<b>%1</b><br>%2, %3<br>width %4, %5 encoder / %6 decoder layers, %7 heads, %8 mel bins<br>"
@@ -117,6 +160,8 @@ void CachePanel::setMetrics(const EngineMetrics& m) {
     m_crossInUse->setText(formatBytes(m.cache.crossInUse));
     m_crossInUse->setToolTip(exactBytes(m.cache.crossInUse));
     m_chart->setLayers(m.cache.layers);
+
+    showMemory();
 
     const bool measured = m.windows > 0;
     m_encoderMs->setText(measured ? tr("%1 ms").arg(m.lastEncoderMs, 0, 'f', 1) : tr("–"));

@@ -29,12 +29,16 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace hearsay::ui {
 namespace {
 
 constexpr int kProgressSteps = 1000;
+constexpr int kMemoryPollMs = 1000;
 
 const char* kAudioFilter =
     QT_TRANSLATE_NOOP("MainWindow", "Audio and video (*.wav *.flac *.ogg *.oga *.opus *.mp3 *.m4a *.aac *.wma *.mp4 "
@@ -130,9 +134,17 @@ MainWindow::MainWindow(std::unique_ptr<QSettings> settings, QWidget* parent)
     connect(m_worker, &TranscriptionWorker::transcriptionFinished, this, &MainWindow::onTranscriptionFinished);
     connect(m_worker, &TranscriptionWorker::transcriptionFailed, this, &MainWindow::onTranscriptionFailed);
     connect(m_worker, &TranscriptionWorker::metricsUpdated, this, &MainWindow::onMetrics);
-    connect(m_worker, &TranscriptionWorker::warning, this,
-            [this](const QString& text) { m_messageBar->showMessage(MessageBar::Kind::Warning, text); });
+    connect(m_worker, &TranscriptionWorker::warning, this, &MainWindow::onWarning);
     m_thread->start();
+
+    // The device's free memory changes with other programs too: polled here, between the
+    // worker's reports (the worker answers from this thread without waiting for a running job).
+    auto* memoryPoll = new QTimer(this);
+    connect(memoryPoll, &QTimer::timeout, this, [this] {
+        const DeviceMemory memory = m_worker->deviceMemory();
+        if (memory.known) m_cachePanel->setDeviceMemory(memory);
+    });
+    memoryPoll->start(kMemoryPollMs);
 
     restoreGeometry(m_settings->value("window/geometry").toByteArray());
     restoreState(m_settings->value("window/state").toByteArray());
@@ -258,7 +270,10 @@ void MainWindow::chooseExport() {
     const QString txt = tr("Plain text (*.txt)"), srt = tr("SubRip subtitles (*.srt)"), vtt = tr("WebVTT subtitles (*.vtt)"),
                   json = tr("JSON with timings and statistics (*.json)");
     QString filter = txt;
-    const QString base = m_audio.path.isEmpty() ? tr("transcript") : QFileInfo(m_audio.path).completeBaseName();
+    // Named after the file the rows came from (a file that failed to start did not replace them).
+    const std::string source = m_transcript->transcript().source;
+    const QString base =
+        source.empty() ? tr("transcript") : QFileInfo(QString::fromStdString(source)).completeBaseName();
     QString path = QFileDialog::getSaveFileName(this, tr("Export transcript"),
                                                 QFileInfo(m_settings->value("session/exportFolder").toString(), base).filePath(),
                                                 QStringList{txt, srt, vtt, json}.join(";;"), &filter);
@@ -328,6 +343,7 @@ void MainWindow::openModel(const QString& path) {
         return;
     }
     setState(State::LoadingModel);
+    m_loadingModelPath = path;
     QMetaObject::invokeMethod(m_worker, "loadModel", Qt::QueuedConnection, Q_ARG(QString, path),
                               Q_ARG(hearsay::ui::EngineSettings, m_engineSettings));
 }
@@ -342,16 +358,51 @@ void MainWindow::openAudio(const QString& path) {
         return;
     }
     m_settings->setValue("session/audioFolder", QFileInfo(path).absolutePath());
+    startJob(path, 0.0);
+}
+
+void MainWindow::startJob(const QString& path, double startSeconds) {
     m_messageBar->hide();
-    m_transcript->clear();
+    // The transcript shown stays until the new job has its audio (see onTranscriptionStarted):
+    // a job that cannot start loses nothing.
     m_audio = {};
     m_audio.path = path;
+    m_jobStarted = false;
+    m_jobReachedSeconds = startSeconds;
     m_statusText->setText(tr("Opening %1…").arg(QFileInfo(path).fileName()));
     m_progress->setValue(0);
     m_worker->clearCancel();
     setState(State::Transcribing);
+    EngineSettings settings = m_engineSettings;
+    if (startSeconds > 0.0) {
+        // A continuation is prompted with the end of the text kept, as the next window of an
+        // unbroken run would be (the engine keeps the last n_text_ctx/2 - 1 tokens of it).
+        QString kept;
+        for (int r = m_transcript->rowCount() - 1; r >= 0 && kept.size() < 1000; --r)
+            kept.prepend(QString::fromStdString(m_transcript->segment(r).text));
+        settings.initialPrompt = kept.right(1000);
+    }
     QMetaObject::invokeMethod(m_worker, "transcribeFile", Qt::QueuedConnection, Q_ARG(QString, path),
-                              Q_ARG(hearsay::ui::EngineSettings, m_engineSettings));
+                              Q_ARG(hearsay::ui::EngineSettings, settings), Q_ARG(double, startSeconds));
+}
+
+void MainWindow::useCpuBackend() {
+    EngineSettings settings = m_settingsPanel->settings();
+    settings.backend = "cpu";
+    m_settingsPanel->setSettings(settings);
+    applySettings(settings);  // saved, and applied by the worker before any job queued after it
+}
+
+void MainWindow::offerCpuBackend(MessageBar::Kind kind, const QString& text, std::function<void()> retry) {
+    m_messageBar->showMessage(kind, text, tr("Use the CPU backend"), [this, retry = std::move(retry)] {
+        if (isBusy()) {
+            m_messageBar->showMessage(MessageBar::Kind::Warning,
+                                      tr("Wait for the current job to end (or cancel it) first."));
+            return;
+        }
+        useCpuBackend();
+        if (retry) retry();
+    });
 }
 
 void MainWindow::cancelTranscription() {
@@ -382,14 +433,34 @@ void MainWindow::onModelLoaded(const ModelSummary& model) {
     emit modelLoadFinished(true);
 }
 
-void MainWindow::onModelFailed(const QString& message) {
-    showError(m_hasModel ? tr("%1\nThe previous model stays loaded.").arg(message) : message);
+void MainWindow::onModelFailed(const QString& message, bool backendFailed) {
+    const QString text = m_hasModel ? tr("%1\nThe previous model stays loaded.").arg(message) : message;
     setState(State::Idle);
+    if (backendFailed && m_engineSettings.backend != "cpu") {
+        offerCpuBackend(MessageBar::Kind::Error, tr("%1\nThe CPU backend can run this model (more slowly).").arg(text),
+                        [this, path = m_loadingModelPath] { openModel(path); });
+        m_statusText->setText(tr("Error"));
+    } else {
+        showError(text);
+    }
     emit modelLoadFinished(false);
 }
 
 void MainWindow::onTranscriptionStarted(const AudioSummary& audio) {
     m_audio = audio;
+    m_jobStarted = true;
+    m_jobReachedSeconds = audio.startSeconds;
+    if (audio.startSeconds > 0.0) {
+        // A continuation: the segments kept stay, the new ones follow them.
+        const int rows = m_transcript->rowCount();
+        m_resumeIdBase = rows > 0 ? m_transcript->segment(rows - 1).id + 1 : 0;
+        m_statusText->setText(tr("Continuing %1 from %2 s on the %3 backend")
+                                  .arg(QFileInfo(audio.path).fileName())
+                                  .arg(audio.startSeconds, 0, 'f', 1)
+                                  .arg(m_engineSettings.backend.toUpper()));
+        return;
+    }
+    m_transcript->clear();
     m_statusText->setText(tr("Transcribing %1 (%2 s, %3 Hz, %4 ch, %5)")
                               .arg(QFileInfo(audio.path).fileName())
                               .arg(audio.durationSeconds, 0, 'f', 1)
@@ -399,6 +470,7 @@ void MainWindow::onTranscriptionStarted(const AudioSummary& audio) {
 }
 
 void MainWindow::onProgress(double fraction) {
+    m_jobReachedSeconds = std::max(m_jobReachedSeconds, fraction * m_audio.durationSeconds);
     m_progress->setValue(int(fraction * kProgressSteps + 0.5));
     m_progress->setFormat(tr("%1 of %2 s").arg(fraction * m_audio.durationSeconds, 0, 'f', 1).arg(m_audio.durationSeconds, 0, 'f', 1));
 }
@@ -406,7 +478,13 @@ void MainWindow::onProgress(double fraction) {
 void MainWindow::onSegments(const SegmentList& segments) {
     QScrollBar* bar = m_view->verticalScrollBar();
     const bool atEnd = bar->value() == bar->maximum();
-    m_transcript->appendSegments(segments);
+    if (m_audio.startSeconds > 0.0) {
+        SegmentList numbered = segments;
+        for (Segment& s : numbered) s.id += m_resumeIdBase;
+        m_transcript->appendSegments(numbered);
+    } else {
+        m_transcript->appendSegments(segments);
+    }
     if (atEnd) m_view->scrollToBottom();
 }
 
@@ -424,19 +502,40 @@ void MainWindow::onTranscriptionFinished(const Transcript& transcript) {
     emit transcriptionEnded(true);
 }
 
-void MainWindow::onTranscriptionFailed(const QString& message, bool cancelled) {
-    m_transcript->setRunDetails(m_audio.path.toStdString(), {}, {});
+void MainWindow::onTranscriptionFailed(const QString& message, bool cancelled, bool backendFailed) {
+    // Rows on screen belong to this job only once it started; before, they are the last file's.
+    if (m_jobStarted) m_transcript->setRunDetails(m_audio.path.toStdString(), {}, {});
     const QString kept = m_transcript->rowCount() > 0
                              ? tr("The %n segment(s) already transcribed are kept.", nullptr, m_transcript->rowCount())
                              : QString();
+    setState(State::Idle);
     if (cancelled) {
         m_messageBar->showMessage(MessageBar::Kind::Information, (message + ". " + kept).trimmed());
         m_statusText->setText(tr("Cancelled"));
+    } else if (backendFailed && m_engineSettings.backend != "cpu") {
+        // Retried on the CPU: a job that had begun continues where it stopped (the end of its
+        // last complete window), so nothing is transcribed twice and nothing is lost; one that
+        // had not begun starts from the beginning.
+        const QString path = m_audio.path;
+        const double from = m_jobStarted ? m_jobReachedSeconds : 0.0;
+        const QString how =
+            from > 0.0 ? tr("The CPU backend can continue from %1 s (more slowly).").arg(from, 0, 'f', 1)
+                       : tr("The CPU backend can transcribe %1 (more slowly).").arg(QFileInfo(path).fileName());
+        offerCpuBackend(MessageBar::Kind::Error, (kept.isEmpty() ? message : message + "\n" + kept) + "\n" + how,
+                        [this, path, from] { startJob(path, from); });
+        m_statusText->setText(tr("Error"));
     } else {
         showError(kept.isEmpty() ? message : message + "\n" + kept);
     }
-    setState(State::Idle);
     emit transcriptionEnded(false);
+}
+
+void MainWindow::onWarning(const QString& message, bool backendFailed) {
+    if (backendFailed && m_engineSettings.backend != "cpu")
+        offerCpuBackend(MessageBar::Kind::Warning, message + "\n" + tr("The engine keeps its current backend for now."),
+                        nullptr);
+    else
+        m_messageBar->showMessage(MessageBar::Kind::Warning, message);
 }
 
 void MainWindow::onMetrics(const EngineMetrics& metrics) {

@@ -5,12 +5,14 @@
 
 #include "core/transcript/transcript_export.h"
 #include "ui/engine_settings.h"
+#include "ui/message_bar.h"
 #include "ui/worker_messages.h"
 #include "ui/worker_thread.h"
 
 #include <QMainWindow>
 #include <QSettings>
 
+#include <functional>
 #include <memory>
 
 class QAction;
@@ -23,7 +25,6 @@ class QTableView;
 namespace hearsay::ui {
 
 class CachePanel;
-class MessageBar;
 class SettingsPanel;
 class TranscriptModel;
 class TranscriptionWorker;
@@ -75,15 +76,22 @@ private:
     void clearTranscript();
     void applySettings(const EngineSettings& settings);
     void showError(const QString& text);
+    // Queues the transcription of `path` from `startSeconds` on (0: the whole file).
+    void startJob(const QString& path, double startSeconds);
+    // The message with a "Use the CPU backend" button: it switches the settings to the CPU
+    // (saved like any change) and then runs `retry`, if any.
+    void offerCpuBackend(MessageBar::Kind kind, const QString& text, std::function<void()> retry);
+    void useCpuBackend();
 
     void onModelLoading(const QString& path);
     void onModelLoaded(const ModelSummary& model);
-    void onModelFailed(const QString& message);
+    void onModelFailed(const QString& message, bool backendFailed);
     void onTranscriptionStarted(const AudioSummary& audio);
     void onProgress(double fraction);
     void onSegments(const SegmentList& segments);
     void onTranscriptionFinished(const Transcript& transcript);
-    void onTranscriptionFailed(const QString& message, bool cancelled);
+    void onTranscriptionFailed(const QString& message, bool cancelled, bool backendFailed);
+    void onWarning(const QString& message, bool backendFailed);
     void onMetrics(const EngineMetrics& metrics);
 
     std::unique_ptr<QSettings> m_settings;
@@ -96,7 +104,11 @@ private:
     State m_state = State::Idle;
     bool m_hasModel = false;
     QString m_modelPath;
+    QString m_loadingModelPath;    // the model being loaded (retried on the CPU when its backend fails)
     AudioSummary m_audio;
+    bool m_jobStarted = false;     // the current or last job decoded its audio and began (transcriptionStarted)
+    double m_jobReachedSeconds = 0.0;  // audio of the file transcribed so far by that job (a continuation starts there)
+    int m_resumeIdBase = 0;        // segment ids of a continued job follow the ones kept
 
     TranscriptModel* m_transcript = nullptr;
     QStackedWidget* m_centre = nullptr;

@@ -3,6 +3,7 @@
 
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QStyle>
 #include <QToolButton>
 
@@ -18,18 +19,33 @@ MessageBar::MessageBar(QWidget* parent) : QFrame(parent) {
     m_text->setObjectName("messageText");
     m_text->setWordWrap(true);
     m_text->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_action = new QPushButton(this);
+    m_action->setObjectName("messageAction");
+    m_action->hide();
+    connect(m_action, &QPushButton::clicked, this, [this] {
+        auto action = std::move(m_onAction);  // the action may show a new message
+        m_onAction = nullptr;
+        hide();
+        if (action) action();
+    });
     m_close = new QToolButton(this);
     m_close->setAutoRaise(true);
     m_close->setText(QStringLiteral("✕"));
     m_close->setToolTip(tr("Close"));
     layout->addWidget(m_icon);
     layout->addWidget(m_text, 1);
+    layout->addWidget(m_action, 0, Qt::AlignVCenter);
     layout->addWidget(m_close, 0, Qt::AlignTop);
     connect(m_close, &QToolButton::clicked, this, &QWidget::hide);
     hide();
 }
 
-void MessageBar::showMessage(Kind kind, const QString& text) {
+void MessageBar::showMessage(Kind kind, const QString& text) { showMessage(kind, text, {}, nullptr); }
+
+void MessageBar::showMessage(Kind kind, const QString& text, const QString& actionText, std::function<void()> action) {
+    m_onAction = std::move(action);
+    m_action->setText(actionText);
+    m_action->setVisible(m_onAction && !actionText.isEmpty());
     m_kind = kind;
     m_text->setText(text);
     QStyle::StandardPixmap icon = QStyle::SP_MessageBoxInformation;

@@ -5,11 +5,13 @@
 #include "core/audio/audio_file.h"
 #include "core/backend/backend.h"
 #include "core/decoding/transcriber.h"
+#include "core/frontend/log_mel.h"
 #include "core/model/model_tokenizer.h"
 #include "core/model/whisper_model.h"
 #include "core/text/tokenizer.h"
 #include "ui/controlled_session.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <new>
 
@@ -21,7 +23,13 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::chrono::milliseconds kMetricsInterval{200};  // live updates while a window decodes
 
-QString text(const std::string& s) { return QString::fromStdString(s); }
+// Engine messages for the window: the CLI's advice ("use --backend cpu") becomes the message bar's
+// button.
+QString text(const std::string& s) {
+    QString t = QString::fromStdString(s);
+    t.remove(QStringLiteral("; use --backend cpu"));
+    return t;
+}
 fs::path toPath(const QString& path) { return fs::path(path.toStdString()); }
 
 double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
@@ -67,6 +75,15 @@ TranscriptionWorker::TranscriptionWorker(QObject* parent)
 
 TranscriptionWorker::~TranscriptionWorker() = default;
 
+DeviceMemory TranscriptionWorker::deviceMemory() const {
+    std::shared_ptr<Backend> backend;
+    {
+        std::lock_guard lock(m_memoryMutex);
+        backend = m_memoryBackend;
+    }
+    return backend ? backend->memoryInfo() : DeviceMemory{};
+}
+
 void TranscriptionWorker::requestCancel() { m_controls->cancel = true; }
 
 void TranscriptionWorker::clearCancel() { m_controls->cancel = false; }
@@ -81,23 +98,23 @@ void TranscriptionWorker::loadModel(const QString& path, const EngineSettings& s
     try {
         auto model = WhisperModel::load(toPath(path));
         if (!model) {
-            emit modelFailed(text(model.message()));
+            emit modelFailed(text(model.message()), false);
             return;
         }
         const WhisperConfig& config = model.value()->config();
         auto tokenizer = tokenizerForModel(*model.value());
         if (!tokenizer) {
-            emit modelFailed(text(tokenizer.message()));  // names the model and what is missing
+            emit modelFailed(text(tokenizer.message()), false);  // names the model and what is missing
             return;
         }
         // The previous model stays usable until the new one has a session.
         auto previousModel = std::move(m_model);
         auto previousSession = std::move(m_session);
         m_model = model.value();
-        if (auto error = prepareSession(settings)) {
+        if (auto failure = prepareSession(settings)) {
             m_model = std::move(previousModel);
             m_session = std::move(previousSession);
-            emit modelFailed(tr("Cannot prepare a session for %1: %2").arg(path, *error));
+            emit modelFailed(tr("Cannot prepare a session for %1: %2").arg(path, failure->message), failure->backend);
             return;
         }
         m_tokenizer = std::make_unique<Tokenizer>(std::move(tokenizer.value()));
@@ -112,24 +129,30 @@ void TranscriptionWorker::loadModel(const QString& path, const EngineSettings& s
         summary.weightMiB = double(m_model->weightBytes()) / (1024.0 * 1024.0);
         emit modelLoaded(summary);
         emit metricsUpdated(metrics());
-    } catch (const std::bad_alloc&) {
-        emit modelFailed(tr("Out of memory while loading %1").arg(path));
+    } catch (const std::bad_alloc& e) {
+        emit modelFailed(tr("Out of memory while loading %1: %2").arg(path, text(e.what())), onAccelerator());
     } catch (const std::exception& e) {
-        emit modelFailed(tr("Cannot load %1: %2").arg(path, text(e.what())));
+        emit modelFailed(tr("Cannot load %1: %2").arg(path, text(e.what())), false);
     }
 }
 
-std::optional<QString> TranscriptionWorker::prepareSession(const EngineSettings& settings) {
-    if (!m_model) return tr("no model is loaded");
+bool TranscriptionWorker::onAccelerator() const { return m_backend && m_backend->kind() != BackendKind::Cpu; }
+
+std::optional<TranscriptionWorker::Failure> TranscriptionWorker::prepareSession(const EngineSettings& settings) {
+    if (!m_model) return Failure{tr("no model is loaded")};
     bool rebuild = !m_session || m_session->maxBeams() != settings.sessionBeams() ||
                    &m_session->model() != m_model.get();
     if (!m_backend || m_backendChoice != settings.backend) {
         auto kind = parseBackendKind(settings.backend.toStdString());
-        if (!kind) return text(kind.message());
+        if (!kind) return Failure{text(kind.message())};
         auto backend = createBackend(kind.value(), BackendOptions{settings.threads, 0});
-        if (!backend) return text(backend.message());
+        if (!backend) return Failure{text(backend.message()), kind.value() != BackendKind::Cpu};
         m_session.reset();  // sessions hold buffers of the backend they were made with
         m_backend = backend.value();
+        {
+            std::lock_guard lock(m_memoryMutex);
+            m_memoryBackend = m_backend;
+        }
         m_backendChoice = settings.backend;
         rebuild = true;
     }
@@ -137,7 +160,8 @@ std::optional<QString> TranscriptionWorker::prepareSession(const EngineSettings&
     if (rebuild) {
         m_session.reset();  // free the old caches before allocating new ones
         auto session = createSession(m_model, m_backend, m_controls, settings);
-        if (!session) return text(session.message());
+        // Out of GPU memory (or another CUDA failure) here is the backend's; the CPU may hold it.
+        if (!session) return Failure{text(session.message()), onAccelerator()};
         m_session = session.value();
         m_session->setObserver([this] { emit metricsUpdated(metrics()); }, kMetricsInterval);
     }
@@ -149,39 +173,57 @@ std::optional<QString> TranscriptionWorker::prepareSession(const EngineSettings&
 void TranscriptionWorker::applySettings(const EngineSettings& settings) {
     if (!m_model) return;
     try {
-        if (auto error = prepareSession(settings)) emit warning(tr("Cannot apply the settings: %1").arg(*error));
-    } catch (const std::bad_alloc&) {
-        emit warning(tr("Out of memory while applying the settings"));
+        if (auto failure = prepareSession(settings))
+            emit warning(tr("Cannot apply the settings: %1").arg(failure->message), failure->backend);
+    } catch (const std::bad_alloc& e) {
+        emit warning(tr("Out of memory while applying the settings: %1").arg(text(e.what())), onAccelerator());
     } catch (const std::exception& e) {
-        emit warning(tr("Cannot apply the settings: %1").arg(text(e.what())));
+        emit warning(tr("Cannot apply the settings: %1").arg(text(e.what())), onAccelerator());
     }
     emit metricsUpdated(metrics());
 }
 
-void TranscriptionWorker::transcribeFile(const QString& path, const EngineSettings& settings) {
-    auto fail = [this](const QString& message) {
+void TranscriptionWorker::transcribeFile(const QString& path, const EngineSettings& settings, double startSeconds) {
+    auto fail = [this](const QString& message, bool backendFailed) {
         m_running = false;
         const bool cancelled = m_controls->cancel.load();
-        emit transcriptionFailed(cancelled ? tr("Transcription cancelled") : message, cancelled);
+        emit transcriptionFailed(cancelled ? tr("Transcription cancelled") : message, cancelled,
+                                 backendFailed && !cancelled);
         emit metricsUpdated(metrics());
     };
     if (!m_model || !m_tokenizer) {
-        fail(tr("Open a model before transcribing (File > Open model)"));
+        fail(tr("Open a model before transcribing (File > Open model)"), false);
         return;
     }
     try {
-        if (auto error = prepareSession(settings)) {
-            fail(*error);
+        if (auto failure = prepareSession(settings)) {
+            fail(failure->message, failure->backend);
             return;
         }
         auto audio = decodeAudioFile(toPath(path));
         if (!audio) {
-            fail(text(audio.message()));
+            fail(text(audio.message()), false);
             return;
         }
+        // A continued job transcribes the audio after `startSeconds` as a file of its own, then
+        // places its segments on the whole file's time line.
+        const size_t total = audio->samples.size();
+        const size_t first = std::min(total, static_cast<size_t>(std::max(0.0, startSeconds) * kSampleRate));
+        const double offset = double(first) / kSampleRate;
+        if (first > 0) audio->samples.erase(audio->samples.begin(), audio->samples.begin() + std::ptrdiff_t(first));
+        auto place = [offset](std::vector<Segment> segments) {
+            for (Segment& s : segments) {
+                s.start += offset;
+                s.end += offset;
+                s.seek += static_cast<int>(offset * kSampleRate / kHopLength + 0.5);
+            }
+            return segments;
+        };
+
         AudioSummary summary;
         summary.path = path;
-        summary.durationSeconds = audio->durationSeconds();
+        summary.durationSeconds = double(total) / kSampleRate;
+        summary.startSeconds = offset;
         summary.decoder = text(audio->decoder);
         summary.format = text(audio->format);
         summary.sourceRate = audio->sourceRate;
@@ -194,30 +236,31 @@ void TranscriptionWorker::transcribeFile(const QString& path, const EngineSettin
         m_runAudioSeconds = 0.0;
         emit metricsUpdated(metrics());
 
-        const double duration = summary.durationSeconds;
+        const double duration = summary.durationSeconds, rest = duration - offset;
         TranscribeProgress progress = [&](double fraction, const std::vector<Segment>& produced) {
-            m_runAudioSeconds = fraction * duration;
-            if (!produced.empty()) emit segmentsReady(produced);
-            emit progressChanged(fraction);
+            m_runAudioSeconds = fraction * rest;
+            if (!produced.empty()) emit segmentsReady(offset > 0.0 ? place(produced) : produced);
+            emit progressChanged(duration > 0.0 ? (offset + fraction * rest) / duration : 1.0);
             emit metricsUpdated(metrics());
         };
         auto transcript = transcribe(*m_session, *m_tokenizer, audio->samples,
                                      transcribeOptions(settings, m_tokenizer->isMultilingual()), progress);
         m_runWallSeconds = secondsSince(m_runStart);
         if (!transcript) {
-            fail(tr("Transcription of %1 failed: %2").arg(path, text(transcript.message())));
+            fail(tr("Transcription of %1 failed: %2").arg(path, text(transcript.message())), onAccelerator());
             return;
         }
         m_running = false;
-        m_runAudioSeconds = duration;
+        m_runAudioSeconds = rest;
         m_runWallSeconds = transcript->statistics.wallSeconds;
         transcript->source = path.toStdString();
+        if (offset > 0.0) transcript->segments = place(std::move(transcript->segments));
         emit metricsUpdated(metrics());
         emit transcriptionFinished(transcript.value());
-    } catch (const std::bad_alloc&) {
-        fail(tr("Out of memory while transcribing %1").arg(path));
+    } catch (const std::bad_alloc& e) {
+        fail(tr("Out of memory while transcribing %1: %2").arg(path, text(e.what())), onAccelerator());
     } catch (const std::exception& e) {
-        fail(tr("Transcription of %1 failed: %2").arg(path, text(e.what())));
+        fail(tr("Transcription of %1 failed: %2").arg(path, text(e.what())), onAccelerator());
     }
 }
 
@@ -236,6 +279,8 @@ EngineMetrics TranscriptionWorker::metrics() const {
         m.decodeMs = c.decodeMs;
         m.decodeCalls = c.decodeCalls;
         m.tokensDecoded = c.tokensDecoded;
+    } else if (m_backend) {
+        m.cache.device = m_backend->memoryInfo();
     }
     m.running = m_running;
     m.audioSeconds = m_runAudioSeconds;

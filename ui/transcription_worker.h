@@ -4,6 +4,7 @@
 // the cache switches take effect while a transcription is running.
 #pragma once
 
+#include "core/backend/backend.h"
 #include "ui/engine_settings.h"
 #include "ui/worker_messages.h"
 
@@ -12,10 +13,10 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 namespace hearsay {
-class Backend;
 class Tokenizer;
 class WhisperModel;
 } // namespace hearsay
@@ -35,6 +36,9 @@ public:
     void requestCancel();
     // Thread-safe. Called before queueing a job, so that a Cancel pressed while it waits counts.
     void clearCancel();
+    // Thread-safe (the GUI polls it while the worker runs): total and free memory where the
+    // current backend allocates; unknown before a backend exists.
+    DeviceMemory deviceMemory() const;
     // Thread-safe. Applied at the next decoder step of a running transcription, or at once
     // when idle (the caller also queues applySettings() so that the panel is told).
     void requestCacheSwitches(bool selfCache, bool crossCache);
@@ -42,8 +46,9 @@ public:
 public slots:
     // Loads a model (HF checkpoint directory or ggml .bin) and prepares a session for it.
     void loadModel(const QString& path, const hearsay::ui::EngineSettings& settings);
-    // Decodes an audio file and transcribes it window by window.
-    void transcribeFile(const QString& path, const hearsay::ui::EngineSettings& settings);
+    // Decodes an audio file and transcribes it window by window, from `startSeconds` on (a job
+    // continued after a failure; the segments' times stay those of the whole file).
+    void transcribeFile(const QString& path, const hearsay::ui::EngineSettings& settings, double startSeconds = 0.0);
     // Rebuilds backend or session when the settings need it (backend, threads, beams) and
     // applies the cache switches; reports the new state.
     void applySettings(const hearsay::ui::EngineSettings& settings);
@@ -51,28 +56,39 @@ public slots:
 signals:
     void modelLoading(const QString& path);
     void modelLoaded(const hearsay::ui::ModelSummary& model);
-    void modelFailed(const QString& message);
+    // `backendFailed`: see transcriptionFailed.
+    void modelFailed(const QString& message, bool backendFailed);
 
     void transcriptionStarted(const hearsay::ui::AudioSummary& audio);
     void progressChanged(double fraction);
     void segmentsReady(const hearsay::ui::SegmentList& segments);
     void transcriptionFinished(const hearsay::Transcript& transcript);
-    // An error, or a cancel when `cancelled`; segments already sent stay valid.
-    void transcriptionFailed(const QString& message, bool cancelled);
+    // An error, or a cancel when `cancelled`; segments already sent stay valid. `backendFailed`:
+    // the chosen backend could not be used (it did not start, ran out of memory, or failed on
+    // the GPU), so the CPU backend may do the job.
+    void transcriptionFailed(const QString& message, bool cancelled, bool backendFailed);
 
     void metricsUpdated(const hearsay::ui::EngineMetrics& metrics);
-    // A problem outside a transcription (settings that cannot be applied).
-    void warning(const QString& message);
+    // A problem outside a transcription (settings that cannot be applied); `backendFailed` as above.
+    void warning(const QString& message, bool backendFailed);
 
 private:
-    // Backend and session for these settings, created or rebuilt as needed; an error message on failure.
-    std::optional<QString> prepareSession(const EngineSettings& settings);
+    struct Failure {
+        QString message;
+        bool backend = false;  // the backend (not the CPU) could not start or hold the session
+    };
+    // Backend and session for these settings, created or rebuilt as needed; what failed, if anything.
+    std::optional<Failure> prepareSession(const EngineSettings& settings);
+    // True when failures of the engine are the backend's own (anything but the CPU).
+    bool onAccelerator() const;
     EngineMetrics metrics() const;
 
     std::shared_ptr<SessionControls> m_controls;
     std::shared_ptr<const WhisperModel> m_model;
     std::unique_ptr<Tokenizer> m_tokenizer;
     std::shared_ptr<Backend> m_backend;
+    mutable std::mutex m_memoryMutex;      // guards m_memoryBackend, read by deviceMemory() from the GUI
+    std::shared_ptr<Backend> m_memoryBackend;  // = m_backend
     QString m_backendChoice;               // the settings' backend the current one was made for
     std::shared_ptr<ControlledSession> m_session;
     bool m_running = false;

@@ -27,6 +27,7 @@ struct ModelSummary {
 struct AudioSummary {
     QString path;
     double durationSeconds = 0.0;
+    double startSeconds = 0.0;  // where a continued job starts (0: the whole file)
     QString decoder;            // "libsndfile" or "FFmpeg"
     QString format;
     int sourceRate = 0;

@@ -227,8 +227,11 @@ int runTranscribe(const std::vector<std::string>& args) {
     sessionOptions.crossAttentionCache = !options.has("no-cross-cache");
     sessionOptions.stepGraphs = !options.has("no-step-graphs");
     sessionOptions.threads = threads.value();
+    // On a GPU, a failure of the engine (out of GPU memory, a CUDA error) may not happen on the CPU.
+    const std::string cpuHint =
+        backend.value()->kind() == BackendKind::Cpu ? "" : "; the CPU backend may do it: --backend cpu";
     auto session = InferenceSession::create(model.value(), backend.value(), sessionOptions);
-    if (!session) return fail(session.message(), 1);
+    if (!session) return fail(session.message() + cpuHint, 1);
     if (!s.quiet)
         std::fprintf(stderr, "hearsay-cli transcribe: model %s (%s), %s, self cache %s, cross cache %s\n",
                      modelPath.string().c_str(), config.isMultilingual() ? "multilingual" : "English-only",
@@ -252,7 +255,8 @@ int runTranscribe(const std::vector<std::string>& args) {
             };
         auto transcript = transcribe(*session.value(), tokenizer.value(), audio->samples, s.transcribe, progress);
         if (!transcript) {
-            std::fprintf(stderr, "hearsay-cli transcribe: %s: %s\n", file.c_str(), transcript.message().c_str());
+            std::fprintf(stderr, "hearsay-cli transcribe: %s: %s%s\n", file.c_str(), transcript.message().c_str(),
+                         cpuHint.c_str());
             ++failures;
             continue;
         }

@@ -140,6 +140,15 @@ struct AttentionArgs {
 
 enum class BackendKind { Auto, Cpu, Cuda };
 
+// The memory a backend's buffers live in, at one moment (Backend::memoryInfo).
+struct DeviceMemory {
+    bool known = false;      // false: the figures could not be read (both 0)
+    bool gpu = false;        // a GPU's device memory (true) or the host's RAM (false)
+    std::string name;        // "GPU 0 (NVIDIA H100 80GB HBM3)" or "system RAM"
+    size_t totalBytes = 0;
+    size_t freeBytes = 0;    // GPU: free device memory; host: MemAvailable (what can be had without swapping)
+};
+
 std::string_view backendKindName(BackendKind kind);
 // "auto", "cpu", "cuda" (case-insensitive); anything else is an error naming the choices.
 Result<BackendKind> parseBackendKind(std::string_view text);
@@ -218,6 +227,10 @@ public:
 
     // Waits for queued work (a no-op on the CPU).
     virtual void synchronize() {}
+
+    // Total and free memory where this backend allocates. Cheap (a few calls a second are fine),
+    // callable from any thread, never throws; `known` is false where the figures cannot be read.
+    virtual DeviceMemory memoryInfo() const { return {}; }
 
     // Records the ops `work` calls on this backend from this thread, WITHOUT running them, and
     // returns them as RecordedWork for replay (one decoder step, replayed per token). Buffers

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -21,8 +22,68 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 namespace hearsay {
 namespace {
+
+// Host memory from /proc/meminfo (MemTotal, MemAvailable); sysconf's page counts elsewhere.
+DeviceMemory systemMemory() {
+    DeviceMemory memory;
+    memory.name = "system RAM";
+    if (std::FILE* file = std::fopen("/proc/meminfo", "r")) {
+        char line[256];
+        unsigned long long total = 0, available = 0, value = 0;
+        bool haveTotal = false, haveAvailable = false;
+        while (std::fgets(line, sizeof line, file) && !(haveTotal && haveAvailable)) {
+            if (std::sscanf(line, "MemTotal: %llu kB", &value) == 1) {
+                total = value;
+                haveTotal = true;
+            } else if (std::sscanf(line, "MemAvailable: %llu kB", &value) == 1) {
+                available = value;
+                haveAvailable = true;
+            }
+        }
+        std::fclose(file);
+        if (haveTotal && haveAvailable) {
+            memory.known = true;
+            memory.totalBytes = static_cast<size_t>(total) * 1024;
+            memory.freeBytes = static_cast<size_t>(available) * 1024;
+            return memory;
+        }
+    }
+    const long pages = sysconf(_SC_PHYS_PAGES), free = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && free >= 0 && size > 0) {
+        memory.known = true;
+        memory.totalBytes = static_cast<size_t>(pages) * static_cast<size_t>(size);
+        memory.freeBytes = static_cast<size_t>(free) * static_cast<size_t>(size);
+    }
+    return memory;
+}
+
+std::string gib(size_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f GiB", double(bytes) / double(size_t(1) << 30));
+    return text;
+}
+
+// What an allocation the host cannot satisfy throws: a std::bad_alloc naming the bytes requested
+// and the memory available, for the session's error message.
+class HostOutOfMemory final : public std::bad_alloc {
+public:
+    // `bytes` as a double: a request may exceed what size_t holds.
+    explicit HostOutOfMemory(double bytes) {
+        char text[96];
+        std::snprintf(text, sizeof text, "%.0f bytes (%.2f GiB)", bytes, bytes / double(size_t(1) << 30));
+        m_message = std::string("out of memory: cannot allocate ") + text + " of system RAM";
+        const DeviceMemory memory = systemMemory();
+        if (memory.known) m_message += ", " + gib(memory.freeBytes) + " available of " + gib(memory.totalBytes);
+    }
+    const char* what() const noexcept override { return m_message.c_str(); }
+
+private:
+    std::string m_message;
+};
 
 // What a buffer's elements are: float32 (everything the backend allocates, most weights) or
 // IEEE half (f16 weight matrices as the model stores them: half the bytes a decode step reads).
@@ -36,10 +97,11 @@ class CpuBuffer final : public DeviceBuffer {
 public:
     explicit CpuBuffer(size_t elements, Element element = Element::F32) : DeviceBuffer(elements), m_element(element) {
         if (elements == 0) return;
-        if (elements > std::numeric_limits<size_t>::max() / sizeof(float) - 64) throw std::bad_alloc();
+        if (elements > std::numeric_limits<size_t>::max() / sizeof(float) - 64)
+            throw HostOutOfMemory(double(elements) * double(elementBytes(element)));
         const size_t bytes = (elements * elementBytes(element) + 63) / 64 * 64;
         m_data = std::aligned_alloc(64, bytes);
-        if (!m_data) throw std::bad_alloc();
+        if (!m_data) throw HostOutOfMemory(double(bytes));
         std::memset(m_data, 0, bytes);
         m_owned = true;
     }
@@ -171,6 +233,8 @@ int hardwareThreads() { return std::max(1u, std::thread::hardware_concurrency())
 CpuBackend::CpuBackend(int threads) { setThreads(threads); }
 
 CpuBackend::~CpuBackend() = default;
+
+DeviceMemory CpuBackend::memoryInfo() const { return systemMemory(); }
 
 std::string CpuBackend::name() const {
     return "cpu (OpenBLAS, " + std::to_string(threads()) + (threads() == 1 ? " thread)" : " threads)");

@@ -49,6 +49,8 @@ public:
                   std::span<const RowCopy> copies, IndexView dstRowOffsets = {}) override;
     void attention(const AttentionArgs& args) override;
     size_t attentionWorkspaceElements(int queries, int keys) const override;
+    // System RAM (MemTotal, MemAvailable): the buffers live there.
+    DeviceMemory memoryInfo() const override;
 
     void synchronize() override;
     bool recording() const override;

@@ -2,6 +2,7 @@
 #include "core/decoding/kv_cache.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <new>
 #include <numeric>
 #include <stdexcept>
@@ -32,9 +33,13 @@ Result<void> KvCache::allocate(Backend& backend) {
     } catch (const std::exception& e) {
         m_keys.clear();
         m_values.clear();
-        const double mib = 2.0 * static_cast<double>(g.layers) * static_cast<double>(perBuffer) * sizeof(float) / 1048576.0;
-        return makeError("cannot allocate the " + m_name + " cache (" + std::to_string(static_cast<long long>(mib)) +
-                         " MiB): " + e.what());
+        // K and V of every layer: what the cache needed, next to the backend's word on what failed.
+        const double bytes = 2.0 * static_cast<double>(g.layers) * static_cast<double>(perBuffer) * sizeof(float);
+        char needed[160];
+        std::snprintf(needed, sizeof needed,
+                      "%d layers x %d beam(s) x %d positions x %d x K,V float32 = %.0f bytes, %.1f MiB", g.layers,
+                      g.beams, g.capacity, g.width, bytes, bytes / 1048576.0);
+        return makeError("cannot allocate the " + m_name + " cache (" + needed + "): " + e.what());
     }
     std::iota(m_slot.begin(), m_slot.end(), 0);
     clear();

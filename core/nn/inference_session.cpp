@@ -16,6 +16,7 @@
 #include <new>
 #include <optional>
 #include <stdexcept>
+#include <string_view>
 
 namespace hearsay {
 namespace {
@@ -24,6 +25,15 @@ using Clock = std::chrono::steady_clock;
 
 double millisecondsSince(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// An exception's text for an error message. The backends' allocation failures already name the
+// bytes requested and the memory free; a bare std::bad_alloc comes from a host container.
+std::string describe(const std::exception& e) {
+    if (dynamic_cast<const std::bad_alloc*>(&e) && std::string_view(e.what()) == std::bad_alloc().what()) {
+        return "out of memory (a host allocation failed)";
+    }
+    return e.what();
 }
 
 class WhisperSession final : public InferenceSession {
@@ -48,7 +58,7 @@ public:
             m_encoderOut = m_backend->allocate(static_cast<size_t>(m_config.nAudioCtx) *
                                                static_cast<size_t>(m_config.nAudioState));
         } catch (const std::exception& e) {
-            return makeError(std::string("cannot allocate the session's buffers: ") + e.what());
+            return makeError(std::string("cannot allocate the session's buffers: ") + describe(e));
         }
         if (m_selfOn) {
             if (auto ok = allocateCache(m_self); !ok) return ok;
@@ -87,7 +97,9 @@ public:
             }
             m_backend->synchronize();
         } catch (const std::exception& e) {
-            return makeError(std::string("encoder failed: ") + e.what());
+            return makeError(std::string(dynamic_cast<const std::bad_alloc*>(&e) ? "encoder ran out of memory: "
+                                                                                 : "encoder failed: ") +
+                             describe(e));
         }
         std::lock_guard lock(m_timingsMutex);
         m_timings = {};
@@ -167,7 +179,10 @@ public:
         } catch (const std::exception& e) {
             // A half-written cache must not be trusted by the next call.
             resetDecoder();
-            return makeError(std::string("decoder failed: ") + e.what() +
+            // Growing the decoder's workspace for a longer pass is the allocation that can fail here.
+            return makeError(std::string(dynamic_cast<const std::bad_alloc*>(&e) ? "decoder ran out of memory: "
+                                                                                 : "decoder failed: ") +
+                             describe(e) +
                              (inGraph ? " (while recording or replaying the decoder step; without step graphs "
                                         "(--no-step-graphs) it runs op by op)"
                                       : ""));
@@ -254,6 +269,7 @@ public:
         stats.positions = m_self.longestBeam();
         stats.beams = m_self.beamsInUse();
         stats.workspaceBytes = m_workspaceBytes.load(std::memory_order_relaxed);
+        stats.device = m_backend->memoryInfo();
         return stats;
     }
 
@@ -297,7 +313,7 @@ private:
             m_decoder->projectCross(BufferView(m_encoderOut.get()), m_cross);
         } catch (const std::exception& e) {
             m_cross.clear();
-            return makeError(std::string("cross-attention projection failed: ") + e.what());
+            return makeError(std::string("cross-attention projection failed: ") + describe(e));
         }
         m_crossValid = true;
         return {};

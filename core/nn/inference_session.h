@@ -4,6 +4,7 @@
 // The decoding policies in core/decoding talk to the network only through this class.
 #pragma once
 
+#include "core/backend/backend.h"
 #include "core/frontend/log_mel.h"
 #include "core/model/whisper_model.h"
 #include "core/util/result.h"
@@ -45,6 +46,8 @@ struct KvCacheStats {
     // cache off, a pass's K/V live in the decoder's row buffers; with the cross cache off, one
     // layer's re-projected K/V (2 · n_audio_ctx · d floats) are here.
     size_t workspaceBytes = 0;
+    // The memory the caches live in (GPU or system RAM), total and free when this was read.
+    DeviceMemory device;
 };
 
 // Per-call timings accumulated by the session (for statistics and the benchmark).

@@ -1,7 +1,7 @@
 // `hearsay-cli transcribe` as a user runs it: a random 64x2x2 test model on jfk.wav producing
 // valid TXT/SRT/VTT/JSON, the cache switches giving the same transcript, and bad input (missing
-// or corrupt model, unreadable audio among good files, unknown option) giving clear messages and
-// non-zero exit codes without losing the good files' results.
+// or corrupt model, unreadable audio among good files, unknown option, a backend that cannot
+// start) giving clear messages and non-zero exit codes without losing the good files' results.
 #include "core/util/json.h"
 
 #include <QProcess>
@@ -155,6 +155,16 @@ private slots:
         Run noModel = runCli({"transcribe", kJfk});
         QCOMPARE(noModel.exitCode, 2);
         QVERIFY(noModel.err.contains("--model"));
+    }
+
+    void unusableBackendSuggestsTheCpu() {
+        // Without a GPU (CI), --backend cuda fails before any work and says what to use instead.
+        Run r = runCli(
+            {"transcribe", "--model", m_model, "--backend", "cuda", "--beam-size", "1", "--sample-len", "8", kJfk});
+        if (r.exitCode == 0) QSKIP("the CUDA backend starts on this machine: no failure to report");
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("CUDA") && r.err.contains("--backend cpu"), qPrintable(r.err));
+        QVERIFY(r.out.isEmpty());
     }
 
     void oneBadFileDoesNotLoseTheOthers() {

@@ -90,6 +90,14 @@ private slots:
         auto ok = huge.allocate(*backend);
         QVERIFY(!ok.ok());
         QVERIFY2(ok.message().find("self-attention") != std::string::npos, ok.message().c_str());
+        // The message names what the cache needed (K and V of every layer) and what the backend
+        // could not allocate (the first buffer, [64][448][2^30] floats), with the memory available.
+        const size_t needed = size_t(2) * 128 * 64 * 448 * (size_t(1) << 30) * sizeof(float);
+        const size_t buffer = size_t(64) * 448 * (size_t(1) << 30) * sizeof(float);
+        QVERIFY2(ok.message().find(std::to_string(needed) + " bytes") != std::string::npos, ok.message().c_str());
+        QVERIFY2(ok.message().find("cannot allocate " + std::to_string(buffer) + " bytes") != std::string::npos,
+                 ok.message().c_str());
+        QVERIFY2(ok.message().find("available of") != std::string::npos, ok.message().c_str());
         QCOMPARE(huge.allocatedBytes(), size_t(0));
     }
 
