@@ -47,7 +47,8 @@ enum class Element { F32, F16 };
 class CudaBuffer final : public DeviceBuffer {
 public:
     CudaBuffer(size_t elements, int device, cudaStream_t stream, Element element = Element::F32)
-        : DeviceBuffer(elements), m_device(device), m_element(element) {
+        : DeviceBuffer(elements, element == Element::F16 ? sizeof(__half) : sizeof(float)), m_device(device),
+          m_element(element) {
         if (elements == 0) return;
         if (elements > std::numeric_limits<size_t>::max() / sizeof(float)) throw CudaOutOfMemory("CUDA buffer too large");
         const size_t bytes = elements * (element == Element::F16 ? sizeof(__half) : sizeof(float));

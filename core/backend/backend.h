@@ -17,7 +17,8 @@
 namespace hearsay {
 
 // Storage owned by a backend (host memory for the CPU, device memory for CUDA). Elements
-// are float32. The network only passes these around; the backend reads and writes them.
+// are float32, except weight matrices a backend keeps as IEEE half (loadWeight()), which only
+// the ops that read weights accept. The network only passes these around.
 class DeviceBuffer {
 public:
     virtual ~DeviceBuffer() = default;
@@ -25,13 +26,15 @@ public:
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
     size_t elements() const { return m_elements; }
-    size_t bytes() const { return m_elements * sizeof(float); }
+    size_t bytes() const { return m_elements * m_elementBytes; }   // what the buffer occupies
 
 protected:
-    explicit DeviceBuffer(size_t elements) : m_elements(elements) {}
+    explicit DeviceBuffer(size_t elements, size_t elementBytes = sizeof(float))
+        : m_elements(elements), m_elementBytes(elementBytes) {}
 
 private:
     size_t m_elements;
+    size_t m_elementBytes;
 };
 
 // A contiguous run of elements of a DeviceBuffer: what the ops take. Offsets count floats.

@@ -95,7 +95,8 @@ size_t elementBytes(Element element) { return element == Element::F16 ? sizeof(u
 // Offsets and sizes count elements of the buffer's own type.
 class CpuBuffer final : public DeviceBuffer {
 public:
-    explicit CpuBuffer(size_t elements, Element element = Element::F32) : DeviceBuffer(elements), m_element(element) {
+    explicit CpuBuffer(size_t elements, Element element = Element::F32)
+        : DeviceBuffer(elements, elementBytes(element)), m_element(element) {
         if (elements == 0) return;
         if (elements > std::numeric_limits<size_t>::max() / sizeof(float) - 64)
             throw HostOutOfMemory(double(elements) * double(elementBytes(element)));
@@ -107,7 +108,8 @@ public:
     }
     // Weights are never written through a buffer made here (the backend only reads weights).
     CpuBuffer(const void* external, size_t elements, Element element)
-        : DeviceBuffer(elements), m_data(const_cast<void*>(external)), m_element(element), m_owned(false) {}
+        : DeviceBuffer(elements, elementBytes(element)), m_data(const_cast<void*>(external)), m_element(element),
+          m_owned(false) {}
     ~CpuBuffer() override {
         if (m_owned) std::free(m_data);
     }

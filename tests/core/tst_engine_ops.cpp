@@ -179,6 +179,7 @@ private slots:
         std::vector<std::byte> storage;
         Device dw = loadHalf(be, w, {out, in}, storage, misaligned);
         QVERIFY(dw.buffer);
+        QCOMPARE(dw.buffer->bytes(), size_t(out * in) * sizeof(uint16_t));  // what it occupies: halves
         Device dx = put(be, x), db = put(be, b), dy = put(be, y0), dw32 = put(be, w.widened), dy32 = put(be, y0);
         be.linear(dx.view(), dw.view(), db.view(), dy.view(), rows, in, out, accumulate);
         be.linear(dx.view(), dw32.view(), db.view(), dy32.view(), rows, in, out, accumulate);

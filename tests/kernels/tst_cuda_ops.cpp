@@ -39,6 +39,25 @@ TensorView floatTensor(const char* name, std::vector<int64_t> shape, const std::
     return TensorView{name, DType::F32, std::move(shape), reinterpret_cast<const std::byte*>(data.data()),
                       data.size() * sizeof(float)};
 }
+
+// The rows of a linear() test: each shape {rows, in, out} with and without bias and accumulation.
+template <size_t N>
+void addLinearRows(const int (&shapes)[N][3]) {
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<int>("in");
+    QTest::addColumn<int>("out");
+    QTest::addColumn<bool>("bias");
+    QTest::addColumn<bool>("accumulate");
+    for (const auto& s : shapes) {
+        for (bool bias : {false, true}) {
+            for (bool accumulate : {false, true}) {
+                QTest::addRow("%dx%d->%d bias %d acc %d", s[0], s[1], s[2], bias, accumulate)
+                    << s[0] << s[1] << s[2] << bias << accumulate;
+            }
+        }
+    }
+}
+
 } // namespace
 
 class TestCudaOps : public QObject {
@@ -107,20 +126,8 @@ private slots:
     }
 
     void linear_data() {
-        QTest::addColumn<int>("rows");
-        QTest::addColumn<int>("in");
-        QTest::addColumn<int>("out");
-        QTest::addColumn<bool>("bias");
-        QTest::addColumn<bool>("accumulate");
         const int shapes[][3] = {{1, 1, 1}, {1, 64, 51865}, {5, 384, 1001}, {7, 37, 65}, {33, 387, 130}, {130, 100, 257}};
-        for (const auto& s : shapes) {
-            for (bool bias : {false, true}) {
-                for (bool accumulate : {false, true}) {
-                    QTest::addRow("%dx%d->%d bias %d acc %d", s[0], s[1], s[2], bias, accumulate)
-                        << s[0] << s[1] << s[2] << bias << accumulate;
-                }
-            }
-        }
+        addLinearRows(shapes);
     }
 
     void linear() {
@@ -505,25 +512,13 @@ private slots:
     // --- fp16 mode ---------------------------------------------------------------------------
 
     void linearHalf_data() {
-        QTest::addColumn<int>("rows");
-        QTest::addColumn<int>("in");
-        QTest::addColumn<int>("out");
-        QTest::addColumn<bool>("bias");
-        QTest::addColumn<bool>("accumulate");
         // in = 7 and out = 51865 are not multiples of 8 (cuBLAS's tensor-core alignment): the result
         // must be right whichever kernel cuBLAS picks; rows 1 (greedy) and 5 (beams).
         // The last shape (1.5 Mi elements of x) makes the cast scratch grow past its first 1 Mi.
         const int shapes[][3] = {{1, 1, 1},     {1, 7, 51865},  {5, 7, 51865},   {1, 64, 51865},
                                  {5, 384, 1001}, {7, 37, 65},    {33, 387, 130},  {130, 100, 257},
                                  {1500, 64, 256}, {1500, 1000, 67}};
-        for (const auto& s : shapes) {
-            for (bool bias : {false, true}) {
-                for (bool accumulate : {false, true}) {
-                    QTest::addRow("%dx%d->%d bias %d acc %d", s[0], s[1], s[2], bias, accumulate)
-                        << s[0] << s[1] << s[2] << bias << accumulate;
-                }
-            }
-        }
+        addLinearRows(shapes);
     }
 
     void linearHalf() {
@@ -695,6 +690,7 @@ private slots:
             convertToFloat(tensor, expected.data());
             expected = roundedToHalf(std::move(expected));
             auto gpu = m_gpu16->loadWeight(tensor);
+            QCOMPARE(gpu->bytes(), n * 2);  // halves on the device
             auto y = m_gpu16->allocate(n);
             m_gpu16->linear(x.get(), gpu.get(), {}, y.get(), cols, cols, rows, false);
             const std::vector<float> transposed = test::readBack(*m_gpu16, *y);  // Wᵀ
