@@ -9,8 +9,8 @@ Error cancelledError() { return makeError("transcription cancelled"); }
 } // namespace
 
 ControlledSession::ControlledSession(std::unique_ptr<InferenceSession> inner, std::shared_ptr<SessionControls> controls,
-                                     int maxBeams)
-    : m_inner(std::move(inner)), m_controls(std::move(controls)), m_maxBeams(maxBeams) {}
+                                     int maxBeams, bool stepGraphs)
+    : m_inner(std::move(inner)), m_controls(std::move(controls)), m_maxBeams(maxBeams), m_stepGraphs(stepGraphs) {}
 
 bool ControlledSession::applyRequestedSwitches() {
     bool changed = false;
@@ -49,6 +49,8 @@ Result<void> ControlledSession::decode(const std::vector<std::vector<int>>& beam
     m_counters.decodeMs += after.decodeMs - before.decodeMs;
     m_counters.decodeCalls += after.decodeCalls - before.decodeCalls;
     m_counters.tokensDecoded += after.tokensDecoded - before.tokensDecoded;
+    m_counters.stepRecordings += after.stepRecordings - before.stepRecordings;
+    m_counters.stepReplays += after.stepReplays - before.stepReplays;
     if (result) observe();
     return result;
 }

@@ -28,11 +28,14 @@ struct SessionCounters {
     double decodeMs = 0.0;
     int decodeCalls = 0;
     int tokensDecoded = 0;
+    int stepRecordings = 0;
+    int stepReplays = 0;
 };
 
 class ControlledSession final : public InferenceSession {
 public:
-    ControlledSession(std::unique_ptr<InferenceSession> inner, std::shared_ptr<SessionControls> controls, int maxBeams);
+    ControlledSession(std::unique_ptr<InferenceSession> inner, std::shared_ptr<SessionControls> controls, int maxBeams,
+                      bool stepGraphs = true);
 
     Result<void> encode(const LogMel& mel) override;
     Result<void> decode(const std::vector<std::vector<int>>& beamTokens, std::vector<float>& logits) override;
@@ -51,6 +54,8 @@ public:
     bool applyRequestedSwitches();
 
     int maxBeams() const { return m_maxBeams; }
+    // SessionOptions::stepGraphs the session was made with (fixed for its lifetime).
+    bool stepGraphs() const { return m_stepGraphs; }
     const SessionCounters& counters() const { return m_counters; }
     void resetCounters() { m_counters = {}; }
 
@@ -64,6 +69,7 @@ private:
     std::unique_ptr<InferenceSession> m_inner;
     std::shared_ptr<SessionControls> m_controls;
     int m_maxBeams = 1;
+    bool m_stepGraphs = true;
     SessionCounters m_counters;
     std::function<void()> m_observer;
     std::chrono::milliseconds m_interval{250};

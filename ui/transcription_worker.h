@@ -90,6 +90,7 @@ private:
     mutable std::mutex m_memoryMutex;      // guards m_memoryBackend, read by deviceMemory() from the GUI
     std::shared_ptr<Backend> m_memoryBackend;  // = m_backend
     QString m_backendChoice;               // the settings' backend the current one was made for
+    QString m_precisionChoice;             // and the settings' precision
     std::shared_ptr<ControlledSession> m_session;
     bool m_running = false;
     double m_runAudioSeconds = 0.0;        // audio done in the current run
