@@ -9,8 +9,8 @@ Error cancelledError() { return makeError("transcription cancelled"); }
 } // namespace
 
 ControlledSession::ControlledSession(std::unique_ptr<InferenceSession> inner, std::shared_ptr<SessionControls> controls,
-                                     int maxBeams, bool stepGraphs)
-    : m_inner(std::move(inner)), m_controls(std::move(controls)), m_maxBeams(maxBeams), m_stepGraphs(stepGraphs) {}
+                                     int maxBeams)
+    : m_inner(std::move(inner)), m_controls(std::move(controls)), m_maxBeams(maxBeams) {}
 
 bool ControlledSession::applyRequestedSwitches() {
     bool changed = false;
@@ -22,6 +22,11 @@ bool ControlledSession::applyRequestedSwitches() {
     }
     if (cross != m_inner->crossAttentionCache()) {
         m_inner->setCrossAttentionCache(cross);
+        changed = true;
+    }
+    const bool graphs = m_controls->stepGraphs.load();
+    if (graphs != m_inner->stepGraphs()) {
+        m_inner->setStepGraphs(graphs);
         changed = true;
     }
     return changed;

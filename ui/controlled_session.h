@@ -1,4 +1,4 @@
-// An InferenceSession that another thread can steer: the cache switches asked for from the GUI
+// An InferenceSession that another thread can steer: the cache and step graph switches asked for from the GUI
 // are applied between decoder steps (the engine allows them there, not during a step), a cancel
 // request ends the transcription at the next step, and the run's counters are kept per call.
 // Plain C++ (no Qt): the worker thread drives it; only SessionControls is touched elsewhere.
@@ -18,6 +18,7 @@ struct SessionControls {
     std::atomic<bool> cancel{false};
     std::atomic<bool> selfCache{true};   // wanted state of the self-attention cache
     std::atomic<bool> crossCache{true};  // wanted state of the cross-attention cache
+    std::atomic<bool> stepGraphs{true};  // wanted state of the decode step graphs
 };
 
 // Counters of one transcription, summed over the session's calls.
@@ -34,8 +35,7 @@ struct SessionCounters {
 
 class ControlledSession final : public InferenceSession {
 public:
-    ControlledSession(std::unique_ptr<InferenceSession> inner, std::shared_ptr<SessionControls> controls, int maxBeams,
-                      bool stepGraphs = true);
+    ControlledSession(std::unique_ptr<InferenceSession> inner, std::shared_ptr<SessionControls> controls, int maxBeams);
 
     Result<void> encode(const LogMel& mel) override;
     Result<void> decode(const std::vector<std::vector<int>>& beamTokens, std::vector<float>& logits) override;
@@ -45,6 +45,8 @@ public:
     void setCrossAttentionCache(bool enabled) override { m_inner->setCrossAttentionCache(enabled); }
     bool selfAttentionCache() const override { return m_inner->selfAttentionCache(); }
     bool crossAttentionCache() const override { return m_inner->crossAttentionCache(); }
+    void setStepGraphs(bool enabled) override { m_inner->setStepGraphs(enabled); }
+    bool stepGraphs() const override { return m_inner->stepGraphs(); }
     KvCacheStats cacheStats() const override { return m_inner->cacheStats(); }
     SessionTimings timings() const override { return m_inner->timings(); }
     std::vector<float> encoderOutput() const override { return m_inner->encoderOutput(); }
@@ -54,8 +56,6 @@ public:
     bool applyRequestedSwitches();
 
     int maxBeams() const { return m_maxBeams; }
-    // SessionOptions::stepGraphs the session was made with (fixed for its lifetime).
-    bool stepGraphs() const { return m_stepGraphs; }
     const SessionCounters& counters() const { return m_counters; }
     void resetCounters() { m_counters = {}; }
 
@@ -69,7 +69,6 @@ private:
     std::unique_ptr<InferenceSession> m_inner;
     std::shared_ptr<SessionControls> m_controls;
     int m_maxBeams = 1;
-    bool m_stepGraphs = true;
     SessionCounters m_counters;
     std::function<void()> m_observer;
     std::chrono::milliseconds m_interval{250};

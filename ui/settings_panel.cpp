@@ -86,8 +86,8 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
     m_stepGraphs->setToolTip(tr("On: the decoder step is recorded once per shape (beams, cache switches) and "
                                 "replayed for every token: a CUDA graph on the GPU, an op tape on the CPU. "
                                 "Needs the self-attention cache. Off: every op of every step runs eagerly. "
-                                "Applies when the engine is next idle (the session is rebuilt), so at the "
-                                "latest to the next file."));
+                                "Applies at the next decoder step, even mid-window (turned on, each shape "
+                                "runs once eagerly, then is recorded)."));
     form->addRow(tr("Graphs"), m_stepGraphs);
 
     m_prompt = new QLineEdit(this);
@@ -96,9 +96,9 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
     m_prompt->setToolTip(tr("Text given to the model as context before the first window"));
     form->addRow(tr("Initial &prompt"), m_prompt);
 
-    auto* note = new QLabel(tr("Cache switches take effect at the next decoder step, even in the middle of a "
-                               "window. The other settings apply to the next file (backend, precision, threads, beam "
-                               "size and step graphs as soon as the engine is idle)."),
+    auto* note = new QLabel(tr("Cache and step graph switches take effect at the next decoder step, even in the "
+                               "middle of a window. The other settings apply to the next file (backend, precision, "
+                               "threads and beam size as soon as the engine is idle)."),
                             this);
     note->setWordWrap(true);
     note->setEnabled(false);

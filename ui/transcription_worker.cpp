@@ -48,8 +48,8 @@ Result<std::shared_ptr<ControlledSession>> createSession(std::shared_ptr<const W
     if (!session) return session.error();
     controls->selfCache = settings.selfCache;
     controls->crossCache = settings.crossCache;
-    return std::make_shared<ControlledSession>(std::move(session.value()), std::move(controls), options.maxBeams,
-                                               options.stepGraphs);
+    controls->stepGraphs = settings.stepGraphs;
+    return std::make_shared<ControlledSession>(std::move(session.value()), std::move(controls), options.maxBeams);
 }
 
 TranscribeOptions transcribeOptions(const EngineSettings& settings, bool multilingual) {
@@ -94,6 +94,8 @@ void TranscriptionWorker::requestCacheSwitches(bool selfCache, bool crossCache) 
     m_controls->selfCache = selfCache;
     m_controls->crossCache = crossCache;
 }
+
+void TranscriptionWorker::requestStepGraphs(bool enabled) { m_controls->stepGraphs = enabled; }
 
 void TranscriptionWorker::loadModel(const QString& path, const EngineSettings& settings) {
     emit modelLoading(path);
@@ -143,7 +145,7 @@ bool TranscriptionWorker::onAccelerator() const { return m_backend && m_backend-
 std::optional<TranscriptionWorker::Failure> TranscriptionWorker::prepareSession(const EngineSettings& settings) {
     if (!m_model) return Failure{tr("no model is loaded")};
     bool rebuild = !m_session || m_session->maxBeams() != settings.sessionBeams() ||
-                   m_session->stepGraphs() != settings.stepGraphs || &m_session->model() != m_model.get();
+                   &m_session->model() != m_model.get();
     // The precision decides how weights are uploaded: a new backend (and session) when it changes.
     if (!m_backend || m_backendChoice != settings.backend || m_precisionChoice != settings.precision) {
         auto kind = parseBackendKind(settings.backend.toStdString());
@@ -172,6 +174,7 @@ std::optional<TranscriptionWorker::Failure> TranscriptionWorker::prepareSession(
         m_session->setObserver([this] { emit metricsUpdated(metrics()); }, kMetricsInterval);
     }
     requestCacheSwitches(settings.selfCache, settings.crossCache);
+    requestStepGraphs(settings.stepGraphs);
     m_session->applyRequestedSwitches();
     return std::nullopt;
 }

@@ -42,6 +42,8 @@ public:
     // Thread-safe. Applied at the next decoder step of a running transcription, or at once
     // when idle (the caller also queues applySettings() so that the panel is told).
     void requestCacheSwitches(bool selfCache, bool crossCache);
+    // The decode step graphs switch, likewise at the next decoder step (thread-safe).
+    void requestStepGraphs(bool enabled);
 
 public slots:
     // Loads a model (HF checkpoint directory or ggml .bin) and prepares a session for it.
