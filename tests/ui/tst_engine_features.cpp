@@ -169,6 +169,11 @@ private slots:
         // Off from the panel: saved, and the next file runs every step eagerly.
         window->settingsPanel()->stepGraphsSwitch()->click();
         QCOMPARE(QSettings(ini, QSettings::IniFormat).value("engine/stepGraphs").toBool(), false);
+        // Idle: the worker applies it at once and reports it.
+        QSignalSpy shownOff(window.get(), &MainWindow::metricsShown);
+        for (int i = 0; i < 20 && window->cachePanel()->metrics().stepGraphs; ++i) QVERIFY(shownOff.wait(kJobTimeoutMs));
+        QVERIFY(!window->cachePanel()->metrics().stepGraphs);
+        QCOMPARE(labelText(window->cachePanel(), "stepGraphs"), QString("off"));
         const QString withoutGraphs = transcribeJfk(*window);
         const EngineMetrics off = window->cachePanel()->metrics();
         QVERIFY(!off.stepGraphs);
