@@ -1,7 +1,7 @@
 // The precision and decode-step-graph settings: stored and loaded (bad values fall back), shown
 // and edited by the settings panel, and a real transcription of jfk.wav on a random 64x2x2 model
-// with step graphs on (the cache panel counts recordings and replays) and off ("off"), with the
-// same transcript both ways.
+// with step graphs on (the cache panel counts recordings and replays), off ("off"), and
+// switched off mid-run, with the same transcript every way.
 #include "ui/cache_panel.h"
 #include "ui/engine_settings.h"
 #include "ui/main_window.h"
@@ -47,6 +47,7 @@ class TestEngineFeatures : public QObject {
 private:
     QTemporaryDir m_dir;
     QString m_model;
+    QString m_transcript;  // jfk.wav's text with step graphs on (stepGraphsOnAndOffTranscribeTheSame)
 
     bool loadModel(MainWindow& window, const QString& path) {
         QSignalSpy done(&window, &MainWindow::modelLoadFinished);
@@ -160,6 +161,7 @@ private slots:
         QVERIFY2(on.stepReplays > 0, qPrintable(QString::number(on.stepReplays)));
         QVERIFY(on.stepReplays <= on.decodeCalls);
         const QString shown = labelText(window->cachePanel(), "stepGraphs");
+        qInfo("step graphs on: %s in %d decoder steps", qPrintable(shown), on.decodeCalls);
         const auto match = QRegularExpression("^(\\d+) recorded, (\\d+) replayed$").match(shown);
         QVERIFY2(match.hasMatch(), qPrintable(shown));
         QCOMPARE(match.captured(1).toInt(), on.stepRecordings);
@@ -182,6 +184,47 @@ private slots:
         QVERIFY(off.decodeCalls > 0);
         QCOMPARE(labelText(window->cachePanel(), "stepGraphs"), QString("off"));
         QCOMPARE(withoutGraphs, withGraphs);
+        m_transcript = withGraphs;
+    }
+
+    void stepGraphsSwitchOffDuringARun() {
+        QVERIFY(!m_transcript.isEmpty());
+        const QString ini = m_dir.filePath("midrun.ini");
+        {
+            QSettings stored(ini, QSettings::IniFormat);
+            EngineSettings s;
+            s.backend = "cpu";
+            s.save(stored);
+        }
+        auto window = std::make_unique<MainWindow>(std::make_unique<QSettings>(ini, QSettings::IniFormat));
+        QVERIFY(loadModel(*window, m_model));
+        // Off once the live figures show replays (mid-window), and reported off while it runs.
+        bool toggled = false, reportedOffWhileRunning = false;
+        int replaysWhenToggled = 0;
+        connect(window.get(), &MainWindow::metricsShown, this, [&](const EngineMetrics& m) {
+            if (m.running && !toggled && m.stepReplays > 0) {
+                toggled = true;
+                replaysWhenToggled = m.stepReplays;
+                QVERIFY(labelText(window->cachePanel(), "stepGraphs").endsWith(" replayed"));
+                window->settingsPanel()->stepGraphsSwitch()->setChecked(false);
+            } else if (m.running && toggled && !m.stepGraphs) {
+                reportedOffWhileRunning = true;
+            }
+        });
+        QSignalSpy ended(window.get(), &MainWindow::transcriptionEnded);
+        window->openAudio(jfk());
+        QVERIFY(ended.wait(kJobTimeoutMs));
+        QVERIFY(ended.at(0).at(0).toBool());
+        QVERIFY(toggled);
+        QVERIFY(reportedOffWhileRunning);
+        const EngineMetrics m = window->cachePanel()->metrics();
+        QVERIFY(!m.stepGraphs);
+        QVERIFY(m.stepReplays >= replaysWhenToggled);
+        QVERIFY(m.stepReplays < m.decodeCalls);  // the steps after the switch ran eagerly
+        qInfo("switched off after %d replays; %d replays in %d steps", replaysWhenToggled, m.stepReplays, m.decodeCalls);
+        QCOMPARE(labelText(window->cachePanel(), "stepGraphs"), QString("off"));
+        // The same tokens with the switch flipped mid-window.
+        QCOMPARE(transcriptText(*window->transcriptModel()), m_transcript);
     }
 };
 
