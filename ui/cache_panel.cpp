@@ -67,6 +67,11 @@ CachePanel::CachePanel(QWidget* parent) : QWidget(parent) {
     m_realTimeFactor = addRow(speedGrid, row++, tr("Real-time factor"), "realTimeFactor");
     m_realTimeFactor->setToolTip(tr("Wall time divided by the audio duration transcribed (below 1: faster than real time)"));
     m_windows = addRow(speedGrid, row++, tr("Windows"), "windows");
+    m_precision = addRow(speedGrid, row++, tr("Precision"), "precision");
+    m_precision->setToolTip(tr("The precision of the matrix products (the CPU backend: always fp32)"));
+    m_stepGraphs = addRow(speedGrid, row++, tr("Step graphs"), "stepGraphs");
+    m_stepGraphs->setToolTip(tr("Decoder steps recorded (once per shape) and replayed (one per token step) "
+                                "in the current or last transcription; off: every step runs eagerly"));
     layout->addWidget(speedBox);
     layout->addStretch(1);
 
@@ -169,6 +174,10 @@ void CachePanel::setMetrics(const EngineMetrics& m) {
     m_tokensPerSecond->setText(m.decodeCalls > 0 ? QString::number(m.tokensPerSecond(), 'f', 1) : tr("–"));
     m_realTimeFactor->setText(m.audioSeconds > 0.0 ? QString::number(m.realTimeFactor(), 'f', 3) : tr("–"));
     m_windows->setText(measured ? QString::number(m.windows) : tr("–"));
+    m_precision->setText(m.precision.isEmpty() ? tr("–") : m.precision);
+    m_stepGraphs->setText(!session      ? tr("–")
+                          : m.stepGraphs ? tr("%1 recorded, %2 replayed").arg(m.stepRecordings).arg(m.stepReplays)
+                                         : tr("off"));
 }
 
 } // namespace hearsay::ui

@@ -1,7 +1,8 @@
 // The live panel of the engine: the model, the memory the engine allocates in (GPU or system RAM:
 // free of total, with a bar), the K/V caches (self-attention allocated and in use,
 // cross-attention, per layer as a bar chart, with the switches' state) and the speed figures
-// (encoder ms, decode ms/token, tokens/s, real-time factor). It only paints what it is given.
+// (encoder ms, decode ms/token, tokens/s, real-time factor, precision, step graphs recorded and
+// replayed). It only paints what it is given.
 #pragma once
 
 #include "ui/worker_messages.h"
@@ -54,6 +55,8 @@ private:
     QLabel* m_tokensPerSecond = nullptr;
     QLabel* m_realTimeFactor = nullptr;
     QLabel* m_windows = nullptr;
+    QLabel* m_precision = nullptr;
+    QLabel* m_stepGraphs = nullptr;
     LayerBarChart* m_chart = nullptr;
 };
 

@@ -24,6 +24,11 @@ bool ControlledSession::applyRequestedSwitches() {
         m_inner->setCrossAttentionCache(cross);
         changed = true;
     }
+    const bool graphs = m_controls->stepGraphs.load();
+    if (graphs != m_inner->stepGraphs()) {
+        m_inner->setStepGraphs(graphs);
+        changed = true;
+    }
     return changed;
 }
 
@@ -49,6 +54,8 @@ Result<void> ControlledSession::decode(const std::vector<std::vector<int>>& beam
     m_counters.decodeMs += after.decodeMs - before.decodeMs;
     m_counters.decodeCalls += after.decodeCalls - before.decodeCalls;
     m_counters.tokensDecoded += after.tokensDecoded - before.tokensDecoded;
+    m_counters.stepRecordings += after.stepRecordings - before.stepRecordings;
+    m_counters.stepReplays += after.stepReplays - before.stepReplays;
     if (result) observe();
     return result;
 }

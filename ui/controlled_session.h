@@ -1,4 +1,4 @@
-// An InferenceSession that another thread can steer: the cache switches asked for from the GUI
+// An InferenceSession that another thread can steer: the cache and step graph switches asked for from the GUI
 // are applied between decoder steps (the engine allows them there, not during a step), a cancel
 // request ends the transcription at the next step, and the run's counters are kept per call.
 // Plain C++ (no Qt): the worker thread drives it; only SessionControls is touched elsewhere.
@@ -18,6 +18,7 @@ struct SessionControls {
     std::atomic<bool> cancel{false};
     std::atomic<bool> selfCache{true};   // wanted state of the self-attention cache
     std::atomic<bool> crossCache{true};  // wanted state of the cross-attention cache
+    std::atomic<bool> stepGraphs{true};  // wanted state of the decode step graphs
 };
 
 // Counters of one transcription, summed over the session's calls.
@@ -28,6 +29,8 @@ struct SessionCounters {
     double decodeMs = 0.0;
     int decodeCalls = 0;
     int tokensDecoded = 0;
+    int stepRecordings = 0;
+    int stepReplays = 0;
 };
 
 class ControlledSession final : public InferenceSession {
@@ -42,6 +45,8 @@ public:
     void setCrossAttentionCache(bool enabled) override { m_inner->setCrossAttentionCache(enabled); }
     bool selfAttentionCache() const override { return m_inner->selfAttentionCache(); }
     bool crossAttentionCache() const override { return m_inner->crossAttentionCache(); }
+    void setStepGraphs(bool enabled) override { m_inner->setStepGraphs(enabled); }
+    bool stepGraphs() const override { return m_inner->stepGraphs(); }
     KvCacheStats cacheStats() const override { return m_inner->cacheStats(); }
     SessionTimings timings() const override { return m_inner->timings(); }
     std::vector<float> encoderOutput() const override { return m_inner->encoderOutput(); }

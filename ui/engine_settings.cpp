@@ -21,6 +21,11 @@ EngineSettings EngineSettings::load(const QSettings& settings) {
     s.selfCache = settings.value("cache/selfAttention", s.selfCache).toBool();
     s.crossCache = settings.value("cache/crossAttention", s.crossCache).toBool();
     s.initialPrompt = settings.value("decoding/initialPrompt", s.initialPrompt).toString();
+    const QString precision = settings.value("engine/precision", s.precision).toString().toLower();
+    if (precision == "fp16" || precision == "fp32") s.precision = precision;
+    // QVariant::toBool() reads any unknown text as false; only "true"/"false" are taken.
+    const QString graphs = settings.value("engine/stepGraphs", s.stepGraphs).toString().toLower();
+    if (graphs == "true" || graphs == "false") s.stepGraphs = graphs == "true";
     return s;
 }
 
@@ -33,6 +38,8 @@ void EngineSettings::save(QSettings& settings) const {
     settings.setValue("cache/selfAttention", selfCache);
     settings.setValue("cache/crossAttention", crossCache);
     settings.setValue("decoding/initialPrompt", initialPrompt);
+    settings.setValue("engine/precision", precision);
+    settings.setValue("engine/stepGraphs", stepGraphs);
 }
 
 } // namespace hearsay::ui

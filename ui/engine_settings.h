@@ -17,6 +17,8 @@ struct EngineSettings {
     bool selfCache = true;      // self-attention K/V cache
     bool crossCache = true;     // cross-attention K/V cache
     QString initialPrompt;      // text prompt for the first window
+    QString precision = "fp16"; // "fp16" or "fp32" (parsePrecision): CUDA weights and GEMMs; the CPU is float32
+    bool stepGraphs = true;     // record the decoder step once per shape and replay it per token
 
     static constexpr int kMaxBeamSize = 16;
     static constexpr int kBestOf = 5;  // samples per fallback temperature, as the reference

@@ -324,9 +324,10 @@ void MainWindow::clearTranscript() {
 void MainWindow::applySettings(const EngineSettings& settings) {
     m_engineSettings = settings;
     settings.save(*m_settings);
-    // The switches take effect at the engine's next decoder step, even in the middle of a window;
+    // The switches (caches, step graphs) take effect at the engine's next decoder step, even in the middle of a window;
     // the rest is applied by the worker when it is next free (queued behind a running job).
     m_worker->requestCacheSwitches(settings.selfCache, settings.crossCache);
+    m_worker->requestStepGraphs(settings.stepGraphs);
     if (m_hasModel)
         QMetaObject::invokeMethod(m_worker, "applySettings", Qt::QueuedConnection,
                                   Q_ARG(hearsay::ui::EngineSettings, settings));

@@ -37,6 +37,12 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
                              "Applies when the engine is next idle."));
     form->addRow(tr("&Backend"), m_backend);
 
+    m_precision = new QComboBox(this);
+    m_precision->setObjectName("precision");
+    m_precision->addItem(tr("FP16 (half weights, tensor cores)"), "fp16");
+    m_precision->addItem(tr("FP32 (exact)"), "fp32");
+    form->addRow(tr("&Precision"), m_precision);
+
     m_threads = new QSpinBox(this);
     m_threads->setObjectName("threads");
     m_threads->setRange(0, 256);
@@ -75,22 +81,36 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(tr("Caches"), m_selfCache);
     form->addRow(QString(), m_crossCache);
 
+    m_stepGraphs = new QCheckBox(tr("Decode step graphs"), this);
+    m_stepGraphs->setObjectName("stepGraphsSwitch");
+    m_stepGraphs->setToolTip(tr("On: the decoder step is recorded once per shape (beams, cache switches) and "
+                                "replayed for every token: a CUDA graph on the GPU, an op tape on the CPU. "
+                                "Needs the self-attention cache. Off: every op of every step runs eagerly. "
+                                "Applies at the next decoder step, even mid-window (turned on, each shape "
+                                "runs once eagerly, then is recorded)."));
+    form->addRow(tr("Graphs"), m_stepGraphs);
+
     m_prompt = new QLineEdit(this);
     m_prompt->setObjectName("initialPrompt");
     m_prompt->setPlaceholderText(tr("Names, spelling, style…"));
     m_prompt->setToolTip(tr("Text given to the model as context before the first window"));
     form->addRow(tr("Initial &prompt"), m_prompt);
 
-    auto* note = new QLabel(tr("Cache switches take effect at the next decoder step, even in the middle of a "
-                               "window. The other settings apply to the next file (backend, threads and beam "
-                               "size as soon as the engine is idle)."),
+    auto* note = new QLabel(tr("Cache and step graph switches take effect at the next decoder step, even in the "
+                               "middle of a window. The other settings apply to the next file (backend, precision, "
+                               "threads and beam size as soon as the engine is idle)."),
                             this);
     note->setWordWrap(true);
     note->setEnabled(false);
     form->addRow(note);
 
     auto changed = [this] { emitChanged(); };
-    connect(m_backend, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_backend, &QComboBox::currentIndexChanged, this, [this] {
+        updatePrecisionEnabled();
+        emitChanged();
+    });
+    connect(m_precision, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_stepGraphs, &QCheckBox::toggled, this, changed);
     connect(m_threads, &QSpinBox::valueChanged, this, changed);
     connect(m_language, &QComboBox::currentIndexChanged, this, [this] {
         if (!m_updating && m_language->isEnabled()) m_wantedLanguage = m_language->currentData().toString();
@@ -128,6 +148,17 @@ void SettingsPanel::fillLanguages(int count, bool multilingual) {
     m_updating = wasUpdating;
 }
 
+void SettingsPanel::updatePrecisionEnabled() {
+    const bool cpu = m_backend->currentData().toString() == "cpu";
+    m_precision->setEnabled(!cpu);
+    m_precision->setToolTip(
+        cpu ? tr("The CPU backend always computes in float32; the precision applies to the CUDA backend.")
+            : tr("CUDA backend: FP16 keeps the weights in half precision and runs the matrix products on "
+                 "tensor cores (half the weight memory, faster); FP32 is exact, for comparisons. The CPU "
+                 "backend always computes in float32. Applies when the engine is next idle: the weights "
+                 "are uploaded again."));
+}
+
 void SettingsPanel::setModel(const ModelSummary& model) {
     fillLanguages(model.languageCount, model.multilingual);
 }
@@ -135,6 +166,8 @@ void SettingsPanel::setModel(const ModelSummary& model) {
 void SettingsPanel::setSettings(const EngineSettings& s) {
     m_updating = true;
     m_backend->setCurrentIndex(std::max(0, m_backend->findData(s.backend)));
+    m_precision->setCurrentIndex(std::max(0, m_precision->findData(s.precision)));
+    updatePrecisionEnabled();
     m_threads->setValue(s.threads);
     m_wantedLanguage = s.language;
     if (m_language->isEnabled()) {
@@ -145,6 +178,7 @@ void SettingsPanel::setSettings(const EngineSettings& s) {
     m_beamSize->setValue(s.beamSize);
     m_selfCache->setChecked(s.selfCache);
     m_crossCache->setChecked(s.crossCache);
+    m_stepGraphs->setChecked(s.stepGraphs);
     m_prompt->setText(s.initialPrompt);
     m_updating = false;
 }
@@ -159,6 +193,8 @@ EngineSettings SettingsPanel::settings() const {
     s.beamSize = m_beamSize->value();
     s.selfCache = m_selfCache->isChecked();
     s.crossCache = m_crossCache->isChecked();
+    s.precision = m_precision->currentData().toString();
+    s.stepGraphs = m_stepGraphs->isChecked();
     s.initialPrompt = m_prompt->text();
     return s;
 }

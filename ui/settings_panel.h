@@ -1,5 +1,5 @@
-// The settings panel: backend, threads, language, task, beam size, the two cache switches and
-// the initial prompt. It edits an EngineSettings and says when it changed; the window decides
+// The settings panel: backend, precision, threads, language, task, beam size, the two cache
+// switches, the decode step graphs switch and the initial prompt. It edits an EngineSettings and says when it changed; the window decides
 // when each change reaches the engine (switches at the next decoder step, the rest at the next
 // window it can take them).
 #pragma once
@@ -31,6 +31,9 @@ public:
     QCheckBox* selfCacheSwitch() const { return m_selfCache; }
     QCheckBox* crossCacheSwitch() const { return m_crossCache; }
     QComboBox* languageBox() const { return m_language; }
+    QComboBox* backendBox() const { return m_backend; }
+    QComboBox* precisionBox() const { return m_precision; }
+    QCheckBox* stepGraphsSwitch() const { return m_stepGraphs; }
 
 signals:
     void settingsChanged(const hearsay::ui::EngineSettings& settings);
@@ -38,14 +41,18 @@ signals:
 private:
     void fillLanguages(int count, bool multilingual);
     void emitChanged();
+    // The precision matters on CUDA only: disabled (and saying why) when the backend is the CPU.
+    void updatePrecisionEnabled();
 
     QComboBox* m_backend = nullptr;
+    QComboBox* m_precision = nullptr;
     QSpinBox* m_threads = nullptr;
     QComboBox* m_language = nullptr;
     QComboBox* m_task = nullptr;
     QSpinBox* m_beamSize = nullptr;
     QCheckBox* m_selfCache = nullptr;
     QCheckBox* m_crossCache = nullptr;
+    QCheckBox* m_stepGraphs = nullptr;
     QLineEdit* m_prompt = nullptr;
     QString m_wantedLanguage;      // kept when the current model lacks it
     bool m_updating = false;

@@ -43,10 +43,12 @@ Result<std::shared_ptr<ControlledSession>> createSession(std::shared_ptr<const W
     options.selfAttentionCache = settings.selfCache;
     options.crossAttentionCache = settings.crossCache;
     options.threads = settings.threads;
+    options.stepGraphs = settings.stepGraphs;
     auto session = InferenceSession::create(std::move(model), std::move(backend), options);
     if (!session) return session.error();
     controls->selfCache = settings.selfCache;
     controls->crossCache = settings.crossCache;
+    controls->stepGraphs = settings.stepGraphs;
     return std::make_shared<ControlledSession>(std::move(session.value()), std::move(controls), options.maxBeams);
 }
 
@@ -92,6 +94,8 @@ void TranscriptionWorker::requestCacheSwitches(bool selfCache, bool crossCache) 
     m_controls->selfCache = selfCache;
     m_controls->crossCache = crossCache;
 }
+
+void TranscriptionWorker::requestStepGraphs(bool enabled) { m_controls->stepGraphs = enabled; }
 
 void TranscriptionWorker::loadModel(const QString& path, const EngineSettings& settings) {
     emit modelLoading(path);
@@ -142,10 +146,13 @@ std::optional<TranscriptionWorker::Failure> TranscriptionWorker::prepareSession(
     if (!m_model) return Failure{tr("no model is loaded")};
     bool rebuild = !m_session || m_session->maxBeams() != settings.sessionBeams() ||
                    &m_session->model() != m_model.get();
-    if (!m_backend || m_backendChoice != settings.backend) {
+    // The precision decides how weights are uploaded: a new backend (and session) when it changes.
+    if (!m_backend || m_backendChoice != settings.backend || m_precisionChoice != settings.precision) {
         auto kind = parseBackendKind(settings.backend.toStdString());
         if (!kind) return Failure{text(kind.message())};
-        auto backend = createBackend(kind.value(), BackendOptions{settings.threads, 0});
+        auto precision = parsePrecision(settings.precision.toStdString());
+        if (!precision) return Failure{text(precision.message())};
+        auto backend = createBackend(kind.value(), BackendOptions{settings.threads, 0, precision.value()});
         if (!backend) return Failure{text(backend.message()), kind.value() != BackendKind::Cpu};
         m_session.reset();  // sessions hold buffers of the backend they were made with
         m_backend = backend.value();
@@ -154,6 +161,7 @@ std::optional<TranscriptionWorker::Failure> TranscriptionWorker::prepareSession(
             m_memoryBackend = m_backend;
         }
         m_backendChoice = settings.backend;
+        m_precisionChoice = settings.precision;
         rebuild = true;
     }
     if (m_backend->threads() != settings.threads) m_backend->setThreads(settings.threads);
@@ -166,6 +174,7 @@ std::optional<TranscriptionWorker::Failure> TranscriptionWorker::prepareSession(
         m_session->setObserver([this] { emit metricsUpdated(metrics()); }, kMetricsInterval);
     }
     requestCacheSwitches(settings.selfCache, settings.crossCache);
+    requestStepGraphs(settings.stepGraphs);
     m_session->applyRequestedSwitches();
     return std::nullopt;
 }
@@ -266,12 +275,15 @@ void TranscriptionWorker::transcribeFile(const QString& path, const EngineSettin
 
 EngineMetrics TranscriptionWorker::metrics() const {
     EngineMetrics m;
-    if (m_backend) m.backend = text(m_backend->name());
-    if (m_session) {
+    if (m_backend) {
+        m.backend = text(m_backend->name());
+        m.precision = text(std::string(precisionName(m_backend->precision())));
+    }    if (m_session) {
         m.cache = m_session->cacheStats();
         m.selfCache = m_session->selfAttentionCache();
         m.crossCache = m_session->crossAttentionCache();
         m.maxBeams = m_session->maxBeams();
+        m.stepGraphs = m_session->stepGraphs();
         const SessionCounters& c = m_session->counters();
         m.lastEncoderMs = c.lastEncoderMs;
         m.encoderMs = c.encoderMs;
@@ -279,6 +291,8 @@ EngineMetrics TranscriptionWorker::metrics() const {
         m.decodeMs = c.decodeMs;
         m.decodeCalls = c.decodeCalls;
         m.tokensDecoded = c.tokensDecoded;
+        m.stepRecordings = c.stepRecordings;
+        m.stepReplays = c.stepReplays;
     } else if (m_backend) {
         m.cache.device = m_backend->memoryInfo();
     }

@@ -42,6 +42,8 @@ public:
     // Thread-safe. Applied at the next decoder step of a running transcription, or at once
     // when idle (the caller also queues applySettings() so that the panel is told).
     void requestCacheSwitches(bool selfCache, bool crossCache);
+    // The decode step graphs switch, likewise at the next decoder step (thread-safe).
+    void requestStepGraphs(bool enabled);
 
 public slots:
     // Loads a model (HF checkpoint directory or ggml .bin) and prepares a session for it.
@@ -90,6 +92,7 @@ private:
     mutable std::mutex m_memoryMutex;      // guards m_memoryBackend, read by deviceMemory() from the GUI
     std::shared_ptr<Backend> m_memoryBackend;  // = m_backend
     QString m_backendChoice;               // the settings' backend the current one was made for
+    QString m_precisionChoice;             // and the settings' precision
     std::shared_ptr<ControlledSession> m_session;
     bool m_running = false;
     double m_runAudioSeconds = 0.0;        // audio done in the current run

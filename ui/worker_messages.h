@@ -41,6 +41,8 @@ struct EngineMetrics {
     bool selfCache = true;      // the switches as the session has them now
     bool crossCache = true;
     int maxBeams = 0;           // self-cache rows per layer (beam search and best-of need them)
+    QString precision;          // "fp16" or "fp32" as the backend computes (the CPU: fp32); empty without one
+    bool stepGraphs = true;     // the session records and replays decoder steps
     bool running = false;       // a transcription is in progress
 
     // Counters of the current (or last) transcription.
@@ -50,6 +52,8 @@ struct EngineMetrics {
     double decodeMs = 0.0;      // sum over decoder calls
     int decodeCalls = 0;        // decoder steps (one sampled token per beam)
     int tokensDecoded = 0;      // positions run through the decoder (prompt and re-runs included)
+    int stepRecordings = 0;     // decoder steps recorded (once per shape) with step graphs on
+    int stepReplays = 0;        // decoder steps that replayed a recording
     double audioSeconds = 0.0;  // audio transcribed so far
     double wallSeconds = 0.0;   // since the transcription began
 

@@ -47,6 +47,7 @@ public:
           m_beamTokens(static_cast<size_t>(options.maxBeams)) {
         m_selfOn.store(options.selfAttentionCache);
         m_crossOn.store(options.crossAttentionCache);
+        m_stepGraphsOn.store(options.stepGraphs);
     }
 
     // Allocations that can fail; called once by create().
@@ -149,7 +150,7 @@ public:
             const KvCache* cross = crossOn ? &m_cross : nullptr;
             const BufferView encoderOut(m_encoderOut.get());
             m_decoder->prepare(m_pass, crossOn);
-            if (m_pass.step && m_options.stepGraphs) {
+            if (m_pass.step && m_stepGraphsOn.load()) {
                 // The same ops every step of this shape: replay the recording, or run eagerly
                 // the first time (lazily sized scratch and library heuristics get warm), then
                 // record the second time. prepare() has uploaded this step's values.
@@ -254,6 +255,13 @@ public:
     }
 
     bool selfAttentionCache() const override { return m_selfOn.load(); }
+
+    void setStepGraphs(bool enabled) override {
+        if (!enabled) m_recordings = StepRecordings{};  // frees the recorded work (CUDA graphs)
+        m_stepGraphsOn.store(enabled);
+    }
+
+    bool stepGraphs() const override { return m_stepGraphsOn.load(); }
     bool crossAttentionCache() const override { return m_crossOn.load(); }
 
     KvCacheStats cacheStats() const override {
@@ -367,6 +375,7 @@ private:
     StepRecordings m_recordings;                 // recorded decoder steps (stepGraphs)
     std::atomic<uint64_t> m_cacheEpoch{0};       // bumped when a cache is allocated or freed
     std::atomic<bool> m_selfOn{true};
+    std::atomic<bool> m_stepGraphsOn{true};  // = m_options.stepGraphs until setStepGraphs()
     std::atomic<bool> m_crossOn{true};
     bool m_encoded = false;
     bool m_crossValid = false;                   // cross cache holds the current window

@@ -92,6 +92,11 @@ public:
     virtual void setCrossAttentionCache(bool enabled) = 0;
     virtual bool selfAttentionCache() const = 0;
     virtual bool crossAttentionCache() const = 0;
+    // Step graphs (SessionOptions::stepGraphs), settable between decode() calls like the cache
+    // switches: off drops the recordings and runs every step eagerly; on records again (after
+    // one eager step of each shape). Identical tokens either way.
+    virtual void setStepGraphs(bool enabled) = 0;
+    virtual bool stepGraphs() const = 0;
 
     virtual KvCacheStats cacheStats() const = 0;
     virtual SessionTimings timings() const = 0;

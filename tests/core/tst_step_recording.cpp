@@ -374,6 +374,34 @@ private slots:
         QCOMPARE(on.timings.stepReplays, 8 + 9 + 9 + 8);
     }
 
+    void stepGraphsSwitchedMidway() {
+        // Calls 0-9: graphs on (prompt, eager, record + 8 replays); 10-19: off (eager, the
+        // recordings dropped); 20-29: on again (eager, record + 9 replays).
+        auto flip = [](InferenceSession& s, int call) {
+            if (call == 10) {
+                s.setStepGraphs(false);
+                QVERIFY(!s.stepGraphs());
+            }
+            if (call == 20) {
+                s.setStepGraphs(true);
+                QVERIFY(s.stepGraphs());
+            }
+        };
+        const int calls = 30;
+        const Trace off = greedy(false, calls, true), on = greedy(true, calls, true, flip);
+        compareTraces(on, off);
+        QCOMPARE(on.timings.stepRecordings, 2);
+        QCOMPARE(on.timings.stepReplays, 8 + 9);
+        // Turned on in a session made without them: the same counts from call 20 on.
+        auto later = [](InferenceSession& s, int call) {
+            if (call == 20) s.setStepGraphs(true);
+        };
+        const Trace late = greedy(false, calls, true, later);
+        QCOMPARE(late.logits, off.logits);
+        QCOMPARE(late.timings.stepRecordings, 1);
+        QCOMPARE(late.timings.stepReplays, 9);
+    }
+
     void growingBuffersRerecord() {
         // A longer sequence after a reset grows the decoder's row buffers: recordings made
         // before refer to freed memory and are made again.
