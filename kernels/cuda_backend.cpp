@@ -14,6 +14,7 @@
 #include "kernels/elementwise.h"
 #include "kernels/embedding.h"
 #include "kernels/layer_norm.h"
+#include "kernels/small_linear.h"
 
 #include "core/util/half.h"
 
@@ -182,7 +183,8 @@ int32_t* indexPointer(IndexView view, size_t needed, const char* what) {
 
 } // namespace
 
-CudaBackend::CudaBackend(CudaBackendOptions options) : m_device(options.device), m_precision(options.precision) {
+CudaBackend::CudaBackend(CudaBackendOptions options)
+    : m_device(options.device), m_precision(options.precision), m_smallLinear(options.smallLinear) {
     int count = 0;
     HEARSAY_CUDA_CHECK(cudaGetDeviceCount(&count));
     if (options.device < 0 || options.device >= count) {
@@ -194,7 +196,7 @@ CudaBackend::CudaBackend(CudaBackendOptions options) : m_device(options.device),
     HEARSAY_CUDA_CHECK(cudaGetDeviceProperties(&prop, m_device));
     m_cublas = std::make_unique<CublasHandle>(options.allowTf32);
     m_name = std::string("cuda (") + prop.name + ", sm_" + std::to_string(prop.major) + std::to_string(prop.minor) +
-             (m_precision == Precision::Fp16 ? std::string(", fp16 weights)")
+             (m_precision == Precision::Fp16 ? std::string(", fp16 weights") + (m_smallLinear ? ")" : ", cuBLAS only)")
                                              : std::string(", fp32 weights, cuBLAS ") + (options.allowTf32 ? "tf32)" : "fp32)"));
     m_memoryName = "GPU " + std::to_string(m_device) + " (" + prop.name + ")";
 }
@@ -420,6 +422,10 @@ void CudaBackend::linear(BufferView x, BufferView w, BufferView bias, BufferView
     float* yp = devicePointer(y, r * m, "linear y");
     const float* bp = bias.empty() ? nullptr : devicePointer(bias, m, "linear bias");
     useDevice();
+    if (wp.f16 && m_smallLinear && rows <= cuda::kSmallLinearMaxRows) {
+        cuda::smallLinear(xp, wp.f16, bp, yp, rows, in, out, accumulate, m_cublas->stream());
+        return;
+    }
     std::lock_guard lock(m_mutex);
     if (wp.f16) {
         // An fp16 weight: x [rows][in] cast to half first (both GEMM inputs must be half).

@@ -28,6 +28,10 @@ struct CudaBackendOptions {
     // Fp16: loadWeight() keeps matrices (≥ 2 dims) as half and their GEMMs run on fp16 tensor
     // cores with fp32 accumulation (≈1e-3 relative); Fp32: every weight float32.
     Precision precision = Precision::Fp16;
+    // linear() with a half weight and at most kSmallLinearMaxRows rows (a decode step) runs
+    // kernels/small_linear: one pass, x kept float32, bias and residual fused. Off: cast x to
+    // half, bias kernel, cublasGemmEx (three launches), as for more rows.
+    bool smallLinear = true;
 };
 
 // Thrown by CudaBackend::allocate when the GPU has too little free memory.
@@ -112,6 +116,7 @@ private:
     int m_device = 0;
     int m_threads = 1;
     Precision m_precision = Precision::Fp16;
+    bool m_smallLinear = true;
     std::string m_name;
     std::string m_memoryName;      // "GPU 0 (NVIDIA H100 80GB HBM3)"
     std::unique_ptr<CublasHandle> m_cublas;

@@ -47,6 +47,8 @@ Result<std::shared_ptr<Backend>> createCudaBackend(const BackendOptions& options
     cudaOptions.precision = options.precision;
     const char* tf32 = std::getenv("HEARSAY_CUDA_TF32");
     cudaOptions.allowTf32 = tf32 && std::strcmp(tf32, "1") == 0;
+    const char* smallLinear = std::getenv("HEARSAY_CUDA_SMALL_LINEAR");
+    cudaOptions.smallLinear = !(smallLinear && std::strcmp(smallLinear, "0") == 0);
     try {
         return std::shared_ptr<Backend>(std::make_shared<cuda::CudaBackend>(cudaOptions));
     } catch (const std::exception& e) {

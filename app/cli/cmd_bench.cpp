@@ -228,6 +228,7 @@ struct ModelReport {
     WhisperConfig config;
     size_t weightBytes = 0;
     std::string backendName;
+    size_t stepOperations = 0;  // of the decode step recording (CUDA: graph nodes per token)
     FixedWorkResult fixed;
     WorkFloors floors;
     ElementBytes elementBytes;  // what the floors assumed
@@ -615,8 +616,12 @@ int runBench(const std::vector<std::string>& args) {
             m.fixed = fixed.value();
             // Proof of the path the decode steps took (counts of the last run's window).
             const SessionTimings t = engine->session->timings();
-            std::fprintf(stderr, "bench: %s: step graphs %s: %d recordings, %d replays of %d decode calls (last run)\n",
-                         m.name.c_str(), s.stepGraphs ? "on" : "off", t.stepRecordings, t.stepReplays, t.decodeCalls);
+            m.stepOperations = t.stepOperations;
+            std::fprintf(stderr,
+                         "bench: %s: step graphs %s: %d recordings (the latest of %zu operations), %d replays of %d "
+                         "decode calls (last run)\n",
+                         m.name.c_str(), s.stepGraphs ? "on" : "off", t.stepRecordings, t.stepOperations, t.stepReplays,
+                         t.decodeCalls);
         }
         if (haveFloors) {
             // Element bytes as the backend that ran holds weights and caches (Auto resolved by its name).
@@ -694,6 +699,7 @@ int runBench(const std::vector<std::string>& args) {
             j["name"] = m.name;
             j["path"] = m.path;
             j["backend"] = m.backendName;
+            if (m.stepOperations > 0) j["stepOperations"] = m.stepOperations;
             j["weightBytes"] = m.weightBytes;
             Json dims;
             dims["nMels"] = m.config.nMels;

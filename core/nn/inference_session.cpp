@@ -145,6 +145,7 @@ public:
         const auto start = Clock::now();
         buildPass(beamTokens, selfOn);
         bool recorded = false, replayed = false, inGraph = false;
+        size_t operations = 0;  // of a new recording
         try {
             KvCache* self = selfOn ? &m_self : nullptr;
             const KvCache* cross = crossOn ? &m_cross : nullptr;
@@ -167,6 +168,7 @@ public:
                         work = m_recordings.store(
                             shape, m_backend->record([&] { m_decoder->enqueue(m_pass, self, cross, encoderOut); }));
                         recorded = true;
+                        operations = work->operations();
                     }
                     work->replay();
                     replayed = true;
@@ -202,6 +204,7 @@ public:
         m_timings.tokensDecoded += m_pass.rows();
         m_timings.stepRecordings += recorded ? 1 : 0;
         m_timings.stepReplays += replayed ? 1 : 0;
+        if (recorded) m_timings.stepOperations = operations;
         return {};
     }
 

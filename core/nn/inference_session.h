@@ -58,6 +58,8 @@ struct SessionTimings {
     int tokensDecoded = 0;        // positions run through the decoder (prompt included)
     int stepRecordings = 0;       // decoder steps recorded (once per shape; SessionOptions::stepGraphs)
     int stepReplays = 0;          // decode() calls that replayed a recorded step
+    size_t stepOperations = 0;    // operations in the latest recording (CUDA: graph nodes, i.e.
+                                  // kernel launches and copies per token; CPU: tape entries)
 };
 
 class InferenceSession {

@@ -333,6 +333,11 @@ private slots:
         QCOMPARE(on.timings.stepRecordings, 1);
         QCOMPARE(on.timings.stepReplays, calls - 2);
         QCOMPARE(on.timings.decodeCalls, calls);
+        // The recording holds the step's ops, no more: per layer 3 layer norms, 8 linears, 2 K/V
+        // cache writes, 2 attentions and GELU; then embed, last-row copy, final norm and logits.
+        // (bench reports this count; on CUDA it is the graph's node count per token.)
+        QCOMPARE(on.timings.stepOperations, size_t(16 * m_model->config().nTextLayer + 4));
+        QCOMPARE(off.timings.stepOperations, size_t(0));
     }
 
     void crossCacheOff() {

@@ -1,0 +1,20 @@
+// kernels/small_linear: y = x · Wᵀ (+ bias) (+ y) for a few rows of x (a decode step: one row per
+// beam) against a half weight, in one launch. The weight is read once, 16 bytes per lane per load,
+// so the op runs at memory speed; x stays float32 (no cast pass; no rounding of x to half), the
+// products and sums are float32, and the bias and the residual are added in the same pass.
+#pragma once
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+namespace hearsay::cuda {
+
+constexpr int kSmallLinearMaxRows = 8;
+
+// x [rows][in], w [out][in] (half), any alignment (16-byte aligned x and weight rows take the vector path),
+// bias [out] or null, y [rows][out]; y[r][o] = Σ_i x[r][i] w[o][i] + bias[o] (+ y[r][o] when
+// accumulate). 1 ≤ rows ≤ kSmallLinearMaxRows, in ≥ 1, out ≥ 1 (checked by the caller).
+void smallLinear(const float* x, const __half* w, const float* bias, float* y, int rows, int in, int out,
+                 bool accumulate, cudaStream_t stream);
+
+} // namespace hearsay::cuda
