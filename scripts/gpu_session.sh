@@ -13,11 +13,14 @@
 #   bash scripts/gpu_session.sh bench SIZE...      bench --backend cuda --precision fp16 on each size with
 #                                                  transformers' static cache on the same GPU (one run)
 #   bash scripts/gpu_session.sh bench-fp32 SIZE... the same with --precision fp32 (peer in float32)
+#   bash scripts/gpu_session.sh bench-cublas SIZE... fp16 with decode-step linears on cast + cuBLAS
+#                                                  (HEARSAY_CUDA_SMALL_LINEAR=0): the A/B of
+#                                                  kernels/small_linear, reports named *-cublas-linear
 #   bash scripts/gpu_session.sh models SIZE...     only write the random models (cached between commands)
 #   bash scripts/gpu_session.sh render             tables.md from every result of this machine so far
 #
 # A session plan (30 minutes of device time): check; test; bench tiny base small; bench medium
-# large-v3-turbo; bench large-v3; bench-fp32 tiny. Models and results stay in build-gpu/ while
+# large-v3-turbo; bench large-v3; bench-fp32 tiny; bench-cublas tiny large-v3 if time is left. Models and results stay in build-gpu/ while
 # the machine is warm; every command copies its logs, JSON reports and tables.md to $OUT (at
 # most 8 files). Environment: BENCH_ARGS (extra bench options), PEERS (default
 # transformers-static), LENGTHS (cache table, default 20,128,224), BUDGET_S (default 560),
@@ -218,7 +221,7 @@ bench() {
         case " $sizes_known " in *" $size "*) ;; *) say "unknown size '$size' ($sizes_known)"; exit 2 ;; esac
     done
     for size in "$@"; do
-        local json="$state/results/bench-$size-$precision.json" limit
+        local json="$state/results/bench-$size-$precision${RESULT_SUFFIX:-}.json" limit
         limit=$(left)
         if [ "$limit" -lt 60 ]; then say "$size: not run, out of time (run it in its own command)"; status=1; continue; fi
         say "$size ($precision): bench, at most ${limit}s"
@@ -261,6 +264,7 @@ case "$command" in
     sanitize) sanitize "$@" ;;
     bench) bench fp16 "$@" ;;
     bench-fp32) bench fp32 "$@" ;;
+    bench-cublas) HEARSAY_CUDA_SMALL_LINEAR=0 RESULT_SUFFIX=-cublas-linear bench fp16 "$@" ;;
     models) make_models "$@" ;;
     render) render ;;
 esac
