@@ -15,6 +15,7 @@
 #include "kernels/embedding.h"
 #include "kernels/layer_norm.h"
 #include "kernels/small_linear.h"
+#include "kernels/tensor_attention.h"
 
 #include "core/util/half.h"
 
@@ -184,7 +185,10 @@ int32_t* indexPointer(IndexView view, size_t needed, const char* what) {
 } // namespace
 
 CudaBackend::CudaBackend(CudaBackendOptions options)
-    : m_device(options.device), m_precision(options.precision), m_smallLinear(options.smallLinear) {
+    : m_device(options.device),
+      m_precision(options.precision),
+      m_smallLinear(options.smallLinear),
+      m_tensorAttention(options.tensorAttention) {
     int count = 0;
     HEARSAY_CUDA_CHECK(cudaGetDeviceCount(&count));
     if (options.device < 0 || options.device >= count) {
@@ -196,7 +200,8 @@ CudaBackend::CudaBackend(CudaBackendOptions options)
     HEARSAY_CUDA_CHECK(cudaGetDeviceProperties(&prop, m_device));
     m_cublas = std::make_unique<CublasHandle>(options.allowTf32);
     m_name = std::string("cuda (") + prop.name + ", sm_" + std::to_string(prop.major) + std::to_string(prop.minor) +
-             (m_precision == Precision::Fp16 ? std::string(", fp16 weights") + (m_smallLinear ? ")" : ", cuBLAS only)")
+             (m_precision == Precision::Fp16 ? std::string(", fp16 weights") + (m_smallLinear ? "" : ", cuBLAS only") +
+                                                   (m_tensorAttention ? ")" : ", fp32 attention)")
                                              : std::string(", fp32 weights, cuBLAS ") + (options.allowTf32 ? "tf32)" : "fp32)"));
     m_memoryName = "GPU " + std::to_string(m_device) + " (" + prop.name + ")";
 }
@@ -606,7 +611,19 @@ void CudaBackend::attention(const AttentionArgs& a) {
     shape.keyCountOffsets = countOffsets;
     shape.kvRows = std::min(rowsIn(a.k.size, shape.kvStride, width), rowsIn(a.v.size, shape.kvStride, width));
     useDevice();
-    cuda::attention(shape, slices.data(), slices.size(), m_cublas->stream());
+    if (m_precision == Precision::Fp16 && m_tensorAttention && cuda::tensorAttentionApplies(shape)) {
+        // Large slices on tensor cores; the few-query ones (a decode step's) stay on kernels/attention.
+        std::vector<AttentionSlice> rest;
+        for (const AttentionSlice& slice : slices) {
+            if (slice.queryCount >= cuda::kTensorAttentionMinQueries) {
+                cuda::tensorAttention(shape, slice, m_cublas->stream());
+            } else {
+                rest.push_back(slice);
+            }
+        }
+        slices.swap(rest);
+    }
+    if (!slices.empty()) cuda::attention(shape, slices.data(), slices.size(), m_cublas->stream());
 }
 
 void CudaBackend::synchronize() {

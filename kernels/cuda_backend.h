@@ -32,6 +32,10 @@ struct CudaBackendOptions {
     // kernels/small_linear: one pass, x kept float32, bias and residual fused. Off: cast x to
     // half, bias kernel, cublasGemmEx (three launches), as for more rows.
     bool smallLinear = true;
+    // Fp16 mode: attention slices of ≥ 16 queries with head dimension 64 and no mask (the
+    // encoder, the decoder's cross-attention over a prompt) run kernels/tensor_attention (WMMA,
+    // fp16 products, fp32 softmax). Off, and always in fp32 mode: kernels/attention (fp32).
+    bool tensorAttention = true;
 };
 
 // Thrown by CudaBackend::allocate when the GPU has too little free memory.
@@ -117,6 +121,7 @@ private:
     int m_threads = 1;
     Precision m_precision = Precision::Fp16;
     bool m_smallLinear = true;
+    bool m_tensorAttention = true;
     std::string m_name;
     std::string m_memoryName;      // "GPU 0 (NVIDIA H100 80GB HBM3)"
     std::unique_ptr<CublasHandle> m_cublas;

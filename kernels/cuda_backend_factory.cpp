@@ -49,6 +49,8 @@ Result<std::shared_ptr<Backend>> createCudaBackend(const BackendOptions& options
     cudaOptions.allowTf32 = tf32 && std::strcmp(tf32, "1") == 0;
     const char* smallLinear = std::getenv("HEARSAY_CUDA_SMALL_LINEAR");
     cudaOptions.smallLinear = !(smallLinear && std::strcmp(smallLinear, "0") == 0);
+    const char* tensorAttention = std::getenv("HEARSAY_CUDA_TENSOR_ATTENTION");
+    cudaOptions.tensorAttention = !(tensorAttention && std::strcmp(tensorAttention, "0") == 0);
     try {
         return std::shared_ptr<Backend>(std::make_shared<cuda::CudaBackend>(cudaOptions));
     } catch (const std::exception& e) {
