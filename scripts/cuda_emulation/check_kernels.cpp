@@ -1,0 +1,95 @@
+// Runs the extracted device code of kernels/tensor_attention.cu and kernels/small_linear.cu
+// (see run.sh) on the CPU emulation of shim.h and compares with double-precision references.
+// Exit status 1 when any relative error exceeds 1e-2 (attention) or 1e-5 (linear).
+#include "shim.h"
+#include <cstdio>
+#include <random>
+#include "ta_kernel.inc"
+#include "sl_kernel.inc"
+
+static std::vector<float> rnd(size_t n, unsigned seed, float lo = -1, float hi = 1) {
+    std::mt19937 g(seed); std::uniform_real_distribution<float> d(lo, hi);
+    std::vector<float> v(n); for (auto& x : v) x = d(g); return v;
+}
+
+static double testAttention(int queries, int keys, int heads, int qStride, int kvStride, int queryRow, int keyRow, float amp) {
+    using namespace hearsay::cuda::ta;
+    const int hd = 64;
+    auto q = rnd(size_t(queryRow + queries) * qStride, 1, -amp, amp), k = rnd(size_t(keyRow + keys) * kvStride, 2, -amp, amp),
+         v = rnd(size_t(keyRow + keys) * kvStride, 3);
+    std::vector<float> out(size_t(queryRow + queries) * qStride, 7.0f);
+    const float scale = 0.125f;
+    Params p{q.data(), k.data(), v.data(), out.data(), size_t(qStride), size_t(kvStride), size_t(qStride), queryRow, queries,
+             size_t(keyRow), keys, scale};
+    emulate({unsigned((queries + kBlockQueries - 1) / kBlockQueries), unsigned(heads)}, {kThreads}, kSharedBytes,
+            [&] { tensorAttentionKernel(p); });
+    double maxErr = 0, maxRef = 0;
+    for (int h = 0; h < heads; ++h) for (int i = 0; i < queries; ++i) {
+        std::vector<double> s(keys); double m = -1e300;
+        for (int j = 0; j < keys; ++j) {
+            double d = 0; for (int c = 0; c < hd; ++c) d += double(q[size_t(queryRow + i) * qStride + h * hd + c]) * k[size_t(keyRow + j) * kvStride + h * hd + c];
+            s[j] = d * scale; m = std::max(m, s[j]);
+        }
+        double sum = 0; for (auto& x : s) { x = std::exp(x - m); sum += x; }
+        for (int c = 0; c < hd; ++c) {
+            double o = 0; for (int j = 0; j < keys; ++j) o += s[j] * v[size_t(keyRow + j) * kvStride + h * hd + c];
+            o /= sum;
+            maxRef = std::max(maxRef, std::abs(o));
+            maxErr = std::max(maxErr, std::abs(o - out[size_t(queryRow + i) * qStride + h * hd + c]));
+        }
+    }
+    // rows outside untouched
+    for (int i = 0; i < queryRow; ++i) for (int c = 0; c < qStride; ++c) if (out[size_t(i) * qStride + c] != 7.0f) { std::printf("  wrote outside!\n"); return 1; }
+    for (int i = 0; i < queries; ++i) for (int c = heads * hd; c < qStride; ++c) if (out[size_t(queryRow + i) * qStride + c] != 7.0f) { std::printf("  wrote past heads!\n"); return 1; }
+    return maxErr / maxRef;
+}
+
+template <int R>
+static double testLinear(int in, int out, int xOff, int wOff, bool bias, bool acc) {
+    using namespace hearsay::cuda;
+    auto x = rnd(size_t(xOff) + size_t(R) * in, 4);
+    auto wf = rnd(size_t(wOff) + size_t(out) * in, 5, -0.2f, 0.2f);
+    std::vector<__half> w(wf.size()); for (size_t i = 0; i < wf.size(); ++i) w[i] = (_Float16)wf[i];
+    auto b = rnd(out, 6); auto y = rnd(size_t(R) * out + 1, 8); auto y0 = y;
+    const bool vector = in % 8 == 0 && (reinterpret_cast<uintptr_t>(w.data() + wOff) % 16 == 0) && (reinterpret_cast<uintptr_t>(x.data() + xOff) % 16 == 0);
+    auto run = [&] {
+        if (vector) smallLinearKernel<R, true>(x.data() + xOff, w.data() + wOff, bias ? b.data() : nullptr, y.data(), in, out, acc);
+        else smallLinearKernel<R, false>(x.data() + xOff, w.data() + wOff, bias ? b.data() : nullptr, y.data(), in, out, acc);
+    };
+    emulate({unsigned((out + kWarps - 1) / kWarps), 1}, {kThreads}, 0, run);
+    double maxErr = 0, maxRef = 0;
+    for (int r = 0; r < R; ++r) for (int o = 0; o < out; ++o) {
+        double s = 0; for (int i = 0; i < in; ++i) s += double(x[xOff + size_t(r) * in + i]) * float(w[wOff + size_t(o) * in + i]);
+        if (bias) s += b[o]; if (acc) s += y0[size_t(r) * out + o];
+        maxRef = std::max(maxRef, std::abs(s)); maxErr = std::max(maxErr, std::abs(s - y[size_t(r) * out + o]));
+    }
+    if (y.back() != y0.back()) { std::printf("  wrote outside!\n"); return 1; }
+    std::printf("  linear %d rows %dx%d x+%d w+%d bias %d acc %d (%s): rel err %.3g\n", R, in, out, xOff, wOff, bias, acc,
+                vector ? "vector" : "scalar", maxErr / maxRef);
+    return maxErr / maxRef;
+}
+
+int main(int argc, char** argv) {
+    const bool encoder = argc > 1 && std::string(argv[1]) == "--encoder";  // + one 1500×1500 head (1 min)
+    double worst = 0, worstLinear = 0;
+    struct { int q, k, h, qs, kvs, qr, kr; float amp; } cases[] = {
+        {1, 1, 1, 64, 64, 0, 0, 1}, {16, 1, 1, 64, 64, 0, 0, 1}, {33, 65, 2, 128, 132, 0, 0, 1}, {129, 63, 1, 68, 64, 3, 5, 1},
+        {130, 200, 2, 136, 128, 1, 0, 4}, {300, 447, 1, 64, 64, 0, 17, 2},
+    };
+    std::vector<std::remove_reference_t<decltype(cases[0])>> list(std::begin(cases), std::end(cases));
+    if (encoder) list.push_back({1500, 1500, 1, 64, 64, 0, 0, 1});
+    for (auto c : list) {
+        double e = testAttention(c.q, c.k, c.h, c.qs, c.kvs, c.qr, c.kr, c.amp);
+        std::printf("attention q %d k %d heads %d: rel err %.3g\n", c.q, c.k, c.h, e);
+        worst = std::max(worst, e);
+    }
+    worstLinear = std::max(worstLinear, testLinear<1>(1280, 70, 0, 0, true, false));
+    worstLinear = std::max(worstLinear, testLinear<1>(1288, 9, 0, 0, true, true));
+    worstLinear = std::max(worstLinear, testLinear<5>(2056, 13, 0, 0, false, true));
+    worstLinear = std::max(worstLinear, testLinear<8>(64, 5, 0, 0, true, true));
+    worstLinear = std::max(worstLinear, testLinear<3>(1280, 7, 3, 0, true, true));
+    worstLinear = std::max(worstLinear, testLinear<2>(7, 5, 1, 7, true, false));
+    worstLinear = std::max(worstLinear, testLinear<4>(1280, 6, 0, 4, false, false));
+    std::printf("worst: attention %.3g (limit 1e-2), linear %.3g (limit 1e-5)\n", worst, worstLinear);
+    return worst <= 1e-2 && worstLinear <= 1e-5 ? 0 : 1;
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env python3
+"""Writes the device code of kernels/tensor_attention.cu and kernels/small_linear.cu as C++ for
+the CPU emulation (shim.h): #include lines dropped, everything from the host launchers on cut,
+the dynamic shared memory declaration pointed at the emulator's block storage, and the tensor
+attention kernel put in namespace hearsay::cuda::ta (both files have an anonymous kWarps)."""
+import pathlib
+import sys
+
+root = pathlib.Path(sys.argv[1])
+out = pathlib.Path(sys.argv[2])
+
+
+def device_code(path, stop_marker):
+    text = path.read_text()
+    text = "\n".join(line for line in text.split("\n") if not line.startswith(("#include", "#pragma")))
+    if stop_marker:
+        cut = text.index(stop_marker)
+        text = text[:cut] + "\n} // namespace\n} // namespace hearsay::cuda\n"
+    return text
+
+
+ta = device_code(root / "kernels/tensor_attention.cu", "bool aligned16")
+shared = "extern __shared__ __align__(128) unsigned char shared[];"
+assert shared in ta, "tensor_attention.cu: the shared memory declaration changed; update extract.py"
+ta = ta.replace(shared, "unsigned char* shared = g_shared;").replace("namespace hearsay::cuda {", "namespace hearsay::cuda::ta {")
+ta = "namespace hearsay::cuda::ta { constexpr int kTensorAttentionHeadDim = 64; }\n" + ta
+(out / "ta_kernel.inc").write_text(ta)
+sl = device_code(root / "kernels/small_linear.cu", "template <int kRows>\nvoid launch")
+(out / "sl_kernel.inc").write_text(device_code(root / "kernels/reduce.cuh", None) + "\n" + sl)

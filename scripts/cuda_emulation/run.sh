@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# CPU emulation of two CUDA kernels (tensor_attention, small_linear) for sessions without a GPU:
+# their device code compiled as C++ over shim.h and compared with double-precision references.
+# It checks indexing, masking and synchronisation logic, not the hardware, nvcc or the real WMMA
+# fragment layouts; the CUDA tests on a GPU remain the proof. Usage: bash scripts/cuda_emulation/run.sh [--encoder]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+python3 "$here/extract.py" "$root" "$work"
+g++ -std=c++20 -O2 -pthread -I"$here" -I"$work" "$here/check_kernels.cpp" -o "$work/check_kernels"
+"$work/check_kernels" "$@"
