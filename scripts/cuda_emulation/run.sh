@@ -8,6 +8,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-python3 "$here/extract.py" "$root" "$work"
-g++ -std=c++20 -O2 -pthread -I"$here" -I"$work" "$here/check_kernels.cpp" -o "$work/check_kernels"
+"${PYTHON:-python3}" "$here/extract.py" "$root" "$work"
+"${CXX:-g++}" -std=c++20 -O2 -pthread -I"$here" -I"$work" "$here/check_kernels.cpp" -o "$work/check_kernels"
 "$work/check_kernels" "$@"
