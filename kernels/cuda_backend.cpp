@@ -11,6 +11,7 @@
 #include "kernels/cublas_handle.h"
 #include "kernels/cuda_check.h"
 #include "kernels/cuda_graph.h"
+#include "kernels/decode_attention.h"
 #include "kernels/elementwise.h"
 #include "kernels/embedding.h"
 #include "kernels/layer_norm.h"
@@ -184,11 +185,32 @@ int32_t* indexPointer(IndexView view, size_t needed, const char* what) {
 
 } // namespace
 
+bool disableCudaKernels(CudaBackendOptions& options, const std::string& list, std::string* unknown) {
+    size_t start = 0;
+    while (start <= list.size()) {
+        const size_t comma = std::min(list.find(',', start), list.size());
+        const std::string name = list.substr(start, comma - start);
+        if (name == "small-linear") {
+            options.smallLinear = false;
+        } else if (name == "tensor-attention") {
+            options.tensorAttention = false;
+        } else if (name == "split-attention") {
+            options.splitAttention = false;
+        } else if (!name.empty()) {
+            if (unknown) *unknown = name;
+            return false;
+        }
+        start = comma + 1;
+    }
+    return true;
+}
+
 CudaBackend::CudaBackend(CudaBackendOptions options)
     : m_device(options.device),
       m_precision(options.precision),
       m_smallLinear(options.smallLinear),
-      m_tensorAttention(options.tensorAttention) {
+      m_tensorAttention(options.tensorAttention),
+      m_splitAttention(options.splitAttention) {
     int count = 0;
     HEARSAY_CUDA_CHECK(cudaGetDeviceCount(&count));
     if (options.device < 0 || options.device >= count) {
@@ -199,16 +221,23 @@ CudaBackend::CudaBackend(CudaBackendOptions options)
     cudaDeviceProp prop{};
     HEARSAY_CUDA_CHECK(cudaGetDeviceProperties(&prop, m_device));
     m_cublas = std::make_unique<CublasHandle>(options.allowTf32);
+    std::string disabled;  // kernels turned off (HEARSAY_CUDA_DISABLE), for reports
+    for (auto [on, kernel] : {std::pair{m_smallLinear || m_precision == Precision::Fp32, "small-linear"},
+                              std::pair{m_tensorAttention || m_precision == Precision::Fp32, "tensor-attention"},
+                              std::pair{m_splitAttention, "split-attention"}}) {
+        if (!on) disabled += std::string(disabled.empty() ? ", without " : ",") + kernel;
+    }
     m_name = std::string("cuda (") + prop.name + ", sm_" + std::to_string(prop.major) + std::to_string(prop.minor) +
-             (m_precision == Precision::Fp16 ? std::string(", fp16 weights") + (m_smallLinear ? "" : ", cuBLAS only") +
-                                                   (m_tensorAttention ? ")" : ", fp32 attention)")
-                                             : std::string(", fp32 weights, cuBLAS ") + (options.allowTf32 ? "tf32)" : "fp32)"));
+             (m_precision == Precision::Fp16 ? std::string(", fp16 weights")
+                                             : std::string(", fp32 weights, cuBLAS ") + (options.allowTf32 ? "tf32" : "fp32")) +
+             disabled + ")";
     m_memoryName = "GPU " + std::to_string(m_device) + " (" + prop.name + ")";
 }
 
 CudaBackend::~CudaBackend() {
     useDevice();
-    if (m_halfScratch) cudaFree(m_halfScratch);
+    if (m_halfScratch.data) cudaFree(m_halfScratch.data);
+    if (m_attentionScratch.data) cudaFree(m_attentionScratch.data);
 }
 
 void CudaBackend::useDevice() const {
@@ -372,35 +401,31 @@ void CudaBackend::download(BufferView src, float* dst, size_t count) {
     HEARSAY_CUDA_CHECK(cudaStreamSynchronize(m_cublas->stream()));
 }
 
-void* CudaBackend::halfScratch(size_t elements) {
-    if (elements <= m_halfScratchCapacity) return m_halfScratch;
-    // A CUDA graph records this buffer's address: it must not move while a capture is running
-    // (the session runs every shape eagerly once before it records a graph).
+void* CudaBackend::grow(Scratch& scratch, size_t bytes, const char* what) {
+    if (bytes <= scratch.bytes) return scratch.data;
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     HEARSAY_CUDA_CHECK(cudaStreamIsCapturing(m_cublas->stream(), &capture));
     if (capture != cudaStreamCaptureStatusNone) {
-        fail("the fp16 cast buffer would have to grow from " + std::to_string(m_halfScratchCapacity) + " to " +
-             std::to_string(elements) + " halves while the stream is being captured into a CUDA graph; run every "
+        fail(std::string(what) + " would have to grow from " + std::to_string(scratch.bytes) + " to " +
+             std::to_string(bytes) + " bytes while the stream is being captured into a CUDA graph; run every "
              "shape once before capturing it");
     }
-    // cudaFree waits for the kernels that still read the old buffer. Graphs recorded with it
-    // are stale from now on (scratchGeneration()).
-    if (m_halfScratch) HEARSAY_CUDA_CHECK(cudaFree(m_halfScratch));
+    // cudaFree waits for the kernels that still use the old buffer.
+    if (scratch.data) HEARSAY_CUDA_CHECK(cudaFree(scratch.data));
     m_scratchGeneration.fetch_add(1);
-    m_halfScratch = nullptr;
-    m_halfScratchCapacity = 0;
+    scratch = {};
     const size_t granule = size_t(1) << 20;
-    const size_t capacity = (elements + granule - 1) / granule * granule;
-    const cudaError_t status = cudaMalloc(&m_halfScratch, capacity * sizeof(__half));
+    const size_t capacity = (bytes + granule - 1) / granule * granule;
+    void* data = nullptr;
+    const cudaError_t status = cudaMalloc(&data, capacity);
     if (status == cudaErrorMemoryAllocation) {
         cudaGetLastError();
-        m_halfScratch = nullptr;
-        throw CudaOutOfMemory("CUDA out of memory: cannot allocate " + std::to_string(capacity * sizeof(__half)) +
-                              " bytes for the fp16 cast buffer on GPU " + std::to_string(m_device));
+        throw CudaOutOfMemory("CUDA out of memory: cannot allocate " + std::to_string(capacity) + " bytes for " + what +
+                              " on GPU " + std::to_string(m_device));
     }
     HEARSAY_CUDA_CHECK(status);
-    m_halfScratchCapacity = capacity;
-    return m_halfScratch;
+    scratch = {data, capacity};
+    return data;
 }
 
 void CudaBackend::gemmWithBias(const void* x, const void* w, bool wHalf, const float* bias, float* y, int rows, int in,
@@ -434,7 +459,7 @@ void CudaBackend::linear(BufferView x, BufferView w, BufferView bias, BufferView
     std::lock_guard lock(m_mutex);
     if (wp.f16) {
         // An fp16 weight: x [rows][in] cast to half first (both GEMM inputs must be half).
-        auto* xh = static_cast<__half*>(halfScratch(r * n));
+        auto* xh = static_cast<__half*>(grow(m_halfScratch, r * n * sizeof(__half), "the fp16 cast buffer"));
         castToHalf(xp, xh, r * n, m_cublas->stream());
         gemmWithBias(xh, wp.f16, true, bp, yp, rows, in, out, accumulate);
     } else {
@@ -581,6 +606,7 @@ void CudaBackend::attention(const AttentionArgs& a) {
         if (!offsets && (b.keyCount <= 0 || (a.causal && b.keyCount < b.queryCount))) {
             fail("attention: batch has too few keys");
         }
+        if (!offsets && a.maxKeys > 0 && b.keyCount > a.maxKeys) fail("attention: batch has more keys than maxKeys");
         devicePointer(a.q, spanOf(static_cast<size_t>(b.queryRow + b.queryCount), static_cast<size_t>(a.qStride), width),
                       "attention q");
         devicePointer(a.out,
@@ -611,19 +637,35 @@ void CudaBackend::attention(const AttentionArgs& a) {
     shape.keyCountOffsets = countOffsets;
     shape.kvRows = std::min(rowsIn(a.k.size, shape.kvStride, width), rowsIn(a.v.size, shape.kvStride, width));
     useDevice();
-    if (m_precision == Precision::Fp16 && m_tensorAttention && cuda::tensorAttentionApplies(shape)) {
-        // Large slices on tensor cores; the few-query ones (a decode step's) stay on kernels/attention.
-        std::vector<AttentionSlice> rest;
-        for (const AttentionSlice& slice : slices) {
-            if (slice.queryCount >= cuda::kTensorAttentionMinQueries) {
-                cuda::tensorAttention(shape, slice, m_cublas->stream());
-            } else {
-                rest.push_back(slice);
-            }
+    // Each slice to one kernel: many queries on tensor cores (fp16 mode), few queries split over
+    // their keys (decode steps), the rest (and everything with those switched off) one block per
+    // (slice, head, 8 queries).
+    const bool tensor = m_precision == Precision::Fp16 && m_tensorAttention && cuda::tensorAttentionApplies(shape);
+    std::vector<AttentionSlice> few, rest;
+    int fewKeys = 0;
+    for (const AttentionSlice& slice : slices) {
+        if (tensor && slice.queryCount >= cuda::kTensorAttentionMinQueries) {
+            cuda::tensorAttention(shape, slice, m_cublas->stream());
+        } else if (m_splitAttention && cuda::decodeAttentionApplies(a.headDim, slice.queryCount)) {
+            few.push_back(slice);
+            fewKeys = std::max(fewKeys, slice.keyCount);
+        } else {
+            rest.push_back(slice);
         }
-        slices.swap(rest);
     }
-    if (!slices.empty()) cuda::attention(shape, slices.data(), slices.size(), m_cublas->stream());
+    if (!few.empty()) {
+        // With per-step offsets the key counts are known only on the device: the caller's bound
+        // (the cache capacity), else every row of k/v.
+        const int maxKeys = !offsets ? fewKeys
+                            : a.maxKeys > 0
+                                ? a.maxKeys
+                                : static_cast<int>(std::min<size_t>(shape.kvRows, std::numeric_limits<int>::max()));
+        const size_t floats = cuda::decodeAttentionScratchFloats(static_cast<int>(few.size()), a.heads, a.headDim, maxKeys);
+        std::lock_guard lock(m_mutex);
+        auto* scratch = static_cast<float*>(grow(m_attentionScratch, floats * sizeof(float), "the attention scratch"));
+        cuda::decodeAttention(shape, few.data(), few.size(), maxKeys, scratch, m_cublas->stream());
+    }
+    if (!rest.empty()) cuda::attention(shape, rest.data(), rest.size(), m_cublas->stream());
 }
 
 void CudaBackend::synchronize() {

@@ -36,7 +36,14 @@ struct CudaBackendOptions {
     // encoder, the decoder's cross-attention over a prompt) run kernels/tensor_attention (WMMA,
     // fp16 products, fp32 softmax). Off, and always in fp32 mode: kernels/attention (fp32).
     bool tensorAttention = true;
+    // Attention slices of ≤ 8 queries (decode steps) run kernels/decode_attention, split over
+    // the keys (fp32, both modes). Off: kernels/attention, one block per (slice, head).
+    bool splitAttention = true;
 };
+
+// The names HEARSAY_CUDA_DISABLE takes (comma-separated) and the options they turn off:
+// "small-linear", "tensor-attention", "split-attention". False for an unknown name (*unknown set).
+bool disableCudaKernels(CudaBackendOptions& options, const std::string& list, std::string* unknown);
 
 // Thrown by CudaBackend::allocate when the GPU has too little free memory.
 class CudaOutOfMemory : public std::bad_alloc {
@@ -109,9 +116,15 @@ private:
     void useDevice() const;
     // A logic error naming `what` while any thread records (allocations, host copies, waits).
     void refuseWhileRecording(const char* what) const;
-    // m_halfScratch with room for `elements` halves, grown (never while the stream is being
-    // captured into a CUDA graph: std::logic_error). The caller holds m_mutex.
-    void* halfScratch(size_t elements);
+    // Device scratch that grows on demand (in 1 MiB steps) and never while the stream is being
+    // captured into a CUDA graph (a graph records its address; that is a std::logic_error: the
+    // session runs every shape eagerly once before recording it). Growing bumps
+    // scratchGeneration(): graphs recorded before are stale. The caller holds m_mutex.
+    struct Scratch {
+        void* data = nullptr;
+        size_t bytes = 0;
+    };
+    void* grow(Scratch& scratch, size_t bytes, const char* what);
     // y = bias (+ y), then y += x · wᵀ (+ y): the GEMM of linear() and conv1d(). x and w are
     // both half (wHalf) or both float32. The caller holds m_mutex.
     void gemmWithBias(const void* x, const void* w, bool wHalf, const float* bias, float* y, int rows, int in, int out,
@@ -122,13 +135,14 @@ private:
     Precision m_precision = Precision::Fp16;
     bool m_smallLinear = true;
     bool m_tensorAttention = true;
+    bool m_splitAttention = true;
     std::string m_name;
     std::string m_memoryName;      // "GPU 0 (NVIDIA H100 80GB HBM3)"
     std::unique_ptr<CublasHandle> m_cublas;
-    std::mutex m_mutex;            // guards the cuBLAS handle and the half scratch
-    void* m_halfScratch = nullptr; // [rows][in] half: linear()'s x cast for an fp16 GEMM
-    size_t m_halfScratchCapacity = 0;  // halves
-    std::atomic<uint64_t> m_scratchGeneration{0};  // bumped when m_halfScratch moves
+    std::mutex m_mutex;            // guards the cuBLAS handle and the scratch buffers
+    Scratch m_halfScratch;         // [rows][in] half: linear()'s x cast for an fp16 GEMM
+    Scratch m_attentionScratch;    // decode attention's partial results per split
+    std::atomic<uint64_t> m_scratchGeneration{0};  // bumped when a scratch buffer moves
     std::atomic<std::thread::id> m_recorder{};  // the thread inside record(), or none
 };
 

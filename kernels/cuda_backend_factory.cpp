@@ -47,10 +47,13 @@ Result<std::shared_ptr<Backend>> createCudaBackend(const BackendOptions& options
     cudaOptions.precision = options.precision;
     const char* tf32 = std::getenv("HEARSAY_CUDA_TF32");
     cudaOptions.allowTf32 = tf32 && std::strcmp(tf32, "1") == 0;
-    const char* smallLinear = std::getenv("HEARSAY_CUDA_SMALL_LINEAR");
-    cudaOptions.smallLinear = !(smallLinear && std::strcmp(smallLinear, "0") == 0);
-    const char* tensorAttention = std::getenv("HEARSAY_CUDA_TENSOR_ATTENTION");
-    cudaOptions.tensorAttention = !(tensorAttention && std::strcmp(tensorAttention, "0") == 0);
+    if (const char* disable = std::getenv("HEARSAY_CUDA_DISABLE")) {
+        std::string unknown;
+        if (!cuda::disableCudaKernels(cudaOptions, disable, &unknown)) {
+            return makeError("HEARSAY_CUDA_DISABLE: unknown kernel '" + unknown +
+                             "' (small-linear, tensor-attention, split-attention)");
+        }
+    }
     try {
         return std::shared_ptr<Backend>(std::make_shared<cuda::CudaBackend>(cudaOptions));
     } catch (const std::exception& e) {

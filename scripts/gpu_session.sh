@@ -13,16 +13,17 @@
 #   bash scripts/gpu_session.sh bench SIZE...      bench --backend cuda --precision fp16 on each size with
 #                                                  transformers' static cache on the same GPU (one run)
 #   bash scripts/gpu_session.sh bench-fp32 SIZE... the same with --precision fp32 (peer in float32)
-#   bash scripts/gpu_session.sh bench-cublas SIZE... fp16 with decode-step linears on cast + cuBLAS
-#                                                  (HEARSAY_CUDA_SMALL_LINEAR=0): the A/B of
-#                                                  kernels/small_linear, reports named *-cublas-linear
+#   bash scripts/gpu_session.sh bench-baseline SIZE... fp16 with the three newest kernels off
+#                                                  (HEARSAY_CUDA_DISABLE=small-linear,tensor-attention,
+#                                                  split-attention): their A/B, reports named *-baseline
 #   bash scripts/gpu_session.sh models SIZE...     only write the random models (cached between commands)
 #   bash scripts/gpu_session.sh render             tables.md from every result of this machine so far
 #
 # A session plan (30 minutes of device time): check; test; bench tiny base small; bench medium
-# large-v3-turbo; bench large-v3; bench-fp32 tiny; bench-cublas tiny large-v3 if time is left. Models and results stay in build-gpu/ while
-# the machine is warm; every command copies its logs, JSON reports and tables.md to $OUT (at
-# most 8 files). Environment: BENCH_ARGS (extra bench options), PEERS (default
+# large-v3-turbo; bench large-v3; bench-fp32 tiny; bench-baseline tiny large-v3 if time is left.
+# Models and results stay in build-gpu/ while the machine is warm; every command copies its
+# logs, JSON reports and tables.md to $OUT (at most 8 files).
+# Environment: BENCH_ARGS (extra bench options), PEERS (default
 # transformers-static), LENGTHS (cache table, default 20,128,224), BUDGET_S (default 560),
 # PEERS_PYTHON (default: python3). Dry run of the bench pipeline without a GPU:
 #   BENCH_BACKEND=cpu PEERS_PYTHON=.venv-reference/bin/python BENCH_ARGS="--repeats 1 --decode-steps 16" \
@@ -264,7 +265,8 @@ case "$command" in
     sanitize) sanitize "$@" ;;
     bench) bench fp16 "$@" ;;
     bench-fp32) bench fp32 "$@" ;;
-    bench-cublas) HEARSAY_CUDA_SMALL_LINEAR=0 RESULT_SUFFIX=-cublas-linear bench fp16 "$@" ;;
+    bench-baseline) HEARSAY_CUDA_DISABLE=small-linear,tensor-attention,split-attention RESULT_SUFFIX=-baseline \
+                        bench fp16 "$@" ;;
     models) make_models "$@" ;;
     render) render ;;
 esac

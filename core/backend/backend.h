@@ -139,6 +139,10 @@ struct AttentionArgs {
     // on replay; CUDA: the kernel writes NaN rows for a batch whose keys fall outside k/v).
     IndexView keyRowOffsets;
     IndexView keyCountOffsets;
+    // Optional (> 0): no batch has more keys than this, offsets included (a decode step: the
+    // cache's capacity). A batch above it is an error (CPU: throws; CUDA: NaN rows when the
+    // count comes from an offset). CUDA sizes its split-key attention by it.
+    int maxKeys = 0;
 };
 
 enum class BackendKind { Auto, Cpu, Cuda };

@@ -222,6 +222,10 @@ inline void softmax(float* scores, int n) {
 // Checks that a batch's keys lie inside k and v (the rest of attention()'s checks are static).
 void checkAttentionKeys(const AttentionArgs& a, const AttentionBatch& b) {
     if (b.keyCount <= 0 || (a.causal && b.keyCount < b.queryCount)) fail("attention: batch has too few keys");
+    if (a.maxKeys > 0 && b.keyCount > a.maxKeys) {
+        fail("attention: batch has " + std::to_string(b.keyCount) + " keys, more than maxKeys " +
+             std::to_string(a.maxKeys));
+    }
     const size_t width = static_cast<size_t>(a.heads) * static_cast<size_t>(a.headDim);
     const size_t kvSpan = spanOf(b.keyRow + static_cast<size_t>(b.keyCount), static_cast<size_t>(a.kvStride), width);
     hostPointer(a.k, kvSpan, "attention k");

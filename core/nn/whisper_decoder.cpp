@@ -164,6 +164,7 @@ void WhisperDecoder::enqueue(const DecoderPass& pass, KvCache* selfCache, const 
     if (pass.step) {
         self.keyRowOffsets = firstCacheRows;
         self.keyCountOffsets = positions;
+        self.maxKeys = m_config.nTextCtx;  // a beam's cache slot
     }
 
     // Cross-attention: every row of every beam reads the same keys, so all rows form one batch.
@@ -173,6 +174,7 @@ void WhisperDecoder::enqueue(const DecoderPass& pass, KvCache* selfCache, const 
     cross.batches = std::span<const AttentionBatch>(&crossBatch, 1);
     cross.keyRowOffsets = {};
     cross.keyCountOffsets = {};
+    cross.maxKeys = 0;
 
     // x [R][d] = token embedding + positional embedding
     be.embed(ids, positions, rows, viewOf(w.tokenEmbedding), viewOf(w.decoderPositional), d, x);

@@ -6,6 +6,7 @@
 #include <random>
 #include "ta_kernel.inc"
 #include "sl_kernel.inc"
+#include "da_kernel.inc"
 
 static std::vector<float> rnd(size_t n, unsigned seed, float lo = -1, float hi = 1) {
     std::mt19937 g(seed); std::uniform_real_distribution<float> d(lo, hi);
@@ -69,6 +70,68 @@ static double testLinear(int in, int out, int xOff, int wOff, bool bias, bool ac
     return maxErr / maxRef;
 }
 
+// Decode attention: slices of ≤ 8 queries over [keyRow + rowOffset, + keyCount + countOffset);
+// a slice whose keys leave k/v or exceed maxKeys must give NaN rows.
+struct DaSlice { int queries, keyRow, keyCount, rowOffset, countOffset; };
+static double testDecodeAttention(const char* name, int heads, int hd, bool causal, int kvRows, int maxKeys,
+                                  std::vector<DaSlice> slices, bool offsets) {
+    using namespace hearsay::cuda::da;
+    const int width = heads * hd, stride = width + 3;
+    int rows = 0; for (auto& s : slices) rows += s.queries;
+    auto q = rnd(size_t(rows) * stride, 11), k = rnd(size_t(kvRows) * stride, 12, -2, 2), v = rnd(size_t(kvRows) * stride, 13);
+    std::vector<float> out(size_t(rows) * stride, 42.0f);
+    std::vector<int> rowOff, countOff;
+    Launch p{};
+    p.shape.q = q.data(); p.shape.k = k.data(); p.shape.v = v.data(); p.shape.out = out.data();
+    p.shape.qStride = p.shape.kvStride = p.shape.outStride = stride;
+    p.shape.heads = heads; p.shape.headDim = hd; p.shape.scale = 1.0f / std::sqrt(float(hd)); p.shape.causal = causal;
+    p.shape.kvRows = kvRows;
+    for (auto& s : slices) { rowOff.push_back(s.rowOffset); countOff.push_back(s.countOffset); }
+    if (offsets) { p.shape.keyRowOffsets = rowOff.data(); p.shape.keyCountOffsets = countOff.data(); }
+    p.maxKeys = maxKeys; p.splits = (maxKeys + 31) / 32;
+    std::vector<float> scratch(size_t(slices.size()) * heads * p.splits * 8 * (hd + 2), -12345.0f);
+    p.scratch = scratch.data();
+    int row = 0;
+    for (size_t i = 0; i < slices.size(); ++i) {
+        p.queryRow[i] = row; p.queryCount[i] = slices[i].queries; p.keyRow[i] = slices[i].keyRow;
+        p.keyCount[i] = slices[i].keyCount; p.offsetIndex[i] = int(i); row += slices[i].queries;
+    }
+    p.slices = int(slices.size());
+    const dim3e grid{unsigned(p.splits), unsigned(heads), unsigned(p.slices)};
+    if (hd <= 32) emulate(grid, {32}, 0x10000, [&] { partialKernel<1>(p); });
+    else if (hd <= 64) emulate(grid, {32}, 0x10000, [&] { partialKernel<2>(p); });
+    else emulate(grid, {32}, 0x10000, [&] { partialKernel<4>(p); });
+    emulate({unsigned(heads), unsigned(p.slices), 1}, {kMergeThreads}, 0, [&] { mergeKernel(p); });
+    double maxErr = 0, maxRef = 0;
+    row = 0;
+    for (auto& s : slices) {
+        const long long keyRow = s.keyRow + (offsets ? s.rowOffset : 0), keyCount = s.keyCount + (offsets ? s.countOffset : 0);
+        const bool valid = keyRow >= 0 && keyCount >= 1 && keyCount <= maxKeys && (!causal || keyCount >= s.queries) &&
+                           keyRow + keyCount <= kvRows;
+        for (int qi = 0; qi < s.queries; ++qi, ++row) {
+            const int visible = causal ? int(keyCount) - s.queries + qi + 1 : int(keyCount);
+            for (int h = 0; h < heads; ++h) {
+                std::vector<double> sc(std::max(visible, 0)); double m = -1e300;
+                if (valid) for (int j = 0; j < visible; ++j) {
+                    double d = 0; for (int c = 0; c < hd; ++c) d += double(q[size_t(row) * stride + h * hd + c]) * k[size_t(keyRow + j) * stride + h * hd + c];
+                    sc[j] = d * p.shape.scale; m = std::max(m, sc[j]);
+                }
+                double sum = 0; for (auto& x : sc) { x = std::exp(x - m); sum += x; }
+                for (int c = 0; c < hd; ++c) {
+                    const float got = out[size_t(row) * stride + h * hd + c];
+                    if (!valid) { if (!std::isnan(got)) { std::printf("  %s: expected NaN\n", name); return 1; } continue; }
+                    double o = 0; for (int j = 0; j < visible; ++j) o += sc[j] * v[size_t(keyRow + j) * stride + h * hd + c];
+                    o /= sum; maxRef = std::max(maxRef, std::abs(o)); maxErr = std::max(maxErr, std::abs(o - got));
+                }
+            }
+            for (int c = width; c < stride; ++c) if (out[size_t(row) * stride + c] != 42.0f) { std::printf("  %s: wrote padding\n", name); return 1; }
+        }
+    }
+    const double e = maxRef > 0 ? maxErr / maxRef : 0;
+    std::printf("decode attention %s: rel err %.3g\n", name, e);
+    return e;
+}
+
 int main(int argc, char** argv) {
     const bool encoder = argc > 1 && std::string(argv[1]) == "--encoder";  // + one 1500×1500 head (1 min)
     double worst = 0, worstLinear = 0;
@@ -90,6 +153,22 @@ int main(int argc, char** argv) {
     worstLinear = std::max(worstLinear, testLinear<3>(1280, 7, 3, 0, true, true));
     worstLinear = std::max(worstLinear, testLinear<2>(7, 5, 1, 7, true, false));
     worstLinear = std::max(worstLinear, testLinear<4>(1280, 6, 0, 4, false, false));
+    double worstDecode = 0;
+    for (int keys : {1, 31, 32, 33, 447, 1500}) {
+        const std::string name = "cross 1 query " + std::to_string(keys) + " keys";
+        worstDecode = std::max(worstDecode, testDecodeAttention(name.c_str(), 2, 64, false, keys, keys, {{1, 0, keys, 0, 0}}, false));
+    }
+    worstDecode = std::max(worstDecode, testDecodeAttention("cross 5 beams 1500 keys", 3, 64, false, 1500, 1500, {{5, 0, 1500, 0, 0}}, false));
+    worstDecode = std::max(worstDecode, testDecodeAttention("causal prompt tail 3 of 40", 2, 64, true, 40, 40, {{3, 0, 40, 0, 0}}, false));
+    // A decode step: beam b in slot b of a 448-row cache, one query, keys from offsets (one slice
+    // outside the cache, one above maxKeys: NaN rows).
+    worstDecode = std::max(worstDecode, testDecodeAttention("step 5 beams offsets", 2, 64, true, 5 * 448, 448,
+        {{1, 0, 1, 448 * 2, 0}, {1, 0, 1, 0, 99}, {1, 0, 1, 448 * 4, 446}, {1, 0, 1, 448, 32}, {1, 0, 1, 448 * 3, 300}}, true));
+    worstDecode = std::max(worstDecode, testDecodeAttention("step invalid slices", 2, 64, true, 2 * 448, 448,
+        {{1, 0, 1, 448, 448}, {1, 0, 1, 448, 10}, {1, 0, 1, -5, 3}, {1, 0, 1, 448, 500}}, true));
+    worstDecode = std::max(worstDecode, testDecodeAttention("head dim 100", 3, 100, false, 77, 77, {{2, 0, 77, 0, 0}, {7, 5, 70, 0, 0}}, false));
+    worstDecode = std::max(worstDecode, testDecodeAttention("head dim 24", 5, 24, true, 300, 300, {{8, 10, 290, 0, 0}}, false));
+    std::printf("worst: decode attention %.3g (limit 1e-5)\n", worstDecode);
     std::printf("worst: attention %.3g (limit 1e-2), linear %.3g (limit 1e-5)\n", worst, worstLinear);
-    return worst <= 1e-2 && worstLinear <= 1e-5 ? 0 : 1;
+    return worst <= 1e-2 && worstLinear <= 1e-5 && worstDecode <= 1e-5 ? 0 : 1;
 }

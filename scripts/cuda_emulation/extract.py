@@ -27,3 +27,13 @@ ta = "namespace hearsay::cuda::ta { constexpr int kTensorAttentionHeadDim = 64; 
 (out / "ta_kernel.inc").write_text(ta)
 sl = device_code(root / "kernels/small_linear.cu", "template <int kRows>\nvoid launch")
 (out / "sl_kernel.inc").write_text(device_code(root / "kernels/reduce.cuh", None) + "\n" + sl)
+da = device_code(root / "kernels/decode_attention.cu", "template <int kDims>\nvoid launchPartial")
+shared = "extern __shared__ float shared[];"
+assert shared in da, "decode_attention.cu: the shared memory declaration changed; update extract.py"
+da = da.replace(shared, "float* shared = reinterpret_cast<float*>(g_shared);")
+da = da.replace("namespace hearsay::cuda {", "namespace hearsay::cuda::da {")
+header = device_code(root / "kernels/attention.h", None) + device_code(root / "kernels/decode_attention.h", None)
+header = header.split("void attention(")[0] + "}\n"  # the structs and constants, not the host declarations
+(out / "da_kernel.inc").write_text(header.replace("namespace hearsay::cuda {", "namespace hearsay::cuda::da {", 1) + "\n" +
+                                    "namespace hearsay::cuda::da {\nconstexpr int kDecodeAttentionMaxQueries = 8;\n"
+                                    "constexpr int kDecodeAttentionSplitKeys = 32;\n}\n" + da)

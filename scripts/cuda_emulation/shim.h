@@ -25,6 +25,7 @@ inline dim3e blockDim, gridDim;
 #define __restrict__
 #define __align__(n) alignas(n)
 #define __grid_constant__
+#define CUDART_NAN_F NAN
 
 using __half = _Float16;
 struct __half2 { _Float16 x, y; };
@@ -109,7 +110,7 @@ template <class F>
 void emulate(dim3e grid, dim3e block, size_t sharedBytes, F kernel) {
     gridDim = grid; blockDim = block;
     const int threads = int(block.x);
-    for (unsigned by = 0; by < grid.y; ++by) for (unsigned bx = 0; bx < grid.x; ++bx) {
+    for (unsigned bz = 0; bz < grid.z; ++bz) for (unsigned by = 0; by < grid.y; ++by) for (unsigned bx = 0; bx < grid.x; ++bx) {
         g_sharedStorage.assign(sharedBytes + 256, 0xAB);  // garbage, like real shared memory
         g_shared = g_sharedStorage.data() + (256 - reinterpret_cast<uintptr_t>(g_sharedStorage.data()) % 256) % 256;
         std::barrier<> blockBar(threads);
@@ -118,7 +119,7 @@ void emulate(dim3e grid, dim3e block, size_t sharedBytes, F kernel) {
         std::vector<std::thread> ts;
         for (int t = 0; t < threads; ++t) {
             ts.emplace_back([&, t] {
-                threadIdx = {unsigned(t), 0, 0}; blockIdx = {bx, by, 0};
+                threadIdx = {unsigned(t), 0, 0}; blockIdx = {bx, by, bz};
                 tWarp = warps[t / 32].get(); tLane = t % 32; tBlock = &blockBar;
                 kernel();
             });

@@ -211,6 +211,7 @@ private slots:
         args.batches = stepBatches;
         args.keyRowOffsets = firstRows;
         args.keyCountOffsets = positions;
+        args.maxKeys = capacity;  // a beam's slot
         auto work = be.record([&] {
             be.copyRows(BufferView(newRows.get()), width, BufferView(k.get()), width, width, writes, writtenRows);
             be.attention(args);
@@ -249,6 +250,9 @@ private slots:
         be.uploadIndices(IndexView(ids.get()), std::vector<int32_t>{3, 7, 0, 10, 0, 2 * capacity});
         QVERIFY_THROWS_EXCEPTION(std::logic_error, work->replay());
         be.uploadIndices(IndexView(ids.get()), std::vector<int32_t>{3, capacity, 0, capacity, 0, capacity});
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, work->replay());
+        // Inside k and v but past a slot (13 keys from row 0, maxKeys 10): refused as well.
+        be.uploadIndices(IndexView(ids.get()), std::vector<int32_t>{12, 0, 0, capacity, 12, capacity});
         QVERIFY_THROWS_EXCEPTION(std::logic_error, work->replay());
     }
 

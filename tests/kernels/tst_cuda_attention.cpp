@@ -5,7 +5,9 @@
 // recorded step), and offsets that leave the cache (NaN rows, nothing read outside k/v).
 // Tolerance: 5e-5 relative (max |gpu - cpu| / max |cpu|): the online softmax sums the
 // exponentials in another order than the CPU's two-pass softmax, over up to 1500 keys. These
-// run in fp32 mode; tensorCoresMatchCpu checks fp16 mode's tensor-core kernel to 1e-2.
+// run in fp32 mode, where slices of ≤ 8 queries go to the split-key kernel (kernels/
+// decode_attention) and the rest to kernels/attention; unsplitMatchesCpu runs them all on
+// kernels/attention; tensorCoresMatchCpu checks fp16 mode's tensor-core kernel to 1e-2.
 #include "cuda_test_support.h"
 
 #include "kernels/cuda_backend.h"
@@ -41,6 +43,7 @@ private:
     std::shared_ptr<Backend> m_cpu;
     std::shared_ptr<Backend> m_gpu;    // fp32 mode: kernels/attention for every problem
     std::shared_ptr<Backend> m_gpu16;  // fp16 mode with tensor-core attention (kernels/tensor_attention)
+    std::shared_ptr<Backend> m_gpuUnsplit;  // fp32 mode, few-query slices not split over keys
 
     // Runs `p` on both backends; returns the relative error of the outputs.
     double compare(const Problem& p, uint32_t seed) { return compare(p, seed, *m_gpu); }
@@ -102,6 +105,10 @@ private slots:
         options.precision = Precision::Fp16;
         options.tensorAttention = true;
         m_gpu16 = std::make_shared<cuda::CudaBackend>(options);
+        cuda::CudaBackendOptions unsplit;
+        unsplit.precision = Precision::Fp32;
+        unsplit.splitAttention = false;
+        m_gpuUnsplit = std::make_shared<cuda::CudaBackend>(unsplit);
         m_cpu = test::cpuBackend(2);
     }
 
@@ -137,12 +144,33 @@ private slots:
             QTest::addRow("head dim %d", hd) << p;
         }
         add("non-causal 447 keys", {.heads = 5, .headDim = 64, .beams = 5, .queries = 17, .keys = 447});
+        // Few queries (≤ 8: kernels/decode_attention, split over 32-key groups) at every head size
+        // it takes (≤ 128) and beyond (130: kernels/attention), key counts around the groups.
+        for (int hd : {1, 24, 100, 128, 130}) {
+            Problem p{.heads = 3, .headDim = hd, .beams = 2, .queries = 3, .keys = 65, .causal = hd % 2 == 0,
+                      .qPad = 1, .kvPad = 2, .outPad = 3};
+            QTest::addRow("few queries head dim %d", hd) << p;
+        }
+        add("8 queries 31 keys", {.heads = 2, .headDim = 64, .beams = 3, .queries = 8, .keys = 31, .causal = true});
+        add("8 queries 32 keys", {.heads = 2, .headDim = 64, .beams = 1, .queries = 8, .keys = 32});
+        add("8 queries 33 keys", {.heads = 2, .headDim = 64, .beams = 1, .queries = 8, .keys = 33, .causal = true});
+        add("17 beams of one query", {.heads = 2, .headDim = 64, .beams = 17, .queries = 1, .keys = 100, .causal = true});
         add("causal queries = keys 1500", {.heads = 1, .headDim = 64, .beams = 1, .queries = 1500, .keys = 1500, .causal = true});
     }
 
     void matchesCpu() {
         QFETCH(Problem, problem);
         const double error = compare(problem, 100);
+        QVERIFY2(error <= kTolerance, qPrintable(QString("relative error %1").arg(error)));
+    }
+
+    // The same problems with the split-key kernel switched off (HEARSAY_CUDA_DISABLE=split-attention):
+    // kernels/attention alone.
+    void unsplitMatchesCpu_data() { matchesCpu_data(); }
+
+    void unsplitMatchesCpu() {
+        QFETCH(Problem, problem);
+        const double error = compare(problem, 100, *m_gpuUnsplit);
         QVERIFY2(error <= kTolerance, qPrintable(QString("relative error %1").arg(error)));
     }
 
@@ -185,11 +213,14 @@ private slots:
     void stepOffsetsMatchCpu_data() {
         QTest::addColumn<int>("beams");
         QTest::addColumn<std::vector<int>>("positions");  // per beam: keys = position + 1
-        QTest::newRow("beam 1, cache 0") << 1 << std::vector<int>{0};
-        QTest::newRow("beam 1, cache 1") << 1 << std::vector<int>{1};
-        QTest::newRow("beam 1, cache 447") << 1 << std::vector<int>{447};
-        QTest::newRow("beams 5, mixed") << 5 << std::vector<int>{0, 1, 446, 447, 200};
-        QTest::newRow("beams 5, all long") << 5 << std::vector<int>{447, 447, 447, 447, 447};
+        QTest::addColumn<bool>("bounded");                // AttentionArgs::maxKeys = 448 (as the decoder sets it)
+        QTest::newRow("beam 1, cache 0") << 1 << std::vector<int>{0} << false;
+        QTest::newRow("beam 1, cache 1") << 1 << std::vector<int>{1} << false;
+        QTest::newRow("beam 1, cache 447") << 1 << std::vector<int>{447} << false;
+        QTest::newRow("beams 5, mixed") << 5 << std::vector<int>{0, 1, 446, 447, 200} << false;
+        QTest::newRow("beams 5, all long") << 5 << std::vector<int>{447, 447, 447, 447, 447} << false;
+        QTest::newRow("beam 1, cache 447, bounded") << 1 << std::vector<int>{447} << true;
+        QTest::newRow("beams 5, mixed, bounded") << 5 << std::vector<int>{0, 1, 446, 447, 31} << true;
     }
 
     void stepOffsetsMatchCpu() {
@@ -198,6 +229,7 @@ private slots:
         // = its position. Slots are permuted, as after beam reorders.
         QFETCH(int, beams);
         QFETCH(std::vector<int>, positions);
+        QFETCH(bool, bounded);
         const int heads = 6, headDim = 64, width = heads * headDim, capacity = 448, slotCount = 5;
         auto q = test::mirror(*m_cpu, *m_gpu, test::randomFloats(size_t(beams) * width, 7));
         auto k = test::mirror(*m_cpu, *m_gpu, test::randomFloats(size_t(slotCount) * capacity * width, 8, -2.0f, 2.0f));
@@ -219,6 +251,7 @@ private slots:
         args.scale = 1.0f / std::sqrt(float(headDim));
         args.causal = true;
         args.batches = batches;
+        args.maxKeys = bounded ? capacity : 0;
         auto run = [&](Backend& backend, DeviceBuffer* qb, DeviceBuffer* kb, DeviceBuffer* vb, DeviceBuffer* ob,
                        IndexBuffer* idb) {
             args.q = qb;
@@ -247,6 +280,42 @@ private slots:
         same.keyCountOffsets = {};
         m_cpu->attention(same);
         QCOMPARE(test::readBack(*m_cpu, *staticOut), expected);
+    }
+
+    void keysBeyondMaxKeysGiveNaN() {
+        // Both beams' keys lie inside k and v, but beam 1's 10 keys exceed maxKeys = 8 (a slot of
+        // 8 rows): NaN on the GPU (the split kernel reads no key past maxKeys), refused by the CPU.
+        const int heads = 2, headDim = 32, width = heads * headDim, rows = 20;
+        auto q = test::mirror(*m_cpu, *m_gpu, test::randomFloats(2 * width, 13));
+        auto kv = test::mirror(*m_cpu, *m_gpu, test::randomFloats(size_t(rows) * width, 14));
+        auto out = test::mirror(*m_cpu, *m_gpu, std::vector<float>(2 * width, 42.0f));
+        auto ids = test::mirrorIds(*m_cpu, *m_gpu, {0, 8, /*counts*/ 7, 9});
+        const std::vector<AttentionBatch> batches = {{0, 1, 0, 1}, {1, 1, 0, 1}};
+        AttentionArgs args;
+        args.qStride = args.kvStride = args.outStride = width;
+        args.heads = heads;
+        args.headDim = headDim;
+        args.scale = 0.3f;
+        args.causal = true;
+        args.batches = batches;
+        args.maxKeys = 8;
+        args.q = q.gpu.get();
+        args.k = args.v = kv.gpu.get();
+        args.out = out.gpu.get();
+        args.keyRowOffsets = IndexView(ids.gpu.get(), 0, 2);
+        args.keyCountOffsets = IndexView(ids.gpu.get(), 2, 2);
+        m_gpu->attention(args);
+        const auto actual = test::readBack(*m_gpu, *out.gpu);
+        for (int c = 0; c < width; ++c) {
+            QVERIFY(std::isfinite(actual[size_t(c)]));
+            QVERIFY(std::isnan(actual[size_t(width + c)]));
+        }
+        args.q = q.cpu.get();
+        args.k = args.v = kv.cpu.get();
+        args.out = out.cpu.get();
+        args.keyRowOffsets = IndexView(ids.cpu.get(), 0, 2);
+        args.keyCountOffsets = IndexView(ids.cpu.get(), 2, 2);
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, m_cpu->attention(args));
     }
 
     void offsetsOutsideTheCacheGiveNaN() {

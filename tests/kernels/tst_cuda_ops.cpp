@@ -618,7 +618,7 @@ private slots:
         auto small = std::make_shared<cuda::CudaBackend>(options);
         options.smallLinear = false;
         auto cublas = std::make_shared<cuda::CudaBackend>(options);
-        QVERIFY2(cublas->name().find("cuBLAS only") != std::string::npos, cublas->name().c_str());
+        QVERIFY2(cublas->name().find("without small-linear") != std::string::npos, cublas->name().c_str());
 
         const size_t r = size_t(rows), n = size_t(in), m = size_t(out);
         const auto xHost = test::randomFloats(size_t(xOffset) + r * n, 21);
