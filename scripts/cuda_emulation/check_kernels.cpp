@@ -7,6 +7,7 @@
 #include "ta_kernel.inc"
 #include "sl_kernel.inc"
 #include "da_kernel.inc"
+#include "at_kernel.inc"
 
 static std::vector<float> rnd(size_t n, unsigned seed, float lo = -1, float hi = 1) {
     std::mt19937 g(seed); std::uniform_real_distribution<float> d(lo, hi);
@@ -73,8 +74,9 @@ static double testLinear(int in, int out, int xOff, int wOff, bool bias, bool ac
 // Decode attention: slices of ≤ 8 queries over [keyRow + rowOffset, + keyCount + countOffset);
 // a slice whose keys leave k/v or exceed maxKeys must give NaN rows.
 struct DaSlice { int queries, keyRow, keyCount, rowOffset, countOffset; };
+// general: kernels/attention.cu's kernel (maxKeys unused) instead of decode_attention.cu's two.
 static double testDecodeAttention(const char* name, int heads, int hd, bool causal, int kvRows, int maxKeys,
-                                  std::vector<DaSlice> slices, bool offsets) {
+                                  std::vector<DaSlice> slices, bool offsets, bool general = false) {
     using namespace hearsay::cuda::da;
     const int width = heads * hd, stride = width + 3;
     int rows = 0; for (auto& s : slices) rows += s.queries;
@@ -97,16 +99,34 @@ static double testDecodeAttention(const char* name, int heads, int hd, bool caus
         p.keyCount[i] = slices[i].keyCount; p.offsetIndex[i] = int(i); row += slices[i].queries;
     }
     p.slices = int(slices.size());
-    const dim3e grid{unsigned(p.splits), unsigned(heads), unsigned(p.slices)};
-    if (hd <= 32) emulate(grid, {32}, 0x10000, [&] { partialKernel<1>(p); });
-    else if (hd <= 64) emulate(grid, {32}, 0x10000, [&] { partialKernel<2>(p); });
-    else emulate(grid, {32}, 0x10000, [&] { partialKernel<4>(p); });
-    emulate({unsigned(heads), unsigned(p.slices), 1}, {kMergeThreads}, 0, [&] { mergeKernel(p); });
+    if (general) {
+        namespace at = hearsay::cuda::at;
+        at::AttentionLaunch g{};
+        std::memcpy(static_cast<void*>(&g.shape), &p.shape, sizeof(g.shape));
+        g.slices = p.slices;
+        for (int i = 0; i < p.slices; ++i) {
+            g.queryRow[i] = p.queryRow[i]; g.queryCount[i] = p.queryCount[i]; g.keyCount[i] = p.keyCount[i];
+            g.offsetIndex[i] = p.offsetIndex[i]; g.keyRow[i] = p.keyRow[i];
+            g.firstTile[i + 1] = g.firstTile[i] + (p.queryCount[i] + at::kTileQueries - 1) / at::kTileQueries;
+        }
+        const dim3e grid{unsigned(g.firstTile[g.slices]), unsigned(heads), 1};
+        const size_t bytes = at::sharedBytes(hd);
+        if (hd <= 32) emulate(grid, {at::kThreads}, bytes, [&] { at::attentionKernel<1>(g); });
+        else if (hd <= 64) emulate(grid, {at::kThreads}, bytes, [&] { at::attentionKernel<2>(g); });
+        else if (hd <= 128) emulate(grid, {at::kThreads}, bytes, [&] { at::attentionKernel<4>(g); });
+        else emulate(grid, {at::kThreads}, bytes, [&] { at::attentionKernel<8>(g); });
+    } else {
+        const dim3e grid{unsigned(p.splits), unsigned(heads), unsigned(p.slices)};
+        if (hd <= 32) emulate(grid, {32}, 0x10000, [&] { partialKernel<1>(p); });
+        else if (hd <= 64) emulate(grid, {32}, 0x10000, [&] { partialKernel<2>(p); });
+        else emulate(grid, {32}, 0x10000, [&] { partialKernel<4>(p); });
+        emulate({unsigned(heads), unsigned(p.slices), 1}, {kMergeThreads}, 0, [&] { mergeKernel(p); });
+    }
     double maxErr = 0, maxRef = 0;
     row = 0;
     for (auto& s : slices) {
         const long long keyRow = s.keyRow + (offsets ? s.rowOffset : 0), keyCount = s.keyCount + (offsets ? s.countOffset : 0);
-        const bool valid = keyRow >= 0 && keyCount >= 1 && keyCount <= maxKeys && (!causal || keyCount >= s.queries) &&
+        const bool valid = keyRow >= 0 && keyCount >= 1 && (general || keyCount <= maxKeys) && (!causal || keyCount >= s.queries) &&
                            keyRow + keyCount <= kvRows;
         for (int qi = 0; qi < s.queries; ++qi, ++row) {
             const int visible = causal ? int(keyCount) - s.queries + qi + 1 : int(keyCount);
@@ -128,7 +148,7 @@ static double testDecodeAttention(const char* name, int heads, int hd, bool caus
         }
     }
     const double e = maxRef > 0 ? maxErr / maxRef : 0;
-    std::printf("decode attention %s: rel err %.3g\n", name, e);
+    std::printf("%s attention %s: rel err %.3g\n", general ? "general" : "decode", name, e);
     return e;
 }
 
@@ -168,7 +188,18 @@ int main(int argc, char** argv) {
         {{1, 0, 1, 448, 448}, {1, 0, 1, 448, 10}, {1, 0, 1, -5, 3}, {1, 0, 1, 448, 500}}, true));
     worstDecode = std::max(worstDecode, testDecodeAttention("head dim 100", 3, 100, false, 77, 77, {{2, 0, 77, 0, 0}, {7, 5, 70, 0, 0}}, false));
     worstDecode = std::max(worstDecode, testDecodeAttention("head dim 24", 5, 24, true, 300, 300, {{8, 10, 290, 0, 0}}, false));
-    std::printf("worst: decode attention %.3g (limit 1e-5)\n", worstDecode);
+    // kernels/attention.cu (prompts, fp32 mode, head dims beyond the others): the same checks.
+    worstDecode = std::max(worstDecode, testDecodeAttention("encoder-like 300x300", 2, 64, false, 300, 300, {{300, 0, 300, 0, 0}}, false, true));
+    worstDecode = std::max(worstDecode, testDecodeAttention("causal prompt 37 of 40, 2 beams", 3, 64, true, 80, 40, {{37, 0, 40, 0, 0}, {37, 40, 40, 0, 0}}, false, true));
+    worstDecode = std::max(worstDecode, testDecodeAttention("step 5 beams offsets", 2, 64, true, 5 * 448, 448,
+        {{1, 0, 1, 448 * 2, 0}, {1, 0, 1, 0, 99}, {1, 0, 1, 448 * 4, 446}, {1, 0, 1, 448, 32}, {1, 0, 1, 448 * 3, 300}}, true, true));
+    worstDecode = std::max(worstDecode, testDecodeAttention("invalid offsets", 2, 64, true, 2 * 448, 448,
+        {{1, 0, 1, 448, 448}, {1, 0, 1, -5, 3}, {1, 0, 1, 448, 500}}, true, true));
+    for (int hd : {1, 40, 130, 256}) {
+        const std::string name = "head dim " + std::to_string(hd);
+        worstDecode = std::max(worstDecode, testDecodeAttention(name.c_str(), 2, hd, hd % 2 == 0, 100, 100, {{9, 3, 97, 0, 0}}, false, true));
+    }
+    std::printf("worst: decode and general attention %.3g (limit 1e-5)\n", worstDecode);
     std::printf("worst: attention %.3g (limit 1e-2), linear %.3g (limit 1e-5)\n", worst, worstLinear);
     return worst <= 1e-2 && worstLinear <= 1e-5 && worstDecode <= 1e-5 ? 0 : 1;
 }

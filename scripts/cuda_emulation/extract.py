@@ -2,7 +2,8 @@
 """Writes the device code of kernels/tensor_attention.cu and kernels/small_linear.cu as C++ for
 the CPU emulation (shim.h): #include lines dropped, everything from the host launchers on cut,
 the dynamic shared memory declaration pointed at the emulator's block storage, and the tensor
-attention kernel put in namespace hearsay::cuda::ta (both files have an anonymous kWarps)."""
+kernels put in namespaces of their own (hearsay::cuda::ta, ::da, ::at: the files share names
+such as kWarps). Covers tensor_attention, small_linear, decode_attention and attention."""
 import pathlib
 import sys
 
@@ -34,6 +35,9 @@ da = da.replace(shared, "float* shared = reinterpret_cast<float*>(g_shared);")
 da = da.replace("namespace hearsay::cuda {", "namespace hearsay::cuda::da {")
 header = device_code(root / "kernels/attention.h", None) + device_code(root / "kernels/decode_attention.h", None)
 header = header.split("void attention(")[0] + "}\n"  # the structs and constants, not the host declarations
+at = device_code(root / "kernels/attention.cu", "template <int kDims>\nvoid launch(")
+at = at.replace(shared, "float* shared = reinterpret_cast<float*>(g_shared);").replace("namespace hearsay::cuda {", "namespace hearsay::cuda::at {")
+(out / "at_kernel.inc").write_text(header.replace("namespace hearsay::cuda {", "namespace hearsay::cuda::at {", 1) + "\n" + at)
 (out / "da_kernel.inc").write_text(header.replace("namespace hearsay::cuda {", "namespace hearsay::cuda::da {", 1) + "\n" +
                                     "namespace hearsay::cuda::da {\nconstexpr int kDecodeAttentionMaxQueries = 8;\n"
                                     "constexpr int kDecodeAttentionSplitKeys = 32;\n}\n" + da)
