@@ -2,10 +2,14 @@
 // workspace: every op of a CudaBackend is ordered on this one stream.
 #pragma once
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <map>
+#include <tuple>
 
 namespace hearsay::cuda {
 
@@ -28,10 +32,31 @@ public:
     // shapes allow (cuBLAS falls back to other kernels for leading dimensions that are not
     // multiples of 8; the result is the same product). Not thread-safe, as above.
     void gemmHalfRowsByWeightsT(const void* x, const void* w, float* y, int rows, int in, int out, float beta);
+    // The same half product with the bias added in cuBLASLt's epilogue (CUBLASLT_EPILOGUE_BIAS,
+    // bias float32 [out]): y = x · wᵀ + bias + beta · y in one pass over y, instead of a bias
+    // broadcast into y followed by a GEMM that reads y back. Returns false (nothing enqueued)
+    // when cuBLASLt offers no algorithm for these shapes and alignments; the caller then takes
+    // the broadcast + GemmEx path. Descriptors and the chosen algorithm are kept per shape.
+    // Not thread-safe, as above.
+    bool gemmHalfBiasRowsByWeightsT(const void* x, const void* w, const float* bias, float* y, int rows, int in,
+                                    int out, float beta);
 
 private:
+    // One cuBLASLt problem: shape, beta ≠ 0, and the pointers' alignments (which decide the
+    // algorithms allowed). found = false: cuBLASLt had none (remembered, not asked again).
+    using LtKey = std::tuple<int, int, int, bool, int, int, int, int>;
+    struct LtPlan {
+        bool found = false;
+        cublasLtMatmulDesc_t desc = nullptr;
+        cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+        cublasLtMatmulAlgo_t algo{};
+    };
+    LtPlan& ltPlan(const LtKey& key, const float* bias);
+
     cudaStream_t m_stream = nullptr;
     cublasHandle_t m_handle = nullptr;
+    cublasLtHandle_t m_lt = nullptr;
+    std::map<LtKey, LtPlan> m_ltPlans;
     void* m_workspace = nullptr;
     size_t m_workspaceBytes = 0;
     bool m_tf32 = false;

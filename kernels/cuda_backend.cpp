@@ -196,6 +196,8 @@ bool disableCudaKernels(CudaBackendOptions& options, const std::string& list, st
             options.tensorAttention = false;
         } else if (name == "split-attention") {
             options.splitAttention = false;
+        } else if (name == "lt-bias") {
+            options.ltBias = false;
         } else if (!name.empty()) {
             if (unknown) *unknown = name;
             return false;
@@ -210,7 +212,8 @@ CudaBackend::CudaBackend(CudaBackendOptions options)
       m_precision(options.precision),
       m_smallLinear(options.smallLinear),
       m_tensorAttention(options.tensorAttention),
-      m_splitAttention(options.splitAttention) {
+      m_splitAttention(options.splitAttention),
+      m_ltBias(options.ltBias) {
     int count = 0;
     HEARSAY_CUDA_CHECK(cudaGetDeviceCount(&count));
     if (options.device < 0 || options.device >= count) {
@@ -224,7 +227,8 @@ CudaBackend::CudaBackend(CudaBackendOptions options)
     std::string disabled;  // kernels turned off (HEARSAY_CUDA_DISABLE), for reports
     for (auto [on, kernel] : {std::pair{m_smallLinear || m_precision == Precision::Fp32, "small-linear"},
                               std::pair{m_tensorAttention || m_precision == Precision::Fp32, "tensor-attention"},
-                              std::pair{m_splitAttention, "split-attention"}}) {
+                              std::pair{m_splitAttention, "split-attention"},
+                              std::pair{m_ltBias || m_precision == Precision::Fp32, "lt-bias"}}) {
         if (!on) disabled += std::string(disabled.empty() ? ", without " : ",") + kernel;
     }
     m_name = std::string("cuda (") + prop.name + ", sm_" + std::to_string(prop.major) + std::to_string(prop.minor) +
@@ -431,6 +435,8 @@ void* CudaBackend::grow(Scratch& scratch, size_t bytes, const char* what) {
 void CudaBackend::gemmWithBias(const void* x, const void* w, bool wHalf, const float* bias, float* y, int rows, int in,
                                int out, bool accumulate) {
     float beta = accumulate ? 1.0f : 0.0f;
+    // fp16: the bias in cuBLASLt's epilogue, one pass over y (when cuBLASLt has an algorithm).
+    if (bias && wHalf && m_ltBias && m_cublas->gemmHalfBiasRowsByWeightsT(x, w, bias, y, rows, in, out, beta)) return;
     if (bias) {
         // y = bias (+ y), then y += x · Wᵀ: the order of CpuBackend.
         broadcastBias(y, bias, rows, out, accumulate, m_cublas->stream());

@@ -39,10 +39,14 @@ struct CudaBackendOptions {
     // Attention slices of ≤ 8 queries (decode steps) run kernels/decode_attention, split over
     // the keys (fp32, both modes). Off: kernels/attention, one block per (slice, head).
     bool splitAttention = true;
+    // Fp16 mode, linear() with a bias and more rows (encoder, prompts): the bias added in
+    // cuBLASLt's epilogue (one pass over y). Off: a bias broadcast into y, then GemmEx with β = 1.
+    bool ltBias = true;
 };
 
 // The names HEARSAY_CUDA_DISABLE takes (comma-separated) and the options they turn off:
-// "small-linear", "tensor-attention", "split-attention". False for an unknown name (*unknown set).
+// "small-linear", "tensor-attention", "split-attention", "lt-bias". False for an unknown name
+// (*unknown set).
 bool disableCudaKernels(CudaBackendOptions& options, const std::string& list, std::string* unknown);
 
 // Thrown by CudaBackend::allocate when the GPU has too little free memory.
@@ -136,6 +140,7 @@ private:
     bool m_smallLinear = true;
     bool m_tensorAttention = true;
     bool m_splitAttention = true;
+    bool m_ltBias = true;
     std::string m_name;
     std::string m_memoryName;      // "GPU 0 (NVIDIA H100 80GB HBM3)"
     std::unique_ptr<CublasHandle> m_cublas;

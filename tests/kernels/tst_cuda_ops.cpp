@@ -14,6 +14,7 @@
 #include "core/util/half.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/device_info.h"
+#include "kernels/small_linear.h"
 
 #include <QtTest>
 
@@ -583,7 +584,8 @@ private slots:
     // keeps x in float32, so the result equals the CPU's (the same half weights) to 1e-5, not only
     // to fp16's 1e-2. Shapes reach the vector path (x and weight rows 16-byte aligned, in % 8 == 0;
     // several 1024-element steps and a partial last one) and the scalar path (x or the weight view
-    // at an unaligned offset, odd in). The cuBLAS path the option turns off to is checked as well.
+    // at an unaligned offset, odd in). With more rows the bias goes into cuBLASLt's epilogue
+    // (1e-2). The baseline both options turn off to (cast + bias broadcast + GemmEx) is checked too.
     void smallLinear_data() {
         QTest::addColumn<int>("rows");
         QTest::addColumn<int>("in");
@@ -598,6 +600,10 @@ private slots:
             {1, 384, 51865, 0, 0, 0, 0}, {2, 1280, 129, 0, 1280, 1, 0}, {6, 8, 1, 0, 0, 1, 1},
             {1, 1280, 1280, 3, 0, 1, 1}, {4, 1280, 70, 0, 4, 0, 1},     {7, 7, 5, 1, 7, 1, 1},
             {5, 1001, 333, 2, 3, 1, 0},
+            // More rows: cuBLASLt with the bias epilogue (aligned, odd in, unaligned x) against
+            // the bias broadcast + GemmEx path.
+            {9, 384, 1001, 0, 0, 1, 0},  {33, 1280, 1280, 0, 0, 1, 1}, {130, 100, 257, 0, 0, 1, 1},
+            {1500, 64, 256, 0, 0, 1, 0}, {17, 7, 65, 3, 0, 1, 0},      {40, 1000, 67, 0, 4, 1, 1},
         };
         for (const auto& c : cases) {
             QTest::addRow("%d rows %dx%d x+%d w+%d bias %d acc %d", c[0], c[1], c[2], c[3], c[4], c[5], c[6])
@@ -617,8 +623,9 @@ private slots:
         options.precision = Precision::Fp16;
         auto small = std::make_shared<cuda::CudaBackend>(options);
         options.smallLinear = false;
+        options.ltBias = false;
         auto cublas = std::make_shared<cuda::CudaBackend>(options);
-        QVERIFY2(cublas->name().find("without small-linear") != std::string::npos, cublas->name().c_str());
+        QVERIFY2(cublas->name().find("without small-linear,lt-bias") != std::string::npos, cublas->name().c_str());
 
         const size_t r = size_t(rows), n = size_t(in), m = size_t(out);
         const auto xHost = test::randomFloats(size_t(xOffset) + r * n, 21);
@@ -644,8 +651,9 @@ private slots:
         QCOMPARE(results[1].back(), yHost.back());  // outside the view: untouched
         const double smallError = test::relativeError(results[1], expected);
         const double cublasError = test::relativeError(results[2], expected);
-        qInfo("relative error: small-rows kernel %.3g, cast + cuBLAS %.3g", smallError, cublasError);
-        QVERIFY2(smallError <= kTolerance, qPrintable(QString("small-rows kernel: relative error %1").arg(smallError)));
+        qInfo("relative error: default path %.3g, cast + bias broadcast + GemmEx %.3g", smallError, cublasError);
+        const double limit = rows <= cuda::kSmallLinearMaxRows ? kTolerance : kHalfTolerance;
+        QVERIFY2(smallError <= limit, qPrintable(QString("default path: relative error %1").arg(smallError)));
         QVERIFY2(cublasError <= kHalfTolerance, qPrintable(QString("cuBLAS path: relative error %1").arg(cublasError)));
         QVERIFY(expected != yHost);
     }
