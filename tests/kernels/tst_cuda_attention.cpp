@@ -16,6 +16,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <span>
 #include <stdexcept>
 
 using namespace hearsay;
@@ -93,6 +94,25 @@ private:
             }
         }
         return test::relativeError(actual, expected);
+    }
+
+    // A causal decode step's arguments on the GPU buffers: one query row and one static key per
+    // batch, with per-step key row and count offsets from `ids` ([rows][counts]).
+    static AttentionArgs stepArgs(int heads, int headDim, std::span<const AttentionBatch> batches, DeviceBuffer* q,
+                                  DeviceBuffer* kv, DeviceBuffer* out, IndexBuffer* ids) {
+        AttentionArgs args;
+        args.qStride = args.kvStride = args.outStride = heads * headDim;
+        args.heads = heads;
+        args.headDim = headDim;
+        args.scale = 0.3f;
+        args.causal = true;
+        args.batches = batches;
+        args.q = q;
+        args.k = args.v = kv;
+        args.out = out;
+        args.keyRowOffsets = IndexView(ids, 0, batches.size());
+        args.keyCountOffsets = IndexView(ids, batches.size(), batches.size());
+        return args;
     }
 
 private slots:
@@ -291,31 +311,17 @@ private slots:
         auto out = test::mirror(*m_cpu, *m_gpu, std::vector<float>(2 * width, 42.0f));
         auto ids = test::mirrorIds(*m_cpu, *m_gpu, {0, 8, /*counts*/ 7, 9});
         const std::vector<AttentionBatch> batches = {{0, 1, 0, 1}, {1, 1, 0, 1}};
-        AttentionArgs args;
-        args.qStride = args.kvStride = args.outStride = width;
-        args.heads = heads;
-        args.headDim = headDim;
-        args.scale = 0.3f;
-        args.causal = true;
-        args.batches = batches;
+        AttentionArgs args = stepArgs(heads, headDim, batches, q.gpu.get(), kv.gpu.get(), out.gpu.get(), ids.gpu.get());
         args.maxKeys = 8;
-        args.q = q.gpu.get();
-        args.k = args.v = kv.gpu.get();
-        args.out = out.gpu.get();
-        args.keyRowOffsets = IndexView(ids.gpu.get(), 0, 2);
-        args.keyCountOffsets = IndexView(ids.gpu.get(), 2, 2);
         m_gpu->attention(args);
         const auto actual = test::readBack(*m_gpu, *out.gpu);
         for (int c = 0; c < width; ++c) {
             QVERIFY(std::isfinite(actual[size_t(c)]));
             QVERIFY(std::isnan(actual[size_t(width + c)]));
         }
-        args.q = q.cpu.get();
-        args.k = args.v = kv.cpu.get();
-        args.out = out.cpu.get();
-        args.keyRowOffsets = IndexView(ids.cpu.get(), 0, 2);
-        args.keyCountOffsets = IndexView(ids.cpu.get(), 2, 2);
-        QVERIFY_THROWS_EXCEPTION(std::logic_error, m_cpu->attention(args));
+        AttentionArgs cpuArgs = stepArgs(heads, headDim, batches, q.cpu.get(), kv.cpu.get(), out.cpu.get(), ids.cpu.get());
+        cpuArgs.maxKeys = 8;
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, m_cpu->attention(cpuArgs));
     }
 
     void offsetsOutsideTheCacheGiveNaN() {
@@ -327,18 +333,7 @@ private slots:
         auto out = test::mirror(*m_cpu, *m_gpu, std::vector<float>(3 * width, 42.0f));
         auto ids = test::mirrorIds(*m_cpu, *m_gpu, {0, 15, 0, /*counts*/ 4, 5, -1});
         const std::vector<AttentionBatch> batches = {{0, 1, 0, 1}, {1, 1, 0, 1}, {2, 1, 0, 1}};
-        AttentionArgs args;
-        args.qStride = args.kvStride = args.outStride = width;
-        args.heads = heads;
-        args.headDim = headDim;
-        args.scale = 0.3f;
-        args.causal = true;
-        args.batches = batches;
-        args.q = q.gpu.get();
-        args.k = args.v = kv.gpu.get();
-        args.out = out.gpu.get();
-        args.keyRowOffsets = IndexView(ids.gpu.get(), 0, 3);
-        args.keyCountOffsets = IndexView(ids.gpu.get(), 3, 3);
+        AttentionArgs args = stepArgs(heads, headDim, batches, q.gpu.get(), kv.gpu.get(), out.gpu.get(), ids.gpu.get());
         m_gpu->attention(args);
         const auto actual = test::readBack(*m_gpu, *out.gpu);
         for (int c = 0; c < width; ++c) {

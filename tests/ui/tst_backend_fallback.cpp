@@ -4,6 +4,8 @@
 // opened (the offer appears, the first transcript is still there), the offer accepted (the file is
 // transcribed on the CPU, the settings say "cpu"). Also: the panel's memory line (system RAM on
 // the CPU), a model load under CUDA settings, and a job continued from the middle of a file.
+#include "ui_test_support.h"
+
 #include "core/backend/backend.h"
 #include "ui/cache_panel.h"
 #include "ui/engine_settings.h"
@@ -33,15 +35,7 @@ using namespace hearsay::ui;
 
 namespace {
 
-constexpr int kJobTimeoutMs = 300000;  // a generous bound for slow, shared CI machines
-
-QString jfk() { return QString(HEARSAY_SHARED_DATA_DIR) + "/jfk.wav"; }
-QString speech30() { return QString(HEARSAY_SHARED_DATA_DIR) + "/speech-30s-a.wav"; }
-
-QString labelText(const QWidget* parent, const char* name) {
-    auto* label = parent->findChild<QLabel*>(name);
-    return label ? label->text() : QString("<no label %1>").arg(name);
-}
+using namespace hearsay::test;
 
 // Why this machine cannot show the failure (a GPU is present and CUDA starts), or empty.
 QString cudaStarts() {
@@ -72,12 +66,6 @@ private:
         return QSettings(path, QSettings::IniFormat).value("engine/backend").toString();
     }
 
-    bool loadModel(MainWindow& window, const QString& path) {
-        QSignalSpy done(&window, &MainWindow::modelLoadFinished);
-        window.openModel(path);
-        if (!done.wait(kJobTimeoutMs) || done.count() != 1) return false;
-        return !window.isBusy() && done.at(0).at(0).toBool();
-    }
 
     // Transcribes `path` and waits; the job's success.
     bool transcribe(MainWindow& window, const QString& path) {
@@ -97,10 +85,8 @@ private slots:
         QVERIFY(m_dir.isValid());
         QVERIFY2(QFile::exists(jfk()) && QFile::exists(speech30()), HEARSAY_SHARED_DATA_DIR);
         m_model = m_dir.filePath("model-64x2x2");
-        QProcess cli;
-        cli.start(HEARSAY_CLI_PATH, {"make-test-model", "--dims", "64x2x2", "--seed", "1", "--format", "hf", m_model});
-        QVERIFY(cli.waitForFinished(120000));
-        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+        const QString problem = makeTestModel(m_model);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
     }
 
     void panelShowsSystemMemory() {

@@ -1,6 +1,8 @@
 // ControlledSession over a real engine session (random 64x2x2 model from hearsay-cli): switches
 // requested through SessionControls reach the engine at the next decoder step and give the same
 // logits, Cancel fails the next call, the counters sum the calls, and the observer is rate-limited.
+#include "ui_test_support.h"
+
 #include "core/audio/audio_file.h"
 #include "core/backend/backend.h"
 #include "core/frontend/log_mel.h"
@@ -45,10 +47,8 @@ private slots:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
         const QString path = m_dir.filePath("model");
-        QProcess cli;
-        cli.start(HEARSAY_CLI_PATH, {"make-test-model", "--dims", "64x2x2", "--seed", "1", "--format", "hf", path});
-        QVERIFY(cli.waitForFinished(120000));
-        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+        const QString problem = hearsay::test::makeTestModel(path);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
         auto model = WhisperModel::load(path.toStdString());
         QVERIFY2(model.ok(), model.ok() ? "" : model.message().c_str());
         m_model = model.value();

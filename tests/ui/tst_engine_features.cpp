@@ -2,6 +2,8 @@
 // and edited by the settings panel, and a real transcription of jfk.wav on a random 64x2x2 model
 // with step graphs on (the cache panel counts recordings and replays), off ("off"), and
 // switched off mid-run, with the same transcript every way.
+#include "ui_test_support.h"
+
 #include "ui/cache_panel.h"
 #include "ui/engine_settings.h"
 #include "ui/main_window.h"
@@ -25,20 +27,7 @@ using namespace hearsay::ui;
 
 namespace {
 
-constexpr int kJobTimeoutMs = 300000;  // a generous bound for slow, shared CI machines
-
-QString jfk() { return QString(HEARSAY_SHARED_DATA_DIR) + "/jfk.wav"; }
-
-QString labelText(const CachePanel* panel, const char* name) {
-    auto* label = panel->findChild<QLabel*>(name);
-    return label ? label->text() : QString("<no label %1>").arg(name);
-}
-
-QString transcriptText(const TranscriptModel& model) {
-    QString text;
-    for (int r = 0; r < model.rowCount(); ++r) text += QString::fromStdString(model.segment(r).text) + '\n';
-    return text;
-}
+using namespace hearsay::test;
 
 } // namespace
 
@@ -49,12 +38,6 @@ private:
     QString m_model;
     QString m_transcript;  // jfk.wav's text with step graphs on (stepGraphsOnAndOffTranscribeTheSame)
 
-    bool loadModel(MainWindow& window, const QString& path) {
-        QSignalSpy done(&window, &MainWindow::modelLoadFinished);
-        window.openModel(path);
-        if (!done.wait(kJobTimeoutMs) || done.count() != 1) return false;
-        return !window.isBusy() && done.at(0).at(0).toBool();
-    }
 
     // Transcribes jfk.wav; the transcript's text, or a null string when the job failed.
     QString transcribeJfk(MainWindow& window) {
@@ -64,15 +47,24 @@ private:
         return transcriptText(*window.transcriptModel());
     }
 
+    // A window whose stored settings (at `ini`) choose the CPU backend, the rest default.
+    static std::unique_ptr<MainWindow> cpuWindow(const QString& ini) {
+        {
+            QSettings stored(ini, QSettings::IniFormat);
+            EngineSettings s;
+            s.backend = "cpu";
+            s.save(stored);
+        }
+        return std::make_unique<MainWindow>(std::make_unique<QSettings>(ini, QSettings::IniFormat));
+    }
+
 private slots:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
         QVERIFY2(QFile::exists(jfk()), qPrintable(jfk()));
         m_model = m_dir.filePath("model-64x2x2");
-        QProcess cli;
-        cli.start(HEARSAY_CLI_PATH, {"make-test-model", "--dims", "64x2x2", "--seed", "1", "--format", "hf", m_model});
-        QVERIFY(cli.waitForFinished(120000));
-        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+        const QString problem = makeTestModel(m_model);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
     }
 
     void settingsRoundTrip() {
@@ -143,13 +135,7 @@ private slots:
 
     void stepGraphsOnAndOffTranscribeTheSame() {
         const QString ini = m_dir.filePath("graphs.ini");
-        {
-            QSettings stored(ini, QSettings::IniFormat);
-            EngineSettings s;
-            s.backend = "cpu";
-            s.save(stored);
-        }
-        auto window = std::make_unique<MainWindow>(std::make_unique<QSettings>(ini, QSettings::IniFormat));
+        auto window = cpuWindow(ini);
         QVERIFY(window->settingsPanel()->stepGraphsSwitch()->isChecked());
         QVERIFY(loadModel(*window, m_model));
 
@@ -190,13 +176,7 @@ private slots:
     void stepGraphsSwitchOffDuringARun() {
         QVERIFY(!m_transcript.isEmpty());
         const QString ini = m_dir.filePath("midrun.ini");
-        {
-            QSettings stored(ini, QSettings::IniFormat);
-            EngineSettings s;
-            s.backend = "cpu";
-            s.save(stored);
-        }
-        auto window = std::make_unique<MainWindow>(std::make_unique<QSettings>(ini, QSettings::IniFormat));
+        auto window = cpuWindow(ini);
         QVERIFY(loadModel(*window, m_model));
         // Off once the live figures show replays (mid-window), and reported off while it runs.
         bool toggled = false, reportedOffWhileRunning = false;

@@ -3,6 +3,8 @@
 // against 2·layers·n_text_ctx·d·4·beams, the cache switches toggled idle and mid-run, beam size
 // applied without a restart and persisted, Cancel, drag-and-drop, exports, and bad input
 // (corrupt models, unreadable audio) reported as messages while the window stays usable.
+#include "ui_test_support.h"
+
 #include "ui/cache_panel.h"
 #include "ui/engine_settings.h"
 #include "ui/layer_bar_chart.h"
@@ -27,19 +29,12 @@ using namespace hearsay::ui;
 
 namespace {
 
-constexpr int kJobTimeoutMs = 300000;  // a generous bound for slow, shared CI machines
+using namespace hearsay::test;
+
 constexpr size_t kLayers = 2, kWidth = 64, kTextCtx = 448, kAudioCtx = 1500;
 
 size_t selfBytes(size_t beams) { return 2 * kLayers * kTextCtx * kWidth * sizeof(float) * beams; }
 size_t crossBytes() { return 2 * kLayers * kAudioCtx * kWidth * sizeof(float); }
-
-QString jfk() { return QString(HEARSAY_SHARED_DATA_DIR) + "/jfk.wav"; }
-QString speech30() { return QString(HEARSAY_SHARED_DATA_DIR) + "/speech-30s-a.wav"; }
-
-QString labelText(const CachePanel* panel, const char* name) {
-    auto* label = panel->findChild<QLabel*>(name);
-    return label ? label->text() : QString("<no label %1>").arg(name);
-}
 
 } // namespace
 
@@ -54,14 +49,6 @@ private:
         return std::make_unique<MainWindow>(std::move(settings));
     }
 
-    // Loads m_model and waits; fails the test when it does not load.
-    bool loadModel(MainWindow& window, const QString& path) {
-        QSignalSpy done(&window, &MainWindow::modelLoadFinished);
-        window.openModel(path);
-        if (!done.wait(kJobTimeoutMs) || done.count() != 1) return false;
-        if (window.isBusy()) return false;  // the window is idle again when it reports the end
-        return done.at(0).at(0).toBool();
-    }
 
     // Waits until the panel shows metrics satisfying `pred` (they come as queued signals).
     template <class Pred>
@@ -80,10 +67,8 @@ private slots:
         QVERIFY(m_dir.isValid());
         QVERIFY2(QFile::exists(jfk()), qPrintable(jfk()));
         m_model = m_dir.filePath("model-64x2x2");
-        QProcess cli;
-        cli.start(HEARSAY_CLI_PATH, {"make-test-model", "--dims", "64x2x2", "--seed", "1", "--format", "hf", m_model});
-        QVERIFY(cli.waitForFinished(120000));
-        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+        const QString problem = makeTestModel(m_model);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
         QVERIFY(QFile::exists(m_model + "/model.safetensors"));
     }
 
