@@ -124,22 +124,7 @@ __global__ void __launch_bounds__(kThreads) attentionKernel(const __grid_constan
             for (int i = 0; i < kDims; ++i) acc[qi][i] *= correction;
         }
         // out += Σ_j weight_j · v_j over the tile's keys; lane l owns dimensions l, l + 32, ...
-        const int tileKeys = min(32, lastKey - first);
-        for (int j = 0; j < tileKeys; ++j) {
-            const float* vRow = values + size_t(first + j) * a.kvStride;
-            float vj[kDims];
-#pragma unroll
-            for (int i = 0; i < kDims; ++i) {
-                const int d = lane + 32 * i;
-                vj[i] = d < hd ? vRow[d] : 0.0f;
-            }
-#pragma unroll
-            for (int qi = 0; qi < kTileQueries; ++qi) {
-                const float w = __shfl_sync(0xffffffffu, weight[qi], j);
-#pragma unroll
-                for (int i = 0; i < kDims; ++i) acc[qi][i] += w * vj[i];
-            }
-        }
+        warpWeightedRows(values + size_t(first) * a.kvStride, a.kvStride, min(32, lastKey - first), hd, weight, acc);
     }
 
     // Merge the warps: out = Σ_w acc_w e^(max_w - M) / Σ_w sum_w e^(max_w - M).

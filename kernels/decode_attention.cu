@@ -129,21 +129,7 @@ __global__ void __launch_bounds__(32) partialKernel(const __grid_constant__ Laun
 #pragma unroll
         for (int i = 0; i < kDims; ++i) acc[qi][i] = 0.0f;
     }
-    const float* values = a.v + size_t(keyRow + first) * a.kvStride + column;
-    for (int j = 0; j < tileKeys; ++j) {
-        float vj[kDims];
-#pragma unroll
-        for (int i = 0; i < kDims; ++i) {
-            const int d = lane + 32 * i;
-            vj[i] = d < hd ? values[size_t(j) * a.kvStride + size_t(d)] : 0.0f;
-        }
-#pragma unroll
-        for (int qi = 0; qi < kMaxQueries; ++qi) {
-            const float w = __shfl_sync(0xffffffffu, weight[qi], j);
-#pragma unroll
-            for (int i = 0; i < kDims; ++i) acc[qi][i] += w * vj[i];
-        }
-    }
+    warpWeightedRows(a.v + size_t(keyRow + first) * a.kvStride + column, a.kvStride, tileKeys, hd, weight, acc);
 #pragma unroll
     for (int qi = 0; qi < kMaxQueries; ++qi) {
         if (qi >= queries || visibleKeys(p, s, keyCount, qi) <= first) continue;

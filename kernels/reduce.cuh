@@ -1,4 +1,5 @@
-// Warp and block reductions shared by the kernels (device code only).
+// Warp and block reductions shared by the kernels (device code only), and attention's weighted
+// sum of value rows over a warp.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -13,6 +14,29 @@ __device__ __forceinline__ float warpSum(float v) {
 __device__ __forceinline__ float warpMax(float v) {
     for (int offset = 16; offset > 0; offset >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, offset));
     return v;
+}
+
+// acc[q][i] += Σ_{j < keys} w_j(q) · values[j · stride + lane + 32 i] over the warp, where lane j
+// holds weight[q] of key j (broadcast by shuffles; keys ≤ 32) and lane l owns dimensions l, l + 32,
+// ... below `dims`: attention's weighted sum of value rows.
+template <int kQueries, int kDims>
+__device__ __forceinline__ void warpWeightedRows(const float* values, size_t stride, int keys, int dims,
+                                                 const float (&weight)[kQueries], float (&acc)[kQueries][kDims]) {
+    const int lane = threadIdx.x % 32;
+    for (int j = 0; j < keys; ++j) {
+        float vj[kDims];
+#pragma unroll
+        for (int i = 0; i < kDims; ++i) {
+            const int d = lane + 32 * i;
+            vj[i] = d < dims ? values[size_t(j) * stride + size_t(d)] : 0.0f;
+        }
+#pragma unroll
+        for (int q = 0; q < kQueries; ++q) {
+            const float w = __shfl_sync(0xffffffffu, weight[q], j);
+#pragma unroll
+            for (int i = 0; i < kDims; ++i) acc[q][i] += w * vj[i];
+        }
+    }
 }
 
 // Sum over the block (blockDim.x a multiple of 32, at most 1024); every thread gets the result.
