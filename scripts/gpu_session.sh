@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The steps of a GPU session, each one command that ends within the device tool's 10 minutes.
-# Prepare here with `bash scripts/gpu_bundle.sh` (it fills build-gpu/carry), then on the GPU
-# machine, from the repository root, carrying build-gpu/carry (device tool: command
-# "bash scripts/gpu_session.sh check", carry ["build-gpu/carry"], timeout_s 600):
+# Prepare here with `bash scripts/gpu_bundle.sh` (it packs build-gpu/carry.tar.xz), then on the GPU
+# machine, from the repository root, carrying the archive (device tool: command
+# "bash scripts/gpu_session.sh check", carry ["build-gpu/carry.tar.xz"], timeout_s 600); the first
+# command unpacks it into build-gpu/carry (tar, or Python's tarfile where tar lacks xz):
 #
 #   bash scripts/gpu_session.sh check              GPU, driver, libraries, python/torch/transformers,
 #                                                  compute-sanitizer, the GPU peak probe (~1 min)
@@ -54,8 +55,17 @@ link() {
 }
 
 setup() {
+    local archive="$root/build-gpu/carry.tar.xz"
+    if [ -f "$archive" ] && { [ ! -f "$carry/paths.env" ] || [ "$archive" -nt "$carry/paths.env" ]; }; then
+        say "unpacking $archive"
+        rm -rf "$carry"
+        tar -C "$root/build-gpu" -xJf "$archive" 2>/dev/null ||
+            python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$archive" "$root/build-gpu" ||
+            { say "cannot unpack $archive"; exit 2; }
+        touch "$carry/paths.env"  # unpacked: later commands use the folder as it is
+    fi
     if [ ! -f "$carry/paths.env" ]; then
-        say "no $carry/paths.env: run scripts/gpu_bundle.sh here and carry build-gpu/carry"
+        say "no $carry/paths.env: run scripts/gpu_bundle.sh here and carry build-gpu/carry.tar.xz"
         exit 2
     fi
     # shellcheck disable=SC1091
