@@ -458,6 +458,7 @@ void CudaBackend::linear(BufferView x, BufferView w, BufferView bias, BufferView
     float* yp = devicePointer(y, r * m, "linear y");
     const float* bp = bias.empty() ? nullptr : devicePointer(bias, m, "linear bias");
     useDevice();
+    // Decode steps: x stays float32 and the product, bias and residual are one pass.
     if (wp.f16 && m_smallLinear && rows <= cuda::kSmallLinearMaxRows) {
         cuda::smallLinear(xp, wp.f16, bp, yp, rows, in, out, accumulate, m_cublas->stream());
         return;
@@ -471,6 +472,30 @@ void CudaBackend::linear(BufferView x, BufferView w, BufferView bias, BufferView
     } else {
         gemmWithBias(xp, wp.f32, false, bp, yp, rows, in, out, accumulate);
     }
+}
+
+void CudaBackend::linearMany(BufferView x, std::span<const LinearTarget> targets, int rows, int in) {
+    // A decode step's q, k and v (half weights, ≤ 8 rows): one launch, blockIdx.y per target.
+    const bool oneLaunch = m_smallLinear && rows >= 1 && rows <= cuda::kSmallLinearMaxRows && in > 0 &&
+                           !targets.empty() && targets.size() <= size_t(cuda::kSmallLinearMaxTargets);
+    if (!oneLaunch) return Backend::linearMany(x, targets, rows, in);
+    const size_t r = static_cast<size_t>(rows), n = static_cast<size_t>(in);
+    const float* xp = devicePointer(x, r * n, "linear x");
+    std::vector<cuda::SmallLinearTarget> launch;
+    for (const LinearTarget& t : targets) {
+        if (t.out <= 0) fail("linear: bad dimensions");
+        const size_t m = static_cast<size_t>(t.out);
+        const WeightPointer wp = weightPointer(t.w, m * n, "linear weight");
+        if (!wp.f16) return Backend::linearMany(x, targets, rows, in);  // fp32 mode: cuBLAS, one by one
+        float* yp = devicePointer(t.y, r * m, "linear y");
+        if (t.y.buffer == x.buffer && t.y.offset < x.offset + r * n && x.offset < t.y.offset + r * m) {
+            fail("linearMany: an output overlaps x");
+        }
+        launch.push_back({wp.f16, t.bias.empty() ? nullptr : devicePointer(t.bias, m, "linear bias"), yp, t.out,
+                          t.accumulate});
+    }
+    useDevice();
+    cuda::smallLinear(xp, launch.data(), static_cast<int>(launch.size()), rows, in, m_cublas->stream());
 }
 
 void CudaBackend::layerNorm(BufferView x, BufferView gamma, BufferView beta, BufferView y, int rows, int cols,

@@ -81,6 +81,7 @@ public:
 
     void linear(BufferView x, BufferView w, BufferView bias, BufferView y, int rows, int in, int out,
                 bool accumulate) override;
+    void linearMany(BufferView x, std::span<const LinearTarget> targets, int rows, int in) override;
     void layerNorm(BufferView x, BufferView gamma, BufferView beta, BufferView y, int rows, int cols,
                    float eps) override;
     void gelu(BufferView x) override;

@@ -1,5 +1,5 @@
 // The few-rows linear (see small_linear.h). One warp per output column, 4 warps per block, so
-// even a 1280-column layer spreads over 1280 warps. A lane reads 8 consecutive halves of the
+// even a 1280-column layer spreads over 1280 warps; blockIdx.y picks the target. A lane reads 8 consecutive halves of the
 // weight row per 16-byte load, four such loads in flight per step of 1024 elements, widens them
 // and multiplies them with the same 8 elements of every row of x (float4 reads, served by L1:
 // every warp on an SM reads the same x). The warp then sums its lanes per row and lane 0 writes
@@ -10,6 +10,7 @@
 #include "kernels/cuda_check.h"
 #include "kernels/reduce.cuh"
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -23,14 +24,22 @@ constexpr int kSteps = 4;                      // loads in flight per lane
 constexpr int kVectorSpan = kSteps * 32 * 8;   // elements a warp covers per outer step (vector path)
 constexpr int kScalarSpan = kSteps * 32;       // the same, scalar path
 
+struct Launch {
+    const float* x;
+    int in;
+    SmallLinearTarget targets[kSmallLinearMaxTargets];
+};
+
 template <int kRows, bool kVector>
-__global__ void __launch_bounds__(kThreads)
-    smallLinearKernel(const float* __restrict__ x, const __half* __restrict__ w, const float* __restrict__ bias,
-                      float* y, int in, int out, bool accumulate) {
+__global__ void __launch_bounds__(kThreads) smallLinearKernel(const __grid_constant__ Launch p) {
+    const float* __restrict__ x = p.x;
+    const int in = p.in;
+    const SmallLinearTarget& target = p.targets[blockIdx.y];
+    const int out = target.out;
     const int lane = threadIdx.x % 32;
     const int column = blockIdx.x * kWarps + threadIdx.x / 32;
     if (column >= out) return;  // warp-uniform; no barrier in this kernel
-    const __half* row = w + size_t(column) * size_t(in);
+    const __half* row = target.w + size_t(column) * size_t(in);
 
     float acc[kRows];
 #pragma unroll
@@ -96,43 +105,55 @@ __global__ void __launch_bounds__(kThreads)
     for (int r = 0; r < kRows; ++r) {
         const float sum = warpSum(acc[r]);
         if (lane == 0) {
-            float* dst = y + size_t(r) * size_t(out) + size_t(column);
+            float* dst = target.y + size_t(r) * size_t(out) + size_t(column);
             float v = sum;
-            if (bias) v += bias[column];
-            if (accumulate) v += *dst;
+            if (target.bias) v += target.bias[column];
+            if (target.accumulate) v += *dst;
             *dst = v;
         }
     }
 }
 
 template <int kRows>
-void launch(const float* x, const __half* w, const float* bias, float* y, int in, int out, bool accumulate,
-            cudaStream_t stream) {
-    const unsigned blocks = static_cast<unsigned>((out + kWarps - 1) / kWarps);
-    const bool vector =
-        in % 8 == 0 && reinterpret_cast<uintptr_t>(w) % 16 == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0;
+void launch(const Launch& p, int targetCount, cudaStream_t stream) {
+    int widest = 0;
+    bool vector = p.in % 8 == 0 && reinterpret_cast<uintptr_t>(p.x) % 16 == 0;
+    for (int t = 0; t < targetCount; ++t) {
+        widest = std::max(widest, p.targets[t].out);
+        vector = vector && reinterpret_cast<uintptr_t>(p.targets[t].w) % 16 == 0;
+    }
+    const dim3 grid(unsigned((widest + kWarps - 1) / kWarps), unsigned(targetCount));
     if (vector) {
-        smallLinearKernel<kRows, true><<<blocks, kThreads, 0, stream>>>(x, w, bias, y, in, out, accumulate);
+        smallLinearKernel<kRows, true><<<grid, kThreads, 0, stream>>>(p);
     } else {
-        smallLinearKernel<kRows, false><<<blocks, kThreads, 0, stream>>>(x, w, bias, y, in, out, accumulate);
+        smallLinearKernel<kRows, false><<<grid, kThreads, 0, stream>>>(p);
     }
     HEARSAY_CUDA_CHECK_LAUNCH();
 }
 
 } // namespace
 
-void smallLinear(const float* x, const __half* w, const float* bias, float* y, int rows, int in, int out,
-                 bool accumulate, cudaStream_t stream) {
-    if (in < 1 || out < 1) throw std::invalid_argument("smallLinear: empty matrix");
+void smallLinear(const float* x, const SmallLinearTarget* targets, int targetCount, int rows, int in,
+                 cudaStream_t stream) {
+    if (in < 1 || targetCount < 1 || targetCount > kSmallLinearMaxTargets) {
+        throw std::invalid_argument("smallLinear: " + std::to_string(targetCount) + " targets, in = " + std::to_string(in));
+    }
+    Launch p{};
+    p.x = x;
+    p.in = in;
+    for (int t = 0; t < targetCount; ++t) {
+        if (targets[t].out < 1) throw std::invalid_argument("smallLinear: empty matrix");
+        p.targets[t] = targets[t];
+    }
     switch (rows) {
-    case 1: return launch<1>(x, w, bias, y, in, out, accumulate, stream);
-    case 2: return launch<2>(x, w, bias, y, in, out, accumulate, stream);
-    case 3: return launch<3>(x, w, bias, y, in, out, accumulate, stream);
-    case 4: return launch<4>(x, w, bias, y, in, out, accumulate, stream);
-    case 5: return launch<5>(x, w, bias, y, in, out, accumulate, stream);
-    case 6: return launch<6>(x, w, bias, y, in, out, accumulate, stream);
-    case 7: return launch<7>(x, w, bias, y, in, out, accumulate, stream);
-    case 8: return launch<8>(x, w, bias, y, in, out, accumulate, stream);
+    case 1: return launch<1>(p, targetCount, stream);
+    case 2: return launch<2>(p, targetCount, stream);
+    case 3: return launch<3>(p, targetCount, stream);
+    case 4: return launch<4>(p, targetCount, stream);
+    case 5: return launch<5>(p, targetCount, stream);
+    case 6: return launch<6>(p, targetCount, stream);
+    case 7: return launch<7>(p, targetCount, stream);
+    case 8: return launch<8>(p, targetCount, stream);
     default: break;
     }
     throw std::invalid_argument("smallLinear: " + std::to_string(rows) + " rows (1 to " +

@@ -10,11 +10,27 @@
 namespace hearsay::cuda {
 
 constexpr int kSmallLinearMaxRows = 8;
+constexpr int kSmallLinearMaxTargets = 4;
 
-// x [rows][in], w [out][in] (half), any alignment (16-byte aligned x and weight rows take the vector path),
-// bias [out] or null, y [rows][out]; y[r][o] = Σ_i x[r][i] w[o][i] + bias[o] (+ y[r][o] when
-// accumulate). 1 ≤ rows ≤ kSmallLinearMaxRows, in ≥ 1, out ≥ 1 (checked by the caller).
-void smallLinear(const float* x, const __half* w, const float* bias, float* y, int rows, int in, int out,
-                 bool accumulate, cudaStream_t stream);
+// One product: w [out][in] (half), bias [out] or null, y [rows][out];
+// y[r][o] = Σ_i x[r][i] w[o][i] + bias[o] (+ y[r][o] when accumulate).
+struct SmallLinearTarget {
+    const __half* w = nullptr;
+    const float* bias = nullptr;
+    float* y = nullptr;
+    int out = 0;
+    bool accumulate = false;
+};
+
+// x [rows][in] against 1..kSmallLinearMaxTargets targets in one launch (an attention block's q,
+// k and v). Any alignment: 16-byte aligned x and weight rows (in % 8 == 0) take the vector path.
+// 1 ≤ rows ≤ kSmallLinearMaxRows, in ≥ 1, out ≥ 1 (checked by the caller).
+void smallLinear(const float* x, const SmallLinearTarget* targets, int targetCount, int rows, int in,
+                 cudaStream_t stream);
+inline void smallLinear(const float* x, const __half* w, const float* bias, float* y, int rows, int in, int out,
+                        bool accumulate, cudaStream_t stream) {
+    const SmallLinearTarget target{w, bias, y, out, accumulate};
+    smallLinear(x, &target, 1, rows, in, stream);
+}
 
 } // namespace hearsay::cuda

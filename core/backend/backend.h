@@ -106,6 +106,15 @@ struct RowCopy {
     size_t count = 1;
 };
 
+// One product of Backend::linearMany: y[rows][out] = x · w[out][in]ᵀ + bias (+ y).
+struct LinearTarget {
+    BufferView w;
+    BufferView bias;   // may be empty
+    BufferView y;
+    int out = 0;
+    bool accumulate = false;
+};
+
 // One independent attention problem inside an attention() call (one beam, or the encoder).
 // Query j (0-based within the batch) attends to keys [0, keyCount) when not causal, and to
 // keys [0, keyCount - queryCount + j] when causal (the queries are the last positions).
@@ -202,6 +211,12 @@ public:
     // accumulate: y += ... (a fused residual connection).
     virtual void linear(BufferView x, BufferView w, BufferView bias, BufferView y, int rows, int in, int out,
                         bool accumulate) = 0;
+    // Several products of the same x (an attention block's q, k and v): each target as linear()
+    // states it; no target's y may overlap x. The default runs linear() per target; a backend may
+    // run them as one pass (CUDA: one launch for a decode step's rows).
+    virtual void linearMany(BufferView x, std::span<const LinearTarget> targets, int rows, int in) {
+        for (const LinearTarget& t : targets) linear(x, t.w, t.bias, t.y, rows, in, t.out, t.accumulate);
+    }
     // y[rows][cols] = (x - mean) / sqrt(var + eps) · gamma + beta, per row. y may equal x.
     virtual void layerNorm(BufferView x, BufferView gamma, BufferView beta, BufferView y, int rows, int cols,
                            float eps) = 0;

@@ -76,8 +76,11 @@ void WhisperDecoder::projectCrossLayer(int layer, BufferView encoderOut, BufferV
     const DeviceAttention& a = m_weights.decoderLayers[static_cast<size_t>(layer)].crossAttn;
     const int t = m_config.nAudioCtx, d = m_config.nTextState;
     // K [T][d] = enc · Wkᵀ (no bias); V [T][d] = enc · Wvᵀ + bv
-    m_backend.linear(encoderOut, viewOf(a.key.weight), {}, keys, t, d, d, false);
-    m_backend.linear(encoderOut, viewOf(a.value.weight), viewOf(a.value.bias), values, t, d, d, false);
+    const LinearTarget kv[] = {
+        {viewOf(a.key.weight), {}, keys, d, false},
+        {viewOf(a.value.weight), viewOf(a.value.bias), values, d, false},
+    };
+    m_backend.linearMany(encoderOut, kv, t, d);
 }
 
 void WhisperDecoder::projectCross(BufferView encoderOut, KvCache& cross) {
@@ -182,9 +185,12 @@ void WhisperDecoder::enqueue(const DecoderPass& pass, KvCache* selfCache, const 
         const DeviceDecoderLayer& layer = w.decoderLayers[static_cast<size_t>(l)];
         // x += out_proj(causal self-attention(LN(x)))
         be.layerNorm(x, viewOf(layer.selfAttnLn.gamma), viewOf(layer.selfAttnLn.beta), ln, rows, d, kLayerNormEps);
-        be.linear(ln, viewOf(layer.selfAttn.query.weight), viewOf(layer.selfAttn.query.bias), q, rows, d, d, false);
-        be.linear(ln, viewOf(layer.selfAttn.key.weight), {}, k, rows, d, d, false);
-        be.linear(ln, viewOf(layer.selfAttn.value.weight), viewOf(layer.selfAttn.value.bias), v, rows, d, d, false);
+        const LinearTarget qkv[] = {
+            {viewOf(layer.selfAttn.query.weight), viewOf(layer.selfAttn.query.bias), q, d, false},
+            {viewOf(layer.selfAttn.key.weight), {}, k, d, false},
+            {viewOf(layer.selfAttn.value.weight), viewOf(layer.selfAttn.value.bias), v, d, false},
+        };
+        be.linearMany(ln, qkv, rows, d);
         if (selfCache) {
             // Write the new K/V rows at each beam's cursor, then attend over the cached positions.
             be.copyRows(k, d, selfCache->keys(l), d, d, cacheWrites, writtenCacheRows);

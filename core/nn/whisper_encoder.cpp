@@ -70,9 +70,12 @@ void WhisperEncoder::run(BufferView mel, BufferView out) {
     for (const DeviceEncoderLayer& layer : w.encoderLayers) {
         // x += out_proj(attention(LN(x)))
         be.layerNorm(x, viewOf(layer.attnLn.gamma), viewOf(layer.attnLn.beta), ln, t, d, kLayerNormEps);
-        be.linear(ln, viewOf(layer.attn.query.weight), viewOf(layer.attn.query.bias), q, t, d, d, false);
-        be.linear(ln, viewOf(layer.attn.key.weight), {}, k, t, d, d, false);
-        be.linear(ln, viewOf(layer.attn.value.weight), viewOf(layer.attn.value.bias), v, t, d, d, false);
+        const LinearTarget qkv[] = {
+            {viewOf(layer.attn.query.weight), viewOf(layer.attn.query.bias), q, d, false},
+            {viewOf(layer.attn.key.weight), {}, k, d, false},
+            {viewOf(layer.attn.value.weight), viewOf(layer.attn.value.bias), v, d, false},
+        };
+        be.linearMany(ln, qkv, t, d);
         be.attention(args);
         be.linear(attn, viewOf(layer.attn.out.weight), viewOf(layer.attn.out.bias), x, t, d, d, true);
         // x += fc2(GELU(fc1(LN(x))))

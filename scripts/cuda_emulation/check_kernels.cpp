@@ -46,28 +46,52 @@ static double testAttention(int queries, int keys, int heads, int qStride, int k
     return maxErr / maxRef;
 }
 
+// kernels/small_linear against a double-precision reference: one launch with a target per
+// entry of `outs` (each its own weights, bias and output; the same x).
 template <int R>
-static double testLinear(int in, int out, int xOff, int wOff, bool bias, bool acc) {
+static double testLinear(int in, std::vector<int> outs, int xOff, int wOff, bool bias, bool acc) {
     using namespace hearsay::cuda;
     auto x = rnd(size_t(xOff) + size_t(R) * in, 4);
-    auto wf = rnd(size_t(wOff) + size_t(out) * in, 5, -0.2f, 0.2f);
-    std::vector<__half> w(wf.size()); for (size_t i = 0; i < wf.size(); ++i) w[i] = (_Float16)wf[i];
-    auto b = rnd(out, 6); auto y = rnd(size_t(R) * out + 1, 8); auto y0 = y;
-    const bool vector = in % 8 == 0 && (reinterpret_cast<uintptr_t>(w.data() + wOff) % 16 == 0) && (reinterpret_cast<uintptr_t>(x.data() + xOff) % 16 == 0);
-    auto run = [&] {
-        if (vector) smallLinearKernel<R, true>(x.data() + xOff, w.data() + wOff, bias ? b.data() : nullptr, y.data(), in, out, acc);
-        else smallLinearKernel<R, false>(x.data() + xOff, w.data() + wOff, bias ? b.data() : nullptr, y.data(), in, out, acc);
-    };
-    emulate({unsigned((out + kWarps - 1) / kWarps), 1}, {kThreads}, 0, run);
-    double maxErr = 0, maxRef = 0;
-    for (int r = 0; r < R; ++r) for (int o = 0; o < out; ++o) {
-        double s = 0; for (int i = 0; i < in; ++i) s += double(x[xOff + size_t(r) * in + i]) * float(w[wOff + size_t(o) * in + i]);
-        if (bias) s += b[o]; if (acc) s += y0[size_t(r) * out + o];
-        maxRef = std::max(maxRef, std::abs(s)); maxErr = std::max(maxErr, std::abs(s - y[size_t(r) * out + o]));
+    struct Data { std::vector<__half> w; std::vector<float> b, y, y0; };
+    std::vector<Data> data;
+    Launch p{};
+    p.x = x.data() + xOff;
+    p.in = in;
+    bool vector = in % 8 == 0 && reinterpret_cast<uintptr_t>(p.x) % 16 == 0;
+    int widest = 0;
+    for (size_t t = 0; t < outs.size(); ++t) {
+        const int out = outs[t];
+        auto wf = rnd(size_t(wOff) + size_t(out) * in, 5 + unsigned(t), -0.2f, 0.2f);
+        Data d;
+        d.w.resize(wf.size());
+        for (size_t i = 0; i < wf.size(); ++i) d.w[i] = (_Float16)wf[i];
+        d.b = rnd(out, 16 + unsigned(t));
+        d.y = rnd(size_t(R) * out + 1, 26 + unsigned(t));
+        d.y0 = d.y;
+        data.push_back(std::move(d));
+        widest = std::max(widest, out);
     }
-    if (y.back() != y0.back()) { std::printf("  wrote outside!\n"); return 1; }
-    std::printf("  linear %d rows %dx%d x+%d w+%d bias %d acc %d (%s): rel err %.3g\n", R, in, out, xOff, wOff, bias, acc,
-                vector ? "vector" : "scalar", maxErr / maxRef);
+    for (size_t t = 0; t < outs.size(); ++t) {
+        p.targets[t] = {data[t].w.data() + wOff, bias ? data[t].b.data() : nullptr, data[t].y.data(), outs[t], acc};
+        vector = vector && reinterpret_cast<uintptr_t>(p.targets[t].w) % 16 == 0;
+    }
+    auto run = [&] {
+        if (vector) smallLinearKernel<R, true>(p); else smallLinearKernel<R, false>(p);
+    };
+    emulate({unsigned((widest + kWarps - 1) / kWarps), unsigned(outs.size())}, {kThreads}, 0, run);
+    double maxErr = 0, maxRef = 0;
+    for (size_t t = 0; t < outs.size(); ++t) {
+        const Data& d = data[t];
+        const int out = outs[t];
+        for (int r = 0; r < R; ++r) for (int o = 0; o < out; ++o) {
+            double s = 0; for (int i = 0; i < in; ++i) s += double(x[xOff + size_t(r) * in + i]) * float(d.w[wOff + size_t(o) * in + i]);
+            if (bias) s += d.b[o]; if (acc) s += d.y0[size_t(r) * out + o];
+            maxRef = std::max(maxRef, std::abs(s)); maxErr = std::max(maxErr, std::abs(s - d.y[size_t(r) * out + o]));
+        }
+        if (d.y.back() != d.y0.back()) { std::printf("  wrote outside!\n"); return 1; }
+    }
+    std::printf("  linear %d rows %dx%d (%zu targets) x+%d w+%d bias %d acc %d (%s): rel err %.3g\n", R, in, outs[0],
+                outs.size(), xOff, wOff, bias, acc, vector ? "vector" : "scalar", maxErr / maxRef);
     return maxErr / maxRef;
 }
 
@@ -166,13 +190,16 @@ int main(int argc, char** argv) {
         std::printf("attention q %d k %d heads %d: rel err %.3g\n", c.q, c.k, c.h, e);
         worst = std::max(worst, e);
     }
-    worstLinear = std::max(worstLinear, testLinear<1>(1280, 70, 0, 0, true, false));
-    worstLinear = std::max(worstLinear, testLinear<1>(1288, 9, 0, 0, true, true));
-    worstLinear = std::max(worstLinear, testLinear<5>(2056, 13, 0, 0, false, true));
-    worstLinear = std::max(worstLinear, testLinear<8>(64, 5, 0, 0, true, true));
-    worstLinear = std::max(worstLinear, testLinear<3>(1280, 7, 3, 0, true, true));
-    worstLinear = std::max(worstLinear, testLinear<2>(7, 5, 1, 7, true, false));
-    worstLinear = std::max(worstLinear, testLinear<4>(1280, 6, 0, 4, false, false));
+    worstLinear = std::max(worstLinear, testLinear<1>(1280, {70}, 0, 0, true, false));
+    worstLinear = std::max(worstLinear, testLinear<1>(1288, {9}, 0, 0, true, true));
+    worstLinear = std::max(worstLinear, testLinear<5>(2056, {13}, 0, 0, false, true));
+    worstLinear = std::max(worstLinear, testLinear<8>(64, {5}, 0, 0, true, true));
+    worstLinear = std::max(worstLinear, testLinear<3>(1280, {7}, 3, 0, true, true));
+    worstLinear = std::max(worstLinear, testLinear<2>(7, {5}, 1, 7, true, false));
+    worstLinear = std::max(worstLinear, testLinear<4>(1280, {6}, 0, 4, false, false));
+    // q, k and v of one attention block in one launch; targets of different widths.
+    worstLinear = std::max(worstLinear, testLinear<1>(1280, {70, 33, 5}, 0, 0, true, false));
+    worstLinear = std::max(worstLinear, testLinear<5>(7, {9, 4, 12}, 1, 0, true, true));
     double worstDecode = 0;
     for (int keys : {1, 31, 32, 33, 447, 1500}) {
         const std::string name = "cross 1 query " + std::to_string(keys) + " keys";

@@ -27,7 +27,9 @@ ta = ta.replace(shared, "unsigned char* shared = g_shared;").replace("namespace 
 ta = "namespace hearsay::cuda::ta { constexpr int kTensorAttentionHeadDim = 64; }\n" + ta
 (out / "ta_kernel.inc").write_text(ta)
 sl = device_code(root / "kernels/small_linear.cu", "template <int kRows>\nvoid launch")
-(out / "sl_kernel.inc").write_text(device_code(root / "kernels/reduce.cuh", None) + "\n" + sl)
+sl_header = device_code(root / "kernels/small_linear.h", None)
+sl_header = sl_header[:sl_header.index("// x [rows][in] against")] + "} // namespace hearsay::cuda\n"
+(out / "sl_kernel.inc").write_text(device_code(root / "kernels/reduce.cuh", None) + "\n" + sl_header + sl)
 da = device_code(root / "kernels/decode_attention.cu", "template <int kDims>\nvoid launchPartial")
 shared = "extern __shared__ float shared[];"
 assert shared in da, "decode_attention.cu: the shared memory declaration changed; update extract.py"

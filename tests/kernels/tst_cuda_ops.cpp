@@ -658,6 +658,65 @@ private slots:
         QVERIFY(expected != yHost);
     }
 
+    // linearMany: an attention block's q, k and v from one x, as one launch for ≤ 8 rows (1e-5,
+    // as smallLinear) and one linear() per target beyond (1e-2); outputs of different widths, one
+    // without bias, one accumulating.
+    void linearMany_data() {
+        QTest::addColumn<int>("rows");
+        QTest::newRow("1 row") << 1;
+        QTest::newRow("5 rows") << 5;
+        QTest::newRow("8 rows") << 8;
+        QTest::newRow("12 rows (per target)") << 12;
+    }
+
+    void linearMany() {
+        QFETCH(int, rows);
+        const int in = 392, outs[3] = {392, 200, 77};
+        const size_t r = size_t(rows), n = size_t(in);
+        const auto xHost = test::randomFloats(r * n, 41);
+        std::vector<std::vector<float>> results;
+        std::vector<std::vector<float>> weights;
+        for (int t = 0; t < 3; ++t) weights.push_back(roundedToHalf(test::randomFloats(size_t(outs[t]) * n, 42 + t, -0.2f, 0.2f)));
+        for (Backend* backend : {static_cast<Backend*>(m_cpu.get()), static_cast<Backend*>(m_gpu16.get())}) {
+            auto x = backend->allocate(r * n);
+            backend->upload(BufferView(x.get()), xHost.data(), xHost.size());
+            std::vector<std::unique_ptr<DeviceBuffer>> w, b, y;
+            std::vector<LinearTarget> targets;
+            for (int t = 0; t < 3; ++t) {
+                const size_t m = size_t(outs[t]);
+                w.push_back(backend->loadWeight(floatTensor("w", {outs[t], in}, weights[size_t(t)])));
+                b.push_back(backend->allocate(m));
+                const auto bias = test::randomFloats(m, 52 + t);
+                backend->upload(BufferView(b.back().get()), bias.data(), m);
+                y.push_back(backend->allocate(r * m));
+                const auto old = test::randomFloats(r * m, 62 + t);
+                backend->upload(BufferView(y.back().get()), old.data(), old.size());
+                targets.push_back({BufferView(w.back().get()), t == 1 ? BufferView() : BufferView(b.back().get()),
+                                   BufferView(y.back().get()), outs[t], t == 2});
+            }
+            backend->linearMany(BufferView(x.get()), targets, rows, in);
+            std::vector<float> all;
+            for (auto& out : y) {
+                const auto part = test::readBack(*backend, *out);
+                all.insert(all.end(), part.begin(), part.end());
+            }
+            results.push_back(all);
+        }
+        const double error = test::relativeError(results[1], results[0]);
+        qInfo("relative error %.3g", error);
+        const double limit = rows <= cuda::kSmallLinearMaxRows ? kTolerance : kHalfTolerance;
+        QVERIFY2(error <= limit, qPrintable(QString("relative error %1").arg(error)));
+    }
+
+    void linearManyRefusesAnOutputOverlappingX() {
+        const int rows = 2, in = 16;
+        auto x = m_gpu16->allocate(size_t(rows * in));
+        const std::vector<float> weights(size_t(in * in), 0.1f);
+        auto w = m_gpu16->loadWeight(floatTensor("w", {in, in}, weights));
+        const LinearTarget target{BufferView(w.get()), {}, BufferView(x.get()), in, false};
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, m_gpu16->linearMany(BufferView(x.get()), {&target, 1}, rows, in));
+    }
+
     void conv1dHalf_data() { conv1d_data(); }
 
     void conv1dHalf() {
