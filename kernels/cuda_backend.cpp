@@ -491,8 +491,9 @@ void CudaBackend::linearMany(BufferView x, std::span<const LinearTarget> targets
         if (t.y.buffer == x.buffer && t.y.offset < x.offset + r * n && x.offset < t.y.offset + r * m) {
             fail("linearMany: an output overlaps x");
         }
+        if (t.gelu && t.accumulate) fail("linearMany: GELU with accumulate");
         launch.push_back({wp.f16, t.bias.empty() ? nullptr : devicePointer(t.bias, m, "linear bias"), yp, t.out,
-                          t.accumulate});
+                          t.accumulate, t.gelu});
     }
     useDevice();
     cuda::smallLinear(xp, launch.data(), static_cast<int>(launch.size()), rows, in, m_cublas->stream());

@@ -108,6 +108,7 @@ __global__ void __launch_bounds__(kThreads) smallLinearKernel(const __grid_const
             float* dst = target.y + size_t(r) * size_t(out) + size_t(column);
             float v = sum;
             if (target.bias) v += target.bias[column];
+            if (target.gelu) v = 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));  // as elementwise.cu
             if (target.accumulate) v += *dst;
             *dst = v;
         }
@@ -143,6 +144,7 @@ void smallLinear(const float* x, const SmallLinearTarget* targets, int targetCou
     p.in = in;
     for (int t = 0; t < targetCount; ++t) {
         if (targets[t].out < 1) throw std::invalid_argument("smallLinear: empty matrix");
+        if (targets[t].gelu && targets[t].accumulate) throw std::invalid_argument("smallLinear: GELU with accumulate");
         p.targets[t] = targets[t];
     }
     switch (rows) {

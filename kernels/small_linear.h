@@ -13,13 +13,15 @@ constexpr int kSmallLinearMaxRows = 8;
 constexpr int kSmallLinearMaxTargets = 4;
 
 // One product: w [out][in] (half), bias [out] or null, y [rows][out];
-// y[r][o] = Σ_i x[r][i] w[o][i] + bias[o] (+ y[r][o] when accumulate).
+// y[r][o] = Σ_i x[r][i] w[o][i] + bias[o] (+ y[r][o] when accumulate), or with gelu
+// y[r][o] = GELU(Σ_i x[r][i] w[o][i] + bias[o]) (exact GELU; gelu and accumulate exclude each other).
 struct SmallLinearTarget {
     const __half* w = nullptr;
     const float* bias = nullptr;
     float* y = nullptr;
     int out = 0;
     bool accumulate = false;
+    bool gelu = false;
 };
 
 // x [rows][in] against 1..kSmallLinearMaxTargets targets in one launch (an attention block's q,

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -106,13 +107,15 @@ struct RowCopy {
     size_t count = 1;
 };
 
-// One product of Backend::linearMany: y[rows][out] = x · w[out][in]ᵀ + bias (+ y).
+// One product of Backend::linearMany: y[rows][out] = x · w[out][in]ᵀ + bias (+ y), or with
+// gelu: y = GELU(x · wᵀ + bias) (exact GELU, as Backend::gelu; not with accumulate).
 struct LinearTarget {
     BufferView w;
     BufferView bias;   // may be empty
     BufferView y;
     int out = 0;
     bool accumulate = false;
+    bool gelu = false;
 };
 
 // One independent attention problem inside an attention() call (one beam, or the encoder).
@@ -215,7 +218,11 @@ public:
     // states it; no target's y may overlap x. The default runs linear() per target; a backend may
     // run them as one pass (CUDA: one launch for a decode step's rows).
     virtual void linearMany(BufferView x, std::span<const LinearTarget> targets, int rows, int in) {
-        for (const LinearTarget& t : targets) linear(x, t.w, t.bias, t.y, rows, in, t.out, t.accumulate);
+        for (const LinearTarget& t : targets) {
+            if (t.gelu && t.accumulate) throw std::logic_error("linearMany: GELU with accumulate");
+            linear(x, t.w, t.bias, t.y, rows, in, t.out, t.accumulate);
+            if (t.gelu) gelu(t.y.slice(0, static_cast<size_t>(rows) * static_cast<size_t>(t.out)));
+        }
     }
     // y[rows][cols] = (x - mean) / sqrt(var + eps) · gamma + beta, per row. y may equal x.
     virtual void layerNorm(BufferView x, BufferView gamma, BufferView beta, BufferView y, int rows, int cols,

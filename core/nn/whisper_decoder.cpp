@@ -220,8 +220,8 @@ void WhisperDecoder::enqueue(const DecoderPass& pass, KvCache* selfCache, const 
 
         // x += fc2(GELU(fc1(LN(x))))
         be.layerNorm(x, viewOf(layer.mlpLn.gamma), viewOf(layer.mlpLn.beta), ln, rows, d, kLayerNormEps);
-        be.linear(ln, viewOf(layer.fc1.weight), viewOf(layer.fc1.bias), hidden, rows, d, 4 * d, false);
-        be.gelu(hidden);
+        const LinearTarget fc1 = {viewOf(layer.fc1.weight), viewOf(layer.fc1.bias), hidden, 4 * d, false, true};
+        be.linearMany(ln, {&fc1, 1}, rows, d);  // with GELU
         be.linear(hidden, viewOf(layer.fc2.weight), viewOf(layer.fc2.bias), x, rows, 4 * d, d, true);
     }
     // Only each beam's last row needs the final norm and the logits.

@@ -80,8 +80,8 @@ void WhisperEncoder::run(BufferView mel, BufferView out) {
         be.linear(attn, viewOf(layer.attn.out.weight), viewOf(layer.attn.out.bias), x, t, d, d, true);
         // x += fc2(GELU(fc1(LN(x))))
         be.layerNorm(x, viewOf(layer.mlpLn.gamma), viewOf(layer.mlpLn.beta), ln, t, d, kLayerNormEps);
-        be.linear(ln, viewOf(layer.fc1.weight), viewOf(layer.fc1.bias), hidden, t, d, 4 * d, false);
-        be.gelu(hidden.slice(0, 4 * td));
+        const LinearTarget fc1 = {viewOf(layer.fc1.weight), viewOf(layer.fc1.bias), hidden, 4 * d, false, true};
+        be.linearMany(ln, {&fc1, 1}, t, d);  // with GELU
         be.linear(hidden, viewOf(layer.fc2.weight), viewOf(layer.fc2.bias), x, t, 4 * d, d, true);
     }
     be.layerNorm(x, viewOf(w.encoderLn.gamma), viewOf(w.encoderLn.beta), out, t, d, kLayerNormEps);

@@ -49,7 +49,8 @@ static double testAttention(int queries, int keys, int heads, int qStride, int k
 // kernels/small_linear against a double-precision reference: one launch with a target per
 // entry of `outs` (each its own weights, bias and output; the same x).
 template <int R>
-static double testLinear(int in, std::vector<int> outs, int xOff, int wOff, bool bias, bool acc) {
+// geluTarget: that target applies GELU (and does not accumulate).
+static double testLinear(int in, std::vector<int> outs, int xOff, int wOff, bool bias, bool acc, int geluTarget = -1) {
     using namespace hearsay::cuda;
     auto x = rnd(size_t(xOff) + size_t(R) * in, 4);
     struct Data { std::vector<__half> w; std::vector<float> b, y, y0; };
@@ -72,7 +73,9 @@ static double testLinear(int in, std::vector<int> outs, int xOff, int wOff, bool
         widest = std::max(widest, out);
     }
     for (size_t t = 0; t < outs.size(); ++t) {
-        p.targets[t] = {data[t].w.data() + wOff, bias ? data[t].b.data() : nullptr, data[t].y.data(), outs[t], acc};
+        const bool gelu = int(t) == geluTarget;
+        p.targets[t] = {data[t].w.data() + wOff, bias ? data[t].b.data() : nullptr, data[t].y.data(), outs[t],
+                        acc && !gelu, gelu};
         vector = vector && reinterpret_cast<uintptr_t>(p.targets[t].w) % 16 == 0;
     }
     auto run = [&] {
@@ -85,7 +88,9 @@ static double testLinear(int in, std::vector<int> outs, int xOff, int wOff, bool
         const int out = outs[t];
         for (int r = 0; r < R; ++r) for (int o = 0; o < out; ++o) {
             double s = 0; for (int i = 0; i < in; ++i) s += double(x[xOff + size_t(r) * in + i]) * float(d.w[wOff + size_t(o) * in + i]);
-            if (bias) s += d.b[o]; if (acc) s += d.y0[size_t(r) * out + o];
+            if (bias) s += d.b[o];
+            if (int(t) == geluTarget) s = 0.5 * s * (1.0 + std::erf(s / std::sqrt(2.0)));
+            else if (acc) s += d.y0[size_t(r) * out + o];
             maxRef = std::max(maxRef, std::abs(s)); maxErr = std::max(maxErr, std::abs(s - d.y[size_t(r) * out + o]));
         }
         if (d.y.back() != d.y0.back()) { std::printf("  wrote outside!\n"); return 1; }
@@ -199,7 +204,8 @@ int main(int argc, char** argv) {
     worstLinear = std::max(worstLinear, testLinear<4>(1280, {6}, 0, 4, false, false));
     // q, k and v of one attention block in one launch; targets of different widths.
     worstLinear = std::max(worstLinear, testLinear<1>(1280, {70, 33, 5}, 0, 0, true, false));
-    worstLinear = std::max(worstLinear, testLinear<5>(7, {9, 4, 12}, 1, 0, true, true));
+    worstLinear = std::max(worstLinear, testLinear<5>(7, {9, 4, 12}, 1, 0, true, true, 1));
+    worstLinear = std::max(worstLinear, testLinear<1>(1280, {5120}, 0, 0, true, false, 0));  // fc1 with GELU
     double worstDecode = 0;
     for (int keys : {1, 31, 32, 33, 447, 1500}) {
         const std::string name = "cross 1 query " + std::to_string(keys) + " keys";

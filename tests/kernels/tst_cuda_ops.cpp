@@ -660,7 +660,7 @@ private slots:
 
     // linearMany: an attention block's q, k and v from one x, as one launch for ≤ 8 rows (1e-5,
     // as smallLinear) and one linear() per target beyond (1e-2); outputs of different widths, one
-    // without bias, one accumulating.
+    // with GELU, one without bias, one accumulating.
     void linearMany_data() {
         QTest::addColumn<int>("rows");
         QTest::newRow("1 row") << 1;
@@ -692,7 +692,7 @@ private slots:
                 const auto old = test::randomFloats(r * m, 62 + t);
                 backend->upload(BufferView(y.back().get()), old.data(), old.size());
                 targets.push_back({BufferView(w.back().get()), t == 1 ? BufferView() : BufferView(b.back().get()),
-                                   BufferView(y.back().get()), outs[t], t == 2});
+                                   BufferView(y.back().get()), outs[t], t == 2, t == 0});
             }
             backend->linearMany(BufferView(x.get()), targets, rows, in);
             std::vector<float> all;
