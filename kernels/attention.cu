@@ -39,8 +39,8 @@ size_t sharedBytes(int headDim) {
                             2 * size_t(kWarps) * kTileQueries);
 }
 
-// kDims: output dimensions per lane (headDim ≤ 32 · kDims).
-template <int kDims>
+// kDims: output dimensions per lane (headDim ≤ 32 · kDims); KV: float or __half keys and values.
+template <int kDims, class KV>
 __global__ void __launch_bounds__(kThreads) attentionKernel(const __grid_constant__ AttentionLaunch p) {
     extern __shared__ float shared[];
     const AttentionShape& a = p.shape;
@@ -91,8 +91,8 @@ __global__ void __launch_bounds__(kThreads) attentionKernel(const __grid_constan
 #pragma unroll
         for (int i = 0; i < kDims; ++i) acc[qi][i] = 0.0f;
     }
-    const float* keys = a.k + size_t(keyRow) * a.kvStride + column;
-    const float* values = a.v + size_t(keyRow) * a.kvStride + column;
+    const KV* keys = static_cast<const KV*>(a.k) + size_t(keyRow) * a.kvStride + column;
+    const KV* values = static_cast<const KV*>(a.v) + size_t(keyRow) * a.kvStride + column;
 
     for (int first = warp * 32; first < lastKey; first += kWarps * 32) {
         // Lane l: scores of key first + l against every query of the tile.
@@ -101,9 +101,9 @@ __global__ void __launch_bounds__(kThreads) attentionKernel(const __grid_constan
 #pragma unroll
         for (int qi = 0; qi < kTileQueries; ++qi) score[qi] = 0.0f;
         if (key < lastKey) {
-            const float* kRow = keys + size_t(key) * a.kvStride;
+            const KV* kRow = keys + size_t(key) * a.kvStride;
             for (int d = 0; d < hd; ++d) {
-                const float kd = kRow[d];
+                const float kd = loadFloat(kRow + d);
 #pragma unroll
                 for (int qi = 0; qi < kTileQueries; ++qi) score[qi] += qTile[qi * hd + d] * kd;
             }
@@ -157,13 +157,22 @@ __global__ void __launch_bounds__(kThreads) attentionKernel(const __grid_constan
     }
 }
 
-template <int kDims>
-void launch(const AttentionLaunch& p, cudaStream_t stream) {
+template <int kDims, class KV>
+void launchTyped(const AttentionLaunch& p, cudaStream_t stream) {
     const size_t bytes = sharedBytes(p.shape.headDim);
     const dim3 grid(unsigned(p.firstTile[p.slices]), unsigned(p.shape.heads));
     if (grid.x == 0) return;
-    attentionKernel<kDims><<<grid, kThreads, bytes, stream>>>(p);
+    attentionKernel<kDims, KV><<<grid, kThreads, bytes, stream>>>(p);
     HEARSAY_CUDA_CHECK_LAUNCH();
+}
+
+template <int kDims>
+void launch(const AttentionLaunch& p, cudaStream_t stream) {
+    if (p.shape.kvHalf) {
+        launchTyped<kDims, __half>(p, stream);
+    } else {
+        launchTyped<kDims, float>(p, stream);
+    }
 }
 
 void launchFor(const AttentionLaunch& p, cudaStream_t stream) {

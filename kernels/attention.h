@@ -19,10 +19,11 @@ struct AttentionSlice {
 
 struct AttentionShape {
     const float* q = nullptr;   // [rows][qStride]
-    const float* k = nullptr;   // [rows][kvStride]
-    const float* v = nullptr;   // [rows][kvStride]
+    const void* k = nullptr;    // [rows][kvStride], float32, or IEEE half when kvHalf
+    const void* v = nullptr;    // [rows][kvStride], the same type as k
+    bool kvHalf = false;        // k and v are half (a KV cache from Backend::allocateKv)
     float* out = nullptr;       // [rows][outStride]
-    size_t qStride = 0, kvStride = 0, outStride = 0;  // in floats
+    size_t qStride = 0, kvStride = 0, outStride = 0;  // in elements
     int heads = 0;
     int headDim = 0;            // 1..kMaxAttentionHeadDim; head h uses columns [h·headDim, (h+1)·headDim)
     float scale = 1.0f;

@@ -82,7 +82,7 @@ public:
     Element element() const { return m_element; }
     void* raw() const { return m_data; }
     float* data() const { return static_cast<float*>(m_data); }
-    const __half* halfData() const { return static_cast<const __half*>(m_data); }
+    __half* halfData() const { return static_cast<__half*>(m_data); }
 
 private:
     void* m_data = nullptr;
@@ -112,7 +112,9 @@ const CudaBuffer* checkedBuffer(BufferView view, size_t needed, const char* what
 // weight where only float32 is handled is a programming error, reported like a bad view.
 float* devicePointer(BufferView view, size_t needed, const char* what) {
     const CudaBuffer* buffer = checkedBuffer(view, needed, what);
-    if (buffer->element() != Element::F32) fail(std::string(what) + ": an fp16 weight where float32 is needed");
+    if (buffer->element() != Element::F32) {
+        fail(std::string(what) + ": a half buffer (an fp16 weight or KV cache) where float32 is needed");
+    }
     return buffer->data() + view.offset;
 }
 
@@ -198,6 +200,8 @@ bool disableCudaKernels(CudaBackendOptions& options, const std::string& list, st
             options.splitAttention = false;
         } else if (name == "lt-bias") {
             options.ltBias = false;
+        } else if (name == "half-kv") {
+            options.halfKv = false;
         } else if (!name.empty()) {
             if (unknown) *unknown = name;
             return false;
@@ -213,7 +217,8 @@ CudaBackend::CudaBackend(CudaBackendOptions options)
       m_smallLinear(options.smallLinear),
       m_tensorAttention(options.tensorAttention),
       m_splitAttention(options.splitAttention),
-      m_ltBias(options.ltBias) {
+      m_ltBias(options.ltBias),
+      m_halfKv(options.halfKv) {
     int count = 0;
     HEARSAY_CUDA_CHECK(cudaGetDeviceCount(&count));
     if (options.device < 0 || options.device >= count) {
@@ -228,7 +233,8 @@ CudaBackend::CudaBackend(CudaBackendOptions options)
     for (auto [on, kernel] : {std::pair{m_smallLinear || m_precision == Precision::Fp32, "small-linear"},
                               std::pair{m_tensorAttention || m_precision == Precision::Fp32, "tensor-attention"},
                               std::pair{m_splitAttention, "split-attention"},
-                              std::pair{m_ltBias || m_precision == Precision::Fp32, "lt-bias"}}) {
+                              std::pair{m_ltBias || m_precision == Precision::Fp32, "lt-bias"},
+                              std::pair{m_halfKv || m_precision == Precision::Fp32, "half-kv"}}) {
         if (!on) disabled += std::string(disabled.empty() ? ", without " : ",") + kernel;
     }
     m_name = std::string("cuda (") + prop.name + ", sm_" + std::to_string(prop.major) + std::to_string(prop.minor) +
@@ -241,6 +247,7 @@ CudaBackend::CudaBackend(CudaBackendOptions options)
 CudaBackend::~CudaBackend() {
     useDevice();
     if (m_halfScratch.data) cudaFree(m_halfScratch.data);
+    if (m_outScratch.data) cudaFree(m_outScratch.data);
     if (m_attentionScratch.data) cudaFree(m_attentionScratch.data);
 }
 
@@ -340,6 +347,13 @@ std::unique_ptr<DeviceBuffer> CudaBackend::allocate(size_t elements) {
     return std::make_unique<CudaBuffer>(elements, m_device, m_cublas->stream());
 }
 
+std::unique_ptr<DeviceBuffer> CudaBackend::allocateKv(size_t elements) {
+    if (!halfKv()) return allocate(elements);
+    refuseWhileRecording("allocateKv()");
+    useDevice();
+    return std::make_unique<CudaBuffer>(elements, m_device, m_cublas->stream(), Element::F16);
+}
+
 std::unique_ptr<DeviceBuffer> CudaBackend::loadWeight(const TensorView& view) {
     const int64_t elements = view.elements();
     const int64_t expected = dtypeBytes(view.dtype, elements);
@@ -388,9 +402,18 @@ std::unique_ptr<DeviceBuffer> CudaBackend::loadWeight(const TensorView& view) {
 
 void CudaBackend::upload(BufferView dst, const float* src, size_t count) {
     refuseWhileRecording("upload()");
-    float* d = devicePointer(dst, count, "upload");
+    const CudaBuffer* buffer = checkedBuffer(dst, count, "upload");
     if (count == 0) return;
     useDevice();
+    if (buffer->element() == Element::F16) {
+        // Rounded to half on the host (nearest even), then copied (staged before returning).
+        std::vector<uint16_t> halves(count);
+        for (size_t i = 0; i < count; ++i) halves[i] = floatToHalf(src[i]);
+        HEARSAY_CUDA_CHECK(cudaMemcpyAsync(buffer->halfData() + dst.offset, halves.data(), count * sizeof(uint16_t),
+                                           cudaMemcpyHostToDevice, m_cublas->stream()));
+        return;
+    }
+    float* d = buffer->data() + dst.offset;
     // From pageable memory the source is staged before the call returns, so the caller may
     // reuse it at once; the copy itself is ordered on the stream.
     HEARSAY_CUDA_CHECK(cudaMemcpyAsync(d, src, count * sizeof(float), cudaMemcpyHostToDevice, m_cublas->stream()));
@@ -398,9 +421,18 @@ void CudaBackend::upload(BufferView dst, const float* src, size_t count) {
 
 void CudaBackend::download(BufferView src, float* dst, size_t count) {
     refuseWhileRecording("download()");
-    const float* s = devicePointer(src, count, "download");
+    const CudaBuffer* buffer = checkedBuffer(src, count, "download");
     if (count == 0) return;
     useDevice();
+    if (buffer->element() == Element::F16) {
+        std::vector<uint16_t> halves(count);
+        HEARSAY_CUDA_CHECK(cudaMemcpyAsync(halves.data(), buffer->halfData() + src.offset, count * sizeof(uint16_t),
+                                           cudaMemcpyDeviceToHost, m_cublas->stream()));
+        HEARSAY_CUDA_CHECK(cudaStreamSynchronize(m_cublas->stream()));
+        for (size_t i = 0; i < count; ++i) dst[i] = halfToFloat(halves[i]);
+        return;
+    }
+    const float* s = buffer->data() + src.offset;
     HEARSAY_CUDA_CHECK(cudaMemcpyAsync(dst, s, count * sizeof(float), cudaMemcpyDeviceToHost, m_cublas->stream()));
     HEARSAY_CUDA_CHECK(cudaStreamSynchronize(m_cublas->stream()));
 }
@@ -455,22 +487,38 @@ void CudaBackend::linear(BufferView x, BufferView w, BufferView bias, BufferView
     const size_t r = static_cast<size_t>(rows), n = static_cast<size_t>(in), m = static_cast<size_t>(out);
     const float* xp = devicePointer(x, r * n, "linear x");
     const WeightPointer wp = weightPointer(w, m * n, "linear weight");
-    float* yp = devicePointer(y, r * m, "linear y");
+    const CudaBuffer* yb = checkedBuffer(y, r * m, "linear y");
     const float* bp = bias.empty() ? nullptr : devicePointer(bias, m, "linear bias");
     useDevice();
+    if (yb->element() == Element::F16) {
+        // A half KV buffer (allocateKv): the product in float32 scratch, then rounded into it.
+        if (accumulate) fail("linear: cannot accumulate into a half buffer");
+        std::lock_guard lock(m_mutex);
+        auto* tmp = static_cast<float*>(grow(m_outScratch, r * m * sizeof(float), "the KV projection buffer"));
+        productLocked(xp, wp.f16, wp.f32, bp, tmp, rows, in, out, false);
+        castToHalf(tmp, yb->halfData() + y.offset, r * m, m_cublas->stream());
+        return;
+    }
+    float* yp = yb->data() + y.offset;
     // Decode steps: x stays float32 and the product, bias and residual are one pass.
     if (wp.f16 && m_smallLinear && rows <= cuda::kSmallLinearMaxRows) {
         cuda::smallLinear(xp, wp.f16, bp, yp, rows, in, out, accumulate, m_cublas->stream());
         return;
     }
     std::lock_guard lock(m_mutex);
-    if (wp.f16) {
+    productLocked(xp, wp.f16, wp.f32, bp, yp, rows, in, out, accumulate);
+}
+
+void CudaBackend::productLocked(const float* x, const void* wHalf, const float* wFloat, const float* bias, float* y,
+                                int rows, int in, int out, bool accumulate) {
+    if (wHalf) {
         // An fp16 weight: x [rows][in] cast to half first (both GEMM inputs must be half).
-        auto* xh = static_cast<__half*>(grow(m_halfScratch, r * n * sizeof(__half), "the fp16 cast buffer"));
-        castToHalf(xp, xh, r * n, m_cublas->stream());
-        gemmWithBias(xh, wp.f16, true, bp, yp, rows, in, out, accumulate);
+        const size_t elements = static_cast<size_t>(rows) * static_cast<size_t>(in);
+        auto* xh = static_cast<__half*>(grow(m_halfScratch, elements * sizeof(__half), "the fp16 cast buffer"));
+        castToHalf(x, xh, elements, m_cublas->stream());
+        gemmWithBias(xh, wHalf, true, bias, y, rows, in, out, accumulate);
     } else {
-        gemmWithBias(xp, wp.f32, false, bp, yp, rows, in, out, accumulate);
+        gemmWithBias(x, wFloat, false, bias, y, rows, in, out, accumulate);
     }
 }
 
@@ -486,8 +534,10 @@ void CudaBackend::linearMany(BufferView x, std::span<const LinearTarget> targets
         if (t.out <= 0) fail("linear: bad dimensions");
         const size_t m = static_cast<size_t>(t.out);
         const WeightPointer wp = weightPointer(t.w, m * n, "linear weight");
-        if (!wp.f16) return Backend::linearMany(x, targets, rows, in);  // fp32 mode: cuBLAS, one by one
-        float* yp = devicePointer(t.y, r * m, "linear y");
+        const CudaBuffer* yb = checkedBuffer(t.y, r * m, "linear y");
+        // fp32 mode (cuBLAS) or a half KV output (scratch and cast): one linear() per target.
+        if (!wp.f16 || yb->element() != Element::F32) return Backend::linearMany(x, targets, rows, in);
+        float* yp = yb->data() + t.y.offset;
         if (t.y.buffer == x.buffer && t.y.offset < x.offset + r * n && x.offset < t.y.offset + r * m) {
             fail("linearMany: an output overlaps x");
         }
@@ -647,16 +697,26 @@ void CudaBackend::attention(const AttentionArgs& a) {
         if (!offsets) {
             const size_t kvSpan =
                 spanOf(b.keyRow + static_cast<size_t>(b.keyCount), static_cast<size_t>(a.kvStride), width);
-            devicePointer(a.k, kvSpan, "attention k");
-            devicePointer(a.v, kvSpan, "attention v");
+            checkedBuffer(a.k, kvSpan, "attention k");
+            checkedBuffer(a.v, kvSpan, "attention v");
         }
         slices.push_back({b.queryRow, b.queryCount, b.keyRow, b.keyCount, static_cast<int>(index)});
     }
     if (slices.empty()) return;
     AttentionShape shape;
     shape.q = devicePointer(a.q, 0, "attention q");
-    shape.k = devicePointer(a.k, 0, "attention k");
-    shape.v = devicePointer(a.v, 0, "attention v");
+    // Keys and values: both float32, or both half (a KV buffer from allocateKv).
+    const CudaBuffer* kb = checkedBuffer(a.k, 0, "attention k");
+    const CudaBuffer* vb = checkedBuffer(a.v, 0, "attention v");
+    if (kb->element() != vb->element()) fail("attention: k and v of different element types");
+    shape.kvHalf = kb->element() == Element::F16;
+    if (shape.kvHalf) {
+        shape.k = kb->halfData() + a.k.offset;
+        shape.v = vb->halfData() + a.v.offset;
+    } else {
+        shape.k = kb->data() + a.k.offset;
+        shape.v = vb->data() + a.v.offset;
+    }
     shape.out = devicePointer(a.out, 0, "attention out");
     shape.qStride = static_cast<size_t>(a.qStride);
     shape.kvStride = static_cast<size_t>(a.kvStride);

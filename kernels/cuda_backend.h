@@ -42,11 +42,14 @@ struct CudaBackendOptions {
     // Fp16 mode, linear() with a bias and more rows (encoder, prompts): the bias added in
     // cuBLASLt's epilogue (one pass over y). Off: a bias broadcast into y, then GemmEx with β = 1.
     bool ltBias = true;
+    // Fp16 mode: allocateKv() (the cross-attention cache) keeps half: the projection writes it
+    // through a float32 scratch and a cast, attention reads half keys and values. Off: float32.
+    bool halfKv = true;
 };
 
 // The names HEARSAY_CUDA_DISABLE takes (comma-separated) and the options they turn off:
-// "small-linear", "tensor-attention", "split-attention", "lt-bias". False for an unknown name
-// (*unknown set).
+// "small-linear", "tensor-attention", "split-attention", "lt-bias", "half-kv". False for an
+// unknown name (*unknown set).
 bool disableCudaKernels(CudaBackendOptions& options, const std::string& list, std::string* unknown);
 
 // Thrown by CudaBackend::allocate when the GPU has too little free memory.
@@ -73,6 +76,8 @@ public:
     int threads() const override { return m_threads; }
 
     std::unique_ptr<DeviceBuffer> allocate(size_t elements) override;
+    std::unique_ptr<DeviceBuffer> allocateKv(size_t elements) override;
+    size_t kvElementBytes() const override { return halfKv() ? 2 : sizeof(float); }
     std::unique_ptr<DeviceBuffer> loadWeight(const TensorView& view) override;
     void upload(BufferView dst, const float* src, size_t count) override;
     void download(BufferView src, float* dst, size_t count) override;
@@ -119,6 +124,11 @@ protected:
 private:
     // Makes this backend's device current on the calling thread (sessions run on worker threads).
     void useDevice() const;
+    bool halfKv() const { return m_precision == Precision::Fp16 && m_halfKv; }
+    // The cuBLAS product of linear() (x cast to half for a half weight; bias in the epilogue or
+    // broadcast) into float32 y. The caller holds m_mutex.
+    void productLocked(const float* x, const void* wHalf, const float* wFloat, const float* bias, float* y, int rows,
+                       int in, int out, bool accumulate);
     // A logic error naming `what` while any thread records (allocations, host copies, waits).
     void refuseWhileRecording(const char* what) const;
     // Device scratch that grows on demand (in 1 MiB steps) and never while the stream is being
@@ -142,12 +152,14 @@ private:
     bool m_tensorAttention = true;
     bool m_splitAttention = true;
     bool m_ltBias = true;
+    bool m_halfKv = true;
     std::string m_name;
     std::string m_memoryName;      // "GPU 0 (NVIDIA H100 80GB HBM3)"
     std::unique_ptr<CublasHandle> m_cublas;
     std::mutex m_mutex;            // guards the cuBLAS handle and the scratch buffers
     Scratch m_halfScratch;         // [rows][in] half: linear()'s x cast for an fp16 GEMM
     Scratch m_attentionScratch;    // decode attention's partial results per split
+    Scratch m_outScratch;          // linear()'s float32 result before the cast into a half KV buffer
     std::atomic<uint64_t> m_scratchGeneration{0};  // bumped when a scratch buffer moves
     std::atomic<std::thread::id> m_recorder{};  // the thread inside record(), or none
 };

@@ -51,7 +51,7 @@ Result<std::shared_ptr<Backend>> createCudaBackend(const BackendOptions& options
         std::string unknown;
         if (!cuda::disableCudaKernels(cudaOptions, disable, &unknown)) {
             return makeError("HEARSAY_CUDA_DISABLE: unknown kernel '" + unknown +
-                             "' (small-linear, tensor-attention, split-attention, lt-bias)");
+                             "' (small-linear, tensor-attention, split-attention, lt-bias, half-kv)");
         }
     }
     try {

@@ -66,8 +66,8 @@ __device__ __forceinline__ int visibleKeys(const Launch& p, int s, int keyCount,
     return p.shape.causal ? keyCount - p.queryCount[s] + qi + 1 : keyCount;
 }
 
-// kDims: output dimensions per lane (headDim ≤ 32 · kDims).
-template <int kDims>
+// kDims: output dimensions per lane (headDim ≤ 32 · kDims); KV: float or __half keys and values.
+template <int kDims, class KV>
 __global__ void __launch_bounds__(32) partialKernel(const __grid_constant__ Launch p) {
     extern __shared__ float shared[];
     const AttentionShape& a = p.shape;
@@ -85,10 +85,10 @@ __global__ void __launch_bounds__(32) partialKernel(const __grid_constant__ Laun
     float* kTile = shared;                        // [kSplit][hd + 1]
     float* qTile = shared + kSplit * (hd + 1);    // [kMaxQueries][hd]
 
-    const float* keys = a.k + size_t(keyRow + first) * a.kvStride + column;
+    const KV* keys = static_cast<const KV*>(a.k) + size_t(keyRow + first) * a.kvStride + column;
     for (int i = lane; i < kSplit * hd; i += 32) {
         const int r = i / hd, c = i - r * hd;
-        kTile[r * (hd + 1) + c] = r < tileKeys ? keys[size_t(r) * a.kvStride + size_t(c)] : 0.0f;
+        kTile[r * (hd + 1) + c] = r < tileKeys ? loadFloat(keys + size_t(r) * a.kvStride + size_t(c)) : 0.0f;
     }
     for (int i = lane; i < kMaxQueries * hd; i += 32) {
         const int qi = i / hd, c = i - qi * hd;
@@ -129,7 +129,8 @@ __global__ void __launch_bounds__(32) partialKernel(const __grid_constant__ Laun
 #pragma unroll
         for (int i = 0; i < kDims; ++i) acc[qi][i] = 0.0f;
     }
-    warpWeightedRows(a.v + size_t(keyRow + first) * a.kvStride + column, a.kvStride, tileKeys, hd, weight, acc);
+    warpWeightedRows(static_cast<const KV*>(a.v) + size_t(keyRow + first) * a.kvStride + column, a.kvStride, tileKeys,
+                     hd, weight, acc);
 #pragma unroll
     for (int qi = 0; qi < kMaxQueries; ++qi) {
         if (qi >= queries || visibleKeys(p, s, keyCount, qi) <= first) continue;
@@ -176,23 +177,32 @@ __global__ void __launch_bounds__(kMergeThreads) mergeKernel(const __grid_consta
     }
 }
 
-template <int kDims>
+template <int kDims, class KV>
 void launchPartial(const Launch& p, cudaStream_t stream) {
     const size_t bytes = sizeof(float) * (size_t(kSplit) * size_t(p.shape.headDim + 1) +
                                           size_t(kMaxQueries) * size_t(p.shape.headDim));
     const dim3 grid(unsigned(p.splits), unsigned(p.shape.heads), unsigned(p.slices));
-    partialKernel<kDims><<<grid, 32, bytes, stream>>>(p);
+    partialKernel<kDims, KV><<<grid, 32, bytes, stream>>>(p);
     HEARSAY_CUDA_CHECK_LAUNCH();
 }
 
-void launch(const Launch& p, cudaStream_t stream) {
+template <class KV>
+void launchPartialFor(const Launch& p, cudaStream_t stream) {
     const int hd = p.shape.headDim;
     if (hd <= 32) {
-        launchPartial<1>(p, stream);
+        launchPartial<1, KV>(p, stream);
     } else if (hd <= 64) {
-        launchPartial<2>(p, stream);
+        launchPartial<2, KV>(p, stream);
     } else {
-        launchPartial<4>(p, stream);
+        launchPartial<4, KV>(p, stream);
+    }
+}
+
+void launch(const Launch& p, cudaStream_t stream) {
+    if (p.shape.kvHalf) {
+        launchPartialFor<__half>(p, stream);
+    } else {
+        launchPartialFor<float>(p, stream);
     }
     mergeKernel<<<dim3(unsigned(p.shape.heads), unsigned(p.slices)), kMergeThreads, 0, stream>>>(p);
     HEARSAY_CUDA_CHECK_LAUNCH();

@@ -2,9 +2,14 @@
 // sum of value rows over a warp.
 #pragma once
 
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 namespace hearsay::cuda {
+
+// An element of float32 or half storage (KV caches may be either) as float.
+__device__ __forceinline__ float loadFloat(const float* p) { return *p; }
+__device__ __forceinline__ float loadFloat(const __half* p) { return __half2float(*p); }
 
 __device__ __forceinline__ float warpSum(float v) {
     for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
@@ -19,8 +24,8 @@ __device__ __forceinline__ float warpMax(float v) {
 // acc[q][i] += Σ_{j < keys} w_j(q) · values[j · stride + lane + 32 i] over the warp, where lane j
 // holds weight[q] of key j (broadcast by shuffles; keys ≤ 32) and lane l owns dimensions l, l + 32,
 // ... below `dims`: attention's weighted sum of value rows.
-template <int kQueries, int kDims>
-__device__ __forceinline__ void warpWeightedRows(const float* values, size_t stride, int keys, int dims,
+template <int kQueries, int kDims, class T>
+__device__ __forceinline__ void warpWeightedRows(const T* values, size_t stride, int keys, int dims,
                                                  const float (&weight)[kQueries], float (&acc)[kQueries][kDims]) {
     const int lane = threadIdx.x % 32;
     for (int j = 0; j < keys; ++j) {
@@ -28,7 +33,7 @@ __device__ __forceinline__ void warpWeightedRows(const float* values, size_t str
 #pragma unroll
         for (int i = 0; i < kDims; ++i) {
             const int d = lane + 32 * i;
-            vj[i] = d < dims ? values[size_t(j) * stride + size_t(d)] : 0.0f;
+            vj[i] = d < dims ? loadFloat(values + size_t(j) * stride + size_t(d)) : 0.0f;
         }
 #pragma unroll
         for (int q = 0; q < kQueries; ++q) {

@@ -37,8 +37,8 @@ static_assert(kTileBytes % 32 == 0 && kPatchBytes % 32 == 0, "WMMA pointers must
 
 struct Params {
     const float* q;
-    const float* k;
-    const float* v;
+    const void* k;  // float32, or half (KV) rows
+    const void* v;
     float* out;
     size_t qStride, kvStride, outStride;
     int queryRow, queryCount;
@@ -58,6 +58,14 @@ __device__ __forceinline__ void storeHalf4(__half* dst, float4 v, float scale) {
     d[1] = __floats2half2_rn(v.z * scale, v.w * scale);
 }
 
+// Four consecutive K or V elements into a half tile: float32 converted, half copied as is.
+__device__ __forceinline__ void copy4(__half* dst, const float* src) { storeHalf4(dst, *reinterpret_cast<const float4*>(src), 1.0f); }
+__device__ __forceinline__ void copy4(__half* dst, const __half* src) {
+    *reinterpret_cast<uint2*>(dst) = *reinterpret_cast<const uint2*>(src);
+}
+__device__ __forceinline__ void zero4(__half* dst) { *reinterpret_cast<uint2*>(dst) = make_uint2(0, 0); }
+
+template <class KV>
 __global__ void __launch_bounds__(kThreads) tensorAttentionKernel(const Params p) {
     extern __shared__ __align__(128) unsigned char shared[];
     __half* kTile = reinterpret_cast<__half*>(shared);
@@ -95,14 +103,14 @@ __global__ void __launch_bounds__(kThreads) tensorAttentionKernel(const Params p
         __syncthreads();  // every warp is done with the previous K and V tiles
         for (int i = threadIdx.x; i < kKeyTile * (kD / 4); i += kThreads) {
             const int key = i / (kD / 4), c = (i % (kD / 4)) * 4;
-            float4 kx = make_float4(0.0f, 0.0f, 0.0f, 0.0f), vx = kx;
             if (tile + key < p.keyCount) {
                 const size_t at = (p.keyRow + size_t(tile + key)) * p.kvStride + column + c;
-                kx = *reinterpret_cast<const float4*>(p.k + at);
-                vx = *reinterpret_cast<const float4*>(p.v + at);
+                copy4(kTile + key * kHalfLd + c, static_cast<const KV*>(p.k) + at);
+                copy4(vTile + key * kHalfLd + c, static_cast<const KV*>(p.v) + at);
+            } else {
+                zero4(kTile + key * kHalfLd + c);
+                zero4(vTile + key * kHalfLd + c);
             }
-            storeHalf4(kTile + key * kHalfLd + c, kx, 1.0f);
-            storeHalf4(vTile + key * kHalfLd + c, vx, 1.0f);
         }
         __syncthreads();
 
@@ -207,13 +215,14 @@ void tensorAttention(const AttentionShape& shape, const AttentionSlice& slice, c
     if (!tensorAttentionApplies(shape)) throw std::invalid_argument("tensorAttention: shape not supported");
     if (slice.queryCount <= 0) return;
     if (slice.keyCount <= 0) throw std::invalid_argument("tensorAttention: no keys");
-    HEARSAY_CUDA_CHECK(cudaFuncSetAttribute(tensorAttentionKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(kSharedBytes)));
+    const auto kernel = shape.kvHalf ? tensorAttentionKernel<__half> : tensorAttentionKernel<float>;
+    HEARSAY_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSharedBytes)));
     const Params p{shape.q,         shape.k,          shape.v,          shape.out,
                    shape.qStride,   shape.kvStride,   shape.outStride,  slice.queryRow,
                    slice.queryCount, slice.keyRow,    slice.keyCount,   shape.scale};
     const dim3 grid(unsigned((slice.queryCount + kBlockQueries - 1) / kBlockQueries), unsigned(shape.heads));
-    tensorAttentionKernel<<<grid, kThreads, kSharedBytes, stream>>>(p);
+    kernel<<<grid, kThreads, kSharedBytes, stream>>>(p);
     HEARSAY_CUDA_CHECK_LAUNCH();
 }
 

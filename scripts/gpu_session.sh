@@ -16,7 +16,7 @@
 #   bash scripts/gpu_session.sh bench-fp32 SIZE... the same with --precision fp32 (peer in float32)
 #   bash scripts/gpu_session.sh bench-baseline SIZE... fp16 with the newest kernels off
 #                                                  (HEARSAY_CUDA_DISABLE=small-linear,tensor-attention,
-#                                                  split-attention,lt-bias): their A/B, reports *-baseline
+#                                                  split-attention,lt-bias,half-kv): their A/B, *-baseline
 #   bash scripts/gpu_session.sh models SIZE...     only write the random models (cached between commands)
 #   bash scripts/gpu_session.sh render             tables.md from every result of this machine so far
 #
@@ -275,7 +275,7 @@ case "$command" in
     sanitize) sanitize "$@" ;;
     bench) bench fp16 "$@" ;;
     bench-fp32) bench fp32 "$@" ;;
-    bench-baseline) HEARSAY_CUDA_DISABLE=small-linear,tensor-attention,split-attention,lt-bias RESULT_SUFFIX=-baseline \
+    bench-baseline) HEARSAY_CUDA_DISABLE=small-linear,tensor-attention,split-attention,lt-bias,half-kv RESULT_SUFFIX=-baseline \
                         bench fp16 "$@" ;;
     models) make_models "$@" ;;
     render) render ;;

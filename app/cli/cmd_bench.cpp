@@ -381,16 +381,17 @@ int printFloorsOnly(const Settings& s) {
         return fail("no peaks to compute floors with (" + peak.flopsSource + "); give --peak-gflops and --peak-gbs", 1);
     }
     const ElementBytes bytes = floorElementBytes(s.backend, s.dtype, s.precision);
-    std::printf("floors of the fixed work at %.1f GFLOP/s (%s) and %.1f GB/s (%s), %g-byte weights, %g-byte caches\n",
+    std::printf("floors of the fixed work at %.1f GFLOP/s (%s) and %.1f GB/s (%s), %g-byte weights, %g-byte self "
+                "cache, %g-byte cross cache\n",
                 peak.flopsPerSecond / 1e9, peak.flopsSource.c_str(), peak.bytesPerSecond / 1e9, peak.bytesSource.c_str(),
-                bytes.weights, bytes.caches);
+                bytes.weights, bytes.caches, bytes.crossCache);
     std::printf("  %-16s %12s %12s %14s %14s %14s %14s\n", "size", "enc GFLOP", "encoder ms", "MB/token", "decode ms/tok",
                 "batch ms/tok", "prompt ms/tok");
     Json::Array list;
     for (const auto& size : s.sizes) {
         auto config = WhisperConfig::fromName(size);
         if (!config) return fail(config.message());
-        const WorkFloors f = computeFloors(config.value(), s.work, peak, bytes.weights, bytes.caches);
+        const WorkFloors f = computeFloors(config.value(), s.work, peak, bytes);
         std::printf("  %-16s %12.1f %12.2f %14.1f %14.3f %14.3f %14.4f\n", size.c_str(), f.encoderFlops / 1e9, f.encoderMs,
                     f.decodeBytesPerToken / 1e6, f.decodeMsPerToken, f.batchMsPerToken, f.promptMsPerToken);
         Json j = toJson(f);
@@ -407,6 +408,7 @@ int printFloorsOnly(const Settings& s) {
         doc["peaks"] = toJson(peak);
         doc["elementBytes"]["weights"] = bytes.weights;
         doc["elementBytes"]["caches"] = bytes.caches;
+        doc["elementBytes"]["crossCache"] = bytes.crossCache;
         doc["work"] = toJson(s.work);
         doc["floors"] = Json(std::move(list));
         std::ofstream out(s.json);
@@ -627,7 +629,7 @@ int runBench(const std::vector<std::string>& args) {
             // Element bytes as the backend that ran holds weights and caches (Auto resolved by its name).
             const BackendKind ran = ranOnCuda(s, m) ? BackendKind::Cuda : BackendKind::Cpu;
             m.elementBytes = floorElementBytes(ran, s.dtype, s.precision);
-            m.floors = computeFloors(m.config, s.work, peak, m.elementBytes.weights, m.elementBytes.caches);
+            m.floors = computeFloors(m.config, s.work, peak, m.elementBytes);
         }
 
         if (s.cacheTable) {
@@ -718,6 +720,7 @@ int runBench(const std::vector<std::string>& args) {
             if (haveFloors) {
                 j["elementBytes"]["weights"] = m.elementBytes.weights;
                 j["elementBytes"]["caches"] = m.elementBytes.caches;
+                j["elementBytes"]["crossCache"] = m.elementBytes.crossCache;
             }
             Json::Array rows;
             for (const auto& r : m.rows) {

@@ -199,6 +199,13 @@ public:
     // Storage. allocate() throws std::bad_alloc when the memory cannot be had; the session
     // turns that into an error. Contents of a fresh buffer are zero.
     virtual std::unique_ptr<DeviceBuffer> allocate(size_t elements) = 0;
+    // Storage for attention keys and values that linear()/linearMany() write (not accumulate)
+    // and attention() reads: the cross-attention cache. The backend picks the element type:
+    // float32 by default; CUDA in fp16 mode keeps IEEE half (half the bytes a decode step reads).
+    // upload() and download() convert; other ops refuse such a buffer.
+    virtual std::unique_ptr<DeviceBuffer> allocateKv(size_t elements) { return allocate(elements); }
+    // Bytes per element of allocateKv()'s buffers.
+    virtual size_t kvElementBytes() const { return sizeof(float); }
     // A float32 copy of a weight tensor (any dtype, dequantised); the CPU backend may use an
     // aligned float32 tensor in place (the view's memory must then outlive the buffer).
     virtual std::unique_ptr<DeviceBuffer> loadWeight(const TensorView& view) = 0;

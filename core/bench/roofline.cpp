@@ -31,21 +31,23 @@ double decoderTokenFlops(const WhisperConfig& c, int position) {
     return c.nTextLayer * layer + 2.0 * d * c.nVocab;   // + logits against the token embedding
 }
 
-double decoderStepBytes(const WhisperConfig& c, int position, int beams, double weightBytes, double cacheBytes) {
+double decoderStepBytes(const WhisperConfig& c, int position, int beams, const ElementBytes& bytes) {
     const double d = c.nTextState;
     const double weights = c.nTextLayer * 14.0 * d * d + double(c.nVocab) * d;  // self 4d², cross q,o 2d², MLP 8d²; embedding
     const double selfCache = c.nTextLayer * 2.0 * (position + 1.0) * d * beams;
     const double crossCache = c.nTextLayer * 2.0 * double(c.nAudioCtx) * d;
-    return weights * weightBytes + (selfCache + crossCache) * cacheBytes;
+    return weights * bytes.weights + selfCache * bytes.caches + crossCache * bytes.crossCache;
 }
 
 ElementBytes floorElementBytes(BackendKind backend, const std::string& modelDtype, Precision precision) {
-    if (backend == BackendKind::Cuda) return {precision == Precision::Fp16 ? 2.0 : 4.0, 4.0};
-    return {modelDtype == "f16" ? 2.0 : 4.0, 4.0};
+    if (backend == BackendKind::Cuda) {
+        return precision == Precision::Fp16 ? ElementBytes{2.0, 4.0, 2.0} : ElementBytes{4.0, 4.0, 4.0};
+    }
+    return {modelDtype == "f16" ? 2.0 : 4.0, 4.0, 4.0};
 }
 
-WorkFloors computeFloors(const WhisperConfig& c, const FixedWork& work, const PeakRates& peak, double weightBytes,
-                         double cacheBytes) {
+WorkFloors computeFloors(const WhisperConfig& c, const FixedWork& work, const PeakRates& peak,
+                         const ElementBytes& elementBytes) {
     WorkFloors f;
     const double flops = std::max(peak.flopsPerSecond, 1.0), bandwidth = std::max(peak.bytesPerSecond, 1.0);
     f.encoderFlops = encoderFlops(c);
@@ -53,7 +55,7 @@ WorkFloors computeFloors(const WhisperConfig& c, const FixedWork& work, const Pe
 
     double ms = 0.0, bytes = 0.0;
     for (int p = 0; p < work.decodeSteps; ++p) {
-        const double b = decoderStepBytes(c, p, 1, weightBytes, cacheBytes);
+        const double b = decoderStepBytes(c, p, 1, elementBytes);
         bytes += b;
         ms += 1e3 * std::max(b / bandwidth, decoderTokenFlops(c, p) / flops);
     }
@@ -62,7 +64,7 @@ WorkFloors computeFloors(const WhisperConfig& c, const FixedWork& work, const Pe
 
     ms = 0.0;
     for (int s = 0; s < work.batchSteps; ++s) {
-        const double b = decoderStepBytes(c, s, work.batchBeams, weightBytes, cacheBytes);
+        const double b = decoderStepBytes(c, s, work.batchBeams, elementBytes);
         ms += 1e3 * std::max(b / bandwidth, work.batchBeams * decoderTokenFlops(c, s) / flops);
     }
     f.batchMsPerToken = ms / (double(work.batchSteps) * work.batchBeams);

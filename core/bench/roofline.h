@@ -24,12 +24,24 @@ double encoderFlops(const WhisperConfig& config);
 // attention over position + 1 keys, cross attention over n_audio_ctx keys, MLP, logits.
 double decoderTokenFlops(const WhisperConfig& config, int position);
 
+// Bytes per element of the decoder's weights and K/V caches as a backend holds them, for the
+// floors. CPU: f16 model files keep their weight matrices f16 (2 bytes), anything else is widened
+// to float32; caches are float32. CUDA: Precision::Fp16 holds half weight matrices and a half
+// cross cache (Backend::allocateKv; the self cache stays float32), Fp32 float32 throughout
+// (kernels/README.md, "Precision"). The floors assume the default kernels (HEARSAY_CUDA_DISABLE
+// unset).
+struct ElementBytes {
+    double weights = 4.0;
+    double caches = 4.0;      // the self-attention cache
+    double crossCache = 4.0;  // the cross-attention cache
+};
+ElementBytes floorElementBytes(BackendKind backend, const std::string& modelDtype, Precision precision);
+
 // Bytes one decode step must read when it adds one token to each of `beams` beams whose caches
 // hold `position` positions: the decoder weights used per step (once per step, shared by the
 // beams; not the cross K/V projections, which run once per window) and the K/V caches of
 // every beam (self: position + 1 rows per beam; cross: n_audio_ctx rows, shared by the beams).
-double decoderStepBytes(const WhisperConfig& config, int position, int beams, double weightBytesPerElement,
-                        double cacheBytesPerElement);
+double decoderStepBytes(const WhisperConfig& config, int position, int beams, const ElementBytes& bytes);
 
 struct PeakRates {
     double flopsPerSecond = 0.0;   // attainable arithmetic peak used for the floors
@@ -42,16 +54,7 @@ struct PeakRates {
     std::string specSource;
 };
 
-// Bytes per element of the decoder's weights and K/V caches as a backend holds them, for the
-// floors. CPU: f16 model files keep their weight matrices f16 (2 bytes), anything else is widened
-// to float32; caches are float32. CUDA: Precision::Fp16 holds half weight matrices, Fp32 float32
-// ones; the KV caches are float32 in both (kernels/README.md, "Precision"). When the CUDA caches
-// become half, this is the one place to change.
-struct ElementBytes {
-    double weights = 4.0;
-    double caches = 4.0;
-};
-ElementBytes floorElementBytes(BackendKind backend, const std::string& modelDtype, Precision precision);
+
 
 struct WorkFloors {
     double encoderMs = 0.0;          // encoderFlops / peak
@@ -64,7 +67,7 @@ struct WorkFloors {
 };
 
 WorkFloors computeFloors(const WhisperConfig& config, const FixedWork& work, const PeakRates& peak,
-                         double weightBytesPerElement, double cacheBytesPerElement);
+                         const ElementBytes& bytes);
 
 // Attainable peaks measured on this machine with `threads` threads: an OpenBLAS SGEMM
 // (2048³) for FLOP/s, and a multi-threaded read of a 512 MiB buffer for bandwidth. About 2 s.

@@ -23,26 +23,29 @@ Result<void> KvCache::allocate(Backend& backend) {
         return makeError("the " + m_name + " cache has invalid dimensions");
     }
     const size_t perBuffer = static_cast<size_t>(g.beams) * static_cast<size_t>(g.capacity) * static_cast<size_t>(g.width);
+    const size_t elementBytes = g.backendKvType ? backend.kvElementBytes() : sizeof(float);
     try {
         m_keys.clear();
         m_values.clear();
         for (int l = 0; l < g.layers; ++l) {
-            m_keys.push_back(backend.allocate(perBuffer));
-            m_values.push_back(backend.allocate(perBuffer));
+            m_keys.push_back(g.backendKvType ? backend.allocateKv(perBuffer) : backend.allocate(perBuffer));
+            m_values.push_back(g.backendKvType ? backend.allocateKv(perBuffer) : backend.allocate(perBuffer));
         }
     } catch (const std::exception& e) {
         m_keys.clear();
         m_values.clear();
         // K and V of every layer: what the cache needed, next to the backend's word on what failed.
-        const double bytes = 2.0 * static_cast<double>(g.layers) * static_cast<double>(perBuffer) * sizeof(float);
+        const double bytes = 2.0 * static_cast<double>(g.layers) * static_cast<double>(perBuffer) *
+                             static_cast<double>(elementBytes);
         char needed[160];
-        std::snprintf(needed, sizeof needed,
-                      "%d layers x %d beam(s) x %d positions x %d x K,V float32 = %.0f bytes, %.1f MiB", g.layers,
-                      g.beams, g.capacity, g.width, bytes, bytes / 1048576.0);
+        std::snprintf(needed, sizeof needed, "%d layers x %d beam(s) x %d positions x %d x K,V %s = %.0f bytes, %.1f MiB",
+                      g.layers, g.beams, g.capacity, g.width, elementBytes == 2 ? "half" : "float32", bytes,
+                      bytes / 1048576.0);
         return makeError("cannot allocate the " + m_name + " cache (" + needed + "): " + e.what());
     }
     std::iota(m_slot.begin(), m_slot.end(), 0);
     clear();
+    m_elementBytes.store(m_keys.empty() ? elementBytes : m_keys.front()->bytes() / std::max<size_t>(1, perBuffer));
     m_allocated.store(true, std::memory_order_release);
     return {};
 }

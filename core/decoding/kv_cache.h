@@ -21,6 +21,10 @@ public:
         int beams = 1;     // beam slots (self: maxBeams; cross: 1, shared by all beams)
         int capacity = 0;  // positions per beam (self: n_text_ctx; cross: n_audio_ctx)
         int width = 0;     // d_model
+        // Storage from Backend::allocateKv (the backend's KV element type: half on CUDA in fp16
+        // mode) instead of float32. Only for a cache written by linear() and never row-copied
+        // (the cross cache); the self cache takes rows through copyRows, which moves float32.
+        bool backendKvType = false;
     };
 
     // Nothing is allocated until allocate(). `name` appears in error messages.
@@ -28,8 +32,9 @@ public:
     KvCache(const KvCache&) = delete;
     KvCache& operator=(const KvCache&) = delete;
 
-    // Allocates K and V for every layer (2 · layers · beams · capacity · width floats); a
-    // no-op when already allocated. Fails cleanly when the memory cannot be had.
+    // Allocates K and V for every layer (2 · layers · beams · capacity · width elements of
+    // float32, or of the backend's KV type with backendKvType); a no-op when already allocated.
+    // Fails cleanly when the memory cannot be had.
     Result<void> allocate(Backend& backend);
     // Frees the memory; every beam becomes empty.
     void release();
@@ -64,7 +69,7 @@ public:
     int beamsInUse() const;
 
 private:
-    size_t rowBytes() const { return 2 * static_cast<size_t>(m_geometry.width) * sizeof(float); }
+    size_t rowBytes() const { return 2 * static_cast<size_t>(m_geometry.width) * m_elementBytes.load(); }
 
     std::string m_name;
     Geometry m_geometry;
@@ -73,6 +78,7 @@ private:
     std::vector<int> m_slot;                               // beam -> physical slot
     std::unique_ptr<std::atomic<int>[]> m_lengths;         // [beam] positions held
     std::atomic<bool> m_allocated{false};
+    std::atomic<size_t> m_elementBytes{sizeof(float)};    // of the buffers allocated
 };
 
 } // namespace hearsay

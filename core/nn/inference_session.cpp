@@ -43,7 +43,7 @@ public:
         : m_model(std::move(model)), m_backend(std::move(backend)), m_options(options),
           m_config(m_model->config()), m_weights(std::move(weights)),
           m_self("self-attention", {m_config.nTextLayer, options.maxBeams, m_config.nTextCtx, m_config.nTextState}),
-          m_cross("cross-attention", {m_config.nTextLayer, 1, m_config.nAudioCtx, m_config.nTextState}),
+          m_cross("cross-attention", {m_config.nTextLayer, 1, m_config.nAudioCtx, m_config.nTextState, true}),
           m_beamTokens(static_cast<size_t>(options.maxBeams)) {
         m_selfOn.store(options.selfAttentionCache);
         m_crossOn.store(options.crossAttentionCache);

@@ -133,7 +133,7 @@ def hearsay_figure(model, key):
 
 def gpu_floor_table(models):
     """Per size: each figure, its floor, and floor ÷ measured (100% = at the floor)."""
-    rows = ["| size | " + " | ".join(f"{label} (floor; % of floor speed)" for _, label, _ in FIGURES) + " | floor bytes/elem (w, kv) |",
+    rows = ["| size | " + " | ".join(f"{label} (floor; % of floor speed)" for _, label, _ in FIGURES) + " | floor bytes/elem (weights, self KV[, cross KV]) |",
             "|---|" + "---:|" * (len(FIGURES) + 1)]
     for model in models:
         floors = model.get("floors") or {}
@@ -142,7 +142,8 @@ def gpu_floor_table(models):
             v, f = hearsay_figure(model, key), floors.get(key)
             cells.append(f"{fmt(v, digits + 1)} ({fmt(f, digits + 1)}; {100 * f / v:.0f}%)" if f and v else fmt(v, digits + 1))
         eb = model.get("elementBytes") or {}
-        rows.append(f"| {model['name']} | " + " | ".join(cells) + f" | {eb.get('weights', '–')}, {eb.get('caches', '–')} |")
+        cross = f", {eb['crossCache']}" if "crossCache" in eb else ""
+        rows.append(f"| {model['name']} | " + " | ".join(cells) + f" | {eb.get('weights', '–')}, {eb.get('caches', '–')}{cross} |")
     return "\n".join(rows)
 
 

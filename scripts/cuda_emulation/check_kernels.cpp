@@ -14,17 +14,30 @@ static std::vector<float> rnd(size_t n, unsigned seed, float lo = -1, float hi =
     std::vector<float> v(n); for (auto& x : v) x = d(g); return v;
 }
 
-static double testAttention(int queries, int keys, int heads, int qStride, int kvStride, int queryRow, int keyRow, float amp) {
+// Keys or values as a KV cache holds them: `values` rounded to half in place (the reference
+// then uses exactly what the kernel reads), and their half copy.
+static std::vector<_Float16> toHalf(std::vector<float>& values) {
+    std::vector<_Float16> h(values.size());
+    for (size_t i = 0; i < values.size(); ++i) { h[i] = (_Float16)values[i]; values[i] = float(h[i]); }
+    return h;
+}
+
+static double testAttention(int queries, int keys, int heads, int qStride, int kvStride, int queryRow, int keyRow, float amp,
+                            bool halfKv = false) {
     using namespace hearsay::cuda::ta;
     const int hd = 64;
     auto q = rnd(size_t(queryRow + queries) * qStride, 1, -amp, amp), k = rnd(size_t(keyRow + keys) * kvStride, 2, -amp, amp),
          v = rnd(size_t(keyRow + keys) * kvStride, 3);
+    std::vector<_Float16> kHalf, vHalf;
+    if (halfKv) { kHalf = toHalf(k); vHalf = toHalf(v); }
     std::vector<float> out(size_t(queryRow + queries) * qStride, 7.0f);
     const float scale = 0.125f;
-    Params p{q.data(), k.data(), v.data(), out.data(), size_t(qStride), size_t(kvStride), size_t(qStride), queryRow, queries,
-             size_t(keyRow), keys, scale};
-    emulate({unsigned((queries + kBlockQueries - 1) / kBlockQueries), unsigned(heads)}, {kThreads}, kSharedBytes,
-            [&] { tensorAttentionKernel(p); });
+    Params p{q.data(), halfKv ? static_cast<const void*>(kHalf.data()) : k.data(),
+             halfKv ? static_cast<const void*>(vHalf.data()) : v.data(), out.data(), size_t(qStride), size_t(kvStride),
+             size_t(qStride), queryRow, queries, size_t(keyRow), keys, scale};
+    emulate({unsigned((queries + kBlockQueries - 1) / kBlockQueries), unsigned(heads)}, {kThreads}, kSharedBytes, [&] {
+        if (halfKv) tensorAttentionKernel<__half>(p); else tensorAttentionKernel<float>(p);
+    });
     double maxErr = 0, maxRef = 0;
     for (int h = 0; h < heads; ++h) for (int i = 0; i < queries; ++i) {
         std::vector<double> s(keys); double m = -1e300;
@@ -105,7 +118,7 @@ static double testLinear(int in, std::vector<int> outs, int xOff, int wOff, bool
 struct DaSlice { int queries, keyRow, keyCount, rowOffset, countOffset; };
 // general: kernels/attention.cu's kernel (maxKeys unused) instead of decode_attention.cu's two.
 static double testDecodeAttention(const char* name, int heads, int hd, bool causal, int kvRows, int maxKeys,
-                                  std::vector<DaSlice> slices, bool offsets, bool general = false) {
+                                  std::vector<DaSlice> slices, bool offsets, bool general = false, bool halfKv = false) {
     using namespace hearsay::cuda::da;
     const int width = heads * hd, stride = width + 3;
     int rows = 0; for (auto& s : slices) rows += s.queries;
@@ -113,7 +126,12 @@ static double testDecodeAttention(const char* name, int heads, int hd, bool caus
     std::vector<float> out(size_t(rows) * stride, 42.0f);
     std::vector<int> rowOff, countOff;
     Launch p{};
-    p.shape.q = q.data(); p.shape.k = k.data(); p.shape.v = v.data(); p.shape.out = out.data();
+    std::vector<_Float16> kHalf, vHalf;
+    if (halfKv) { kHalf = toHalf(k); vHalf = toHalf(v); }
+    p.shape.q = q.data(); p.shape.out = out.data();
+    p.shape.k = halfKv ? static_cast<const void*>(kHalf.data()) : k.data();
+    p.shape.v = halfKv ? static_cast<const void*>(vHalf.data()) : v.data();
+    p.shape.kvHalf = halfKv;
     p.shape.qStride = p.shape.kvStride = p.shape.outStride = stride;
     p.shape.heads = heads; p.shape.headDim = hd; p.shape.scale = 1.0f / std::sqrt(float(hd)); p.shape.causal = causal;
     p.shape.kvRows = kvRows;
@@ -140,15 +158,23 @@ static double testDecodeAttention(const char* name, int heads, int hd, bool caus
         }
         const dim3e grid{unsigned(g.firstTile[g.slices]), unsigned(heads), 1};
         const size_t bytes = at::sharedBytes(hd);
-        if (hd <= 32) emulate(grid, {at::kThreads}, bytes, [&] { at::attentionKernel<1>(g); });
-        else if (hd <= 64) emulate(grid, {at::kThreads}, bytes, [&] { at::attentionKernel<2>(g); });
-        else if (hd <= 128) emulate(grid, {at::kThreads}, bytes, [&] { at::attentionKernel<4>(g); });
-        else emulate(grid, {at::kThreads}, bytes, [&] { at::attentionKernel<8>(g); });
+        auto run = [&](auto kv) {
+            using KV = decltype(kv);
+            if (hd <= 32) emulate(grid, {at::kThreads}, bytes, [&] { at::attentionKernel<1, KV>(g); });
+            else if (hd <= 64) emulate(grid, {at::kThreads}, bytes, [&] { at::attentionKernel<2, KV>(g); });
+            else if (hd <= 128) emulate(grid, {at::kThreads}, bytes, [&] { at::attentionKernel<4, KV>(g); });
+            else emulate(grid, {at::kThreads}, bytes, [&] { at::attentionKernel<8, KV>(g); });
+        };
+        if (halfKv) run(__half{}); else run(float{});
     } else {
         const dim3e grid{unsigned(p.splits), unsigned(heads), unsigned(p.slices)};
-        if (hd <= 32) emulate(grid, {32}, 0x10000, [&] { partialKernel<1>(p); });
-        else if (hd <= 64) emulate(grid, {32}, 0x10000, [&] { partialKernel<2>(p); });
-        else emulate(grid, {32}, 0x10000, [&] { partialKernel<4>(p); });
+        auto run = [&](auto kv) {
+            using KV = decltype(kv);
+            if (hd <= 32) emulate(grid, {32}, 0x10000, [&] { partialKernel<1, KV>(p); });
+            else if (hd <= 64) emulate(grid, {32}, 0x10000, [&] { partialKernel<2, KV>(p); });
+            else emulate(grid, {32}, 0x10000, [&] { partialKernel<4, KV>(p); });
+        };
+        if (halfKv) run(__half{}); else run(float{});
         emulate({unsigned(heads), unsigned(p.slices), 1}, {kMergeThreads}, 0, [&] { mergeKernel(p); });
     }
     double maxErr = 0, maxRef = 0;
@@ -231,6 +257,14 @@ int main(int argc, char** argv) {
     for (int hd : {1, 40, 130, 256}) {
         const std::string name = "head dim " + std::to_string(hd);
         worstDecode = std::max(worstDecode, testDecodeAttention(name.c_str(), 2, hd, hd % 2 == 0, 100, 100, {{9, 3, 97, 0, 0}}, false, true));
+    }
+    // Half keys and values (the cross cache in fp16 mode), on all three kernels.
+    worstDecode = std::max(worstDecode, testDecodeAttention("half KV cross 5 beams", 3, 64, false, 1500, 1500, {{5, 0, 1500, 0, 0}}, false, false, true));
+    worstDecode = std::max(worstDecode, testDecodeAttention("half KV 9 queries", 2, 64, false, 200, 200, {{9, 0, 200, 0, 0}}, false, true, true));
+    {
+        const double e = testAttention(130, 200, 2, 128, 132, 0, 0, 1, true);
+        std::printf("attention half KV q 130 k 200: rel err %.3g\n", e);
+        worst = std::max(worst, e);
     }
     std::printf("worst: decode and general attention %.3g (limit 1e-5)\n", worstDecode);
     std::printf("worst: attention %.3g (limit 1e-2), linear %.3g (limit 1e-5)\n", worst, worstLinear);

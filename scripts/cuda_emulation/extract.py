@@ -30,14 +30,14 @@ sl = device_code(root / "kernels/small_linear.cu", "template <int kRows>\nvoid l
 sl_header = device_code(root / "kernels/small_linear.h", None)
 sl_header = sl_header[:sl_header.index("// x [rows][in] against")] + "} // namespace hearsay::cuda\n"
 (out / "sl_kernel.inc").write_text(device_code(root / "kernels/reduce.cuh", None) + "\n" + sl_header + sl)
-da = device_code(root / "kernels/decode_attention.cu", "template <int kDims>\nvoid launchPartial")
+da = device_code(root / "kernels/decode_attention.cu", "template <int kDims, class KV>\nvoid launchPartial")
 shared = "extern __shared__ float shared[];"
 assert shared in da, "decode_attention.cu: the shared memory declaration changed; update extract.py"
 da = da.replace(shared, "float* shared = reinterpret_cast<float*>(g_shared);")
 da = da.replace("namespace hearsay::cuda {", "namespace hearsay::cuda::da {")
 header = device_code(root / "kernels/attention.h", None) + device_code(root / "kernels/decode_attention.h", None)
 header = header.split("void attention(")[0] + "}\n"  # the structs and constants, not the host declarations
-at = device_code(root / "kernels/attention.cu", "template <int kDims>\nvoid launch(")
+at = device_code(root / "kernels/attention.cu", "template <int kDims, class KV>\nvoid launchTyped(")
 at = at.replace(shared, "float* shared = reinterpret_cast<float*>(g_shared);").replace("namespace hearsay::cuda {", "namespace hearsay::cuda::at {")
 (out / "at_kernel.inc").write_text(header.replace("namespace hearsay::cuda {", "namespace hearsay::cuda::at {", 1) + "\n" + at)
 (out / "da_kernel.inc").write_text(header.replace("namespace hearsay::cuda {", "namespace hearsay::cuda::da {", 1) + "\n" +

@@ -150,15 +150,15 @@ private slots:
         QCOMPARE(encoderFlops(tiny), expected);
         QVERIFY(decoderTokenFlops(tiny, 100) > decoderTokenFlops(tiny, 0));
         // One step reads the decoder weights once: 5 beams cost less than 5 single steps.
-        const double one = decoderStepBytes(tiny, 10, 1, 4, 4), five = decoderStepBytes(tiny, 10, 5, 4, 4);
+        const double one = decoderStepBytes(tiny, 10, 1, {4, 4, 4}), five = decoderStepBytes(tiny, 10, 5, {4, 4, 4});
         QVERIFY(five > one && five < 5 * one);
         // fp16 weights halve the weight part.
-        QVERIFY(decoderStepBytes(tiny, 0, 1, 2, 4) < one);
+        QVERIFY(decoderStepBytes(tiny, 0, 1, {2, 4, 4}) < one);
 
         PeakRates peak;
         peak.flopsPerSecond = 1e11;
         peak.bytesPerSecond = 1e10;
-        const WorkFloors f = computeFloors(tiny, FixedWork{}, peak, 4, 4);
+        const WorkFloors f = computeFloors(tiny, FixedWork{}, peak, {4, 4, 4});
         QCOMPARE(f.encoderMs, 1e3 * expected / 1e11);
         QVERIFY(f.decodeMsPerToken >= 1e3 * f.decodeBytesPerToken / 1e10 * 0.999);
         QVERIFY(f.batchMsPerToken < f.decodeMsPerToken);   // weights shared by the beams

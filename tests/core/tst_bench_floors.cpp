@@ -22,6 +22,8 @@ using namespace hearsay;
 
 namespace {
 
+constexpr ElementBytes kHalf{2.0, 2.0, 2.0};  // weights and both caches as half
+
 WhisperConfig named(const char* name) {
     auto c = WhisperConfig::fromName(name);
     if (!c) qFatal("%s: %s", name, c.message().c_str());
@@ -78,11 +80,11 @@ private slots:
         const WhisperConfig c = named("large-v3");
         // d = 1280, 32 layers, V = 51866: weights 14·1280²·32 + 51866·1280 = 800,391,680 elements,
         // cross K/V 2·1500·1280·32 = 122,880,000, self K/V at p = 0: 2·1·1280·32 = 81,920; × 2 bytes.
-        QCOMPARE(decoderStepBytes(c, 0, 1, 2.0, 2.0), 2.0 * (800391680.0 + 122880000.0 + 81920.0));
-        QCOMPARE(decoderStepBytes(c, 0, 1, 2.0, 2.0), handStepBytes(1280, 32, 51866, 0, 2));
-        QCOMPARE(decoderStepBytes(c, 255, 1, 2.0, 2.0), handStepBytes(1280, 32, 51866, 255, 2));
+        QCOMPARE(decoderStepBytes(c, 0, 1, kHalf), 2.0 * (800391680.0 + 122880000.0 + 81920.0));
+        QCOMPARE(decoderStepBytes(c, 0, 1, kHalf), handStepBytes(1280, 32, 51866, 0, 2));
+        QCOMPARE(decoderStepBytes(c, 255, 1, kHalf), handStepBytes(1280, 32, 51866, 255, 2));
         // Five beams read the weights and the cross K/V once, the self K/V five times.
-        QCOMPARE(decoderStepBytes(c, 10, 5, 2.0, 2.0), handStepBytes(1280, 32, 51866, 10, 2) + 4 * 2.0 * 32 * 2 * 11 * 1280);
+        QCOMPARE(decoderStepBytes(c, 10, 5, kHalf), handStepBytes(1280, 32, 51866, 10, 2) + 4 * 2.0 * 32 * 2 * 11 * 1280);
 
         // The mean over the 256 steps of the fixed work (mean p + 1 = 128.5): 1,867,596,800 bytes,
         // and at the H100 SXM's 3.35 TB/s a floor of 0.5575 ms per token (the FLOP term is far below).
@@ -90,10 +92,15 @@ private slots:
         PeakRates peak;
         peak.flopsPerSecond = 989.4e12;
         peak.bytesPerSecond = 3.35e12;
-        const WorkFloors f = computeFloors(c, work, peak, 2.0, 2.0);
+        const WorkFloors f = computeFloors(c, work, peak, kHalf);
         QVERIFY(near(f.decodeBytesPerToken, 1867596800.0));
         QVERIFY(near(f.decodeMsPerToken, 1e3 * 1867596800.0 / 3.35e12, 1e-9));
         QVERIFY(f.decodeMsPerToken < 0.8);  // the target lies above the floor
+        // As built (CUDA fp16: half weights and cross cache, float32 self cache): the self K/V
+        // read doubles, 1,888,650,240 bytes, 0.5638 ms.
+        const WorkFloors built = computeFloors(c, work, peak, floorElementBytes(BackendKind::Cuda, "f16", Precision::Fp16));
+        QVERIFY(near(built.decodeBytesPerToken, 2.0 * 800391680.0 + 2.0 * 122880000.0 + 4.0 * 10526720.0));
+        QVERIFY(near(built.decodeMsPerToken, 1e3 * 1888650240.0 / 3.35e12, 1e-9));
 
         // Encoder: conv1 2·3000·1280·384, conv2 2·1500·1280·3840, per layer 24·1500·1280² + 4·1500²·1280,
         // cross K/V 4·1500·1280² per decoder layer: 2,588,344,320,000 FLOPs.
@@ -109,7 +116,7 @@ private slots:
         PeakRates peak;
         peak.flopsPerSecond = 989.4e12;
         peak.bytesPerSecond = 3.35e12;
-        const WorkFloors f = computeFloors(c, work, peak, 2.0, 2.0);
+        const WorkFloors f = computeFloors(c, work, peak, kHalf);
         QVERIFY(near(f.decodeBytesPerToken, 2.0 * 158138880.0 + 30720000.0 + 2631680.0));
         QVERIFY(f.decodeMsPerToken < 0.15);
         // The encoder is large-v3's, with the cross K/V of 4 layers instead of 32.
@@ -119,13 +126,16 @@ private slots:
     void elementBytesFollowBackendAndPrecision() {
         const ElementBytes cudaHalf = floorElementBytes(BackendKind::Cuda, "f32", Precision::Fp16);
         QCOMPARE(cudaHalf.weights, 2.0);  // half weight matrices whatever the file holds
-        QCOMPARE(cudaHalf.caches, 4.0);   // the CUDA KV caches are float32 (kernels/README.md)
+        QCOMPARE(cudaHalf.caches, 4.0);   // the CUDA self cache is float32 (kernels/README.md)
+        QCOMPARE(cudaHalf.crossCache, 2.0);  // the cross cache half (Backend::allocateKv)
         const ElementBytes cudaFloat = floorElementBytes(BackendKind::Cuda, "f16", Precision::Fp32);
         QCOMPARE(cudaFloat.weights, 4.0);
         QCOMPARE(cudaFloat.caches, 4.0);
+        QCOMPARE(cudaFloat.crossCache, 4.0);
         const ElementBytes cpuHalf = floorElementBytes(BackendKind::Cpu, "f16", Precision::Fp16);
         QCOMPARE(cpuHalf.weights, 2.0);   // f16 matrices stay f16 in the CPU backend
         QCOMPARE(cpuHalf.caches, 4.0);    // its caches are float32
+        QCOMPARE(cpuHalf.crossCache, 4.0);
         const ElementBytes cpuFloat = floorElementBytes(BackendKind::Cpu, "f32", Precision::Fp16);
         QCOMPARE(cpuFloat.weights, 4.0);
         QCOMPARE(cpuFloat.caches, 4.0);
@@ -195,12 +205,14 @@ private slots:
             QVERIFY(text.ok());
             auto doc = Json::parse(text.value());
             QVERIFY(doc.ok());
-            // fp16: half weights, float32 caches; fp32: float32 both. Per token (mean of the 256 steps):
-            // weights 800,391,680 elements, cross K/V 122,880,000, self K/V 2·128.5·1280·32 = 10,526,720.
-            const double weightBytes = precision == "fp16" ? 2.0 : 4.0;
-            const double perToken = weightBytes * 800391680.0 + 4.0 * (122880000.0 + 10526720.0);
-            QCOMPARE(doc.value()["elementBytes"]["weights"].toDouble(0), weightBytes);
+            // fp16: half weights and cross cache, float32 self cache; fp32: float32 throughout. Per
+            // token (mean of the 256 steps): weights 800,391,680 elements, cross K/V 122,880,000,
+            // self K/V 2·128.5·1280·32 = 10,526,720.
+            const double halfBytes = precision == "fp16" ? 2.0 : 4.0;
+            const double perToken = halfBytes * (800391680.0 + 122880000.0) + 4.0 * 10526720.0;
+            QCOMPARE(doc.value()["elementBytes"]["weights"].toDouble(0), halfBytes);
             QCOMPARE(doc.value()["elementBytes"]["caches"].toDouble(0), 4.0);
+            QCOMPARE(doc.value()["elementBytes"]["crossCache"].toDouble(0), halfBytes);
             const Json::Array& floors = doc.value()["floors"].toArray();
             QCOMPARE(floors.size(), size_t(2));
             const Json& large = floors[0];

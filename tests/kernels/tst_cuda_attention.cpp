@@ -10,6 +10,7 @@
 // kernels/attention; tensorCoresMatchCpu checks fp16 mode's tensor-core kernel to 1e-2.
 #include "cuda_test_support.h"
 
+#include "core/util/half.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/device_info.h"
 
@@ -32,6 +33,7 @@ struct Problem {
     bool causal = false;
     bool sharedKeys = false;   // every beam reads the same key rows (cross-attention)
     int qPad = 0, kvPad = 0, outPad = 0;  // row stride = width + pad
+    bool halfKv = false;       // k and v in Backend::allocateKv buffers (half in fp16 mode)
 };
 
 } // namespace
@@ -46,6 +48,14 @@ private:
     std::shared_ptr<Backend> m_gpu16;  // fp16 mode with tensor-core attention (kernels/tensor_attention)
     std::shared_ptr<Backend> m_gpuUnsplit;  // fp32 mode, few-query slices not split over keys
 
+    // `host` in a CPU buffer and in a KV buffer of `gpu` (allocateKv).
+    test::Mirrored mirrorKv(Backend& gpu, const std::vector<float>& host) {
+        test::Mirrored m{m_cpu->allocate(host.size()), gpu.allocateKv(host.size())};
+        m_cpu->upload(BufferView(m.cpu.get()), host.data(), host.size());
+        gpu.upload(BufferView(m.gpu.get()), host.data(), host.size());
+        return m;
+    }
+
     // Runs `p` on both backends; returns the relative error of the outputs.
     double compare(const Problem& p, uint32_t seed) { return compare(p, seed, *m_gpu); }
 
@@ -56,8 +66,14 @@ private:
         const size_t kvRows = p.sharedKeys ? size_t(p.keys) : size_t(p.beams) * size_t(p.keys);
         // Scores of a useful spread: q, k in [-1, 1], scale headDim^-0.5 (as Whisper).
         auto q = test::mirror(*m_cpu, gpu, test::randomFloats(qRows * size_t(qStride), seed));
-        auto k = test::mirror(*m_cpu, gpu, test::randomFloats(kvRows * size_t(kvStride), seed + 1, -2.0f, 2.0f));
-        auto v = test::mirror(*m_cpu, gpu, test::randomFloats(kvRows * size_t(kvStride), seed + 2));
+        auto kHost = test::randomFloats(kvRows * size_t(kvStride), seed + 1, -2.0f, 2.0f);
+        auto vHost = test::randomFloats(kvRows * size_t(kvStride), seed + 2);
+        if (p.halfKv) {  // the CPU gets the values the GPU's half buffers hold
+            for (float& x : kHost) x = halfToFloat(floatToHalf(x));
+            for (float& x : vHost) x = halfToFloat(floatToHalf(x));
+        }
+        auto k = p.halfKv ? mirrorKv(gpu, kHost) : test::mirror(*m_cpu, gpu, kHost);
+        auto v = p.halfKv ? mirrorKv(gpu, vHost) : test::mirror(*m_cpu, gpu, vHost);
         auto out = test::mirror(*m_cpu, gpu, std::vector<float>(qRows * size_t(outStride), 42.0f));
         std::vector<AttentionBatch> batches;
         for (int b = 0; b < p.beams; ++b) {
@@ -228,6 +244,37 @@ private slots:
         const double error = compare(problem, 300, *m_gpu16);
         qInfo("relative error %.3g", error);
         QVERIFY2(error <= kHalfTolerance, qPrintable(QString("relative error %1").arg(error)));
+    }
+
+    // Half keys and values (fp16 mode's cross cache): every kernel reads them. The CPU holds the
+    // same half-rounded values, so the fp32 kernels (few queries, causal, 9..15 queries) stay at
+    // 5e-5; the tensor-core kernel at 1e-2.
+    void halfKvMatchesCpu_data() {
+        QTest::addColumn<Problem>("problem");
+        QTest::addColumn<double>("tolerance");
+        auto add = [](const char* name, Problem p, double tolerance) {
+            p.halfKv = true;
+            QTest::newRow(name) << p << tolerance;
+        };
+        add("step cross beams 1 (split)", {.heads = 6, .headDim = 64, .beams = 1, .queries = 1, .keys = 1500,
+                                           .sharedKeys = true}, kTolerance);
+        add("step cross beams 5 (split)", {.heads = 6, .headDim = 64, .beams = 5, .queries = 1, .keys = 1500,
+                                           .sharedKeys = true}, kTolerance);
+        add("prompt cross 12 queries (fp32 kernel)", {.heads = 6, .headDim = 64, .beams = 1, .queries = 12,
+                                                      .keys = 1500, .sharedKeys = true}, kTolerance);
+        add("prompt cross 40 queries (tensor cores)", {.heads = 6, .headDim = 64, .beams = 2, .queries = 40,
+                                                       .keys = 1500, .sharedKeys = true}, kHalfTolerance);
+        add("causal 7 of 40 (split)", {.heads = 3, .headDim = 64, .beams = 2, .queries = 7, .keys = 40,
+                                       .causal = true}, kTolerance);
+        add("head dim 100 (split)", {.heads = 2, .headDim = 100, .beams = 1, .queries = 3, .keys = 70}, kTolerance);
+    }
+
+    void halfKvMatchesCpu() {
+        QFETCH(Problem, problem);
+        QFETCH(double, tolerance);
+        const double error = compare(problem, 500, *m_gpu16);
+        qInfo("relative error %.3g", error);
+        QVERIFY2(error <= tolerance, qPrintable(QString("relative error %1").arg(error)));
     }
 
     void stepOffsetsMatchCpu_data() {

@@ -540,9 +540,11 @@ private slots:
         const TensorView tensor = floatTensor("w", {out + 1, in}, weights);
         auto wCpu = m_cpu->loadWeight(tensor);
         auto wGpu = m_gpu16->loadWeight(tensor);
-        // The GPU keeps the matrix as half: float32 reads of it are refused.
-        std::vector<float> probe(1);
-        QVERIFY_THROWS_EXCEPTION(std::logic_error, m_gpu16->download(BufferView(wGpu.get(), 0, 1), probe.data(), 1));
+        // The GPU keeps the matrix as half (2 bytes per element); download() widens it again.
+        QCOMPARE(wGpu->bytes(), (m + 1) * n * 2);
+        std::vector<float> probe(n);
+        m_gpu16->download(BufferView(wGpu.get(), 0, n), probe.data(), n);
+        QVERIFY(std::equal(probe.begin(), probe.end(), weights.begin()));
         for (auto [backend, xs, ws, bs, ys] :
              {std::tuple{m_cpu.get(), x.cpu.get(), wCpu.get(), b.cpu.get(), y.cpu.get()},
               std::tuple{m_gpu16.get(), x.gpu.get(), wGpu.get(), b.gpu.get(), y.gpu.get()}}) {
@@ -715,6 +717,46 @@ private slots:
         auto w = m_gpu16->loadWeight(floatTensor("w", {in, in}, weights));
         const LinearTarget target{BufferView(w.get()), {}, BufferView(x.get()), in, false};
         QVERIFY_THROWS_EXCEPTION(std::logic_error, m_gpu16->linearMany(BufferView(x.get()), {&target, 1}, rows, in));
+    }
+
+    // allocateKv (fp16 mode: half; fp32 mode or half-kv off: float32): upload/download round to
+    // half and back; linear() writes a projection into it through float32 and a cast (the cross
+    // cache fill, 1500 rows), equal to the CPU's result rounded to half; accumulating into it, or
+    // using it where float32 is needed, is refused.
+    void kvBuffers() {
+        QCOMPARE(m_gpu16->kvElementBytes(), size_t(2));
+        QCOMPARE(m_gpu->kvElementBytes(), size_t(4));
+        const size_t rows = 1500, in = 64, out = 96, n = rows * out;
+        auto kv = m_gpu16->allocateKv(n);
+        QCOMPARE(kv->bytes(), n * 2);
+        QCOMPARE(m_gpu->allocateKv(n)->bytes(), n * 4);
+        const auto values = test::randomFloats(n, 71, -3.0f, 3.0f);
+        m_gpu16->upload(BufferView(kv.get()), values.data(), n);
+        QCOMPARE(test::readBack(*m_gpu16, *kv), roundedToHalf(values));
+
+        const auto xHost = test::randomFloats(rows * in, 72);
+        const std::vector<float> weights = roundedToHalf(test::randomFloats(out * in, 73, -0.2f, 0.2f));
+        const auto bias = test::randomFloats(out, 74);
+        std::vector<float> results[2];
+        for (int i = 0; i < 2; ++i) {
+            Backend& be = i == 0 ? *m_cpu : *m_gpu16;
+            auto x = be.allocate(rows * in), b = be.allocate(out);
+            be.upload(BufferView(x.get()), xHost.data(), xHost.size());
+            be.upload(BufferView(b.get()), bias.data(), out);
+            auto w = be.loadWeight(floatTensor("w", {int64_t(out), int64_t(in)}, weights));
+            auto y = be.allocateKv(n);
+            be.linear(BufferView(x.get()), BufferView(w.get()), BufferView(b.get()), BufferView(y.get()), int(rows),
+                      int(in), int(out), false);
+            results[i] = test::readBack(be, *y);
+            if (i == 1) {
+                QVERIFY_THROWS_EXCEPTION(std::logic_error, be.linear(BufferView(x.get()), BufferView(w.get()), {},
+                                                                     BufferView(y.get()), int(rows), int(in), int(out), true));
+                QVERIFY_THROWS_EXCEPTION(std::logic_error, be.gelu(BufferView(y.get())));
+            }
+        }
+        const double error = test::relativeError(results[1], roundedToHalf(results[0]));
+        qInfo("half KV projection: relative error %.3g", error);
+        QVERIFY2(error <= kHalfTolerance, qPrintable(QString("relative error %1").arg(error)));
     }
 
     void conv1dHalf_data() { conv1d_data(); }

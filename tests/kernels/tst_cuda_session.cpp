@@ -119,6 +119,28 @@ private slots:
         m_mel = test::syntheticMel(80, 3000, 1);
     }
 
+    // The cross cache's accounting follows its storage: half in fp16 mode (Backend::allocateKv),
+    // float32 in fp32 mode and on the CPU; the self cache is float32 everywhere.
+    void cacheBytesFollowTheKvType() {
+        auto gpu16 = createBackend(BackendKind::Cuda, {0, 0, Precision::Fp16});
+        QVERIFY2(gpu16.ok(), gpu16.ok() ? "" : gpu16.message().c_str());
+        const WhisperConfig& c = m_model->config();
+        const size_t cross = 2 * size_t(c.nTextLayer) * size_t(c.nAudioCtx) * size_t(c.nTextState);
+        const size_t self = 2 * size_t(c.nTextLayer) * size_t(c.nTextCtx) * size_t(c.nTextState);
+        for (auto [backend, crossElementBytes] : {std::pair{gpu16.value(), size_t(2)}, std::pair{m_gpu, size_t(4)},
+                                                  std::pair{m_cpu, size_t(4)}}) {
+            SessionOptions options;
+            options.maxBeams = 1;  // self: one slot of n_text_ctx positions
+            auto session = InferenceSession::create(m_model, backend, options);
+            QVERIFY2(session.ok(), session.ok() ? "" : session.message().c_str());
+            QVERIFY(session.value()->encode(m_mel).ok());
+            const KvCacheStats stats = session.value()->cacheStats();
+            QCOMPARE(stats.crossAllocated, cross * crossElementBytes);
+            QCOMPARE(stats.crossInUse, cross * crossElementBytes);
+            QCOMPARE(stats.selfAllocated, self * sizeof(float));
+        }
+    }
+
     void greedyMatchesCpu_data() {
         QTest::addColumn<bool>("selfCache");
         QTest::addColumn<bool>("crossCache");
