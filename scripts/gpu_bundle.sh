@@ -63,7 +63,7 @@ chmod -R u+w "$carry/shared-data"  # the shared data is read-only; the next bund
 } >"$carry/paths.env"
 
 # Every test executable holds the kernels' fatbin: the folder is larger than the device tool
-# carries (81 MiB at the third session), the archive a sixth of it. gpu_session.sh unpacks it.
+# carries (97 MiB at the end of the third session), the archive (13 MiB) a seventh of it.
 archive="$build/carry.tar.xz"
 tar -C "$build" -cf - carry | xz -T0 -6 >"$archive.part" && mv "$archive.part" "$archive"
 echo "gpu_bundle: $(du -sh "$carry"/bin "$carry"/tests "$carry"/lib "$carry"/shared-data | awk '{print $2 ": " $1}' | tr '\n' ' ')"
