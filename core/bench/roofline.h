@@ -54,8 +54,6 @@ struct PeakRates {
     std::string specSource;
 };
 
-
-
 struct WorkFloors {
     double encoderMs = 0.0;          // encoderFlops / peak
     double decodeMsPerToken = 0.0;   // mean over the decode steps of max(bytes/bandwidth, flops/peak)
