@@ -98,16 +98,8 @@ __global__ void __launch_bounds__(kThreads) attentionKernel(const __grid_constan
         // Lane l: scores of key first + l against every query of the tile.
         const int key = first + lane;
         float score[kTileQueries];
-#pragma unroll
-        for (int qi = 0; qi < kTileQueries; ++qi) score[qi] = 0.0f;
-        if (key < lastKey) {
-            const KV* kRow = keys + size_t(key) * a.kvStride;
-            for (int d = 0; d < hd; ++d) {
-                const float kd = loadFloat(kRow + d);
-#pragma unroll
-                for (int qi = 0; qi < kTileQueries; ++qi) score[qi] += qTile[qi * hd + d] * kd;
-            }
-        }
+        // Lanes past the last key score that key again; their weights are masked below.
+        keyScores(qTile, keys + size_t(min(key, lastKey - 1)) * a.kvStride, hd, score);
         float weight[kTileQueries];
 #pragma unroll
         for (int qi = 0; qi < kTileQueries; ++qi) {

@@ -97,13 +97,7 @@ __global__ void __launch_bounds__(32) partialKernel(const __grid_constant__ Laun
     __syncwarp();
 
     float score[kMaxQueries];
-#pragma unroll
-    for (int qi = 0; qi < kMaxQueries; ++qi) score[qi] = 0.0f;
-    for (int d = 0; d < hd; ++d) {
-        const float kd = kTile[lane * (hd + 1) + d];
-#pragma unroll
-        for (int qi = 0; qi < kMaxQueries; ++qi) score[qi] += qTile[qi * hd + d] * kd;
-    }
+    keyScores(qTile, kTile + lane * (hd + 1), hd, score);
 
     float weight[kMaxQueries];
 #pragma unroll

@@ -1,5 +1,5 @@
-// Warp and block reductions shared by the kernels (device code only), and attention's weighted
-// sum of value rows over a warp.
+// Warp and block reductions shared by the kernels (device code only), and attention's two
+// products per warp: a key's scores against a query tile, the weighted sum of value rows.
 #pragma once
 
 #include <cuda_fp16.h>
@@ -19,6 +19,19 @@ __device__ __forceinline__ float warpSum(float v) {
 __device__ __forceinline__ float warpMax(float v) {
     for (int offset = 16; offset > 0; offset >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, offset));
     return v;
+}
+
+// score[q] = Σ_{d < dims} queries[q · dims + d] · key[d] for each query row of a [kQueries][dims]
+// tile (one key per lane): attention's scores of one key against a tile of queries.
+template <int kQueries, class T>
+__device__ __forceinline__ void keyScores(const float* queries, const T* key, int dims, float (&score)[kQueries]) {
+#pragma unroll
+    for (int q = 0; q < kQueries; ++q) score[q] = 0.0f;
+    for (int d = 0; d < dims; ++d) {
+        const float kd = loadFloat(key + d);
+#pragma unroll
+        for (int q = 0; q < kQueries; ++q) score[q] += queries[q * dims + d] * kd;
+    }
 }
 
 // acc[q][i] += Σ_{j < keys} w_j(q) · values[j · stride + lane + 32 i] over the warp, where lane j
