@@ -79,7 +79,8 @@ int alignmentOf(const void* p) {
 CublasHandle::LtPlan& CublasHandle::ltPlan(const LtKey& key, const float* bias) {
     if (auto it = m_ltPlans.find(key); it != m_ltPlans.end()) return it->second;
     LtPlan& plan = m_ltPlans[key];  // found = false until an algorithm is chosen
-    const auto [rows, in, out, hasBeta, alignA, alignB, alignC, alignBias] = key;
+    // alignBias only keys the plan: the heuristic reads the bias pointer set on the descriptor.
+    [[maybe_unused]] const auto [rows, in, out, alignA, alignB, alignC, alignBias] = key;
     // The layout of gemmHalfRowsByWeightsT in column-major terms: D[out][rows] = op(A) · B with
     // A = w stored [in][out] (ld in) and transposed, B = x stored [in][rows] (ld in), C = D = y
     // stored [out][rows] (ld out). The bias has one entry per row of D: per output feature.
@@ -119,14 +120,12 @@ CublasHandle::LtPlan& CublasHandle::ltPlan(const LtKey& key, const float* bias) 
     // No algorithm (or a refused preference) is not an error: the caller falls back.
     plan.found = status == CUBLAS_STATUS_SUCCESS && count > 0 && result.state == CUBLAS_STATUS_SUCCESS;
     if (plan.found) plan.algo = result.algo;
-    (void)hasBeta;
-    (void)alignBias;
     return plan;
 }
 
 bool CublasHandle::gemmHalfBiasRowsByWeightsT(const void* x, const void* w, const float* bias, float* y, int rows,
                                               int in, int out, float beta) {
-    const LtKey key{rows, in, out, beta != 0.0f, alignmentOf(w), alignmentOf(x), alignmentOf(y), alignmentOf(bias)};
+    const LtKey key{rows, in, out, alignmentOf(w), alignmentOf(x), alignmentOf(y), alignmentOf(bias)};
     LtPlan& plan = ltPlan(key, bias);
     if (!plan.found) return false;
     HEARSAY_CUBLAS_CHECK(

@@ -42,9 +42,10 @@ public:
                                     int out, float beta);
 
 private:
-    // One cuBLASLt problem: shape, beta ≠ 0, and the pointers' alignments (which decide the
-    // algorithms allowed). found = false: cuBLASLt had none (remembered, not asked again).
-    using LtKey = std::tuple<int, int, int, bool, int, int, int, int>;
+    // One cuBLASLt problem: shape and the pointers' alignments (w, x, y, bias: they decide the
+    // algorithms allowed; β is a call argument). found = false: cuBLASLt had none (remembered,
+    // not asked again).
+    using LtKey = std::tuple<int, int, int, int, int, int, int>;
     struct LtPlan {
         bool found = false;
         cublasLtMatmulDesc_t desc = nullptr;
