@@ -4,7 +4,7 @@
 
 #include "core/model/safetensors.h"
 #include "core/text/tokenizer.h"
-#include "core/text/byte_unicode.h"
+#include "core/text/vocabulary_directory.h"
 #include "core/util/json.h"
 
 #include <cmath>
@@ -17,10 +17,8 @@ namespace hearsay {
 namespace {
 
 Result<Json> readJson(const fs::path& path) {
-    auto text = readTextFile(path);
-    if (!text) return text.error();
-    auto doc = Json::parse(text.value());
-    if (!doc) return makeError(path.string() + ": malformed JSON: " + doc.message());
+    auto doc = readJsonFile(path);
+    if (!doc) return doc.error();
     if (!doc->isObject()) return makeError(path.string() + ": malformed JSON: expected an object at the top level");
     return doc;
 }
@@ -74,50 +72,6 @@ Result<WhisperConfig> readConfig(const fs::path& file) {
         }
     }
     return c;
-}
-
-// vocab.json (or tokenizer.json's model.vocab): GPT-2 byte-unicode text -> id. Returns the
-// ordinary tokens' bytes indexed by id; empty when the directory has neither file.
-Result<std::vector<std::string>> readVocabulary(const fs::path& dir, const WhisperConfig& config) {
-    fs::path file = dir / "vocab.json";
-    const Json* vocab = nullptr;
-    Result<Json> doc = makeError("");
-    if (fs::exists(file)) {
-        doc = readJson(file);
-        if (!doc) return doc.error();
-        vocab = &doc.value();
-    } else if (fs::exists(dir / "tokenizer.json")) {
-        file = dir / "tokenizer.json";
-        doc = readJson(file);
-        if (!doc) return doc.error();
-        vocab = &doc.value()["model"]["vocab"];
-        if (!vocab->isObject()) return makeError(file.string() + ": no \"model\".\"vocab\" object");
-    } else {
-        return std::vector<std::string>{};  // weights-only checkpoint: no tokenizer files
-    }
-    const int ordinary = SpecialTokens::forVocabularySize(config.nVocab).eot;
-    std::vector<std::string> tokens(static_cast<size_t>(ordinary));
-    std::vector<bool> seen(static_cast<size_t>(ordinary), false);
-    for (const auto& [text, idJson] : vocab->toObject()) {
-        const int64_t id = idJson.toInt(-1);
-        if (!idJson.isInteger() || id < 0 || id >= config.nVocab) {
-            return makeError(file.string() + ": token \"" + jsonEscape(text) + "\" has id " + idJson.dump() +
-                             ", outside the vocabulary of " + std::to_string(config.nVocab));
-        }
-        if (id >= ordinary) continue;  // special tokens (<|endoftext|>) are not ordinary
-        auto bytes = vocabTextToBytes(text);
-        if (!bytes) return makeError(file.string() + ": token \"" + jsonEscape(text) + "\" (id " + std::to_string(id) + ") is not GPT-2 byte-level text");
-        if (seen[size_t(id)]) return makeError(file.string() + ": id " + std::to_string(id) + " is assigned twice");
-        seen[size_t(id)] = true;
-        tokens[size_t(id)] = std::move(*bytes);
-    }
-    for (int id = 0; id < ordinary; ++id) {
-        if (!seen[size_t(id)]) {
-            return makeError(file.string() + ": ordinary token id " + std::to_string(id) + " is missing (expected ids 0.." +
-                             std::to_string(ordinary - 1) + ")");
-        }
-    }
-    return tokens;
 }
 
 Result<std::vector<int>> tokenList(const Json& doc, const char* key, const fs::path& file, int nVocab) {
@@ -264,9 +218,9 @@ Result<WhisperModel::Parts> loadHuggingFaceDirectory(const fs::path& dir, const 
     }
     if (auto ok = bindWeights(std::move(tensors), false, options, parts); !ok) return ok.error();
 
-    auto vocab = readVocabulary(dir, parts.config);
+    auto vocab = readDirectoryVocabulary(dir, parts.config.nVocab);
     if (!vocab) return vocab.error();
-    parts.vocabulary = std::move(vocab).value();
+    if (vocab.value()) parts.vocabulary = std::move(vocab.value()->tokens);  // none: a weights-only checkpoint
     auto generation = readGenerationConfig(dir, parts.config);
     if (!generation) return generation.error();
     parts.generation = std::move(generation).value();

@@ -1,4 +1,4 @@
-// Internal to core/model: the two checkpoint readers and the checks they share (tensor
+// Internal to core/model: the checkpoint readers and the checks they share (tensor
 // binding against whisper_tensors.h, generation-setting defaults).
 #pragma once
 
@@ -12,6 +12,7 @@ namespace hearsay {
 
 Result<WhisperModel::Parts> loadHuggingFaceDirectory(const std::filesystem::path& directory, const LoadOptions& options);
 Result<WhisperModel::Parts> loadGgmlFile(const std::filesystem::path& file, const LoadOptions& options);
+Result<WhisperModel::Parts> loadCTranslate2Directory(const std::filesystem::path& directory, const LoadOptions& options);
 
 struct FoundTensor {
     TensorView view;

@@ -1,6 +1,7 @@
 // WhisperModel: format detection, the shared tensor binding and validation.
 #include "core/model/whisper_model.h"
 
+#include "core/model/ggml_file.h"
 #include "core/model/model_loading.h"
 #include "core/text/tokenizer.h"
 #include "core/model/whisper_tensors.h"
@@ -17,6 +18,13 @@ std::string allowedDtypes(const TensorSpec& spec) {
     return s;
 }
 
+bool startsWithGgmlMagic(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    uint32_t magic = 0;
+    in.read(reinterpret_cast<char*>(&magic), sizeof magic);
+    return in && magic == kGgmlMagic;
+}
+
 std::string indexString(const std::vector<int64_t>& shape, int64_t flat) {
     std::vector<int64_t> idx(shape.size());
     for (size_t i = shape.size(); i-- > 0;) {
@@ -29,6 +37,15 @@ std::string indexString(const std::vector<int64_t>& shape, int64_t flat) {
 }
 
 } // namespace
+
+const char* modelFormatName(ModelFormat format) {
+    switch (format) {
+    case ModelFormat::HuggingFace: return "Hugging Face checkpoint";
+    case ModelFormat::Ggml: return "whisper.cpp ggml file";
+    case ModelFormat::CTranslate2: return "CTranslate2 model";
+    }
+    return "model";
+}
 
 WhisperModel::WhisperModel(Parts parts)
     : m_config(parts.config), m_weights(std::move(parts.weights)), m_format(parts.format), m_path(std::move(parts.path)),
@@ -44,15 +61,21 @@ Result<std::shared_ptr<const WhisperModel>> WhisperModel::load(const std::filesy
     std::error_code ec;
     auto status = std::filesystem::status(path, ec);
     if (ec || !std::filesystem::exists(status)) return makeError("cannot open model " + path.string() + ": no such file or directory");
-    Result<Parts> parts = makeError("");
+    // A file inside a checkpoint directory stands for the directory; a directory is CTranslate2's
+    // when it has a model.bin (that is not a ggml file), else Hugging Face's.
     const std::string name = path.filename().string();
-    if (std::filesystem::is_directory(status)) {
-        parts = loadHuggingFaceDirectory(path, options);
-    } else if (name == "config.json" || name == "model.safetensors" || name == "model.safetensors.index.json" ||
-               path.extension() == ".safetensors") {
-        parts = loadHuggingFaceDirectory(path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path(), options);
-    } else {
+    const bool inDirectory = name == "config.json" || name == "model.safetensors.index.json" ||
+                             path.extension() == ".safetensors" || (name == "model.bin" && !startsWithGgmlMagic(path));
+    std::filesystem::path dir;
+    if (std::filesystem::is_directory(status)) dir = path;
+    else if (inDirectory) dir = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+    Result<Parts> parts = makeError("");
+    if (dir.empty()) {
         parts = loadGgmlFile(path, options);
+    } else if (std::filesystem::is_regular_file(dir / "model.bin", ec) && !startsWithGgmlMagic(dir / "model.bin")) {
+        parts = loadCTranslate2Directory(dir, options);
+    } else {
+        parts = loadHuggingFaceDirectory(dir, options);
     }
     if (!parts) return parts.error();
     return std::shared_ptr<const WhisperModel>(std::make_shared<WhisperModel>(std::move(parts).value()));

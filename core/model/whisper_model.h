@@ -16,7 +16,10 @@
 
 namespace hearsay {
 
-enum class ModelFormat { HuggingFace, Ggml };
+enum class ModelFormat { HuggingFace, Ggml, CTranslate2 };
+
+// "Hugging Face checkpoint", "whisper.cpp ggml file", "CTranslate2 model".
+const char* modelFormatName(ModelFormat format);
 
 // Settings a checkpoint may carry in generation_config.json (HF). For ggml files, or when
 // absent, they are derived from the vocabulary as the reference implementation does.
@@ -41,8 +44,10 @@ struct LoadOptions {
 class WhisperModel {
 public:
     // Loads a Hugging Face checkpoint directory (config.json + model.safetensors or a sharded
-    // index) or a whisper.cpp ggml .bin file; the format is detected from the path.
-    // A path to model.safetensors or config.json means its directory.
+    // index), a CTranslate2 directory (model.bin + config.json + vocabulary, as faster-whisper
+    // uses) or a whisper.cpp ggml .bin file; the format is detected from the path and contents.
+    // A path to a file inside a checkpoint directory (model.safetensors, config.json, a
+    // CTranslate2 model.bin) means its directory.
     static Result<std::shared_ptr<const WhisperModel>> load(const std::filesystem::path& path);
     static Result<std::shared_ptr<const WhisperModel>> load(const std::filesystem::path& path, const LoadOptions& options);
 

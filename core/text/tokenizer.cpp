@@ -7,6 +7,7 @@
 #include "core/text/lossy_vocabulary.h"
 #include "core/text/pretokenizer.h"
 #include "core/text/utf8.h"
+#include "core/text/vocabulary_directory.h"
 #include "core/util/json.h"
 #include "core/util/mapped_file.h"
 
@@ -28,46 +29,6 @@ namespace {
 
 std::string sizeName(int nVocab) {
     return nVocab == 51864 ? "English-only" : nVocab == 51865 ? "multilingual" : "large-v3";
-}
-
-// Ordinary tokens (ids 0 .. eot-1) from a vocab.json-style object: GPT-2 byte-unicode text -> id.
-Result<std::vector<std::string>> tokensFromVocabObject(const Json& vocab, const SpecialTokens& special, int nVocab,
-                                                       const std::string& file) {
-    if (!vocab.isObject()) return makeError(file + ": the vocabulary is not a JSON object of token -> id");
-    std::vector<std::string> tokens(static_cast<size_t>(special.eot));
-    std::vector<bool> seen(static_cast<size_t>(special.eot), false);
-    for (const auto& [text, idJson] : vocab.toObject()) {
-        if (!idJson.isInteger()) return makeError(file + ": the id of token \"" + text + "\" is not an integer");
-        const int64_t id = idJson.toInt();
-        if (id < 0 || id >= nVocab) {
-            return makeError(file + ": token \"" + text + "\" has id " + std::to_string(id) + ", outside 0.." +
-                             std::to_string(nVocab - 1));
-        }
-        if (id >= special.eot) continue;  // special tokens: their ids and texts are fixed by the layout
-        const size_t index = static_cast<size_t>(id);
-        if (seen[index]) return makeError(file + ": two tokens have id " + std::to_string(id));
-        std::optional<std::string> bytes = vocabTextToBytes(text);
-        if (!bytes) {
-            return makeError(file + ": token " + std::to_string(id) + " (\"" + text +
-                             "\") is not in GPT-2's byte-to-unicode alphabet");
-        }
-        tokens[index] = std::move(*bytes);
-        seen[index] = true;
-    }
-    const auto missing = std::find(seen.begin(), seen.end(), false);
-    if (missing != seen.end()) {
-        return makeError(file + ": no token has id " + std::to_string(missing - seen.begin()) + "; a " +
-                         sizeName(nVocab) + " vocabulary needs ids 0.." + std::to_string(special.eot - 1));
-    }
-    return tokens;
-}
-
-Result<Json> readJsonFile(const std::filesystem::path& path) {
-    Result<std::string> text = readTextFile(path);
-    if (!text) return makeError(text.message());
-    Result<Json> json = Json::parse(text.value());
-    if (!json) return makeError(path.string() + ": " + json.message());
-    return json;
 }
 
 } // namespace
@@ -111,31 +72,10 @@ Result<Tokenizer> Tokenizer::fromVocabulary(std::vector<std::string> tokens, int
 }
 
 Result<Tokenizer> Tokenizer::fromHuggingFaceDirectory(const std::string& directory, int nVocab) {
-    if (nVocab < 51864 || nVocab > 51866) return fromVocabulary({}, nVocab);  // same message
-    const SpecialTokens special = SpecialTokens::forVocabularySize(nVocab);
-    const std::filesystem::path dir(directory);
-    std::error_code ec;
-    Result<std::vector<std::string>> tokens = makeError("");
-    if (const auto vocabPath = dir / "vocab.json"; std::filesystem::exists(vocabPath, ec)) {
-        Result<Json> json = readJsonFile(vocabPath);
-        if (!json) return makeError(json.message());
-        tokens = tokensFromVocabObject(json.value(), special, nVocab, vocabPath.string());
-    } else if (const auto tokenizerPath = dir / "tokenizer.json"; std::filesystem::exists(tokenizerPath, ec)) {
-        Result<Json> json = readJsonFile(tokenizerPath);
-        if (!json) return makeError(json.message());
-        const Json& model = json.value()["model"];
-        if (!model.isObject()) return makeError(tokenizerPath.string() + ": no \"model\" object");
-        if (model.contains("type") && model["type"].toString() != "BPE") {
-            return makeError(tokenizerPath.string() + ": the model type is \"" + model["type"].toString() +
-                             "\", expected \"BPE\"");
-        }
-        if (!model.contains("vocab")) return makeError(tokenizerPath.string() + ": no \"model.vocab\"");
-        tokens = tokensFromVocabObject(model["vocab"], special, nVocab, tokenizerPath.string());
-    } else {
-        return makeError("no vocab.json or tokenizer.json in " + directory);
-    }
-    if (!tokens) return makeError(tokens.message());
-    Result<Tokenizer> t = fromVocabulary(std::move(tokens).value(), nVocab);
+    auto tokens = readDirectoryVocabulary(directory, nVocab);
+    if (!tokens) return tokens.error();
+    if (!tokens.value()) return makeError("no vocab.json or tokenizer.json in " + directory);
+    Result<Tokenizer> t = fromVocabulary(std::move(tokens.value()->tokens), nVocab);
     if (!t) return makeError(directory + ": " + t.message());
     return t;
 }
