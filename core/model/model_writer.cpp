@@ -3,6 +3,8 @@
 
 #include "core/frontend/log_mel.h"
 #include "core/model/bpe_merges.h"
+#include "core/model/ctranslate2_file.h"
+#include "core/model/ctranslate2_whisper_spec.h"
 #include "core/model/ggml_file.h"
 #include "core/model/quantize.h"
 #include "core/model/safetensors.h"
@@ -12,6 +14,8 @@
 #include "core/util/json.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -140,11 +144,19 @@ Json configJson(const WhisperConfig& c, DType dtype) {
     return j;
 }
 
-Json generationConfigJson(const WhisperConfig& c, const std::vector<int>& suppressTokens) {
+Json headsJson(const ModelWriteRequest& request) {
+    Json heads = Json(Json::Array{});
+    for (auto [layer, head] : request.alignmentHeads.empty() ? lastHalfHeads(request.config) : request.alignmentHeads) {
+        heads.push_back(intArray({layer, head}));
+    }
+    return heads;
+}
+
+Json generationConfigJson(const ModelWriteRequest& request) {
+    const WhisperConfig& c = request.config;
     const auto ids = SpecialTokens::forVocabularySize(c.nVocab);
     Json j;
-    Json heads = Json(Json::Array{});
-    for (auto [layer, head] : lastHalfHeads(c)) heads.push_back(intArray({layer, head}));
+    const Json heads = headsJson(request);
     j["alignment_heads"] = heads;
     j["begin_suppress_tokens"] = intArray({220, ids.eot});
     j["bos_token_id"] = ids.eot;
@@ -168,7 +180,7 @@ Json generationConfigJson(const WhisperConfig& c, const std::vector<int>& suppre
     j["pad_token_id"] = ids.eot;
     j["prev_sot_token_id"] = ids.startOfPrev;
     j["return_timestamps"] = false;
-    j["suppress_tokens"] = intArray(suppressTokens);
+    j["suppress_tokens"] = intArray(request.suppressTokens);
     return j;
 }
 
@@ -212,6 +224,59 @@ Result<void> writeTokenizerFiles(const fs::path& dir, const ModelWriteRequest& r
     return writeText(dir / "tokenizer_config.json", tc.dump(2));
 }
 
+// tokenizer.json (the Hugging Face tokenizers library's file: byte-level BPE with the special
+// tokens added), which faster-whisper reads beside a CTranslate2 model.
+Result<void> writeTokenizerJson(const fs::path& path, const ModelWriteRequest& request) {
+    const auto& c = request.config;
+    const auto ids = SpecialTokens::forVocabularySize(c.nVocab);
+    std::vector<std::string> ordinary(request.vocabulary.begin(), request.vocabulary.begin() + ids.eot);
+    auto merges = deriveBpeMerges(ordinary);
+    if (!merges) return makeError("cannot derive the BPE merges from the vocabulary: " + merges.message());
+    const auto specials = specialTokenNames(c);
+    Json added = Json(Json::Array{});
+    for (int id = ids.eot; id < ids.timestampBegin; ++id) {
+        Json t;
+        t["id"] = id;
+        t["content"] = specials[size_t(id - ids.eot)];
+        t["single_word"] = false;
+        t["lstrip"] = false;
+        t["rstrip"] = false;
+        t["normalized"] = false;
+        t["special"] = true;
+        added.push_back(t);
+    }
+    Json byteLevel;
+    byteLevel["type"] = "ByteLevel";
+    byteLevel["add_prefix_space"] = false;
+    byteLevel["trim_offsets"] = true;
+    byteLevel["use_regex"] = true;
+    Json vocab = Json(Json::Object{});
+    for (int id = 0; id < ids.eot; ++id) vocab[bytesToVocabText(ordinary[size_t(id)])] = id;
+    vocab["<|endoftext|>"] = ids.eot;
+    Json mergeList = Json(Json::Array{});
+    for (const auto& m : merges.value()) mergeList.push_back(Json(bytesToVocabText(m.left) + " " + bytesToVocabText(m.right)));
+    Json model;
+    model["type"] = "BPE";
+    model["dropout"] = nullptr;
+    model["unk_token"] = nullptr;
+    model["continuing_subword_prefix"] = "";
+    model["end_of_word_suffix"] = "";
+    model["fuse_unk"] = false;
+    model["vocab"] = vocab;
+    model["merges"] = mergeList;
+    Json j;
+    j["version"] = "1.0";
+    j["truncation"] = nullptr;
+    j["padding"] = nullptr;
+    j["added_tokens"] = added;
+    j["normalizer"] = nullptr;
+    j["pre_tokenizer"] = byteLevel;
+    j["post_processor"] = nullptr;
+    j["decoder"] = byteLevel;
+    j["model"] = model;
+    return writeText(path, j.dump());
+}
+
 Result<void> checkRequest(const ModelWriteRequest& request) {
     if (auto ok = request.config.validate(); !ok) return ok;
     const int ordinary = SpecialTokens::forVocabularySize(request.config.nVocab).eot;
@@ -246,7 +311,7 @@ Result<void> writeHuggingFaceCheckpoint(const fs::path& dir, const ModelWriteReq
     if (ec) return makeError("cannot create directory " + dir.string() + ": " + ec.message());
     const auto& c = request.config;
     if (auto ok = writeText(dir / "config.json", configJson(c, request.dtype).dump(2)); !ok) return ok;
-    if (auto ok = writeText(dir / "generation_config.json", generationConfigJson(c, request.suppressTokens).dump(2)); !ok) return ok;
+    if (auto ok = writeText(dir / "generation_config.json", generationConfigJson(request).dump(2)); !ok) return ok;
     if (auto ok = writeTokenizerFiles(dir, request); !ok) return ok;
 
     const auto specs = whisperTensorSpecs(c);
@@ -303,6 +368,154 @@ Result<void> writeGgmlModel(const fs::path& file, const ModelWriteRequest& reque
         if (auto w = writer.value()->writeTensor(s.ggmlName, dtype, s.ggmlShape, whole.data(), whole.size()); !w) return w;
     }
     return writer.value()->finish();
+}
+
+namespace {
+
+// One tensor of the request as floats (whole).
+std::vector<float> generateTensor(const TensorSpec& spec, const WeightGenerator& generator) {
+    std::vector<float> values(size_t(spec.elements()));
+    for (int64_t first = 0; first < spec.elements(); first += kChunkElements) {
+        generator(spec, first, std::min(kChunkElements, spec.elements() - first), values.data() + first);
+    }
+    return values;
+}
+
+// Matrices ctranslate2 quantises: linear, conv and embedding weights (not positions or norms).
+bool ct2Quantisable(const std::string& variable) {
+    const std::string suffix = "/weight";
+    return variable.size() > suffix.size() && variable.compare(variable.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+Ct2Type ct2FloatType(DType dtype) { return dtype == DType::F16 ? Ct2Type::F16 : dtype == DType::BF16 ? Ct2Type::BF16 : Ct2Type::F32; }
+
+std::vector<std::byte> ct2FloatBytes(const std::vector<float>& values, Ct2Type type) {
+    std::vector<std::byte> bytes(values.size() * ct2TypeBytes(type));
+    for (size_t i = 0; i < values.size(); ++i) {
+        if (type == Ct2Type::F32) {
+            std::memcpy(bytes.data() + 4 * i, &values[i], 4);
+        } else {
+            const uint16_t h = type == Ct2Type::F16 ? floatToHalf(values[i]) : floatToBf16(values[i]);
+            std::memcpy(bytes.data() + 2 * i, &h, 2);
+        }
+    }
+    return bytes;
+}
+
+} // namespace
+
+Result<void> writeCTranslate2Checkpoint(const fs::path& dir, const ModelWriteRequest& request) {
+    if (auto ok = checkRequest(request); !ok) return ok;
+    if (request.dtype != DType::F32 && request.dtype != DType::F16 && request.dtype != DType::BF16) {
+        return makeError("CTranslate2 models hold float32, float16 or bfloat16 tensors (or int8/int16 matrices), not " +
+                         std::string(dtypeName(request.dtype)));
+    }
+    if (request.ct2IntegerBits != 0 && request.ct2IntegerBits != 8 && request.ct2IntegerBits != 16) {
+        return makeError("CTranslate2 quantises to int8 or int16, not " + std::to_string(request.ct2IntegerBits) + " bits");
+    }
+    const WhisperConfig& c = request.config;
+    const auto ids = SpecialTokens::forVocabularySize(c.nVocab);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) return makeError("cannot create directory " + dir.string() + ": " + ec.message());
+
+    Json config;
+    config["alignment_heads"] = headsJson(request);
+    if (c.isMultilingual()) {
+        std::vector<int> languages;
+        for (int i = 0; i < ids.languageCount; ++i) languages.push_back(ids.firstLanguage + i);
+        config["lang_ids"] = intArray(languages);
+    }
+    config["suppress_ids"] = intArray(request.suppressTokens);
+    config["suppress_ids_begin"] = intArray({220, ids.eot});
+    if (auto ok = writeText(dir / "config.json", config.dump(2)); !ok) return ok;
+
+    std::string vocabulary;
+    for (int id = 0; id < ids.eot; ++id) vocabulary += bytesToVocabText(request.vocabulary[size_t(id)]) + "\n";
+    for (const std::string& special : specialTokenNames(c)) vocabulary += special + "\n";
+    if (auto ok = writeText(dir / "vocabulary.txt", vocabulary); !ok) return ok;
+    if (auto ok = writeTokenizerJson(dir / "tokenizer.json", request); !ok) return ok;
+
+    // Each variable and the Hugging Face tensors it is made of, in row-block order.
+    std::map<std::string, const TensorSpec*> specOf;
+    const auto specs = whisperTensorSpecs(c);
+    for (const auto& spec : specs) specOf[spec.hfName] = &spec;
+    std::map<std::string, std::vector<std::pair<int, const TensorSpec*>>> parts;  // variable -> (part, spec)
+    std::map<std::string, int> partCount;
+    for (const auto& [hfName, source] : whisperCt2Sources(c.nAudioLayer, c.nTextLayer)) {
+        parts[source.variable].emplace_back(source.part, specOf.at(hfName));
+        partCount[source.variable] = source.parts;
+    }
+    size_t quantised = 0;
+    if (request.ct2IntegerBits != 0) {
+        for (const auto& [variable, pieces] : parts) quantised += ct2Quantisable(variable) ? 1 : 0;
+    }
+    std::vector<const Ct2Scalar*> scalars;
+    for (const Ct2Scalar& s : whisperCt2Scalars())
+        if (s.written) scalars.push_back(&s);
+    auto writer = Ct2Writer::create(dir / "model.bin", kWhisperSpecName, kWhisperSpecRevision,
+                                    uint32_t(parts.size() + quantised + scalars.size()));
+    if (!writer) return writer.error();
+
+    for (const Ct2Scalar* s : scalars) {
+        const int64_t value = std::string(s->name) == "encoder/num_heads"   ? c.nAudioHead
+                              : std::string(s->name) == "decoder/num_heads" ? c.nTextHead
+                                                                            : *s->written;
+        const int16_t v16 = int16_t(value);
+        const int8_t v8 = int8_t(value);
+        auto ok = s->int16 ? writer.value()->write(s->name, Ct2Type::I16, {}, &v16, 2) : writer.value()->write(s->name, Ct2Type::I8, {}, &v8, 1);
+        if (!ok) return ok;
+    }
+    for (auto& [variable, pieces] : parts) {
+        std::sort(pieces.begin(), pieces.end(), [](auto& a, auto& b) { return a.first < b.first; });
+        const int count = partCount[variable];
+        const TensorSpec& first = *pieces.front().second;
+        std::vector<int64_t> shape = first.shape;
+        shape[0] *= count;
+        const size_t blockElements = size_t(first.elements());
+        std::vector<float> values(blockElements * size_t(count), 0.0f);  // a block with no tensor: a key bias, zero
+        for (const auto& [part, spec] : pieces) {
+            const std::vector<float> block = generateTensor(*spec, request.weights);
+            std::copy(block.begin(), block.end(), values.begin() + std::ptrdiff_t(blockElements * size_t(part)));
+        }
+        if (request.ct2IntegerBits != 0 && ct2Quantisable(variable)) {
+            // ctranslate2's converter: q = round(w · scale); int8: scale = 127 / max|w| per row (127
+            // for an all-zero row), int16: one scale 2^10 / max|w|.
+            const size_t rows = size_t(shape[0]), rowElements = values.size() / rows;
+            const bool int8 = request.ct2IntegerBits == 8;
+            std::vector<float> scale(int8 ? rows : 1);
+            if (int8) {
+                for (size_t r = 0; r < rows; ++r) {
+                    float amax = 0.0f;
+                    for (size_t i = 0; i < rowElements; ++i) amax = std::max(amax, std::abs(values[r * rowElements + i]));
+                    scale[r] = 127.0f / (amax == 0.0f ? 127.0f : amax);
+                }
+            } else {
+                float amax = 0.0f;
+                for (float v : values) amax = std::max(amax, std::abs(v));
+                scale[0] = 1024.0f / (amax == 0.0f ? 1.0f : amax);
+            }
+            std::vector<std::byte> q(values.size() * (int8 ? 1 : 2));
+            for (size_t i = 0; i < values.size(); ++i) {
+                const float x = std::nearbyint(values[i] * scale[int8 ? i / rowElements : 0]);
+                if (int8) {
+                    const int8_t v = int8_t(std::clamp(x, -128.0f, 127.0f));
+                    std::memcpy(q.data() + i, &v, 1);
+                } else {
+                    const int16_t v = int16_t(std::clamp(x, -32768.0f, 32767.0f));
+                    std::memcpy(q.data() + 2 * i, &v, 2);
+                }
+            }
+            if (auto ok = writer.value()->write(variable, int8 ? Ct2Type::I8 : Ct2Type::I16, shape, q.data(), q.size()); !ok) return ok;
+            const std::vector<int64_t> scaleShape = int8 ? std::vector<int64_t>{int64_t(rows)} : std::vector<int64_t>{};
+            if (auto ok = writer.value()->write(variable + "_scale", Ct2Type::F32, scaleShape, scale.data(), scale.size() * 4); !ok) return ok;
+            continue;
+        }
+        const Ct2Type type = request.ct2IntegerBits != 0 ? Ct2Type::F32 : ct2FloatType(request.dtype);
+        const auto bytes = ct2FloatBytes(values, type);
+        if (auto ok = writer.value()->write(variable, type, shape, bytes.data(), bytes.size()); !ok) return ok;
+    }
+    return writer.value()->finish({{kCt2ProjectionAlias, kCt2Embeddings}});
 }
 
 } // namespace hearsay

@@ -22,7 +22,11 @@ struct ModelWriteRequest {
     WhisperConfig config;
     DType dtype = DType::F32;              // hf: f32/f16/bf16; ggml: f32/f16 or a block format
     std::vector<std::string> vocabulary;   // ordinary tokens' bytes by id (at least ordinaryCount)
-    std::vector<int> suppressTokens;       // generation_config.json suppress_tokens (hf)
+    std::vector<int> suppressTokens;       // generation_config.json suppress_tokens (hf); config.json suppress_ids (ct2)
+    std::vector<std::pair<int, int>> alignmentHeads;  // (layer, head); empty: every head of the last half of the layers
+    // CTranslate2 only: 8 or 16 stores the matrices as ctranslate2's int8 (a scale per row) or int16
+    // (one scale) quantisation, the other tensors in float32; 0 stores everything as `dtype`.
+    int ct2IntegerBits = 0;
     WeightGenerator weights;
 };
 
@@ -38,5 +42,11 @@ Result<void> writeHuggingFaceCheckpoint(const std::filesystem::path& directory, 
 
 // One whisper.cpp .bin file with the slaney mel filterbank and the vocabulary.
 Result<void> writeGgmlModel(const std::filesystem::path& file, const ModelWriteRequest& request);
+
+// A CTranslate2 directory as ctranslate2's converter writes it for faster-whisper: model.bin
+// ("WhisperSpec" revision 3, fused q|k|v and cross k|v projections, the output projection an
+// alias of the embedding), config.json, vocabulary.txt and tokenizer.json (what faster-whisper reads
+// for its tokenizer). dtype f32, f16 or bf16.
+Result<void> writeCTranslate2Checkpoint(const std::filesystem::path& directory, const ModelWriteRequest& request);
 
 } // namespace hearsay
