@@ -26,32 +26,100 @@ std::vector<int> textTokens(const std::vector<int>& tokens, int eot) {
     return text;
 }
 
+constexpr size_t kReadBlock = 16000;  // samples per read: one second
+
+// The first pass: the whole recording's length and log-mel maximum (what the reference clamps
+// every window against), keeping no more than a block and a frame's samples.
+struct RecordingScan {
+    size_t samples = 0;
+    float maxLog10 = 0.0f;
+};
+Result<RecordingScan> scanRecording(SampleReader& audio, int nMels) {
+    if (auto r = audio.rewind(); !r) return r.error();
+    LogMelStream stream(nMels);
+    std::vector<float> block(kReadBlock);
+    for (;;) {
+        auto n = audio.read(block);
+        if (!n) return n.error();
+        if (n.value() == 0) break;
+        stream.append(block.data(), n.value());
+        stream.discardBefore(stream.framesReady());
+    }
+    stream.finish();
+    return RecordingScan{stream.samplesAppended(), stream.maxLog10()};
+}
+
+// The second pass: windows of the recording's log-mel, read ahead as far as a window needs and
+// forgotten behind the seek (which only moves forward).
+class WindowSource {
+public:
+    WindowSource(SampleReader& audio, int nMels, float maxLog10) : m_audio(audio), m_stream(nMels), m_maxLog10(maxLog10) {}
+
+    Result<void> start() { return m_audio.rewind(); }
+
+    // Frames [seek, seek + frames), normalised with the recording's maximum, 0.0 after them.
+    Result<LogMel> window(int seek, int frames) {
+        // Frame t needs the samples up to t*160 + 200.
+        const size_t needed = (size_t(seek) + size_t(frames)) * kHopLength + kFftSize / 2;
+        std::vector<float> block(kReadBlock);
+        while (!m_stream.finished() && m_stream.samplesAppended() < needed) {
+            auto n = m_audio.read(block);
+            if (!n) return n.error();
+            if (n.value() == 0) {
+                m_stream.finish();
+            } else {
+                m_stream.append(block.data(), n.value());
+            }
+        }
+        m_stream.discardBefore(size_t(seek));
+        LogMel mel = m_stream.window(size_t(seek), size_t(frames), MelWindowOptions{MelPadding::Zero, m_maxLog10});
+        if (mel.frames == 0) return makeError("the audio ended before mel frame " + std::to_string(seek + frames));
+        return mel;
+    }
+
+private:
+    SampleReader& m_audio;
+    LogMelStream m_stream;
+    float m_maxLog10;
+};
+
 } // namespace
 
 Result<Transcript> transcribe(InferenceSession& session, const Tokenizer& tokenizer, std::span<const float> samples,
+                              const TranscribeOptions& options, const TranscribeProgress& progress) {
+    SpanSampleReader reader(samples);
+    return transcribe(session, tokenizer, reader, options, progress);
+}
+
+Result<Transcript> transcribe(InferenceSession& session, const Tokenizer& tokenizer, SampleReader& audio,
                               const TranscribeOptions& options, const TranscribeProgress& progress) {
     const auto wallStart = std::chrono::steady_clock::now();
     const WhisperConfig& config = session.model().config();
     const SpecialTokens& special = tokenizer.special();
     const int inputStride = kChunkFrames / config.nAudioCtx;  // mel frames per timestamp step: 2
     const double timePrecision = double(inputStride) * kHopLength / kSampleRate;
-    const int contentFrames = int(samples.size() / size_t(kHopLength));
+
+    auto scan = scanRecording(audio, config.nMels);
+    if (!scan) return scan.error();
+    const int contentFrames = int(scan->samples / size_t(kHopLength));
+    WindowSource windows(audio, config.nMels, scan->maxLog10);
+    if (auto r = windows.start(); !r) return r.error();
 
     Transcript transcript;
     RunStatistics& stats = transcript.statistics;
-    stats.audioSeconds = double(samples.size()) / kSampleRate;
+    stats.audioSeconds = double(scan->samples) / kSampleRate;
     stats.selfCache = session.selfAttentionCache();
     stats.crossCache = session.crossAttentionCache();
 
     DecodingOptions decoding = options.decoding;
-    int encodedSeek = -1;
+    int encodedSeek = -1, encodedFrames = -1;
     auto encodeWindow = [&](int seek, int frames) -> Result<void> {
-        if (encodedSeek == seek) return {};
-        const size_t first = size_t(seek) * kHopLength;
-        const size_t count = std::min(samples.size() - first, size_t(frames) * kHopLength);
-        LogMel mel = logMelSpectrogram(samples.data() + first, count, config.nMels);
-        if (auto r = session.encode(mel); !r) return r;
+        if (encodedSeek == seek && encodedFrames == frames) return {};
+        auto mel = windows.window(seek, frames);
+        if (!mel) return mel.error();
+        if (auto r = session.encode(mel.value()); !r) return r;
         encodedSeek = seek;
+        encodedFrames = frames;
         const SessionTimings t = session.timings();
         stats.encoderMs += t.encoderMs;
         ++stats.windows;
@@ -63,12 +131,14 @@ Result<Transcript> transcribe(InferenceSession& session, const Tokenizer& tokeni
         stats.decodeCalls += t.decodeCalls;
     };
 
-    // Language: detected once on the first 30 s, then fixed for the whole recording.
+    // Language: detected once on the first 30 s, then fixed for the whole recording. As
+    // faster-whisper, the detection window holds the frames of the first 30 s including the one
+    // after the content (the window of the first segment stops at the content).
     if (!tokenizer.isMultilingual()) {
         transcript.language = "en";
     } else if (decoding.language.empty()) {
         if (contentFrames == 0) return makeError("the audio is empty: no language to detect");
-        if (auto r = encodeWindow(0, std::min(kChunkFrames, contentFrames)); !r) return r.error();
+        if (auto r = encodeWindow(0, std::min(kChunkFrames, contentFrames + 1)); !r) return r.error();
         auto detection = detectLanguage(session, tokenizer);
         if (!detection) return detection.error();
         decoding.language = detection->code;

@@ -1,9 +1,13 @@
-// Long-form transcription of a whole recording, as the reference's transcribe(): 30-second windows
-// advanced by the last complete timestamp pair (seek), temperature fallback, silence skipping,
-// conditioning on the previous text, and an optional cut of trailing repetition loops.
+// Long-form transcription of a whole recording, as the reference's transcribe() (OpenAI's, and
+// faster-whisper's): one log-mel over the whole recording, clamped against its maximum, sliced
+// into 30-second windows advanced by the last complete timestamp pair (seek) and padded with 0.0;
+// temperature fallback, silence skipping, conditioning on the previous text, and an optional cut
+// of trailing repetition loops. The recording is read twice in blocks (its maximum, then the
+// windows), so memory stays bounded for any length.
 #pragma once
 
 #include "core/decoding/temperature_fallback.h"
+#include "core/frontend/sample_reader.h"
 #include "core/transcript/transcript.h"
 
 #include <functional>
@@ -25,7 +29,10 @@ struct TranscribeOptions {
 // Called after each window: fraction of the audio done (0..1) and the segments it produced.
 using TranscribeProgress = std::function<void(double fraction, const std::vector<Segment>& newSegments)>;
 
-// samples: 16 kHz mono. The session must be able to hold max(beam size, best-of) beams.
+// The session must be able to hold max(beam size, best-of) beams.
+Result<Transcript> transcribe(InferenceSession& session, const Tokenizer& tokenizer, SampleReader& audio,
+                              const TranscribeOptions& options, const TranscribeProgress& progress = {});
+// samples: 16 kHz mono, in memory.
 Result<Transcript> transcribe(InferenceSession& session, const Tokenizer& tokenizer, std::span<const float> samples,
                               const TranscribeOptions& options, const TranscribeProgress& progress = {});
 

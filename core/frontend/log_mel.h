@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace hearsay {
@@ -32,10 +33,28 @@ struct LogMel {
 // the audio is zero-padded (or cut) to 30 s, giving 3000 frames. count may be 0.
 LogMel logMelSpectrogram(const float* samples, size_t count, int nMels);
 
-// Incremental frontend for streaming: append audio as it arrives; only frames whose
-// samples are all present are computed (each exactly once). window() normalises a range of
-// frames as one 30 s input, padding with the frames of silence the reference would see.
-// Not thread-safe: one owner (the worker thread) appends and reads.
+// How a window of a longer recording becomes one 30 s encoder input.
+enum class MelPadding {
+    // The recording's own frames (one STFT over the whole recording, as OpenAI's and faster-whisper's
+    // transcribe() compute it: a frame at the window's edge sees the audio beyond the edge, and
+    // zeros only after the last sample), clamped to (max - 8), scaled, then 0.0 up to 3000 frames.
+    Zero,
+    // The segment alone as a 30 s clip (transformers' feature extractor on the segment, i.e.
+    // logMelSpectrogram()): reflect padding at its start, zeros after its end, and the log-mel
+    // of those zeros up to 3000 frames, normalised together.
+    Silence,
+};
+
+struct MelWindowOptions {
+    MelPadding padding = MelPadding::Zero;
+    // Zero padding: the log10 maximum to clamp against (the whole recording's, as the reference
+    // does for files; see LogMelStream::maxLog10()). None: the window's own frames' maximum.
+    std::optional<float> clampMax;
+};
+
+// The log-mel of a continuous recording, computed frame by frame as audio arrives (each frame
+// once, when its last sample is there). Serves the windows of long-form file transcription and
+// of live streaming. Not thread-safe: one owner (the worker thread) appends and reads.
 class LogMelStream {
 public:
     explicit LogMelStream(int nMels);
@@ -44,18 +63,27 @@ public:
     LogMelStream& operator=(const LogMelStream&) = delete;
 
     void append(const float* samples, size_t count);
+    // The recording ended: its last frames are computed with zeros after the last sample, as
+    // the reference pads a file. Frames 0 .. samplesAppended()/160 then exist (one more than the
+    // reference's content frames, as faster-whisper's feature extractor gives). Append after
+    // finish() is not allowed (ignored).
+    void finish();
     void reset();
-    size_t framesReady() const;     // complete frames available (absolute count since reset)
+    size_t framesReady() const;     // frames computed (absolute count since reset)
     size_t samplesAppended() const; // samples appended since reset
-    // Frames [first, first + count) as a normalised [n_mels][3000] window (count ≤ 3000; larger
-    // counts are cut to 3000). The result equals logMelSpectrogram() of the audio segment that
-    // starts at sample first*160 and ends at sample (first + count)*160 or at the last sample
-    // appended, whichever comes first: frames inside it are the ones computed on append, the
-    // few frames at its edges (reflect padding at the start, zero padding at the end) are
-    // recomputed. To take all the audio from `first`, pass count = ceil(samples left / 160).
-    // Requires first*160 ≤ samplesAppended() and first ≥ the frame given to discardBefore();
-    // outside that, the returned window has frames == 0.
-    LogMel window(size_t firstFrame, size_t frameCount) const;
+    bool finished() const;
+    // The largest log10 mel value of every frame computed since reset (also those discarded):
+    // after finish(), the whole recording's maximum, which the reference clamps against.
+    // -inf before any frame.
+    float maxLog10() const;
+
+    // Frames [first, first + count) (count ≤ 3000; larger counts are cut to 3000) as a normalised
+    // [n_mels][3000] window, padded as `options` says. Frames whose samples have not all arrived
+    // are computed as if the recording ended at the last sample appended.
+    // Requires first ≥ the frame given to discardBefore() and first*160 ≤ samplesAppended();
+    // Zero padding also requires first + count - 1 ≤ samplesAppended()/160 (frames whose centre
+    // lies inside the audio). Outside that, the returned window has frames == 0.
+    LogMel window(size_t firstFrame, size_t frameCount, const MelWindowOptions& options = {}) const;
     // Forgets audio and frames before firstFrame (bounded memory in long sessions); windows
     // must then start at or after it. Frame numbering stays absolute.
     void discardBefore(size_t firstFrame);

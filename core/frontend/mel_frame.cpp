@@ -119,4 +119,22 @@ LogMel normaliseLogMel(const std::vector<float>& logFrames, int nMels, int frame
     return mel;
 }
 
+LogMel normaliseWindowFrames(const std::vector<float>& logFrames, int nMels, int frames, std::optional<float> clampMax) {
+    LogMel mel;
+    mel.nMels = nMels;
+    mel.frames = kChunkFrames;
+    mel.data.assign(size_t(nMels) * size_t(kChunkFrames), 0.0f);
+    frames = std::min(frames, kChunkFrames);
+    if (frames <= 0) return mel;
+    const float maxValue = clampMax ? *clampMax : *std::max_element(logFrames.begin(), logFrames.begin() + long(frames) * nMels);
+    const float floorValue = maxValue - 8.0f;
+    for (int t = 0; t < frames; ++t) {
+        const float* src = logFrames.data() + size_t(t) * size_t(nMels);
+        for (int m = 0; m < nMels; ++m) {
+            mel.data[size_t(m) * size_t(kChunkFrames) + size_t(t)] = (std::max(src[m], floorValue) + 4.0f) / 4.0f;
+        }
+    }
+    return mel;
+}
+
 } // namespace hearsay

@@ -9,6 +9,7 @@
 #include <kiss_fftr.h>
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace hearsay {
@@ -56,5 +57,10 @@ void segmentLogMelFrames(MelFrameComputer& computer, const float* seg, size_t le
 // Clamp to (max - 8) and scale by (x + 4) / 4 in float32, as the reference does after casting
 // its log10 spectrogram to float32. logFrames: [frames][n_mels] -> LogMel [n_mels][frames].
 LogMel normaliseLogMel(const std::vector<float>& logFrames, int nMels, int frames);
+
+// The reference's long-form window: `frames` log10 frames [frames][n_mels] of a recording, clamped
+// to (clampMax - 8) (or their own maximum's when none), scaled by (x + 4) / 4, then 0.0 up to
+// 3000 frames -> LogMel [n_mels][3000].
+LogMel normaliseWindowFrames(const std::vector<float>& logFrames, int nMels, int frames, std::optional<float> clampMax);
 
 } // namespace hearsay

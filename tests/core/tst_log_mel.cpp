@@ -233,7 +233,7 @@ private slots:
         int windowsChecked = 0;
         // Empty when window(first, count) equals the batch frontend on the same segment.
         auto checkWindow = [&](size_t first, size_t count) -> QString {
-            const LogMel streamed = stream.window(first, count);
+            const LogMel streamed = stream.window(first, count, MelWindowOptions{MelPadding::Silence, std::nullopt});
             const size_t segStart = first * kHopLength;
             const size_t length = std::min(std::min(count, size_t(kChunkFrames)) * kHopLength, fed - segStart);
             const LogMel batch = logMelSpectrogram(audio.data() + segStart, length, nMels);
@@ -273,11 +273,78 @@ private slots:
 #undef CHECK_WINDOW
         qDebug("%d windows equal to the batch frontend", windowsChecked);
         // Windows out of range come back empty rather than reading past the audio.
-        QCOMPARE(stream.window(fed / kHopLength + 1, 10).frames, 0);
-        if (discarded > 0) QCOMPARE(stream.window(discarded - 1, 10).frames, 0);
+        QCOMPARE(stream.window(fed / kHopLength + 1, 10, MelWindowOptions{MelPadding::Silence, std::nullopt}).frames, 0);
+        if (discarded > 0) QCOMPARE(stream.window(discarded - 1, 10, MelWindowOptions{MelPadding::Silence, std::nullopt}).frames, 0);
         stream.reset();
         QCOMPARE(stream.framesReady(), size_t(0));
-        QCOMPARE(stream.window(0, 3000).data, logMelSpectrogram(nullptr, 0, nMels).data);
+        QCOMPARE(stream.window(0, 3000, MelWindowOptions{MelPadding::Silence, std::nullopt}).data, logMelSpectrogram(nullptr, 0, nMels).data);
+    }
+
+    // The windows of long-form transcription: one log-mel over the whole recording (LogMelStream,
+    // finished), clamped at the recording's maximum, a window sliced from it and 0.0 after its
+    // content, as faster-whisper's feature extractor and transcribe() make them.
+    void longFormWindowsMatchFasterWhisper_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QStringList>("clips");
+        QTest::addColumn<int>("seek");
+        QTest::addColumn<int>("count");  // -1: to the end of the content; -2: the content and one frame more
+        const QStringList abj{"speech-30s-a", "speech-30s-b", "jfk"};
+        QTest::newRow("jfk") << "jfk" << QStringList{"jfk"} << 0 << -1;
+        QTest::newRow("jfk language window") << "jfk_language" << QStringList{"jfk"} << 0 << -2;
+        QTest::newRow("a+b+jfk at 0") << "abj_0" << abj << 0 << 3000;
+        QTest::newRow("a+b+jfk at 2650") << "abj_2650" << abj << 2650 << 3000;
+        QTest::newRow("a+b+jfk last window") << "abj_end" << abj << 5650 << -1;
+    }
+    void longFormWindowsMatchFasterWhisper() {
+        QFETCH(QString, name);
+        QFETCH(QStringList, clips);
+        QFETCH(int, seek);
+        QFETCH(int, count);
+        std::vector<float> audio;
+        for (const QString& clip : clips) {
+            const auto samples = readClip(clip);
+            QVERIFY(!samples.empty());
+            audio.insert(audio.end(), samples.begin(), samples.end());
+        }
+        // Fed in uneven blocks, as the transcriber reads a file.
+        LogMelStream stream(80);
+        for (size_t fed = 0; fed < audio.size();) {
+            const size_t n = std::min(audio.size() - fed, size_t(7919));
+            stream.append(audio.data() + fed, n);
+            fed += n;
+        }
+        stream.finish();
+        const int content = int(audio.size() / kHopLength);
+        QCOMPARE(stream.framesReady(), size_t(content + 1));
+        if (count == -1) count = std::min(kChunkFrames, content - seek);
+        if (count == -2) count = std::min(kChunkFrames, content + 1 - seek);
+        const LogMel mel = stream.window(size_t(seek), size_t(count), MelWindowOptions{MelPadding::Zero, stream.maxLog10()});
+        QCOMPARE(mel.frames, kChunkFrames);
+
+        auto sums = readNpy((kGolden + "/longform_" + name + "_sums.npy").toStdString());
+        auto cols = readNpy((kGolden + "/longform_" + name + "_cols.npy").toStdString());
+        QVERIFY2(sums.ok() && cols.ok(), "golden files missing: run tests/reference/gen_mel_golden.py");
+        QCOMPARE(sums->shape, (std::vector<int64_t>{kChunkFrames}));
+        const int stride = 25;
+        QCOMPARE(cols->shape, (std::vector<int64_t>{80, kChunkFrames / stride}));
+        double sumError = 0.0, valueError = 0.0;
+        for (int t = 0; t < kChunkFrames; ++t) {
+            double sum = 0.0;
+            for (int m = 0; m < 80; ++m) sum += mel.at(m, t);
+            sumError = std::max(sumError, std::abs(sum - double(sums->f32[size_t(t)])));
+            if (t >= count) {
+                for (int m = 0; m < 80; ++m) QCOMPARE(mel.at(m, t), 0.0f);  // 0.0 after the content
+            }
+            if (t % stride != 0) continue;
+            for (int m = 0; m < 80; ++m) {
+                const double expected = cols->f32[size_t(m) * size_t(kChunkFrames / stride) + size_t(t / stride)];
+                valueError = std::max(valueError, std::abs(double(mel.at(m, t)) - expected));
+            }
+        }
+        qDebug("%s: max abs error %.3g per value, %.3g per frame sum (faster-whisper computes in float32)", qPrintable(name),
+               valueError, sumError);
+        QVERIFY(valueError < 2e-4);
+        QVERIFY(sumError < 2e-3);
     }
 
     void timing() {

@@ -10,6 +10,10 @@
 #                                           every frame that sees audio plus a few padding frames
 #   <clip>_<n_mels>_tail.npy   [n_mels][1]  the value every frame K..2999 has (checked constant here)
 #   mel_filters_<n_mels>.npy   [n_mels][201] transformers' mel_filter_bank (slaney norm and scale)
+#   longform_<case>_sums.npy   [frames]      per-frame sums over the mel bins of a long-form window, and
+#   longform_<case>_cols.npy   [n_mels][k]   every 25th frame in full: the windows of faster-whisper's
+#                                            transcribe() (one log-mel over the whole recording,
+#                                            clamped at its maximum, sliced, 0.0 after the content)
 # The rest of a padded 30 s window is pure silence, hence constant; storing it once keeps the
 # committed data small while the C++ test still checks all 3000 frames.
 import argparse
@@ -78,6 +82,35 @@ def main() -> None:
                                   max_frequency=8000.0, sampling_rate=SAMPLE_RATE, norm="slaney",
                                   mel_scale="slaney")  # [201][n_mels], float64
         np.save(out_dir / f"mel_filters_{n_mels}.npy", np.ascontiguousarray(filters.T.astype(np.float32)))
+
+    longform_windows(pathlib.Path(args.shared), out_dir)
+
+
+# Long-form windows: (case, clips joined, first frame, frame count); count None = to the content's end,
+# +1 = faster-whisper's language-detection window (the content plus the one frame after it).
+LONGFORM = [("jfk", ["jfk"], 0, None), ("jfk_language", ["jfk"], 0, +1),
+            ("abj_0", ["speech-30s-a", "speech-30s-b", "jfk"], 0, 3000),
+            ("abj_2650", ["speech-30s-a", "speech-30s-b", "jfk"], 2650, 3000),
+            ("abj_end", ["speech-30s-a", "speech-30s-b", "jfk"], 5650, None)]
+LONGFORM_STRIDE = 25
+
+
+def longform_windows(shared: pathlib.Path, out_dir: pathlib.Path) -> None:
+    from faster_whisper.feature_extractor import FeatureExtractor
+    extractor = FeatureExtractor(feature_size=80)
+    for case, clips, seek, count in LONGFORM:
+        audio = np.concatenate([read_wav(shared / f"{c}.wav") for c in clips])
+        features = extractor(audio)            # [80][len/160 + 1], normalised with the whole maximum
+        content = features.shape[-1] - 1       # transcribe()'s content_frames
+        if count is None:
+            count = min(FRAMES, content - seek)
+        elif count == +1:
+            count = min(FRAMES, content + 1 - seek)
+        window = np.zeros((80, FRAMES), np.float32)
+        window[:, :count] = features[:, seek:seek + count]
+        np.save(out_dir / f"longform_{case}_sums.npy", window.sum(axis=0, dtype=np.float64))
+        np.save(out_dir / f"longform_{case}_cols.npy", np.ascontiguousarray(window[:, ::LONGFORM_STRIDE]))
+        print(f"longform {case}: {len(audio)} samples, frames [{seek}, {seek + count}) of {content} content frames")
 
 
 if __name__ == "__main__":
