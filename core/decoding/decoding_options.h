@@ -13,6 +13,12 @@ namespace hearsay {
 
 enum class DecodingTaskKind { Transcribe, Translate };
 
+// Whose beam search rules: OpenAI's reference (each beam proposes beam+1 continuations; every
+// end-of-text ranked above the last surviving beam finishes) or CTranslate2's, as faster-whisper
+// runs it (the 2·beam best continuations over all beams; only an end-of-text among the first
+// `beam` finishes). They choose differently when hypotheses end close together.
+enum class BeamSearchRules { OpenAI, CTranslate2 };
+
 struct DecodingOptions {
     DecodingTaskKind task = DecodingTaskKind::Transcribe;
     std::string language;              // language code ("en"); empty: detect (multilingual models)
@@ -23,6 +29,7 @@ struct DecodingOptions {
     int beamSize = 0;                  // beams when temperature == 0; 0: greedy
     float patience = 0.0f;             // beam-search patience; 0: 1.0 (the reference's None)
     std::optional<float> lengthPenalty; // alpha of Google NMT's penalty; none: length normalisation
+    BeamSearchRules beamRules = BeamSearchRules::OpenAI;
 
     std::vector<int> prompt;           // previous-context tokens (<|startofprev|> ...), most recent last
     std::vector<int> prefix;           // tokens forced at the start of the sampled text

@@ -2,6 +2,7 @@
 #include "core/decoding/decoding_task.h"
 
 #include "core/decoding/beam_search_decoder.h"
+#include "core/decoding/ctranslate2_beam_search.h"
 #include "core/decoding/compression_ratio.h"
 #include "core/decoding/greedy_decoder.h"
 #include "core/decoding/initial_tokens.h"
@@ -92,7 +93,9 @@ Result<DecodingResult> decodeWindow(InferenceSession& session, const Tokenizer& 
     }
 
     std::unique_ptr<TokenDecoder> decoder;
-    if (options.beamSize > 0)
+    if (options.beamSize > 0 && options.beamRules == BeamSearchRules::CTranslate2)
+        decoder = std::make_unique<CTranslate2BeamSearchDecoder>(options.beamSize, special.eot, options.patience);
+    else if (options.beamSize > 0)
         decoder = std::make_unique<BeamSearchDecoder>(options.beamSize, special.eot, options.patience);
     else
         decoder = std::make_unique<GreedyDecoder>(options.temperature, special.eot, options.seed);
