@@ -3,6 +3,7 @@
 // Only the pure search logic is driven by hand-made logits here; the real engine runs in
 // tst_decoding_engine.
 #include "core/decoding/beam_search_decoder.h"
+#include "core/decoding/ctranslate2_beam_search.h"
 #include "core/decoding/greedy_decoder.h"
 #include "core/decoding/log_softmax.h"
 #include "core/decoding/sequence_ranker.h"
@@ -181,6 +182,54 @@ private slots:
         QCOMPARE(candidates[0].tokens, (std::vector<int>{9, 4, kEot}));  // best live beam first
         QCOMPARE(candidates[0].sumLogprob, -1.0);
         QCOMPARE(candidates[1].tokens, (std::vector<int>{9, 3, kEot}));
+    }
+
+    // Two hypotheses end close together: OpenAI's rules finish both (each ranks above the last
+    // surviving beam), CTranslate2's only the one among the best `beam` candidates.
+    void ctranslate2RulesFinishOnlyTheTopCandidates() {
+        // Beams [9,0] and [9,1] with equal scores. Candidates, best first: [9,0,2] 0.50,
+        // [9,0,eot] 0.45, [9,1,eot] 0.40, [9,1,3] 0.35.
+        auto r0 = row({0.0, 0.0, 0.50, 0.0, 0.05, 0.45});
+        auto r1 = row({0.0, 0.0, 0.0, 0.35, 0.25, 0.40});
+        std::vector<std::vector<int>> openaiTokens = {{9, 0}, {9, 1}}, ct2Tokens = openaiTokens;
+        std::vector<float> openaiSums = {0.0f, 0.0f}, ct2Sums = openaiSums;
+
+        BeamSearchDecoder openai(2, kEot);
+        auto a = openai.update(openaiTokens, rows({r0, r1}), kVocab, openaiSums);
+        QCOMPARE(openai.finished().size(), size_t(2));  // both end-of-texts rank above [9,1,3]
+        QVERIFY(a.completed);
+        QCOMPARE(openaiTokens, (std::vector<std::vector<int>>{{9, 0, 2}, {9, 1, 3}}));
+
+        CTranslate2BeamSearchDecoder ct2(2, kEot);
+        ct2.reset();
+        auto start = row({0.5, 0.5, 0.0, 0.0, 0.0, 0.0});
+        ct2.update(ct2Tokens, rows({start, start}), kVocab, ct2Sums);  // the first step (one row considered)
+        ct2Tokens = {{9, 0}, {9, 1}};
+        ct2Sums = {0.0f, 0.0f};
+        auto b = ct2.update(ct2Tokens, rows({r0, r1}), kVocab, ct2Sums);
+        // [9,0,eot] is second of the 2·beam = 4 candidates: finished; its slot goes to the next
+        // candidate after the first two that does not end: [9,1,eot] is dropped, [9,1,3] taken.
+        QVERIFY(!b.completed);
+        QCOMPARE(ct2Tokens, (std::vector<std::vector<int>>{{9, 0, 2}, {9, 1, 3}}));
+        QCOMPARE(b.sourceBeams, (std::vector<int>{0, 1}));
+        auto candidates = ct2.finalize(ct2Tokens, ct2Sums);
+        // One finished plus, at the length limit, the live beams.
+        QCOMPARE(candidates.size(), size_t(3));
+        QCOMPARE(candidates[0].tokens, (std::vector<int>{9, 0, kEot}));
+        QVERIFY(std::abs(candidates[0].sumLogprob - std::log(0.45)) < 1e-5);
+    }
+
+    void ctranslate2RulesStartFromOneRow() {
+        // At the first step every row is the same sequence: the 2·beam best of row 0 only.
+        CTranslate2BeamSearchDecoder decoder(2, kEot);
+        decoder.reset();
+        std::vector<std::vector<int>> tokens = {{9}, {9}};
+        std::vector<float> sums = {0.0f, 0.0f};
+        auto first = row({0.5, 0.3, 0.1, 0.05, 0.03, 0.02});
+        auto step = decoder.update(tokens, rows({first, first}), kVocab, sums);
+        QCOMPARE(tokens, (std::vector<std::vector<int>>{{9, 0}, {9, 1}}));
+        QCOMPARE(step.sourceBeams, (std::vector<int>{0, 0}));
+        QVERIFY(!step.completed);
     }
 
     void rankerNormalisesLength() {
