@@ -7,6 +7,7 @@
 #include "ui_test_support.h"
 
 #include "core/backend/backend.h"
+#include "core/engine/backend_factory.h"
 #include "ui/cache_panel.h"
 #include "ui/engine_settings.h"
 #include "ui/layer_bar_chart.h"
