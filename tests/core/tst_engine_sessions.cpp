@@ -151,6 +151,33 @@ private slots:
         QCOMPARE(engine.backend().weightUploads().bytes, 3 * afterLoad.bytes);
     }
 
+    void weightsUploadOnceOnTheGpu() {
+        // The same on the CUDA backend (fp16: weight matrices half, vectors float32), where the
+        // upload is a real host-to-device copy. Skipped where CUDA cannot start (no GPU, or a
+        // build without it).
+        auto gpu = createBackend(BackendKind::Cuda, {0, 0, Precision::Fp16});
+        if (!gpu.ok()) QSKIP(qPrintable("no GPU: " + QString::fromStdString(gpu.message())));
+        auto loaded = Engine::create(WhisperModel::load(m_f32).value(), nullptr, gpu.value());
+        QVERIFY2(loaded.ok(), loaded.ok() ? "" : loaded.message().c_str());
+        const Engine& engine = loaded.value();
+        const Backend::WeightUploads afterLoad = engine.backend().weightUploads();
+        QCOMPARE(afterLoad.buffers, networkTensors(engine.model().config()));
+        QCOMPARE(afterLoad.bytes, engine.weights().bytes());
+        QVERIFY(afterLoad.bytes < engine.model().weightBytes());  // float32 file, half matrices on the GPU
+        for (const SessionCase& c : kCases) {
+            SessionOptions options;
+            options.maxBeams = c.beams;
+            options.selfAttentionCache = c.selfCache;
+            options.crossAttentionCache = c.crossCache;
+            options.stepGraphs = c.stepGraphs;
+            auto session = engine.createSession(options);
+            QVERIFY2(session.ok(), session.ok() ? c.name : session.message().c_str());
+            auto tokens = greedy(*session.value());
+            QVERIFY2(tokens.ok(), tokens.ok() ? c.name : tokens.message().c_str());
+            QVERIFY2(engine.backend().weightUploads().buffers == afterLoad.buffers, c.name);
+        }
+    }
+
     void sessionsOutliveTheEngine() {
         std::unique_ptr<ControlledSession> session;
         std::vector<int> before;
