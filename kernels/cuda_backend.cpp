@@ -354,7 +354,7 @@ std::unique_ptr<DeviceBuffer> CudaBackend::allocateKv(size_t elements) {
     return std::make_unique<CudaBuffer>(elements, m_device, m_cublas->stream(), Element::F16);
 }
 
-std::unique_ptr<DeviceBuffer> CudaBackend::loadWeight(const TensorView& view) {
+std::unique_ptr<DeviceBuffer> CudaBackend::createWeight(const TensorView& view) {
     const int64_t elements = view.elements();
     const int64_t expected = dtypeBytes(view.dtype, elements);
     if (view.empty() || expected < 0 || static_cast<size_t>(expected) != view.bytes) {

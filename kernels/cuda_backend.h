@@ -78,7 +78,6 @@ public:
     std::unique_ptr<DeviceBuffer> allocate(size_t elements) override;
     std::unique_ptr<DeviceBuffer> allocateKv(size_t elements) override;
     size_t kvElementBytes() const override { return halfKv() ? 2 : sizeof(float); }
-    std::unique_ptr<DeviceBuffer> loadWeight(const TensorView& view) override;
     void upload(BufferView dst, const float* src, size_t count) override;
     void download(BufferView src, float* dst, size_t count) override;
     std::unique_ptr<IndexBuffer> allocateIndices(size_t count) override;
@@ -120,6 +119,7 @@ protected:
     void beginRecording() override;
     std::unique_ptr<RecordedWork> endRecording() override;
     void abandonRecording() noexcept override;
+    std::unique_ptr<DeviceBuffer> createWeight(const TensorView& view) override;
 
 private:
     // Makes this backend's device current on the calling thread (sessions run on worker threads).

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <new>
 
 namespace hearsay {
 
@@ -41,7 +42,9 @@ bool cudaDeviceAvailable(int device, std::string* why) {
 
 Result<std::shared_ptr<Backend>> createCudaBackend(const BackendOptions& options) {
     std::string why;
-    if (!cudaDeviceAvailable(options.device, &why)) return makeError("the CUDA backend cannot start: " + why + "; use --backend cpu");
+    if (!cudaDeviceAvailable(options.device, &why)) {
+        return makeError("the CUDA backend cannot start: " + why, ErrorKind::Device);
+    }
     cuda::CudaBackendOptions cudaOptions;
     cudaOptions.device = options.device;
     cudaOptions.precision = options.precision;
@@ -57,8 +60,10 @@ Result<std::shared_ptr<Backend>> createCudaBackend(const BackendOptions& options
     try {
         return std::shared_ptr<Backend>(std::make_shared<cuda::CudaBackend>(cudaOptions));
     } catch (const std::exception& e) {
+        // Out of device memory while starting is OutOfMemory; anything else the device's failure.
         return makeError(std::string("the CUDA backend cannot start on GPU ") + std::to_string(options.device) + ": " +
-                         e.what() + "; use --backend cpu");
+                             e.what(),
+                         dynamic_cast<const std::bad_alloc*>(&e) ? ErrorKind::OutOfMemory : ErrorKind::Device);
     }
 }
 

@@ -160,14 +160,14 @@ GpuPeakProbe measure(int device) {
         HEARSAY_CUDA_CHECK(cudaStreamSynchronize(stream.s));
     }
 
-    probe.peaks.flopsPerSecond = probe.gemmFlopsPerSecond;
-    probe.peaks.flopsSource = "measured: cublasGemmEx fp16 in/out, fp32 compute, 8192x8192x8192, best of 3 x 10 on " + probe.gpu.name;
+    probe.flopsPerSecond = probe.gemmFlopsPerSecond;
+    probe.flopsSource = "measured: cublasGemmEx fp16 in/out, fp32 compute, 8192x8192x8192, best of 3 x 10 on " + probe.gpu.name;
     const bool readWins = probe.readBytesPerSecond >= probe.copyBytesPerSecond;
-    probe.peaks.bytesPerSecond = std::max(probe.readBytesPerSecond, probe.copyBytesPerSecond);
+    probe.bytesPerSecond = std::max(probe.readBytesPerSecond, probe.copyBytesPerSecond);
     char other[96];
     std::snprintf(other, sizeof other, " (%s %.0f GB/s)", readWins ? "copy" : "read",
                   (readWins ? probe.copyBytesPerSecond : probe.readBytesPerSecond) / 1e9);
-    probe.peaks.bytesSource = std::string("measured: ") +
+    probe.bytesSource = std::string("measured: ") +
                               (readWins ? "read kernel over " + gib(bandwidthBytes)
                                         : "device-to-device copy of " + gib(bandwidthBytes) + ", read + written counted") +
                               ", best of 5" + other;

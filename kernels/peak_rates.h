@@ -3,18 +3,26 @@
 // copy over 1 GiB), timed with CUDA events. Plain C++ header: the CLI includes it without nvcc.
 #pragma once
 
-#include "core/bench/machine_info.h"
-#include "core/bench/roofline.h"
+#include "core/backend/gpu_info.h"
 #include "core/util/result.h"
+
+#include <string>
 
 namespace hearsay::cuda {
 
+// What the probe measured, as plain values; the benchmark (core/bench) turns them into the peaks
+// its floors divide by (kernels/ depends on the core's backend interface only, never on the bench).
 struct GpuPeakProbe {
     GpuInfo gpu;               // the device as the runtime describes it
-    PeakRates peaks;           // flops: the GEMM; bytes: the better of read and copy
     double gemmFlopsPerSecond = 0.0;
     double readBytesPerSecond = 0.0;   // bytes read / time
     double copyBytesPerSecond = 0.0;   // (bytes read + bytes written) / time
+    // The attainable peaks: flops from the GEMM, bytes the better of read and copy, each with
+    // how it was measured ("measured: cublasGemmEx fp16 in/out, ...").
+    double flopsPerSecond = 0.0;
+    double bytesPerSecond = 0.0;
+    std::string flopsSource;
+    std::string bytesSource;
 };
 
 // The device's description, without measuring anything. Errors name the runtime's reason.

@@ -41,6 +41,7 @@ CachePanel::CachePanel(QWidget* parent) : QWidget(parent) {
     m_memoryBar = new MemoryBar(cacheBox);
     m_memoryBar->setObjectName("memoryBar");
     cacheGrid->addWidget(m_memoryBar, row++, 0, 1, 2);
+    m_weights = addRow(cacheGrid, row++, tr("Weights"), "weightBytes");
     m_selfState = addRow(cacheGrid, row++, tr("Self-attention"), "selfCacheState");
     m_selfAllocated = addRow(cacheGrid, row++, tr("  allocated"), "selfAllocated");
     m_selfInUse = addRow(cacheGrid, row++, tr("  in use"), "selfInUse");
@@ -146,6 +147,13 @@ void CachePanel::setMetrics(const EngineMetrics& m) {
     m_metrics = m;
     const bool session = !m.cache.layers.empty();
     m_backend->setText(m.backend.isEmpty() ? tr("–") : m.backend);
+    m_weights->setText(m.weightBytes > 0 ? formatBytes(m.weightBytes) : tr("–"));
+    m_weights->setToolTip(m.weightBytes > 0
+                              ? tr("%1: the model's weights on the backend, uploaded once per backend and precision "
+                                   "and shared by every session (%2 weight buffers made on this backend so far)")
+                                    .arg(exactBytes(m.weightBytes))
+                                    .arg(m.weightUploads)
+                              : QString());
     m_selfState->setText(session ? stateText(m.selfCache) : tr("–"));
     m_selfState->setStyleSheet(session ? stateStyle(m.selfCache) : QString());
     m_crossState->setText(session ? stateText(m.crossCache) : tr("–"));

@@ -43,6 +43,7 @@ private:
     QLabel* m_memory = nullptr;       // "3.10 GiB free of 79.6 GiB"
     QString m_memoryDevice;           // "NVIDIA H100 80GB HBM3" (GPUs only)
     MemoryBar* m_memoryBar = nullptr;
+    QLabel* m_weights = nullptr;      // the engine's weights on the backend
     QLabel* m_selfState = nullptr;
     QLabel* m_selfAllocated = nullptr;
     QLabel* m_selfInUse = nullptr;

@@ -182,9 +182,9 @@ void MainWindow::createActions() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     m_openModel = file->addAction(tr("Open &model…"), this, &MainWindow::chooseModel);
     m_openModel->setShortcut(QKeySequence(tr("Ctrl+M")));
-    m_openModel->setStatusTip(tr("Open a whisper.cpp ggml .bin file, or the config.json of a Hugging Face checkpoint"));
+    m_openModel->setStatusTip(tr("Open a whisper.cpp ggml .bin file, the model.bin of a CTranslate2 (faster-whisper) model, or the config.json of a Hugging Face checkpoint"));
     m_openModelDirectory = file->addAction(tr("Open model &directory…"), this, &MainWindow::chooseModelDirectory);
-    m_openModelDirectory->setStatusTip(tr("Open a Hugging Face Whisper checkpoint directory"));
+    m_openModelDirectory->setStatusTip(tr("Open a Hugging Face or CTranslate2 (faster-whisper) Whisper model directory"));
     m_openAudio = file->addAction(tr("Open &audio…"), this, &MainWindow::chooseAudio);
     m_openAudio->setShortcut(QKeySequence::Open);
     m_openAudio->setStatusTip(tr("Transcribe a WAV, FLAC, OGG or MP3 file, or a video through FFmpeg"));
@@ -254,7 +254,7 @@ void MainWindow::chooseModel() {
 }
 
 void MainWindow::chooseModelDirectory() {
-    const QString path = QFileDialog::getExistingDirectory(this, tr("Open a Hugging Face Whisper checkpoint directory"),
+    const QString path = QFileDialog::getExistingDirectory(this, tr("Open a Whisper model directory (Hugging Face or CTranslate2)"),
                                                            m_settings->value("session/modelFolder").toString());
     if (!path.isEmpty()) openModel(path);
 }

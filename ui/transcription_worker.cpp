@@ -5,11 +5,11 @@
 #include "core/audio/audio_file.h"
 #include "core/backend/backend.h"
 #include "core/decoding/transcriber.h"
+#include "core/engine/backend_factory.h"
 #include "core/frontend/log_mel.h"
 #include "core/model/model_tokenizer.h"
 #include "core/model/whisper_model.h"
 #include "core/text/tokenizer.h"
-#include "ui/controlled_session.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -23,33 +23,25 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::chrono::milliseconds kMetricsInterval{200};  // live updates while a window decodes
 
-// Engine messages for the window: the CLI's advice ("use --backend cpu") becomes the message bar's
-// button.
-QString text(const std::string& s) {
-    QString t = QString::fromStdString(s);
-    t.remove(QStringLiteral("; use --backend cpu"));
-    return t;
-}
+QString text(const std::string& s) { return QString::fromStdString(s); }
 fs::path toPath(const QString& path) { return fs::path(path.toStdString()); }
 
 double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-Result<std::shared_ptr<ControlledSession>> createSession(std::shared_ptr<const WhisperModel> model,
-                                                         std::shared_ptr<Backend> backend,
-                                                         std::shared_ptr<SessionControls> controls,
-                                                         const EngineSettings& settings) {
+// Whether the CPU backend may succeed where `backend` failed with `error`: the device could not
+// be used or ran out of memory, and it was not the CPU already (the CPU has no fall back).
+bool backendsFault(const Error& error, BackendKind backend) {
+    return (error.kind == ErrorKind::Device || error.kind == ErrorKind::OutOfMemory) && backend != BackendKind::Cpu;
+}
+
+SessionOptions sessionOptions(const EngineSettings& settings) {
     SessionOptions options;
     options.maxBeams = settings.sessionBeams();
     options.selfAttentionCache = settings.selfCache;
     options.crossAttentionCache = settings.crossCache;
     options.threads = settings.threads;
     options.stepGraphs = settings.stepGraphs;
-    auto session = InferenceSession::create(std::move(model), std::move(backend), options);
-    if (!session) return session.error();
-    controls->selfCache = settings.selfCache;
-    controls->crossCache = settings.crossCache;
-    controls->stepGraphs = settings.stepGraphs;
-    return std::make_shared<ControlledSession>(std::move(session.value()), std::move(controls), options.maxBeams);
+    return options;
 }
 
 TranscribeOptions transcribeOptions(const EngineSettings& settings, bool multilingual) {
@@ -97,6 +89,11 @@ void TranscriptionWorker::requestCacheSwitches(bool selfCache, bool crossCache) 
 
 void TranscriptionWorker::requestStepGraphs(bool enabled) { m_controls->stepGraphs = enabled; }
 
+void TranscriptionWorker::setMemoryBackend(std::shared_ptr<Backend> backend) {
+    std::lock_guard lock(m_memoryMutex);
+    m_memoryBackend = std::move(backend);
+}
+
 void TranscriptionWorker::loadModel(const QString& path, const EngineSettings& settings) {
     emit modelLoading(path);
     try {
@@ -105,29 +102,36 @@ void TranscriptionWorker::loadModel(const QString& path, const EngineSettings& s
             emit modelFailed(text(model.message()), false);
             return;
         }
-        const WhisperConfig& config = model.value()->config();
         auto tokenizer = tokenizerForModel(*model.value());
         if (!tokenizer) {
             emit modelFailed(text(tokenizer.message()), false);  // names the model and what is missing
             return;
         }
-        // The previous model stays usable until the new one has a session.
+        // The previous engine and session stay usable until the new model has a session (an
+        // Engine is a handle: the copy keeps its weights alive meanwhile).
         auto previousModel = std::move(m_model);
+        auto previousTokenizer = std::move(m_tokenizer);
+        auto previousEngine = m_engine;
         auto previousSession = std::move(m_session);
+        const QString previousBackend = m_backendChoice, previousPrecision = m_precisionChoice;
         m_model = model.value();
+        m_tokenizer = std::make_shared<const Tokenizer>(std::move(tokenizer).value());
         if (auto failure = prepareSession(settings)) {
             m_model = std::move(previousModel);
+            m_tokenizer = std::move(previousTokenizer);
+            m_engine = std::move(previousEngine);
             m_session = std::move(previousSession);
+            m_backendChoice = previousBackend;
+            m_precisionChoice = previousPrecision;
+            setMemoryBackend(m_engine ? m_engine->sharedBackend() : nullptr);
             emit modelFailed(tr("Cannot prepare a session for %1: %2").arg(path, failure->message), failure->backend);
             return;
         }
-        m_tokenizer = std::make_unique<Tokenizer>(std::move(tokenizer.value()));
 
         ModelSummary summary;
         summary.path = path;
-        summary.format = m_model->format() == ModelFormat::HuggingFace ? tr("Hugging Face checkpoint")
-                                                                       : tr("whisper.cpp ggml");
-        summary.config = config;
+        summary.format = tr(modelFormatName(m_model->format()));
+        summary.config = m_model->config();
         summary.multilingual = m_tokenizer->isMultilingual();
         summary.languageCount = summary.multilingual ? m_tokenizer->special().languageCount : 0;
         summary.weightMiB = double(m_model->weightBytes()) / (1024.0 * 1024.0);
@@ -140,41 +144,49 @@ void TranscriptionWorker::loadModel(const QString& path, const EngineSettings& s
     }
 }
 
-bool TranscriptionWorker::onAccelerator() const { return m_backend && m_backend->kind() != BackendKind::Cpu; }
+bool TranscriptionWorker::onAccelerator() const { return m_engine && m_engine->backend().kind() != BackendKind::Cpu; }
 
 std::optional<TranscriptionWorker::Failure> TranscriptionWorker::prepareSession(const EngineSettings& settings) {
-    if (!m_model) return Failure{tr("no model is loaded")};
-    bool rebuild = !m_session || m_session->maxBeams() != settings.sessionBeams() ||
-                   &m_session->model() != m_model.get();
-    // The precision decides how weights are uploaded: a new backend (and session) when it changes.
-    if (!m_backend || m_backendChoice != settings.backend || m_precisionChoice != settings.precision) {
+    if (!m_model || !m_tokenizer) return Failure{tr("no model is loaded")};
+    // The backend and precision decide where and how the weights live: a new Engine when they
+    // change. A new model on unchanged settings gets an Engine on the same backend.
+    const bool newBackend = !m_engine || m_backendChoice != settings.backend || m_precisionChoice != settings.precision;
+    if (newBackend || m_engine->sharedModel() != m_model) {
         auto kind = parseBackendKind(settings.backend.toStdString());
         if (!kind) return Failure{text(kind.message())};
         auto precision = parsePrecision(settings.precision.toStdString());
         if (!precision) return Failure{text(precision.message())};
-        auto backend = createBackend(kind.value(), BackendOptions{settings.threads, 0, precision.value()});
-        if (!backend) return Failure{text(backend.message()), kind.value() != BackendKind::Cpu};
-        m_session.reset();  // sessions hold buffers of the backend they were made with
-        m_backend = backend.value();
-        {
-            std::lock_guard lock(m_memoryMutex);
-            m_memoryBackend = m_backend;
+        std::shared_ptr<Backend> backend;
+        if (newBackend) {
+            // A backend that cannot start leaves the current engine as it was.
+            auto created = createBackend(kind.value(), BackendOptions{settings.threads, 0, precision.value()});
+            if (!created) return Failure{text(created.message()), backendsFault(created.error(), kind.value())};
+            backend = std::move(created).value();
+        } else {
+            backend = m_engine->sharedBackend();
         }
+        // The old session (caches) and engine (weights) go before the new weights are uploaded.
+        m_session.reset();
+        m_engine.reset();
+        setMemoryBackend(backend);
+        auto engine = Engine::create(m_model, m_tokenizer, backend);
+        if (!engine) return Failure{text(engine.message()), backendsFault(engine.error(), backend->kind())};
+        m_engine = std::move(engine).value();
         m_backendChoice = settings.backend;
         m_precisionChoice = settings.precision;
-        rebuild = true;
     }
-    if (m_backend->threads() != settings.threads) m_backend->setThreads(settings.threads);
-    if (rebuild) {
-        m_session.reset();  // free the old caches before allocating new ones
-        auto session = createSession(m_model, m_backend, m_controls, settings);
-        // Out of GPU memory (or another CUDA failure) here is the backend's; the CPU may hold it.
-        if (!session) return Failure{text(session.message()), onAccelerator()};
-        m_session = session.value();
-        m_session->setObserver([this] { emit metricsUpdated(metrics()); }, kMetricsInterval);
-    }
+    if (m_engine->backend().threads() != settings.threads) m_engine->backend().setThreads(settings.threads);
+    // The switches as the settings have them; a session made now starts with them.
     requestCacheSwitches(settings.selfCache, settings.crossCache);
     requestStepGraphs(settings.stepGraphs);
+    if (!m_session || m_session->maxBeams() != settings.sessionBeams()) {
+        // Beams change the caches only: a new session over the same weights, nothing uploaded.
+        m_session.reset();  // free the old caches before allocating new ones
+        auto session = m_engine->createSession(sessionOptions(settings), m_controls);
+        if (!session) return Failure{text(session.message()), backendsFault(session.error(), m_engine->backend().kind())};
+        m_session = std::move(session).value();
+        m_session->setObserver([this] { emit metricsUpdated(metrics()); }, kMetricsInterval);
+    }
     m_session->applyRequestedSwitches();
     return std::nullopt;
 }
@@ -252,11 +264,12 @@ void TranscriptionWorker::transcribeFile(const QString& path, const EngineSettin
             emit progressChanged(duration > 0.0 ? (offset + fraction * rest) / duration : 1.0);
             emit metricsUpdated(metrics());
         };
-        auto transcript = transcribe(*m_session, *m_tokenizer, audio->samples,
-                                     transcribeOptions(settings, m_tokenizer->isMultilingual()), progress);
+        auto transcript = transcribe(*m_session, m_engine->tokenizer(), audio->samples,
+                                     transcribeOptions(settings, m_engine->tokenizer().isMultilingual()), progress);
         m_runWallSeconds = secondsSince(m_runStart);
         if (!transcript) {
-            fail(tr("Transcription of %1 failed: %2").arg(path, text(transcript.message())), onAccelerator());
+            fail(tr("Transcription of %1 failed: %2").arg(path, text(transcript.message())),
+                 backendsFault(transcript.error(), m_engine->backend().kind()));
             return;
         }
         m_running = false;
@@ -275,10 +288,14 @@ void TranscriptionWorker::transcribeFile(const QString& path, const EngineSettin
 
 EngineMetrics TranscriptionWorker::metrics() const {
     EngineMetrics m;
-    if (m_backend) {
-        m.backend = text(m_backend->name());
-        m.precision = text(std::string(precisionName(m_backend->precision())));
-    }    if (m_session) {
+    if (m_engine) {
+        const Backend& backend = m_engine->backend();
+        m.backend = text(backend.name());
+        m.precision = text(std::string(precisionName(backend.precision())));
+        m.weightBytes = m_engine->weights().bytes();
+        m.weightUploads = backend.weightUploads().buffers;
+    }
+    if (m_session) {
         m.cache = m_session->cacheStats();
         m.selfCache = m_session->selfAttentionCache();
         m.crossCache = m_session->crossAttentionCache();
@@ -293,8 +310,8 @@ EngineMetrics TranscriptionWorker::metrics() const {
         m.tokensDecoded = c.tokensDecoded;
         m.stepRecordings = c.stepRecordings;
         m.stepReplays = c.stepReplays;
-    } else if (m_backend) {
-        m.cache.device = m_backend->memoryInfo();
+    } else if (m_engine) {
+        m.cache.device = m_engine->backend().memoryInfo();
     }
     m.running = m_running;
     m.audioSeconds = m_runAudioSeconds;

@@ -1,10 +1,12 @@
-// The worker that owns the engine: model, tokenizer, backend and session live on its thread.
-// The GUI talks to it with queued slot calls and reads nothing of it but its queued signals;
-// the two request*() functions are the exceptions, safe from any thread, so that Cancel and
-// the cache switches take effect while a transcription is running.
+// The worker that owns the engine (core/engine: model, tokenizer, backend, weights) and its
+// session on its thread: Qt glue around Engine and ControlledSession. The GUI talks to it with
+// queued slot calls and reads nothing of it but its queued signals; the request*() functions are
+// the exceptions, safe from any thread, so that Cancel and the cache switches take effect while a
+// transcription is running.
 #pragma once
 
 #include "core/backend/backend.h"
+#include "core/engine/engine.h"
 #include "ui/engine_settings.h"
 #include "ui/worker_messages.h"
 
@@ -16,15 +18,7 @@
 #include <mutex>
 #include <optional>
 
-namespace hearsay {
-class Tokenizer;
-class WhisperModel;
-} // namespace hearsay
-
 namespace hearsay::ui {
-
-class ControlledSession;
-struct SessionControls;
 
 class TranscriptionWorker : public QObject {
     Q_OBJECT
@@ -51,8 +45,10 @@ public slots:
     // Decodes an audio file and transcribes it window by window, from `startSeconds` on (a job
     // continued after a failure; the segments' times stay those of the whole file).
     void transcribeFile(const QString& path, const hearsay::ui::EngineSettings& settings, double startSeconds = 0.0);
-    // Rebuilds backend or session when the settings need it (backend, threads, beams) and
-    // applies the cache switches; reports the new state.
+    // Rebuilds what the settings need and applies the cache switches; reports the new state. A
+    // backend or precision change makes a new Engine (the weights are uploaded to the new
+    // backend); a beam size change only a new session over the same weights; threads apply to
+    // the backend in place.
     void applySettings(const hearsay::ui::EngineSettings& settings);
 
 signals:
@@ -79,21 +75,22 @@ private:
         QString message;
         bool backend = false;  // the backend (not the CPU) could not start or hold the session
     };
-    // Backend and session for these settings, created or rebuilt as needed; what failed, if anything.
+    // Engine and session for these settings, created or rebuilt as needed; what failed, if anything.
     std::optional<Failure> prepareSession(const EngineSettings& settings);
     // True when failures of the engine are the backend's own (anything but the CPU).
     bool onAccelerator() const;
     EngineMetrics metrics() const;
+    void setMemoryBackend(std::shared_ptr<Backend> backend);
 
-    std::shared_ptr<SessionControls> m_controls;
-    std::shared_ptr<const WhisperModel> m_model;
-    std::unique_ptr<Tokenizer> m_tokenizer;
-    std::shared_ptr<Backend> m_backend;
-    mutable std::mutex m_memoryMutex;      // guards m_memoryBackend, read by deviceMemory() from the GUI
-    std::shared_ptr<Backend> m_memoryBackend;  // = m_backend
-    QString m_backendChoice;               // the settings' backend the current one was made for
-    QString m_precisionChoice;             // and the settings' precision
-    std::shared_ptr<ControlledSession> m_session;
+    std::shared_ptr<SessionControls> m_controls;  // shared by every session the worker makes
+    std::shared_ptr<const WhisperModel> m_model;  // the loaded model (kept when an engine rebuild fails)
+    std::shared_ptr<const Tokenizer> m_tokenizer;
+    std::optional<Engine> m_engine;               // m_model on the backend the settings chose
+    mutable std::mutex m_memoryMutex;             // guards m_memoryBackend, read by deviceMemory() from the GUI
+    std::shared_ptr<Backend> m_memoryBackend;     // the latest backend made
+    QString m_backendChoice;                      // the settings' backend m_engine was made for
+    QString m_precisionChoice;                    // and the settings' precision
+    std::unique_ptr<ControlledSession> m_session;
     bool m_running = false;
     double m_runAudioSeconds = 0.0;        // audio done in the current run
     double m_runWallSeconds = 0.0;

@@ -37,6 +37,9 @@ struct AudioSummary {
 // The engine's state and counters at one moment (after a window, or periodically while decoding).
 struct EngineMetrics {
     QString backend;            // "cpu (OpenBLAS, 2 threads)"; empty before a model is loaded
+    size_t weightBytes = 0;     // the engine's weights on the backend (0 without an engine)
+    size_t weightUploads = 0;   // weight buffers the backend has made (Backend::weightUploads): a new
+                                // session (beam size, switches) adds none; a new engine a model's worth
     KvCacheStats cache;         // bytes allocated / in use, per decoder layer
     bool selfCache = true;      // the switches as the session has them now
     bool crossCache = true;

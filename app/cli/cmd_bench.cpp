@@ -11,6 +11,7 @@
 #include "core/bench/peak_memory.h"
 #include "core/bench/roofline.h"
 #include "core/bench/subprocess.h"
+#include "core/engine/engine.h"
 #include "core/model/whisper_model.h"
 #include "core/nn/inference_session.h"
 #include "core/util/json.h"
@@ -136,30 +137,25 @@ double mib(size_t bytes) { return double(bytes) / (1024.0 * 1024.0); }
 
 // --- the session ----------------------------------------------------------------------------
 
-struct Engine {
-    std::shared_ptr<const WhisperModel> model;
-    std::shared_ptr<Backend> backend;
-    std::unique_ptr<InferenceSession> session;
+// One engine (model, backend, weights) and the one session the bench drives on it.
+struct BenchEngine {
+    Engine engine;
+    std::unique_ptr<ControlledSession> session;
 };
 
-Result<Engine> openEngine(const std::string& path, BackendKind kind, Precision precision, int threads,
-                          bool stepGraphs, SessionOptions options) {
-    Engine e;
-    auto model = WhisperModel::load(path);
-    if (!model) return model.error();
-    e.model = model.value();
-    BackendOptions backendOptions;
-    backendOptions.threads = threads;
-    backendOptions.precision = precision;
-    auto backend = createBackend(kind, backendOptions);
-    if (!backend) return backend.error();
-    e.backend = backend.value();
+Result<BenchEngine> openEngine(const std::string& path, BackendKind kind, Precision precision, int threads,
+                               bool stepGraphs, SessionOptions options) {
+    EngineOptions engineOptions;
+    engineOptions.backend = kind;
+    engineOptions.backendOptions.threads = threads;
+    engineOptions.backendOptions.precision = precision;
+    auto engine = Engine::load(path, engineOptions);
+    if (!engine) return engine.error();
     options.threads = threads;
     options.stepGraphs = stepGraphs;
-    auto session = InferenceSession::create(e.model, e.backend, options);
+    auto session = engine->createSession(options);
     if (!session) return session.error();
-    e.session = std::move(session.value());
-    return e;
+    return BenchEngine{std::move(engine).value(), std::move(session).value()};
 }
 
 // --- child: one row of the cache table ------------------------------------------------------
@@ -178,7 +174,7 @@ int runChild(const Options& options, const Settings& settings) {
     auto engine = openEngine(*path, settings.backend, settings.precision, settings.threads, settings.stepGraphs,
                              sessionOptions);
     if (!engine) return fail(engine.message(), 1);
-    auto mel = benchWindow(settings.audio, engine->model->config().nMels);
+    auto mel = benchWindow(settings.audio, engine->engine.model().config().nMels);
     if (!mel) return fail(mel.message(), 1);
     const size_t afterLoad = currentResidentBytes();
     auto row = runCacheConfiguration(*engine->session, mel.value(), length.value(), mode);
@@ -340,7 +336,10 @@ PeakRates peakRates(const Settings& s, std::optional<GpuInfo>* gpu = nullptr) {
             std::fprintf(stderr, "bench: measuring the GPU's attainable peaks\n");
             auto probe = cuda::measureGpuPeakRates(0);
             if (probe) {
-                peak = probe->peaks;
+                peak.flopsPerSecond = probe->flopsPerSecond;
+                peak.flopsSource = probe->flopsSource;
+                peak.bytesPerSecond = probe->bytesPerSecond;
+                peak.bytesSource = probe->bytesSource;
                 if (gpu) *gpu = probe->gpu;
             } else {
                 std::fprintf(stderr, "bench: %s\n", probe.message().c_str());
@@ -608,9 +607,9 @@ int runBench(const std::vector<std::string>& args) {
             sessionOptions.maxBeams = s.work.batchBeams;
             auto engine = openEngine(m.path, s.backend, s.precision, s.threads, s.stepGraphs, sessionOptions);
             if (!engine) return fail(m.path + ": " + engine.message(), 1);
-            m.config = engine->model->config();
-            m.weightBytes = engine->model->weightBytes();
-            m.backendName = engine->backend->name();
+            m.config = engine->engine.model().config();
+            m.weightBytes = engine->engine.model().weightBytes();
+            m.backendName = engine->engine.backend().name();
             auto mel = benchWindow(s.audio, m.config.nMels);
             if (!mel) return fail(mel.message(), 1);
             auto fixed = runFixedWork(*engine->session, mel.value(), s.work);

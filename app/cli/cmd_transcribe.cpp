@@ -10,13 +10,13 @@
 #endif
 #include "core/backend/backend.h"
 #include "core/decoding/transcriber.h"
-#include "core/model/model_tokenizer.h"
-#include "core/model/whisper_model.h"
-#include "core/nn/inference_session.h"
+#include "core/engine/engine.h"
 #include "core/text/tokenizer.h"
 #include "core/transcript/transcript_export.h"
 
 #include <algorithm>
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -45,16 +45,38 @@ Result<CliAudio> readAudio(const std::string& file) {
 
 namespace fs = std::filesystem;
 
+// Ctrl-C: the first SIGINT asks the session to stop (SessionControls::cancel, read at its next
+// decoder step) and restores the default action, so a second one ends the process at once. The
+// handler only stores to lock-free atomics.
+std::atomic<std::atomic<bool>*> g_cancelRequest{nullptr};
+
+void onInterrupt(int) {
+    if (std::atomic<bool>* cancel = g_cancelRequest.load()) cancel->store(true);
+    std::signal(SIGINT, SIG_DFL);
+}
+
+// The segments done so far, as a transcript (what a cancelled run still writes).
+Transcript partialTranscript(const std::string& file, std::vector<Segment> segments) {
+    Transcript t;
+    t.source = file;
+    for (const Segment& segment : segments) t.text += segment.text;
+    t.segments = std::move(segments);
+    return t;
+}
+
 const char* kUsage = R"(usage: hearsay-cli transcribe --model PATH [OPTIONS] FILE...
   Transcribes audio files (WAV, FLAC, OGG, MP3; other containers through FFmpeg) in 30-second
   windows, as OpenAI's reference transcribe() does. Progress goes to stderr.
 
-  --model PATH               Hugging Face checkpoint directory or whisper.cpp ggml .bin (required)
+  --model PATH               Hugging Face or CTranslate2 (faster-whisper) model directory, or a whisper.cpp
+                             ggml .bin (required)
   --language L               language code or name, or auto (default: auto; English-only models: en)
   --task T                   transcribe (default) or translate (to English)
   --beam-size N              beams for temperature 0 (default 5; 1 = greedy)
   --patience P               beam-search patience (default 1.0)
   --length-penalty A         alpha in [0, 1]; default: length normalisation
+  --beam-rules R             openai (default: OpenAI's reference) or ctranslate2 (faster-whisper's beam
+                             search; the same tokens as faster-whisper on the same weights)
   --best-of N                samples per temperature > 0 (default 5)
   --temperature T            first temperature (default 0)
   --temperature-increment D  fallback step (default 0.2; 0 = no fallback)
@@ -77,6 +99,9 @@ const char* kUsage = R"(usage: hearsay-cli transcribe --model PATH [OPTIONS] FIL
   --output-format F          txt, srt, vtt, json or all (default: txt on stdout, all with --output-dir)
   --output-dir DIR           write FILE's name + .txt/.srt/.vtt/.json there instead of stdout
   --quiet                    no progress on stderr
+
+  Ctrl-C stops at the next decoder step and writes the segments finished so far (exit status 130);
+  a second Ctrl-C ends at once.
 )";
 
 struct Settings {
@@ -134,6 +159,9 @@ Result<Settings> readSettings(const Options& options, bool multilingual) {
         if (alpha.value() < 0.0 || alpha.value() > 1.0) return makeError("--length-penalty must be in [0, 1]");
         d.lengthPenalty = float(alpha.value());
     }
+    const std::string rules = options.value("beam-rules", "openai");
+    if (rules == "ctranslate2" || rules == "faster-whisper") d.beamRules = BeamSearchRules::CTranslate2;
+    else if (rules != "openai") return makeError("--beam-rules must be openai or ctranslate2, got '" + rules + "'");
     d.withoutTimestamps = options.has("no-timestamps");
     s.transcribe.temperatures = fallbackTemperatures(float(temperature.value()), float(increment.value()));
 
@@ -172,7 +200,7 @@ Result<void> writeFile(const fs::path& path, const std::string& content) {
 int runTranscribe(const std::vector<std::string>& args) {
     auto parsed = Options::parse(
         args,
-        {"model", "language", "task", "beam-size", "patience", "length-penalty", "best-of", "temperature",
+        {"model", "language", "task", "beam-size", "patience", "length-penalty", "beam-rules", "best-of", "temperature",
          "temperature-increment", "compression-ratio-threshold", "logprob-threshold", "no-speech-threshold",
          "initial-prompt", "sample-len", "seed", "threads", "backend", "precision", "output-format", "output-dir"},
         {"help", "no-self-cache", "no-cross-cache", "no-step-graphs", "no-timestamps", "no-condition-on-previous-text",
@@ -204,11 +232,17 @@ int runTranscribe(const std::vector<std::string>& args) {
     if (auto early = readSettings(options, true); !early) return fail(early.message(), 2);
 
     const fs::path modelPath = *options.value("model");
-    auto model = WhisperModel::load(modelPath);
-    if (!model) return fail(model.message(), 1);
-    const WhisperConfig& config = model.value()->config();
-    auto tokenizer = tokenizerForModel(*model.value());
-    if (!tokenizer) return fail(tokenizer.message(), 1);  // names the model
+    EngineOptions engineOptions;
+    engineOptions.backend = backendKind.value();
+    engineOptions.backendOptions = BackendOptions{threads.value(), 0, precision.value()};
+    auto engine = Engine::load(modelPath, engineOptions);
+    // A backend that cannot be used (no GPU, a CUDA error, too little GPU memory) may not stop the CPU.
+    auto advice = [&](const Error& e, BackendKind ran) {
+        const bool backendsFault = e.kind == ErrorKind::Device || e.kind == ErrorKind::OutOfMemory;
+        return backendsFault && ran != BackendKind::Cpu ? "; the CPU backend may do it: --backend cpu" : "";
+    };
+    if (!engine) return fail(engine.message() + advice(engine.error(), backendKind.value()), 1);
+    const WhisperConfig& config = engine->model().config();
 
     auto settings = readSettings(options, config.isMultilingual());
     if (!settings) return fail(settings.message(), 2);
@@ -219,26 +253,32 @@ int runTranscribe(const std::vector<std::string>& args) {
         if (ec) return fail("cannot create the output directory " + s.outputDir + ": " + ec.message(), 1);
     }
 
-    auto backend = createBackend(backendKind.value(), BackendOptions{threads.value(), 0, precision.value()});
-    if (!backend) return fail(backend.message(), 1);
     SessionOptions sessionOptions;
     sessionOptions.maxBeams = std::max({1, s.transcribe.decoding.beamSize, s.transcribe.decoding.bestOf});
     sessionOptions.selfAttentionCache = !options.has("no-self-cache");
     sessionOptions.crossAttentionCache = !options.has("no-cross-cache");
     sessionOptions.stepGraphs = !options.has("no-step-graphs");
     sessionOptions.threads = threads.value();
-    // On a GPU, a failure of the engine (out of GPU memory, a CUDA error) may not happen on the CPU.
-    const std::string cpuHint =
-        backend.value()->kind() == BackendKind::Cpu ? "" : "; the CPU backend may do it: --backend cpu";
-    auto session = InferenceSession::create(model.value(), backend.value(), sessionOptions);
-    if (!session) return fail(session.message() + cpuHint, 1);
+    const BackendKind ran = engine->backend().kind();
+    auto session = engine->createSession(sessionOptions);
+    if (!session) return fail(session.message() + advice(session.error(), ran), 1);
     if (!s.quiet)
         std::fprintf(stderr, "hearsay-cli transcribe: model %s (%s), %s, self cache %s, cross cache %s\n",
                      modelPath.string().c_str(), config.isMultilingual() ? "multilingual" : "English-only",
-                     backend.value()->name().c_str(), sessionOptions.selfAttentionCache ? "on" : "off",
+                     engine->backend().name().c_str(), sessionOptions.selfAttentionCache ? "on" : "off",
                      sessionOptions.crossAttentionCache ? "on" : "off");
 
+    g_cancelRequest.store(&session.value()->controls()->cancel);
+    std::signal(SIGINT, onInterrupt);
+    struct RestoreInterrupt {
+        ~RestoreInterrupt() {
+            std::signal(SIGINT, SIG_DFL);
+            g_cancelRequest.store(nullptr);
+        }
+    } restoreInterrupt;
+
     int failures = 0;
+    bool cancelled = false;
     for (const std::string& file : options.positional()) {
         auto audio = readAudio(file);
         if (!audio) {
@@ -247,22 +287,30 @@ int runTranscribe(const std::vector<std::string>& args) {
             continue;
         }
         const double duration = audio->durationSeconds();
-        TranscribeProgress progress;
-        if (!s.quiet)
-            progress = [&](double fraction, const std::vector<Segment>&) {
+        std::vector<Segment> done;  // kept for a cancelled run
+        double reached = 0.0;
+        TranscribeProgress progress = [&](double fraction, const std::vector<Segment>& produced) {
+            done.insert(done.end(), produced.begin(), produced.end());
+            reached = fraction * duration;
+            if (!s.quiet)
                 std::fprintf(stderr, "hearsay-cli transcribe: %s: %3.0f%% (%.1f of %.1f s)\n", file.c_str(),
                              fraction * 100.0, fraction * duration, duration);
-            };
-        auto transcript = transcribe(*session.value(), tokenizer.value(), audio->samples, s.transcribe, progress);
-        if (!transcript) {
+        };
+        auto transcript = transcribe(*session.value(), engine->tokenizer(), audio->samples, s.transcribe, progress);
+        if (!transcript && transcript.kind() == ErrorKind::Cancelled) {
+            std::fprintf(stderr, "hearsay-cli transcribe: %s: cancelled at %.1f of %.1f s; writing the %zu segments done\n",
+                         file.c_str(), reached, duration, done.size());
+            transcript = partialTranscript(file, std::move(done));
+            cancelled = true;
+        } else if (!transcript) {
             std::fprintf(stderr, "hearsay-cli transcribe: %s: %s%s\n", file.c_str(), transcript.message().c_str(),
-                         cpuHint.c_str());
+                         advice(transcript.error(), ran));
             ++failures;
             continue;
         }
         transcript->source = file;
         const RunStatistics& r = transcript->statistics;
-        if (!s.quiet)
+        if (!s.quiet && !cancelled)
             std::fprintf(stderr,
                          "hearsay-cli transcribe: %s: language %s, %zu segments, %.2f s audio in %.2f s (RTF %.3f), "
                          "encoder %.1f ms, decode %.2f ms/token, self cache %zu B, cross cache %zu B\n",
@@ -284,6 +332,7 @@ int runTranscribe(const std::vector<std::string>& args) {
                 std::fprintf(stderr, "hearsay-cli transcribe: wrote %s\n", out.string().c_str());
             }
         }
+        if (cancelled) return 130;  // 128 + SIGINT, as a shell reports an interrupted command
     }
     return failures == 0 ? 0 : 1;
 }

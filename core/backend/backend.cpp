@@ -1,14 +1,9 @@
-// Backend selection: names of the kinds and the factory the CLI and GUI use for --backend.
+// What every backend shares: the names of the kinds and precisions (--backend, --precision),
+// record() around the per-backend recording, and the count of weight uploads.
 #include "core/backend/backend.h"
-
-#include "core/backend/cpu_backend.h"
-#ifdef HEARSAY_HAVE_CUDA
-#include "kernels/cuda_backend_factory.h"
-#endif
 
 #include <algorithm>
 #include <cctype>
-#include <new>
 #include <string>
 
 namespace hearsay {
@@ -59,29 +54,17 @@ Result<Precision> parsePrecision(std::string_view text) {
     return makeError("unknown precision '" + std::string(text) + "' (choices: fp16, fp32)");
 }
 
-Result<std::shared_ptr<Backend>> createBackend(BackendKind kind, BackendOptions options) {
-    if (options.threads < 0) return makeError("the thread count must be 0 (all cores) or positive");
-    switch (kind) {
-    case BackendKind::Cuda:
-#ifdef HEARSAY_HAVE_CUDA
-        return createCudaBackend(options);
-#else
-        return makeError("the CUDA backend is not available in this build (built without CUDA); use --backend cpu");
-#endif
-    case BackendKind::Auto:
-#ifdef HEARSAY_HAVE_CUDA
-        // A GPU that is present but fails to start is an error, not a silent fall back.
-        if (cudaDeviceAvailable(options.device)) return createCudaBackend(options);
-#endif
-        [[fallthrough]];
-    case BackendKind::Cpu:
-        try {
-            return std::shared_ptr<Backend>(std::make_shared<CpuBackend>(options.threads));
-        } catch (const std::exception& e) {
-            return makeError(std::string("cannot start the CPU backend: ") + e.what());
-        }
+std::unique_ptr<DeviceBuffer> Backend::loadWeight(const TensorView& view) {
+    std::unique_ptr<DeviceBuffer> buffer = createWeight(view);
+    if (buffer) {
+        m_weightBuffers.fetch_add(1, std::memory_order_relaxed);
+        m_weightBytes.fetch_add(buffer->bytes(), std::memory_order_relaxed);
     }
-    return makeError("unknown backend kind");
+    return buffer;
+}
+
+Backend::WeightUploads Backend::weightUploads() const {
+    return {m_weightBuffers.load(std::memory_order_relaxed), m_weightBytes.load(std::memory_order_relaxed)};
 }
 
 } // namespace hearsay

@@ -6,6 +6,7 @@
 #include "core/model/tensor.h"
 #include "core/util/result.h"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -207,8 +208,17 @@ public:
     // Bytes per element of allocateKv()'s buffers.
     virtual size_t kvElementBytes() const { return sizeof(float); }
     // A float32 copy of a weight tensor (any dtype, dequantised); the CPU backend may use an
-    // aligned float32 tensor in place (the view's memory must then outlive the buffer).
-    virtual std::unique_ptr<DeviceBuffer> loadWeight(const TensorView& view) = 0;
+    // aligned float32 tensor in place (the view's memory must then outlive the buffer). Counted
+    // in weightUploads(); the backend's own work is createWeight().
+    std::unique_ptr<DeviceBuffer> loadWeight(const TensorView& view);
+    // Weight buffers loadWeight() has made on this backend since it was created (copies, or
+    // tensors used in place) and the bytes they occupy: how often model weights reached the
+    // backend. An Engine uploads a model once, however many sessions it makes. Any thread.
+    struct WeightUploads {
+        size_t buffers = 0;
+        size_t bytes = 0;
+    };
+    WeightUploads weightUploads() const;
     // Host <-> backend copies of `count` floats (count ≤ view size).
     virtual void upload(BufferView dst, const float* src, size_t count) = 0;
     virtual void download(BufferView src, float* dst, size_t count) = 0;
@@ -288,6 +298,12 @@ protected:
     virtual void beginRecording() = 0;
     virtual std::unique_ptr<RecordedWork> endRecording() = 0;
     virtual void abandonRecording() noexcept = 0;
+    // loadWeight()'s work on this backend (conversion, upload), as loadWeight() states it.
+    virtual std::unique_ptr<DeviceBuffer> createWeight(const TensorView& view) = 0;
+
+private:
+    std::atomic<size_t> m_weightBuffers{0};
+    std::atomic<size_t> m_weightBytes{0};
 };
 
 struct BackendOptions {
@@ -296,8 +312,6 @@ struct BackendOptions {
     Precision precision = Precision::Fp16;  // CUDA weights and GEMMs; the CPU backend is float32 always
 };
 
-// Auto picks CUDA when this build has it and a GPU is present, else the CPU. Cuda in a build
-// or on a machine without it is an error saying so.
-Result<std::shared_ptr<Backend>> createBackend(BackendKind kind, BackendOptions options = {});
+// Backends are made by createBackend() (core/engine/backend_factory.h), above the kernels library.
 
 } // namespace hearsay

@@ -323,7 +323,7 @@ void CpuBackend::uploadIndices(IndexView dst, std::span<const int32_t> values) {
     if (!values.empty()) std::memcpy(d, values.data(), values.size_bytes());
 }
 
-std::unique_ptr<DeviceBuffer> CpuBackend::loadWeight(const TensorView& view) {
+std::unique_ptr<DeviceBuffer> CpuBackend::createWeight(const TensorView& view) {
     refuseWhileRecording("loadWeight()");
     const int64_t elements = view.elements();
     const int64_t expected = dtypeBytes(view.dtype, elements);

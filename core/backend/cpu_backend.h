@@ -29,7 +29,6 @@ public:
     int threads() const override;
 
     std::unique_ptr<DeviceBuffer> allocate(size_t elements) override;
-    std::unique_ptr<DeviceBuffer> loadWeight(const TensorView& view) override;
     void upload(BufferView dst, const float* src, size_t count) override;
     void download(BufferView src, float* dst, size_t count) override;
     std::unique_ptr<IndexBuffer> allocateIndices(size_t count) override;
@@ -64,6 +63,7 @@ protected:
     void beginRecording() override;
     std::unique_ptr<RecordedWork> endRecording() override;
     void abandonRecording() noexcept override;
+    std::unique_ptr<DeviceBuffer> createWeight(const TensorView& view) override;
 
 private:
     // Runs `work` now, or appends it to the tape when this thread is recording.

@@ -3,6 +3,7 @@
 // is memory-bound), so measured times can be read against what the machine could do at best.
 #pragma once
 
+#include "core/backend/backend.h"
 #include "core/bench/bench_work.h"
 #include "core/model/whisper_config.h"
 #include "core/util/json.h"
@@ -10,10 +11,6 @@
 #include <string>
 
 namespace hearsay {
-
-// core/backend/backend.h (not included: kernels/peak_rates.cu includes this header as C++17)
-enum class BackendKind;
-enum class Precision;
 
 // FLOPs (a multiply-add counts 2) of one encoder pass over a full window: both convolutions,
 // every layer's projections, attention and MLP, plus the cross-attention K/V projection of

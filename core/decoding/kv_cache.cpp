@@ -1,6 +1,8 @@
 // KvCache: allocation, cursors, beam reordering through a slot map, and exact accounting.
 #include "core/decoding/kv_cache.h"
 
+#include "core/backend/backend_error.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <new>
@@ -41,7 +43,8 @@ Result<void> KvCache::allocate(Backend& backend) {
         std::snprintf(needed, sizeof needed, "%d layers x %d beam(s) x %d positions x %d x K,V %s = %.0f bytes, %.1f MiB",
                       g.layers, g.beams, g.capacity, g.width, elementBytes == 2 ? "half" : "float32", bytes,
                       bytes / 1048576.0);
-        return makeError("cannot allocate the " + m_name + " cache (" + needed + "): " + e.what());
+        return makeError("cannot allocate the " + m_name + " cache (" + needed + "): " + describeBackendException(e),
+                         backendErrorKind(e));
     }
     std::iota(m_slot.begin(), m_slot.end(), 0);
     clear();

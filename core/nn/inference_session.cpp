@@ -4,7 +4,9 @@
 #include "core/nn/inference_session.h"
 
 #include "core/backend/backend.h"
+#include "core/backend/backend_error.h"
 #include "core/decoding/kv_cache.h"
+#include "core/nn/device_weights.h"
 #include "core/nn/network_weights.h"
 #include "core/nn/step_recordings.h"
 #include "core/nn/whisper_decoder.h"
@@ -27,21 +29,13 @@ double millisecondsSince(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-// An exception's text for an error message. The backends' allocation failures already name the
-// bytes requested and the memory free; a bare std::bad_alloc comes from a host container.
-std::string describe(const std::exception& e) {
-    if (dynamic_cast<const std::bad_alloc*>(&e) && std::string_view(e.what()) == std::bad_alloc().what()) {
-        return "out of memory (a host allocation failed)";
-    }
-    return e.what();
-}
+std::string describe(const std::exception& e) { return describeBackendException(e); }
 
 class WhisperSession final : public InferenceSession {
 public:
-    WhisperSession(std::shared_ptr<const WhisperModel> model, std::shared_ptr<Backend> backend, SessionOptions options,
-                   NetworkWeights weights)
-        : m_model(std::move(model)), m_backend(std::move(backend)), m_options(options),
-          m_config(m_model->config()), m_weights(std::move(weights)),
+    WhisperSession(std::shared_ptr<const DeviceWeights> weights, SessionOptions options)
+        : m_weights(std::move(weights)), m_backend(m_weights->sharedBackend()), m_options(options),
+          m_config(m_weights->model().config()),
           m_self("self-attention", {m_config.nTextLayer, options.maxBeams, m_config.nTextCtx, m_config.nTextState}),
           m_cross("cross-attention", {m_config.nTextLayer, 1, m_config.nAudioCtx, m_config.nTextState, true}),
           m_beamTokens(static_cast<size_t>(options.maxBeams)) {
@@ -53,13 +47,13 @@ public:
     // Allocations that can fail; called once by create().
     Result<void> initialise() {
         try {
-            m_encoder = std::make_unique<WhisperEncoder>(m_config, m_weights, *m_backend);
-            m_decoder = std::make_unique<WhisperDecoder>(m_config, m_weights, *m_backend, m_options.maxBeams);
+            m_encoder = std::make_unique<WhisperEncoder>(m_config, m_weights->network(), *m_backend);
+            m_decoder = std::make_unique<WhisperDecoder>(m_config, m_weights->network(), *m_backend, m_options.maxBeams);
             m_mel = m_backend->allocate(m_encoder->melElements());
             m_encoderOut = m_backend->allocate(static_cast<size_t>(m_config.nAudioCtx) *
                                                static_cast<size_t>(m_config.nAudioState));
         } catch (const std::exception& e) {
-            return makeError(std::string("cannot allocate the session's buffers: ") + describe(e));
+            return backendError("cannot allocate the session's buffers: ", e);
         }
         if (m_selfOn) {
             if (auto ok = allocateCache(m_self); !ok) return ok;
@@ -98,9 +92,9 @@ public:
             }
             m_backend->synchronize();
         } catch (const std::exception& e) {
-            return makeError(std::string(dynamic_cast<const std::bad_alloc*>(&e) ? "encoder ran out of memory: "
-                                                                                 : "encoder failed: ") +
-                             describe(e));
+            return backendError(dynamic_cast<const std::bad_alloc*>(&e) ? "encoder ran out of memory: "
+                                                                        : "encoder failed: ",
+                                e);
         }
         std::lock_guard lock(m_timingsMutex);
         m_timings = {};
@@ -185,10 +179,11 @@ public:
             // Growing the decoder's workspace for a longer pass is the allocation that can fail here.
             return makeError(std::string(dynamic_cast<const std::bad_alloc*>(&e) ? "decoder ran out of memory: "
                                                                                  : "decoder failed: ") +
-                             describe(e) +
-                             (inGraph ? " (while recording or replaying the decoder step; without step graphs "
-                                        "(--no-step-graphs) it runs op by op)"
-                                      : ""));
+                                 describe(e) +
+                                 (inGraph ? " (while recording or replaying the decoder step; without step graphs "
+                                            "(--no-step-graphs) it runs op by op)"
+                                          : ""),
+                             backendErrorKind(e));
         }
         updateWorkspaceBytes();
         if (selfOn) {
@@ -296,7 +291,7 @@ public:
         return out;
     }
 
-    const WhisperModel& model() const override { return *m_model; }
+    const WhisperModel& model() const override { return m_weights->model(); }
 
 private:
     void updateWorkspaceBytes() {
@@ -324,7 +319,7 @@ private:
             m_decoder->projectCross(BufferView(m_encoderOut.get()), m_cross);
         } catch (const std::exception& e) {
             m_cross.clear();
-            return makeError(std::string("cross-attention projection failed: ") + describe(e));
+            return backendError("cross-attention projection failed: ", e);
         }
         m_crossValid = true;
         return {};
@@ -361,11 +356,10 @@ private:
         m_pass.step = selfOn && m_pass.rows() == m_pass.beams;
     }
 
-    std::shared_ptr<const WhisperModel> m_model;
-    std::shared_ptr<Backend> m_backend;
+    std::shared_ptr<const DeviceWeights> m_weights;  // shared, read-only; keeps model and backend alive
+    std::shared_ptr<Backend> m_backend;              // = m_weights->sharedBackend()
     SessionOptions m_options;
     const WhisperConfig& m_config;
-    NetworkWeights m_weights;
     std::unique_ptr<WhisperEncoder> m_encoder;
     std::unique_ptr<WhisperDecoder> m_decoder;
     std::unique_ptr<DeviceBuffer> m_mel;         // [2·n_audio_ctx][n_mels]
@@ -390,21 +384,32 @@ private:
 
 } // namespace
 
+Result<std::unique_ptr<InferenceSession>> InferenceSession::create(std::shared_ptr<const DeviceWeights> weights,
+                                                                   SessionOptions options) {
+    if (!weights) return makeError("cannot create a session without weights");
+    if (options.maxBeams < 1 || options.maxBeams > 64) {
+        return makeError("maxBeams is " + std::to_string(options.maxBeams) + ", expected 1..64");
+    }
+    if (options.threads < 0) return makeError("threads is " + std::to_string(options.threads) + ", expected ≥ 0");
+    if (options.threads > 0) weights->backend().setThreads(options.threads);
+    auto session = std::make_unique<WhisperSession>(std::move(weights), options);
+    if (auto ok = session->initialise(); !ok) return ok.error();
+    return std::unique_ptr<InferenceSession>(std::move(session));
+}
+
 Result<std::unique_ptr<InferenceSession>> InferenceSession::create(std::shared_ptr<const WhisperModel> model,
                                                                    std::shared_ptr<Backend> backend,
                                                                    SessionOptions options) {
     if (!model) return makeError("cannot create a session without a model");
     if (!backend) return makeError("cannot create a session without a backend");
+    // Checked before the upload, which is the slow part.
     if (options.maxBeams < 1 || options.maxBeams > 64) {
         return makeError("maxBeams is " + std::to_string(options.maxBeams) + ", expected 1..64");
     }
     if (options.threads < 0) return makeError("threads is " + std::to_string(options.threads) + ", expected ≥ 0");
-    if (options.threads > 0) backend->setThreads(options.threads);
-    auto weights = NetworkWeights::load(*model, *backend);
-    if (!weights) return makeError("cannot use model " + model->path().string() + ": " + weights.message());
-    auto session = std::make_unique<WhisperSession>(model, backend, options, std::move(weights).value());
-    if (auto ok = session->initialise(); !ok) return ok.error();
-    return std::unique_ptr<InferenceSession>(std::move(session));
+    auto weights = DeviceWeights::upload(std::move(model), std::move(backend));
+    if (!weights) return weights.error();
+    return create(std::move(weights).value(), options);
 }
 
 } // namespace hearsay

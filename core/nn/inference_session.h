@@ -17,6 +17,7 @@
 namespace hearsay {
 
 class Backend;
+class DeviceWeights;
 
 struct SessionOptions {
     int maxBeams = 5;              // self cache rows are allocated for this many beams
@@ -64,8 +65,15 @@ struct SessionTimings {
 
 class InferenceSession {
 public:
-    // Allocates the caches for `options.maxBeams` beams; fails with a clear message when the
-    // memory cannot be had.
+    // A session over weights already on a backend (shared with other sessions, never copied):
+    // allocates the caches for `options.maxBeams` beams and the work buffers, nothing else.
+    // Fails with a clear message (kind OutOfMemory) when the memory cannot be had. Sessions of
+    // one backend must be used from one thread at a time (they share its stream and scratch).
+    static Result<std::unique_ptr<InferenceSession>> create(std::shared_ptr<const DeviceWeights> weights,
+                                                            SessionOptions options);
+    // One-off: uploads `model`'s weights to `backend` for this session alone, then as above (tests,
+    // a single transcription). The CLI, the bench and the GUI get sessions from an Engine
+    // (core/engine), which uploads once and shares.
     static Result<std::unique_ptr<InferenceSession>> create(std::shared_ptr<const WhisperModel> model,
                                                             std::shared_ptr<Backend> backend,
                                                             SessionOptions options);

@@ -1,6 +1,8 @@
 // Shape checks and conversion of the model's weight views into backend buffers.
 #include "core/nn/network_weights.h"
 
+#include "core/backend/backend_error.h"
+
 #include <stdexcept>
 #include <string>
 
@@ -29,7 +31,10 @@ public:
         try {
             return m_backend.loadWeight(view);
         } catch (const std::exception& e) {
-            return fail(std::string("cannot load weight ") + what + " (" + view.name + "): " + e.what());
+            // Out of (device) memory, or a device that failed: the kind says which.
+            return fail(std::string("cannot load weight ") + what + " (" + view.name + "): " +
+                            describeBackendException(e),
+                        backendErrorKind(e));
         }
     }
 
@@ -50,11 +55,14 @@ public:
     }
 
     bool failed() const { return m_error; }
-    const std::string& message() const { return m_message; }
+    Error error() const { return Error{m_message, m_kind}; }
 
 private:
-    std::unique_ptr<DeviceBuffer> fail(std::string message) {
-        if (!m_error) m_message = std::move(message);
+    std::unique_ptr<DeviceBuffer> fail(std::string message, ErrorKind kind = ErrorKind::BadInput) {
+        if (!m_error) {
+            m_message = std::move(message);
+            m_kind = kind;
+        }
         m_error = true;
         return nullptr;
     }
@@ -62,9 +70,53 @@ private:
     Backend& m_backend;
     bool m_error = false;
     std::string m_message;
+    ErrorKind m_kind = ErrorKind::BadInput;
 };
 
+// Calls f(buffer) for every buffer of the set (null ones included: an absent bias).
+template <class F>
+void forEachBuffer(const NetworkWeights& n, F&& f) {
+    auto linear = [&](const DeviceLinear& l) { f(l.weight); f(l.bias); };
+    auto norm = [&](const DeviceLayerNorm& l) { f(l.gamma); f(l.beta); };
+    auto attention = [&](const DeviceAttention& a) { linear(a.query); linear(a.key); linear(a.value); linear(a.out); };
+    linear(n.conv1);
+    linear(n.conv2);
+    f(n.encoderPositional);
+    for (const DeviceEncoderLayer& l : n.encoderLayers) {
+        norm(l.attnLn);
+        attention(l.attn);
+        norm(l.mlpLn);
+        linear(l.fc1);
+        linear(l.fc2);
+    }
+    norm(n.encoderLn);
+    f(n.tokenEmbedding);
+    f(n.decoderPositional);
+    for (const DeviceDecoderLayer& l : n.decoderLayers) {
+        norm(l.selfAttnLn);
+        attention(l.selfAttn);
+        norm(l.crossAttnLn);
+        attention(l.crossAttn);
+        norm(l.mlpLn);
+        linear(l.fc1);
+        linear(l.fc2);
+    }
+    norm(n.decoderLn);
+}
+
 } // namespace
+
+size_t NetworkWeights::buffers() const {
+    size_t count = 0;
+    forEachBuffer(*this, [&](const std::unique_ptr<DeviceBuffer>& b) { count += b ? 1 : 0; });
+    return count;
+}
+
+size_t NetworkWeights::bytes() const {
+    size_t total = 0;
+    forEachBuffer(*this, [&](const std::unique_ptr<DeviceBuffer>& b) { total += b ? b->bytes() : 0; });
+    return total;
+}
 
 Result<NetworkWeights> NetworkWeights::load(const WhisperModel& model, Backend& backend) {
     const WhisperConfig& c = model.config();
@@ -116,7 +168,7 @@ Result<NetworkWeights> NetworkWeights::load(const WhisperModel& model, Backend& 
         n.decoderLayers.push_back(std::move(layer));
     }
     n.decoderLn = load.layerNorm(w.decoderLn, "model.decoder.layer_norm", d);
-    if (load.failed()) return makeError(load.message());
+    if (load.failed()) return load.error();
     return n;
 }
 

@@ -1,6 +1,7 @@
-// The model's weights as float32 backend buffers, converted once per session from the
-// WhisperWeights views (float32 tensors may be used in place from the mapped file), with
-// every shape checked against the config so a malformed model fails with a clear message.
+// The model's weights as backend buffers, converted once per (model, backend) from the
+// WhisperWeights views (the CPU may use tensors in place from the mapped file), with every shape
+// checked against the config so a malformed model fails with a clear message. DeviceWeights
+// (device_weights.h) owns one such set and shares it between sessions.
 #pragma once
 
 #include "core/backend/backend.h"
@@ -55,8 +56,13 @@ struct NetworkWeights {
     std::vector<DeviceDecoderLayer> decoderLayers;
     DeviceLayerNorm decoderLn;
 
-    // Checks every tensor's presence and shape, then converts it on `backend`.
+    // Checks every tensor's presence and shape, then converts it on `backend`. Errors: BadInput
+    // (a missing or misshapen tensor), OutOfMemory or Device (the backend could not hold them).
     static Result<NetworkWeights> load(const WhisperModel& model, Backend& backend);
+
+    // Buffers held, and the bytes they occupy on the backend.
+    size_t buffers() const;
+    size_t bytes() const;
 };
 
 // A view of a whole buffer, or an empty view for a null one (an absent bias).

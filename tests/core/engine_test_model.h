@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/backend/backend.h"
+#include "core/engine/backend_factory.h"
 #include "core/frontend/log_mel.h"
 #include "core/frontend/pcm_wav.h"
 #include "core/model/random_init.h"
@@ -118,6 +119,20 @@ inline double relativeError(const std::vector<float>& a, const std::vector<Refer
         scale = std::max(scale, std::abs(static_cast<double>(b[i])));
     }
     return scale > 0 ? diff / scale : diff;
+}
+
+// Writes a random-weight model with the real multilingual vocabulary (../shared/data's
+// ggml-vocab-tiny.bin) at `out`, as make-test-model does: a model Engine::load takes, tokenizer
+// included. dims: "64x2x2", "tiny", ...
+inline Result<void> writeTestModel(const std::string& out, const std::string& dims, uint64_t seed,
+                                   DType dtype = DType::F32, ModelFormat format = ModelFormat::HuggingFace) {
+    TestModelOptions options;
+    options.dims = dims;
+    options.seed = seed;
+    options.format = format;
+    options.dtype = dtype;
+    options.vocabularyFile = std::string(HEARSAY_SHARED_DATA_DIR) + "/ggml-vocab-tiny.bin";
+    return makeTestModel(options, out);
 }
 
 inline std::shared_ptr<Backend> cpuBackend(int threads = 2) {

@@ -3,6 +3,7 @@
 // and `hearsay-cli bench --json` writes every field of its schema with sane values. Runs on a
 // tiny random model (64x2x2); no timing is asserted.
 #include "core/backend/backend.h"
+#include "core/engine/backend_factory.h"
 #include "core/bench/bench_input.h"
 #include "core/bench/bench_work.h"
 #include "core/bench/cache_run.h"

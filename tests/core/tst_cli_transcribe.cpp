@@ -1,13 +1,22 @@
 // `hearsay-cli transcribe` as a user runs it: a random 64x2x2 test model on jfk.wav producing
 // valid TXT/SRT/VTT/JSON, the cache switches giving the same transcript, and bad input (missing
 // or corrupt model, unreadable audio among good files, unknown option, a backend that cannot
-// start) giving clear messages and non-zero exit codes without losing the good files' results.
+// start) giving clear messages and non-zero exit codes without losing the good files' results;
+// Ctrl-C in the middle of a long file writing the segments done (the session's cancel control).
+#include "core/frontend/pcm_wav.h"
 #include "core/util/json.h"
 
+#include <QElapsedTimer>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdint>
+#include <cstring>
+#include <signal.h>
 
 namespace {
 
@@ -26,6 +35,30 @@ Run runCli(const QStringList& args) {
     r.out = QString::fromUtf8(p.readAllStandardOutput());
     r.err = QString::fromUtf8(p.readAllStandardError());
     return r;
+}
+
+// A 16 kHz mono 16-bit PCM WAV of `samples` at `path`; false when it cannot be written.
+bool writeWav(const QString& path, const std::vector<float>& samples) {
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly)) return false;
+    auto u32 = [&](uint32_t v) { f.write(reinterpret_cast<const char*>(&v), 4); };
+    auto u16 = [&](uint16_t v) { f.write(reinterpret_cast<const char*>(&v), 2); };
+    const uint32_t dataBytes = uint32_t(samples.size() * 2);
+    f.write("RIFF");
+    u32(36 + dataBytes);
+    f.write("WAVEfmt ");
+    u32(16);
+    u16(1);          // PCM
+    u16(1);          // mono
+    u32(16000);
+    u32(16000 * 2);  // bytes per second
+    u16(2);          // block align
+    u16(16);         // bits
+    f.write("data");
+    u32(dataBytes);
+    std::vector<int16_t> pcm(samples.size());
+    for (size_t i = 0; i < samples.size(); ++i) pcm[i] = int16_t(std::clamp(samples[i] * 32768.0f, -32768.0f, 32767.0f));
+    return f.write(reinterpret_cast<const char*>(pcm.data()), qint64(pcm.size() * 2)) == qint64(pcm.size() * 2);
 }
 
 QString readAll(const QString& path) {
@@ -165,6 +198,49 @@ private slots:
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("CUDA") && r.err.contains("--backend cpu"), qPrintable(r.err));
         QVERIFY(r.out.isEmpty());
+    }
+
+    void ctrlCWritesTheSegmentsDone() {
+        // jfk.wav 120 times over (22 minutes, 44 windows; short decodes without fallback): still
+        // running when the signal comes, which is sent once the first window's progress line is out.
+        auto jfk = hearsay::readPcm16Wav(kJfk.toStdString());
+        QVERIFY2(jfk.ok(), jfk.ok() ? "" : jfk.message().c_str());
+        std::vector<float> longer;
+        for (int i = 0; i < 120; ++i) longer.insert(longer.end(), jfk->begin(), jfk->end());
+        const QString input = m_dir.filePath("long.wav");
+        QVERIFY(writeWav(input, longer));
+
+        QProcess p;
+        p.start(QStringLiteral(HEARSAY_CLI_PATH), {"transcribe", "--model", m_model, "--language", "en", "--beam-size",
+                                                   "1", "--sample-len", "24", "--temperature-increment", "0",
+                                                   "--output-format", "json", input});
+        QVERIFY(p.waitForStarted());
+        QString err;
+        const QRegularExpression progressLine("long\\.wav: +\\d+% \\(([0-9.]+) of");
+        QElapsedTimer waited;
+        waited.start();
+        while (!progressLine.match(err).hasMatch() && waited.elapsed() < 300000) {
+            p.waitForReadyRead(1000);
+            err += QString::fromUtf8(p.readAllStandardError());
+            QVERIFY2(p.state() == QProcess::Running, qPrintable(err));
+        }
+        QVERIFY2(progressLine.match(err).hasMatch(), qPrintable(err));
+        QCOMPARE(::kill(pid_t(p.processId()), SIGINT), 0);
+        QVERIFY(p.waitForFinished(300000));
+        err += QString::fromUtf8(p.readAllStandardError());
+        const QString out = QString::fromUtf8(p.readAllStandardOutput());
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);  // stopped by the engine, not killed by the signal
+        QCOMPARE(p.exitCode(), 130);
+
+        // "cancelled at 90.0 of 440.0 s; writing the 7 segments done", and those segments on stdout.
+        const QRegularExpressionMatch said =
+            QRegularExpression("cancelled at ([0-9.]+) of ([0-9.]+) s; writing the (\\d+) segments done").match(err);
+        QVERIFY2(said.hasMatch(), qPrintable(err));
+        QVERIFY2(said.captured(1).toDouble() < said.captured(2).toDouble(), qPrintable(err));
+        auto json = hearsay::Json::parse(out.toStdString());
+        QVERIFY2(json.ok(), qPrintable(out.left(500)));
+        const auto& segments = json.value()["segments"].toArray();
+        QCOMPARE(int(segments.size()), said.captured(3).toInt());
     }
 
     void oneBadFileDoesNotLoseTheOthers() {

@@ -5,6 +5,7 @@
 // logits; the context limit ends a window cleanly; sampling is seeded; long-form transcription.
 #include "core/frontend/pcm_wav.h"
 #include "core/backend/backend.h"
+#include "core/engine/backend_factory.h"
 #include "core/decoding/decoding_task.h"
 #include "core/decoding/transcriber.h"
 #include "core/frontend/log_mel.h"

@@ -2,6 +2,7 @@
 // linear (gemv and gemm paths, bias, fused residual), layer norm, exact GELU, conv1d by
 // im2col (stride 1 and 2), embedding, row copies, attention (both paths, causal, batches);
 // f16 weight matrices (kept as f16 by loadWeight) in linear, conv1d and embed.
+#include "core/engine/backend_factory.h"
 #include "core/backend/cpu_backend.h"
 #include "core/util/half.h"
 #include "engine_test_model.h"

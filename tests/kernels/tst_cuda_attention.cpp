@@ -10,6 +10,7 @@
 // kernels/attention; tensorCoresMatchCpu checks fp16 mode's tensor-core kernel to 1e-2.
 #include "cuda_test_support.h"
 
+#include "core/engine/backend_factory.h"
 #include "core/util/half.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/device_info.h"

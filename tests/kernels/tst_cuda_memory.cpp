@@ -4,6 +4,7 @@
 // needed, and the backend stays usable afterwards. Skips without a GPU.
 #include "cuda_test_support.h"
 
+#include "core/engine/backend_factory.h"
 #include "core/decoding/kv_cache.h"
 #include "kernels/device_info.h"
 

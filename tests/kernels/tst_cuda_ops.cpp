@@ -11,6 +11,7 @@
 // kernel (kernels/small_linear, rows ≤ 8) does not round x, so it is held to 1e-5 as well.
 #include "cuda_test_support.h"
 
+#include "core/engine/backend_factory.h"
 #include "core/util/half.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/device_info.h"

@@ -14,6 +14,7 @@
 // op-by-op run (≤ 1e-6) and the CPU (1e-4), with the counters proving the graph path ran.
 #include "cuda_test_support.h"
 
+#include "core/engine/backend_factory.h"
 #include "core/util/half.h"
 #include "core/util/json.h"
 #include "core/util/mapped_file.h"

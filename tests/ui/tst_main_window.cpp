@@ -207,10 +207,22 @@ private slots:
         {
             auto window = makeWindow("beams.ini");
             QVERIFY(loadModel(*window, m_model));
+            QVERIFY(waitForMetrics(*window, [](const EngineMetrics& m) { return m.weightUploads > 0; }));
+            // The engine's weights: one buffer per tensor of the network (11 outside the layers, 15
+            // per encoder layer, 24 per decoder layer), float32 on the CPU.
+            const EngineMetrics loaded = window->cachePanel()->metrics();
+            QCOMPARE(loaded.weightUploads, size_t(11 + 39 * kLayers));
+            QVERIFY(loaded.weightBytes > 0);
+            QCOMPARE(labelText(window->cachePanel(), "weightBytes"), formatBytes(loaded.weightBytes));
             window->settingsPanel()->findChild<QSpinBox*>("beamSize")->setValue(8);
             QVERIFY(waitForMetrics(*window, [](const EngineMetrics& m) { return m.maxBeams == 8; }));
             QCOMPARE(window->cachePanel()->metrics().cache.selfAllocated, selfBytes(8));
+            // A new session over the same weights: nothing uploaded again.
+            QCOMPARE(window->cachePanel()->metrics().weightUploads, loaded.weightUploads);
+            QCOMPARE(window->cachePanel()->metrics().weightBytes, loaded.weightBytes);
             window->settingsPanel()->crossCacheSwitch()->setChecked(false);
+            QVERIFY(waitForMetrics(*window, [](const EngineMetrics& m) { return !m.crossCache; }));
+            QCOMPARE(window->cachePanel()->metrics().weightUploads, loaded.weightUploads);
         }
         QSettings stored(m_dir.filePath("beams.ini"), QSettings::IniFormat);
         const EngineSettings loaded = EngineSettings::load(stored);

@@ -1,25 +1,18 @@
-// An InferenceSession that another thread can steer: the cache and step graph switches asked for from the GUI
-// are applied between decoder steps (the engine allows them there, not during a step), a cancel
-// request ends the transcription at the next step, and the run's counters are kept per call.
-// Plain C++ (no Qt): the worker thread drives it; only SessionControls is touched elsewhere.
+// An InferenceSession that another thread can steer: the cache and step graph switches asked for
+// through SessionControls are applied between decoder steps (the engine allows them there, not
+// during a step), a cancel request fails the next call (ErrorKind::Cancelled), and the run's
+// counters are kept per call. What Engine::createSession() hands out to the CLI, the bench, the
+// GUI's file transcription and streaming. Plain C++: only SessionControls is touched elsewhere.
 #pragma once
 
+#include "core/engine/session_controls.h"
 #include "core/nn/inference_session.h"
 
-#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
 
-namespace hearsay::ui {
-
-// Requests written by any thread, read by the worker at the next encoder run or decoder step.
-struct SessionControls {
-    std::atomic<bool> cancel{false};
-    std::atomic<bool> selfCache{true};   // wanted state of the self-attention cache
-    std::atomic<bool> crossCache{true};  // wanted state of the cross-attention cache
-    std::atomic<bool> stepGraphs{true};  // wanted state of the decode step graphs
-};
+namespace hearsay {
 
 // Counters of one transcription, summed over the session's calls.
 struct SessionCounters {
@@ -53,13 +46,16 @@ public:
     const WhisperModel& model() const override { return m_inner->model(); }
 
     // Brings the switches to the state SessionControls asks for; true when one changed.
+    // (encode() and decode() call it first; call it directly to apply requests while idle.)
     bool applyRequestedSwitches();
 
+    // The requests this session reads; hand them to the threads that steer it.
+    const std::shared_ptr<SessionControls>& controls() const { return m_controls; }
     int maxBeams() const { return m_maxBeams; }
     const SessionCounters& counters() const { return m_counters; }
     void resetCounters() { m_counters = {}; }
 
-    // Called on the worker thread after a decoder step when `interval` has passed since the
+    // Called on the session's thread after a decoder step when `interval` has passed since the
     // last call (periodic measurements while a window decodes).
     void setObserver(std::function<void()> observer, std::chrono::milliseconds interval);
 
@@ -75,4 +71,4 @@ private:
     std::chrono::steady_clock::time_point m_lastObserved{};
 };
 
-} // namespace hearsay::ui
+} // namespace hearsay

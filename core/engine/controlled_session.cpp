@@ -1,16 +1,23 @@
 // Steering of a session from another thread (see controlled_session.h).
-#include "ui/controlled_session.h"
+#include "core/engine/controlled_session.h"
 
-namespace hearsay::ui {
+namespace hearsay {
 namespace {
 
-Error cancelledError() { return makeError("transcription cancelled"); }
+Error cancelledError() { return makeError("transcription cancelled", ErrorKind::Cancelled); }
 
 } // namespace
 
 ControlledSession::ControlledSession(std::unique_ptr<InferenceSession> inner, std::shared_ptr<SessionControls> controls,
                                      int maxBeams)
-    : m_inner(std::move(inner)), m_controls(std::move(controls)), m_maxBeams(maxBeams) {}
+    : m_inner(std::move(inner)), m_controls(std::move(controls)), m_maxBeams(maxBeams) {
+    if (!m_controls) {  // nobody steers it from outside: it keeps the switches it was made with
+        m_controls = std::make_shared<SessionControls>();
+        m_controls->selfCache = m_inner->selfAttentionCache();
+        m_controls->crossCache = m_inner->crossAttentionCache();
+        m_controls->stepGraphs = m_inner->stepGraphs();
+    }
+}
 
 bool ControlledSession::applyRequestedSwitches() {
     bool changed = false;
@@ -74,4 +81,4 @@ void ControlledSession::observe() {
     m_observer();
 }
 
-} // namespace hearsay::ui
+} // namespace hearsay

@@ -1,40 +1,36 @@
-// ControlledSession over a real engine session (random 64x2x2 model from hearsay-cli): switches
-// requested through SessionControls reach the engine at the next decoder step and give the same
-// logits, Cancel fails the next call, the counters sum the calls, and the observer is rate-limited.
-#include "ui_test_support.h"
+// ControlledSession (core/engine) over a real engine session (random 64x2x2 model with the real
+// vocabulary, from an Engine): switches requested through SessionControls from another thread
+// reach the engine at the next decoder step and give the same logits, Cancel fails the next call
+// with ErrorKind::Cancelled, the counters sum the calls, and the observer is rate-limited.
+#include "engine_test_model.h"
 
-#include "core/audio/audio_file.h"
-#include "core/backend/backend.h"
+#include "core/engine/engine.h"
 #include "core/frontend/log_mel.h"
-#include "core/model/whisper_model.h"
-#include "ui/controlled_session.h"
+#include "core/frontend/pcm_wav.h"
 
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <thread>
 
 using namespace hearsay;
-using hearsay::ui::ControlledSession;
-using hearsay::ui::SessionControls;
 
 class TestControlledSession : public QObject {
     Q_OBJECT
 private:
     QTemporaryDir m_dir;
-    std::shared_ptr<const WhisperModel> m_model;
-    std::shared_ptr<Backend> m_backend;
+    std::optional<Engine> m_engine;
     LogMel m_mel;
 
     std::unique_ptr<ControlledSession> makeSession(std::shared_ptr<SessionControls> controls) {
         SessionOptions options;
         options.maxBeams = 2;
-        auto session = InferenceSession::create(m_model, m_backend, options);
+        auto session = m_engine->createSession(options, std::move(controls));
         if (!session) qFatal("session: %s", session.message().c_str());
-        return std::make_unique<ControlledSession>(std::move(session.value()), std::move(controls), options.maxBeams);
+        return std::move(session).value();
     }
 
     static float maxDifference(const std::vector<float>& a, const std::vector<float>& b) {
@@ -46,23 +42,23 @@ private:
 private slots:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
-        const QString path = m_dir.filePath("model");
-        const QString problem = hearsay::test::makeTestModel(path);
-        QVERIFY2(problem.isEmpty(), qPrintable(problem));
-        auto model = WhisperModel::load(path.toStdString());
-        QVERIFY2(model.ok(), model.ok() ? "" : model.message().c_str());
-        m_model = model.value();
-        auto backend = createBackend(BackendKind::Cpu, {});
-        QVERIFY(backend.ok());
-        m_backend = backend.value();
-        auto audio = decodeAudioFile(std::string(HEARSAY_SHARED_DATA_DIR) + "/jfk.wav");
-        QVERIFY(audio.ok());
-        m_mel = logMelSpectrogram(audio->samples.data(), audio->samples.size(), m_model->config().nMels);
+        const std::string path = m_dir.filePath("model").toStdString();
+        auto written = test::writeTestModel(path, "64x2x2", 1);
+        QVERIFY2(written.ok(), written.ok() ? "" : written.message().c_str());
+        EngineOptions options;
+        options.backend = BackendKind::Cpu;
+        auto engine = Engine::load(path, options);
+        QVERIFY2(engine.ok(), engine.ok() ? "" : engine.message().c_str());
+        m_engine = std::move(engine).value();
+        auto samples = readPcm16Wav(std::string(HEARSAY_SHARED_DATA_DIR) + "/jfk.wav");
+        QVERIFY2(samples.ok(), samples.ok() ? "" : samples.message().c_str());
+        m_mel = logMelSpectrogram(samples->data(), samples->size(), m_engine->model().config().nMels);
     }
 
     void switchesApplyAtTheNextStep() {
         auto controls = std::make_shared<SessionControls>();
         auto session = makeSession(controls);
+        QCOMPARE(session->controls(), controls);
         QVERIFY(session->encode(m_mel).ok());
         const std::vector<int> sot = {50258, 50259, 50359};
         std::vector<std::vector<int>> tokens = {sot};
@@ -90,7 +86,7 @@ private slots:
         std::vector<float> again;
         QVERIFY(session->decode(tokens, again).ok());
         QVERIFY(session->selfAttentionCache() && session->crossAttentionCache());
-        QCOMPARE(again.size(), size_t(m_model->config().nVocab));
+        QCOMPARE(again.size(), size_t(m_engine->model().config().nVocab));
         QVERIFY2(maxDifference(uncached, again) < 1e-3f, qPrintable(QString::number(maxDifference(uncached, again))));
         QVERIFY(!session->applyRequestedSwitches());  // already as asked
 
@@ -105,6 +101,32 @@ private slots:
         QCOMPARE(session->counters().decodeCalls, 0);
     }
 
+    void givenControlsDecideTheStartingSwitches() {
+        // The controls' wishes at creation win over the options', so a request made just before
+        // is not lost and no cache is allocated only to be freed at the first call.
+        auto controls = std::make_shared<SessionControls>();
+        controls->selfCache = false;
+        controls->stepGraphs = false;
+        SessionOptions options;  // both caches and step graphs on
+        options.maxBeams = 1;
+        auto session = m_engine->createSession(options, controls);
+        QVERIFY(session.ok());
+        QVERIFY(!session.value()->selfAttentionCache());
+        QVERIFY(session.value()->crossAttentionCache());
+        QVERIFY(!session.value()->stepGraphs());
+        QCOMPARE(session.value()->cacheStats().selfAllocated, size_t(0));
+
+        // Without controls, the session makes its own holding the options' switches.
+        options.crossAttentionCache = false;
+        auto own = m_engine->createSession(options);
+        QVERIFY(own.ok());
+        QVERIFY(own.value()->controls() != nullptr);
+        QVERIFY(own.value()->controls()->selfCache.load());
+        QVERIFY(!own.value()->controls()->crossCache.load());
+        QVERIFY(!own.value()->crossAttentionCache());
+        QVERIFY(!own.value()->applyRequestedSwitches());
+    }
+
     void cancelFailsTheNextCall() {
         auto controls = std::make_shared<SessionControls>();
         auto session = makeSession(controls);
@@ -113,9 +135,11 @@ private slots:
         std::vector<float> logits;
         auto decoded = session->decode({{50258}}, logits);
         QVERIFY(!decoded.ok());
+        QCOMPARE(decoded.kind(), ErrorKind::Cancelled);
         QVERIFY(QString::fromStdString(decoded.message()).contains("cancelled"));
         auto encoded = session->encode(m_mel);
         QVERIFY(!encoded.ok());
+        QCOMPARE(encoded.kind(), ErrorKind::Cancelled);
         QCOMPARE(session->counters().decodeCalls, 0);
         QCOMPARE(session->counters().windows, 1);
         controls->cancel = false;
