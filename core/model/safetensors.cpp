@@ -47,13 +47,17 @@ bool nonNegativeInt(const Json& j, int64_t max, int64_t& out) {
 Result<SafetensorsFile> openSafetensors(const std::filesystem::path& path) {
     auto mapped = MappedFile::open(path);
     if (!mapped) return mapped.error();
+    auto out = readSafetensors(mapped.value()->bytes(), path.string());
+    if (out) out->file = mapped.value();
+    return out;
+}
+
+Result<SafetensorsFile> readSafetensors(std::span<const std::byte> bytes, const std::string& where) {
     SafetensorsFile out;
-    out.file = mapped.value();
-    const std::string where = path.string();
-    const size_t size = out.file->size();
+    const size_t size = bytes.size();
     if (size < 8) return makeError(where + ": not a safetensors file (" + std::to_string(size) + " bytes, too short for the header length)");
     uint64_t headerBytes = 0;
-    std::memcpy(&headerBytes, out.file->data(), 8);
+    std::memcpy(&headerBytes, bytes.data(), 8);
     if (headerBytes > size - 8) {
         return makeError(where + ": truncated or corrupt safetensors file: header length " + std::to_string(headerBytes) +
                          " exceeds the " + std::to_string(size - 8) + " bytes after it");
@@ -61,12 +65,12 @@ Result<SafetensorsFile> openSafetensors(const std::filesystem::path& path) {
     if (headerBytes > kMaxHeaderBytes) {
         return makeError(where + ": safetensors header length " + std::to_string(headerBytes) + " is larger than the 100 MiB limit");
     }
-    std::string_view headerText(reinterpret_cast<const char*>(out.file->data() + 8), size_t(headerBytes));
+    std::string_view headerText(reinterpret_cast<const char*>(bytes.data() + 8), size_t(headerBytes));
     auto header = Json::parse(headerText);
     if (!header) return makeError(where + ": malformed safetensors header: " + header.message());
     if (!header->isObject()) return makeError(where + ": malformed safetensors header: not a JSON object");
 
-    const std::byte* dataBase = out.file->data() + 8 + headerBytes;
+    const std::byte* dataBase = bytes.data() + 8 + headerBytes;
     const uint64_t dataBytes = size - 8 - headerBytes;
     struct Span {
         uint64_t begin, end;

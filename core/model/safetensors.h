@@ -11,13 +11,14 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 namespace hearsay {
 
 struct SafetensorsFile {
-    std::shared_ptr<const MappedFile> file;
+    std::shared_ptr<const MappedFile> file;            // null when read from caller-owned bytes
     std::map<std::string, TensorView> tensors;         // views into `file`
     std::map<std::string, std::string> metadata;       // "__metadata__" (string values)
 };
@@ -25,6 +26,9 @@ struct SafetensorsFile {
 // Opens and validates a .safetensors file: header length within the file, well-formed JSON,
 // known dtypes (F32, F16, BF16), sane shapes, offsets inside the data and not overlapping.
 Result<SafetensorsFile> openSafetensors(const std::filesystem::path& path);
+// The same checks on bytes already in memory (weights embedded in the binary); the views point
+// into `bytes`, which must outlive them. `where` names the source in error messages.
+Result<SafetensorsFile> readSafetensors(std::span<const std::byte> bytes, const std::string& where);
 
 // Streams a .safetensors file: the header is written up front from the declared tensors, then
 // write() must be called once per tensor in the declared order.
