@@ -63,7 +63,9 @@ public:
     void stop() override;
     std::string description() const override;
 
-    const InputDeviceInfo& device() const { return m_device; }  // as found by the last open/start
+    // The device as found by open() or the last start(): the consumer thread only (start()
+    // updates them); description() is the any-thread summary.
+    const InputDeviceInfo& device() const { return m_device; }
     int deviceRate() const { return m_rate; }
     int deviceChannels() const { return m_channels; }
 

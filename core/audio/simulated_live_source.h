@@ -40,7 +40,7 @@ public:
     void stop() override;
     std::string description() const override;
 
-    const AudioFileInfo& fileInfo() const { return m_info; }
+    const AudioFileInfo& fileInfo() const { return m_info; }  // any thread (fixed at open)
 
 private:
     SimulatedLiveSource(AudioBlockDecoder decoder, const SimulatedLiveOptions& options);

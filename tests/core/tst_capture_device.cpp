@@ -267,6 +267,33 @@ private slots:
         QVERIFY(std::abs(std::chrono::duration<double>(*onset - *first).count() - double(m.lag) / 16000) < 1e-6);
     }
 
+    // A consumer that stops reading for longer than the ring holds: the overflow is counted
+    // (events and dropped samples), the stream goes on, and what was kept is all readable.
+    void slowConsumerOverflowIsCounted() {
+        PulseServer server;
+        START_SERVER(server);
+        CaptureOptions options;
+        options.ringSeconds = 0.25;  // 44.1 kHz stereo: 22050 samples, rounded up to 32768 (0.37 s)
+        auto opened = CaptureDevice::open(options);
+        QVERIFY2(opened.ok(), opened.ok() ? "" : opened.message().c_str());
+        CaptureDevice& device = *opened.value();
+        std::vector<float> captured;
+        const QString problem = startAndWaitForAudio(device, captured);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        QCOMPARE(device.counters().overflowEvents, uint64_t(0));
+        QThread::msleep(1500);  // not reading
+        QVERIFY(readUntil(device, captured, [&] { return device.counters().overflowEvents > 0; }, 10000));
+        QVERIFY(device.status().running());  // an overflow is not a failure
+        device.stop();
+        QVERIFY(drain(device, captured, 10000));
+        const SourceCounters c = device.counters();
+        qDebug("%llu overflow events, %.2f s dropped, %.2f s kept", (unsigned long long)c.overflowEvents,
+               double(c.droppedSamples) / 16000, double(captured.size()) / 16000);
+        QVERIFY(c.droppedSamples > 16000 / 2);  // at least 0.5 s of the 1.5 s pause
+        QCOMPARE(c.readSamples, uint64_t(captured.size()));
+        QVERIFY(std::llabs((long long)c.capturedSamples - (long long)c.readSamples) <= 2);
+    }
+
     // pactl unload-module removes the microphone mid-stream: the run fails with a clear error,
     // what was captured stays readable, and after the sink is back a restart captures again.
     void sinkUnloadedIsDeviceLostThenRestart() {
