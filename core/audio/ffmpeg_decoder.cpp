@@ -1,6 +1,6 @@
-// FFmpeg reading loop: demux, decode the best audio stream, convert to interleaved float at
-// the stream's own rate and channel count (mixing and resampling happen in one place for all
-// decoders, in audio_file.cpp).
+// FFmpeg reading, block by block: demux, decode the best audio stream, convert to interleaved
+// float at the stream's own rate and channel count (mixing and resampling happen in one place
+// for all decoders, in audio_block_decoder.cpp).
 #include "core/audio/ffmpeg_decoder.h"
 
 #ifdef HEARSAY_HAVE_FFMPEG
@@ -43,70 +43,121 @@ struct FrameCloser {
     void operator()(AVFrame* frame) const { av_frame_free(&frame); }
 };
 
-// The decoder state for one file: decodes packets and hands converted frames on.
-class StreamDecoder {
+// One open file: demuxes packets, decodes the chosen stream, converts each decoded frame to
+// interleaved float. Each next() returns the output of at least one decoded frame.
+class FfmpegReader final : public PcmReader {
 public:
-    StreamDecoder(AVCodecContext* codec, SwrContext* swr, int channels, PcmConsumer& consumer)
-        : m_codec(codec), m_swr(swr), m_channels(channels), m_consumer(consumer), m_frame(av_frame_alloc()) {}
+    FfmpegReader(std::unique_ptr<AVFormatContext, FormatCloser> format, std::unique_ptr<AVCodecContext, CodecCloser> codec,
+                 std::unique_ptr<SwrContext, SwrCloser> swr, int stream, std::string description)
+        : m_format(std::move(format)),
+          m_codec(std::move(codec)),
+          m_swr(std::move(swr)),
+          m_stream(stream),
+          m_channels(m_codec->ch_layout.nb_channels),
+          m_rate(m_codec->sample_rate),
+          m_description(std::move(description)),
+          m_packet(av_packet_alloc()),
+          m_frame(av_frame_alloc()) {}
 
-    // Sends one packet (nullptr: end of stream) and drains the frames it yields.
-    Result<void> feed(const AVPacket* packet) {
-        const int sent = avcodec_send_packet(m_codec, packet);
-        if (sent < 0 && sent != AVERROR_EOF) {
-            // A damaged packet (common in real MP3/AAC files): skip it, but remember why.
-            ++m_badPackets;
-            m_lastError = avError(sent);
-            return {};
-        }
-        while (true) {
-            const int got = avcodec_receive_frame(m_codec, m_frame.get());
-            if (got == AVERROR(EAGAIN) || got == AVERROR_EOF) return {};
-            if (got < 0) {
-                ++m_badPackets;
-                m_lastError = avError(got);
-                return {};
+    int sampleRate() const override { return m_rate; }
+    int channels() const override { return m_channels; }
+    const std::string& format() const override { return m_description; }
+
+    Result<size_t> next(std::vector<float>& block) override {
+        block.clear();
+        if (!m_packet || !m_frame) return makeError("out of memory");
+        while (!m_done) {
+            // Whatever the decoder has ready first, then more input.
+            const int got = avcodec_receive_frame(m_codec.get(), m_frame.get());
+            if (got == 0) {
+                auto converted = convert(m_frame.get(), block);
+                av_frame_unref(m_frame.get());
+                if (!converted) return converted.error();
+                if (!block.empty()) return block.size() / size_t(m_channels);
+                continue;
             }
-            auto converted = convert(m_frame.get());
-            av_frame_unref(m_frame.get());
-            if (!converted) return converted;
+            if (got == AVERROR_EOF) {
+                m_done = true;
+                break;
+            }
+            if (got != AVERROR(EAGAIN)) noteBadPacket(got);  // then on to the next packet
+            if (m_flushing) {
+                m_done = true;  // no more input to give it: nothing more will come
+                break;
+            }
+            if (auto fed = feed(); !fed) return fed.error();
         }
+        // The converter's remainder (nothing at equal rates, but cheap to ask), once.
+        if (!m_swrFlushed) {
+            m_swrFlushed = true;
+            if (auto flushed = convert(nullptr, block); !flushed) return flushed.error();
+            if (!block.empty()) return block.size() / size_t(m_channels);
+        }
+        if (m_framesOut == 0 && m_badPackets > 0) {
+            return makeError("could not decode its " + std::string(m_codec->codec->name) + " audio: " + m_lastError);
+        }
+        return size_t(0);
     }
-
-    // Releases whatever the converter still holds (nothing, at equal rates, but cheap to ask).
-    Result<void> finish() {
-        const int capacity = swr_get_out_samples(m_swr, 0);
-        if (capacity <= 0) return {};
-        m_buffer.resize(size_t(capacity) * size_t(m_channels));
-        uint8_t* out[1] = {reinterpret_cast<uint8_t*>(m_buffer.data())};
-        const int frames = swr_convert(m_swr, out, capacity, nullptr, 0);
-        if (frames <= 0) return {};
-        m_framesOut += size_t(frames);
-        return m_consumer.consume(m_buffer.data(), size_t(frames));
-    }
-
-    size_t framesOut() const { return m_framesOut; }
-    int badPackets() const { return m_badPackets; }
-    const std::string& lastError() const { return m_lastError; }
 
 private:
-    Result<void> convert(const AVFrame* frame) {
-        const int capacity = swr_get_out_samples(m_swr, frame->nb_samples);
-        if (capacity < 0) return makeError("audio conversion failed: " + avError(capacity));
-        m_buffer.resize(size_t(capacity) * size_t(m_channels));
-        uint8_t* out[1] = {reinterpret_cast<uint8_t*>(m_buffer.data())};
-        const int frames = swr_convert(m_swr, out, capacity, const_cast<const uint8_t**>(frame->extended_data),
-                                       frame->nb_samples);
-        if (frames < 0) return makeError("audio conversion failed: " + avError(frames));
-        m_framesOut += size_t(frames);
-        return m_consumer.consume(m_buffer.data(), size_t(frames));
+    // Reads packets until one of our stream's is sent to the decoder (or the end is signalled).
+    Result<void> feed() {
+        while (true) {
+            const int rc = av_read_frame(m_format.get(), m_packet.get());
+            if (rc == AVERROR_EOF) {
+                avcodec_send_packet(m_codec.get(), nullptr);  // flush: the decoder releases what it holds
+                m_flushing = true;
+                return {};
+            }
+            if (rc < 0) return makeError("read error: " + avError(rc));
+            const bool ours = m_packet->stream_index == m_stream;
+            int sent = 0;
+            if (ours) sent = avcodec_send_packet(m_codec.get(), m_packet.get());
+            av_packet_unref(m_packet.get());
+            if (!ours) continue;
+            // A damaged packet (common in real MP3/AAC files): skip it, but remember why.
+            if (sent < 0 && sent != AVERROR_EOF) noteBadPacket(sent);
+            return {};
+        }
     }
 
-    AVCodecContext* m_codec;
-    SwrContext* m_swr;
+    void noteBadPacket(int code) {
+        ++m_badPackets;
+        m_lastError = avError(code);
+    }
+
+    // Converts one decoded frame (nullptr: the converter's remainder) and appends it to block.
+    Result<void> convert(const AVFrame* frame, std::vector<float>& block) {
+        const int inFrames = frame ? frame->nb_samples : 0;
+        const int capacity = swr_get_out_samples(m_swr.get(), inFrames);
+        if (capacity < 0) return makeError("audio conversion failed: " + avError(capacity));
+        if (capacity == 0) return {};
+        const size_t at = block.size();
+        block.resize(at + size_t(capacity) * size_t(m_channels));
+        uint8_t* out[1] = {reinterpret_cast<uint8_t*>(block.data() + at)};
+        const int frames = swr_convert(m_swr.get(), out, capacity,
+                                       frame ? const_cast<const uint8_t**>(frame->extended_data) : nullptr, inFrames);
+        if (frames < 0) {
+            block.resize(at);
+            return makeError("audio conversion failed: " + avError(frames));
+        }
+        block.resize(at + size_t(frames) * size_t(m_channels));
+        m_framesOut += size_t(frames);
+        return {};
+    }
+
+    std::unique_ptr<AVFormatContext, FormatCloser> m_format;
+    std::unique_ptr<AVCodecContext, CodecCloser> m_codec;
+    std::unique_ptr<SwrContext, SwrCloser> m_swr;
+    int m_stream;
     int m_channels;
-    PcmConsumer& m_consumer;
+    int m_rate;
+    std::string m_description;
+    std::unique_ptr<AVPacket, PacketCloser> m_packet;
     std::unique_ptr<AVFrame, FrameCloser> m_frame;
-    std::vector<float> m_buffer;  // [frames][channels]
+    bool m_flushing = false;    // the end-of-stream packet was sent
+    bool m_done = false;        // the decoder has nothing more
+    bool m_swrFlushed = false;
     size_t m_framesOut = 0;
     int m_badPackets = 0;
     std::string m_lastError;
@@ -114,7 +165,7 @@ private:
 
 } // namespace
 
-Result<std::string> decodeWithFfmpeg(const std::filesystem::path& path, PcmConsumer& consumer) {
+Result<std::unique_ptr<PcmReader>> openWithFfmpeg(const std::filesystem::path& path) {
     // FFmpeg logs to stderr; its errors reach the user through the returned Result instead.
     static std::once_flag quiet;
     std::call_once(quiet, [] { av_log_set_level(AV_LOG_QUIET); });
@@ -160,23 +211,9 @@ Result<std::string> decodeWithFfmpeg(const std::filesystem::path& path, PcmConsu
     std::unique_ptr<SwrContext, SwrCloser> swr(rawSwr);
     if (rc < 0 || (rc = swr_init(swr.get())) < 0) return makeError("cannot set up audio conversion: " + avError(rc));
 
-    if (auto begun = consumer.begin(rate, channels); !begun) return begun.error();
-    StreamDecoder decoder(context.get(), swr.get(), channels, consumer);
-    std::unique_ptr<AVPacket, PacketCloser> packet(av_packet_alloc());
-    while (true) {
-        rc = av_read_frame(format.get(), packet.get());
-        if (rc == AVERROR_EOF) break;
-        if (rc < 0) return makeError("read error: " + avError(rc));
-        Result<void> fed = packet->stream_index == stream ? decoder.feed(packet.get()) : Result<void>();
-        av_packet_unref(packet.get());
-        if (!fed) return fed.error();
-    }
-    if (auto fed = decoder.feed(nullptr); !fed) return fed.error();
-    if (auto finished = decoder.finish(); !finished) return finished.error();
-    if (decoder.framesOut() == 0 && decoder.badPackets() > 0) {
-        return makeError("could not decode its " + std::string(codec->name) + " audio: " + decoder.lastError());
-    }
-    return std::string(format->iformat->name) + " / " + codec->name;
+    std::string description = std::string(format->iformat->name) + " / " + codec->name;
+    return std::unique_ptr<PcmReader>(
+        std::make_unique<FfmpegReader>(std::move(format), std::move(context), std::move(swr), stream, std::move(description)));
 }
 
 } // namespace hearsay
@@ -185,7 +222,7 @@ Result<std::string> decodeWithFfmpeg(const std::filesystem::path& path, PcmConsu
 
 namespace hearsay {
 
-Result<std::string> decodeWithFfmpeg(const std::filesystem::path&, PcmConsumer&) {
+Result<std::unique_ptr<PcmReader>> openWithFfmpeg(const std::filesystem::path&) {
     return makeError("this build has no FFmpeg support (HEARSAY_FFMPEG=OFF)");
 }
 

@@ -1,18 +1,18 @@
 // Decoding with FFmpeg (libavformat, libavcodec, libswresample): the fallback for containers
-// and codecs libsndfile does not read (video files, m4a/AAC, ...). The first audio stream is used.
+// and codecs libsndfile does not read (video files, m4a/AAC, ...). The best audio stream is used.
 #pragma once
 
-#include "core/audio/pcm_consumer.h"
+#include "core/audio/pcm_reader.h"
 #include "core/util/result.h"
 
 #include <filesystem>
-#include <string>
+#include <memory>
 
 namespace hearsay {
 
-// Feeds the file's best audio stream to consumer as float at its own rate and channel count.
-// Returns the format's description ("flv / pcm_s16le"). In a build without FFmpeg it
-// returns an error saying so.
-Result<std::string> decodeWithFfmpeg(const std::filesystem::path& path, PcmConsumer& consumer);
+// Opens the file's best audio stream for block-by-block reading, as float at its own rate and
+// channel count; format() is e.g. "flv / pcm_s16le". In a build without FFmpeg it returns an
+// error saying so.
+Result<std::unique_ptr<PcmReader>> openWithFfmpeg(const std::filesystem::path& path);
 
 } // namespace hearsay

@@ -1,5 +1,5 @@
-// libsndfile reading loop, with the truncation checks libsndfile itself does not report
-// (it quietly shortens a WAV whose data chunk runs past the end of the file).
+// libsndfile reading, block by block, with the truncation checks libsndfile itself does not
+// report (it quietly shortens a WAV whose data chunk runs past the end of the file).
 #include "core/audio/sndfile_decoder.h"
 
 #include <sndfile.h>
@@ -62,18 +62,56 @@ Result<void> checkWavDataChunk(const std::filesystem::path& path) {
     return {};
 }
 
+class SndfileReader final : public PcmReader {
+public:
+    SndfileReader(SNDFILE* file, const SF_INFO& info)
+        : m_file(file), m_info(info), m_format(formatName(info.format)) {}
+
+    int sampleRate() const override { return m_info.samplerate; }
+    int channels() const override { return m_info.channels; }
+    const std::string& format() const override { return m_format; }
+
+    Result<size_t> next(std::vector<float>& block) override {
+        constexpr sf_count_t kBlockFrames = 8192;
+        block.resize(size_t(kBlockFrames) * size_t(m_info.channels));
+        const sf_count_t got = sf_readf_float(m_file.get(), block.data(), kBlockFrames);
+        if (got > 0) {
+            block.resize(size_t(got) * size_t(m_info.channels));
+            m_total += got;
+            return size_t(got);
+        }
+        block.clear();
+        if (sf_error(m_file.get()) != SF_ERR_NO_ERROR) {
+            return makeError(std::string("read error after ") + std::to_string(m_total) + " frames: " +
+                             sf_strerror(m_file.get()));
+        }
+        // A frame count from the header (FLAC's STREAMINFO, ...) that the data does not reach
+        // means the file was cut short. MP3's count is an estimate, so it is not held to it.
+        const int major = m_info.format & SF_FORMAT_TYPEMASK;
+        if (major != SF_FORMAT_MPEG && m_info.frames > 0 && m_info.frames != SF_COUNT_MAX && m_total < m_info.frames) {
+            return makeError("the file is truncated: its header declares " + std::to_string(m_info.frames) +
+                             " frames but only " + std::to_string(m_total) + " could be decoded");
+        }
+        return size_t(0);
+    }
+
+private:
+    std::unique_ptr<SNDFILE, SndfileCloser> m_file;
+    SF_INFO m_info;
+    std::string m_format;
+    sf_count_t m_total = 0;  // frames read so far
+};
+
 } // namespace
 
-Result<SndfileOutcome> decodeWithSndfile(const std::filesystem::path& path, PcmConsumer& consumer) {
-    SndfileOutcome outcome;
+Result<SndfileOpened> openWithSndfile(const std::filesystem::path& path) {
+    SndfileOpened opened;
     SF_INFO info{};
     std::unique_ptr<SNDFILE, SndfileCloser> file(sf_open(path.c_str(), SFM_READ, &info));
     if (!file) {
-        outcome.whyNot = sf_strerror(nullptr);
-        return outcome;
+        opened.whyNot = sf_strerror(nullptr);
+        return opened;
     }
-    outcome.recognised = true;
-    outcome.format = formatName(info.format);
     if (info.channels <= 0 || info.samplerate <= 0) {
         return makeError("invalid header (" + std::to_string(info.channels) + " channels at " +
                          std::to_string(info.samplerate) + " Hz)");
@@ -82,28 +120,8 @@ Result<SndfileOutcome> decodeWithSndfile(const std::filesystem::path& path, PcmC
     if (major == SF_FORMAT_WAV || major == SF_FORMAT_WAVEX) {
         if (auto check = checkWavDataChunk(path); !check) return check.error();
     }
-    if (auto begun = consumer.begin(info.samplerate, info.channels); !begun) return begun.error();
-
-    constexpr sf_count_t kBlockFrames = 8192;
-    std::vector<float> block(size_t(kBlockFrames) * size_t(info.channels));
-    sf_count_t total = 0;
-    while (true) {
-        const sf_count_t got = sf_readf_float(file.get(), block.data(), kBlockFrames);
-        if (got <= 0) break;
-        total += got;
-        if (auto consumed = consumer.consume(block.data(), size_t(got)); !consumed) return consumed.error();
-    }
-    if (sf_error(file.get()) != SF_ERR_NO_ERROR) {
-        return makeError(std::string("read error after ") + std::to_string(total) + " frames: " +
-                         sf_strerror(file.get()));
-    }
-    // A frame count from the header (FLAC's STREAMINFO, ...) that the data does not reach means
-    // the file was cut short. MP3's count is an estimate, so it is not held to it.
-    if (major != SF_FORMAT_MPEG && info.frames > 0 && info.frames != SF_COUNT_MAX && total < info.frames) {
-        return makeError("the file is truncated: its header declares " + std::to_string(info.frames) +
-                         " frames but only " + std::to_string(total) + " could be decoded");
-    }
-    return outcome;
+    opened.reader = std::make_unique<SndfileReader>(file.release(), info);
+    return opened;
 }
 
 } // namespace hearsay
