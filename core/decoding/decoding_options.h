@@ -33,6 +33,11 @@ struct DecodingOptions {
 
     std::vector<int> prompt;           // previous-context tokens (<|startofprev|> ...), most recent last
     std::vector<int> prefix;           // tokens forced at the start of the sampled text
+    // The prefix is output already decided (streaming forces a window's committed tokens, with
+    // their timestamps): the timestamp rules read it as sampled history (pairs, non-decreasing
+    // times) and the first-step rules (suppress blank, initial timestamp) do not apply. The
+    // result's tokens are still only those sampled after it.
+    bool prefixIsSampled = false;
 
     bool suppressBlank = true;         // no " " or EOT as the first sampled token
     std::vector<int> suppressTokens = {-1}; // -1 stands for the tokenizer's non-speech symbols

@@ -76,10 +76,13 @@ Result<DecodingResult> decodeWindow(InferenceSession& session, const Tokenizer& 
         return makeError("the prompt and start sequence (" + std::to_string(initial.tokens.size()) +
                          " tokens) leave no room in the decoder context of " + std::to_string(nCtx));
 
+    // Where the filters' sampled history begins: after the prefix (the reference), or at its start.
+    const int historyBegin = options.prefixIsSampled ? initial.prefixBegin : initial.sampleBegin;
+
     // Logit filters, in the reference's order.
     std::vector<std::unique_ptr<LogitFilter>> filters;
     if (options.suppressBlank)
-        filters.push_back(std::make_unique<SuppressBlank>(tokenizer.encode(" "), special.eot, initial.sampleBegin));
+        filters.push_back(std::make_unique<SuppressBlank>(tokenizer.encode(" "), special.eot, historyBegin));
     if (!options.suppressTokens.empty())
         filters.push_back(std::make_unique<SuppressTokens>(
             resolveSuppressTokens(options.suppressTokens, tokenizer.nonSpeechTokens(), special, nVocab)));
@@ -89,7 +92,7 @@ Result<DecodingResult> decodeWindow(InferenceSession& session, const Tokenizer& 
             const double precision = kChunkSeconds / double(config.nAudioCtx);
             maxInitialIndex = int(std::nearbyint(double(*options.maxInitialTimestamp) / precision));
         }
-        filters.push_back(std::make_unique<ApplyTimestampRules>(special, initial.sampleBegin, maxInitialIndex));
+        filters.push_back(std::make_unique<ApplyTimestampRules>(special, historyBegin, maxInitialIndex));
     }
 
     std::unique_ptr<TokenDecoder> decoder;

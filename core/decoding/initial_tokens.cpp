@@ -27,6 +27,7 @@ InitialTokens buildInitialTokens(const SpecialTokens& special, bool multilingual
     }
     if (withoutTimestamps) tokens.push_back(special.noTimestamps);
 
+    result.prefixBegin = int(tokens.size());
     if (!prefix.empty()) {
         const int maxPrefix = nTextCtx / 2 - sampleLen;
         size_t first = 0;

@@ -12,6 +12,7 @@ namespace hearsay {
 struct InitialTokens {
     std::vector<int> tokens;  // the whole sequence fed before the first sampled token
     int sampleBegin = 0;      // index of the first sampled token (== tokens.size())
+    int prefixBegin = 0;      // index of the first prefix token (== sampleBegin without a prefix)
     int sotIndex = 0;         // index of <|startoftranscript|> (no-speech probability is read there)
     int languageIndex = -1;   // index of the language token; -1 for English-only models
 };

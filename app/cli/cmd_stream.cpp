@@ -1,0 +1,262 @@
+// hearsay-cli stream: live transcription from a microphone (PortAudio) or of a file played at
+// real-time pace, with the streaming session of core/streaming. Tentative text is shown and
+// overwritten in place on a terminal, committed text is printed line by line; JSON gives every
+// event and a summary. Only option parsing and printing live here.
+#include "app/cli/command.h"
+#ifdef HEARSAY_HAVE_STREAMING
+#include "app/cli/options.h"
+#include "core/audio/capture_device.h"
+#include "core/audio/simulated_live_source.h"
+#include "core/engine/engine.h"
+#include "core/streaming/streaming_session.h"
+#include "core/transcript/timestamp_format.h"
+#include "core/util/json.h"
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <unistd.h>
+
+namespace hearsay::cli {
+namespace {
+
+const char* kUsage = R"(usage: hearsay-cli stream --model PATH (--mic [--device NAME] | FILE) [OPTIONS]
+       hearsay-cli stream --list-devices
+  Transcribes live: from a microphone (--mic; Ctrl-C stops, finishes what was heard and commits
+  it), or a FILE played as if it were one. Tentative text is shown and replaced in place (on a
+  terminal), committed text is printed as it is committed.
+
+  --model PATH             Hugging Face or CTranslate2 model directory, or a whisper.cpp ggml .bin
+  --mic                    the default microphone (or --device NAME, an id from --list-devices)
+  --realtime               play FILE at real-time pace (--speed X: X times faster); without it
+                           FILE is streamed as fast as possible, one step at a time (lockstep)
+  --speed X                with --realtime (default 1)
+  --step S                 seconds of new audio per step (default 1.0)
+  --trim S                 trim windows longer than S seconds at a committed boundary (default 20)
+  --vad-threshold P        speech probability threshold (default 0.5); --no-vad: decode everything
+  --min-silence-ms N       silence that ends an utterance (default 500)
+  --mel-padding M          zero (default) or silence: how a window's log-mel is padded to 30 s
+  --language L, --task T, --beam-size N (default 1), --temperature-increment D (default 0: none)
+  --no-tentative           print committed text only
+  --no-self-cache, --no-cross-cache, --threads N, --backend B (auto, cpu, cuda)
+  --output-format F        text (default) or json (one JSON object per line: every event, then a
+                           summary with latency median and p90, real-time factor, dropped samples)
+  --quiet                  no status lines on stderr
+)";
+
+std::atomic<StreamingSession*> g_session{nullptr};
+
+void onInterrupt(int) {
+    if (StreamingSession* s = g_session.load()) s->requestStop();  // atomics only
+    std::signal(SIGINT, SIG_DFL);
+}
+
+Json latencyJson(const LatencySummary& l) {
+    Json j;
+    j["count"] = l.count;
+    j["median"] = l.median;
+    j["p90"] = l.p90;
+    j["max"] = l.max;
+    return j;
+}
+
+Json doubles(const std::vector<double>& values) {
+    Json a = Json(Json::Array{});
+    for (double v : values) a.push_back(Json(v));
+    return a;
+}
+
+int listDevices() {
+    auto devices = listInputDevices();
+    if (!devices) {
+        std::fprintf(stderr, "hearsay-cli stream: %s\n", devices.message().c_str());
+        return 1;
+    }
+    if (devices->empty()) std::printf("no input devices\n");
+    for (const auto& d : devices.value()) std::printf("%s\n", d.describe().c_str());
+    return 0;
+}
+
+int runStream(const std::vector<std::string>& args) {
+    auto fail = [](const std::string& message, int code) {
+        std::fprintf(stderr, "hearsay-cli stream: %s\n", message.c_str());
+        return code;
+    };
+    auto parsed = Options::parse(args,
+                                 {"model", "device", "speed", "step", "trim", "vad-threshold", "min-silence-ms", "mel-padding",
+                                  "language", "task", "beam-size", "temperature-increment", "threads", "backend",
+                                  "output-format"},
+                                 {"help", "list-devices", "mic", "realtime", "no-vad", "no-tentative", "no-self-cache",
+                                  "no-cross-cache", "quiet"});
+    if (!parsed) return fail(parsed.message() + " (see --help)", 2);
+    const Options& options = parsed.value();
+    if (options.has("help")) {
+        std::printf("%s", kUsage);
+        return 0;
+    }
+    if (options.has("list-devices")) return listDevices();
+    if (!options.value("model")) return fail("--model PATH is required (see --help)", 2);
+    const bool mic = options.has("mic") || options.value("device");
+    if (mic == !options.positional().empty() || options.positional().size() > 1) {
+        return fail("give either --mic (or --device NAME) or one FILE (see --help)", 2);
+    }
+    const std::string format = options.value("output-format", "text");
+    if (format != "text" && format != "json") return fail("--output-format must be text or json", 2);
+    const bool json = format == "json", quiet = options.has("quiet");
+
+    StreamingOptions so;
+    auto step = options.doubleValue("step", so.stepSeconds);
+    auto trim = options.doubleValue("trim", so.trimSeconds);
+    auto threshold = options.doubleValue("vad-threshold", so.vad.threshold);
+    auto silence = options.intValue("min-silence-ms", so.vad.minSilenceMs);
+    auto beam = options.intValue("beam-size", 1);
+    auto increment = options.doubleValue("temperature-increment", 0.0);
+    auto threads = options.intValue("threads", 0);
+    auto speed = options.doubleValue("speed", 1.0);
+    for (auto* r : {&step, &trim, &threshold, &increment, &speed})
+        if (!*r) return fail(r->message(), 2);
+    for (auto* r : {&silence, &beam, &threads})
+        if (!*r) return fail(r->message(), 2);
+    so.stepSeconds = step.value();
+    so.trimSeconds = trim.value();
+    so.vad.threshold = threshold.value();
+    so.vad.minSilenceMs = silence.value();
+    so.useVad = !options.has("no-vad");
+    so.showTentative = !options.has("no-tentative");
+    so.decoding.beamSize = beam.value() > 1 ? beam.value() : 0;
+    so.decoding.language = options.value("language", "");
+    if (so.decoding.language == "auto") so.decoding.language.clear();
+    const std::string task = options.value("task", "transcribe");
+    if (task == "translate") so.decoding.task = DecodingTaskKind::Translate;
+    else if (task != "transcribe") return fail("--task must be transcribe or translate", 2);
+    so.temperatures = fallbackTemperatures(0.0f, float(increment.value()));
+    const std::string padding = options.value("mel-padding", "zero");
+    if (padding == "silence") so.melPadding = MelPadding::Silence;
+    else if (padding != "zero") return fail("--mel-padding must be zero or silence", 2);
+    const bool realtime = options.has("realtime");
+    so.lockstep = !mic && !realtime;
+    if (auto ok = so.validate(); !ok) return fail(ok.message(), 2);
+
+    // The source first (a missing microphone or file is found before the model loads).
+    std::unique_ptr<AudioSource> source;
+    if (mic) {
+        CaptureOptions capture;
+        capture.device = options.value("device", "");
+        auto device = CaptureDevice::open(capture);
+        if (!device) return fail(device.message(), 1);
+        source = std::move(device).value();
+    } else {
+        SimulatedLiveOptions live;
+        live.speed = realtime ? speed.value() : 0.0;
+        live.ringSeconds = 20.0 * std::max(1.0, live.speed);  // 20 s of wall time, as a microphone's
+        if (realtime && !(live.speed > 0.0)) return fail("--speed must be positive", 2);
+        auto file = SimulatedLiveSource::open(options.positional()[0], live);
+        if (!file) return fail(file.message(), 1);
+        source = std::move(file).value();
+    }
+
+    auto backendKind = parseBackendKind(options.value("backend", "auto"));
+    if (!backendKind) return fail(backendKind.message(), 2);
+    EngineOptions engineOptions;
+    engineOptions.backend = backendKind.value();
+    engineOptions.backendOptions.threads = threads.value();
+    auto engine = Engine::load(*options.value("model"), engineOptions);
+    if (!engine) return fail(engine.message(), 1);
+    if (!engine->tokenizer().isMultilingual()) so.decoding.language.clear();
+    if (!quiet) {
+        std::fprintf(stderr, "hearsay-cli stream: %s, %s, %s; %s\n", engine->model().path().c_str(),
+                     engine->backend().name().c_str(), source->description().c_str(),
+                     mic ? "Ctrl-C stops" : realtime ? "real-time pace" : "as fast as possible, one step at a time");
+    }
+
+    auto controls = std::make_shared<SessionControls>();
+    controls->selfCache = !options.has("no-self-cache");
+    controls->crossCache = !options.has("no-cross-cache");
+    const bool terminal = !json && isatty(STDOUT_FILENO);
+    bool tentativeShown = false;
+    auto clearTentative = [&] {
+        if (terminal && tentativeShown) std::printf("\r\033[K");
+        tentativeShown = false;
+    };
+    StreamingCallbacks callbacks;
+    callbacks.tentative = [&](const TentativeText& t) {
+        if (json) {
+            Json j;
+            j["event"] = "tentative";
+            j["text"] = t.text;
+            j["start"] = t.start;
+            j["end"] = t.end;
+            std::printf("%s\n", j.dump().c_str());
+        } else if (terminal) {
+            clearTentative();
+            if (!t.text.empty()) {
+                std::printf("\033[2m%s\033[0m", t.text.c_str());  // dim: it may still change
+                tentativeShown = true;
+            }
+        }
+        std::fflush(stdout);
+    };
+    callbacks.committed = [&](const CommittedText& c) {
+        if (json) {
+            Json j;
+            j["event"] = "committed";
+            j["text"] = c.text;
+            j["start"] = c.start;
+            j["end"] = c.end;
+            j["end_of_utterance"] = c.endOfUtterance;
+            j["tentative_latency"] = doubles(c.tentativeLatency);
+            j["commit_latency"] = doubles(c.commitLatency);
+            std::printf("%s\n", j.dump().c_str());
+        } else {
+            clearTentative();
+            std::printf("[%s --> %s]%s\n", formatTimestamp(c.start, true, '.').c_str(),
+                        formatTimestamp(c.end, true, '.').c_str(), c.text.c_str());
+        }
+        std::fflush(stdout);
+    };
+
+    auto session = StreamingSession::create(engine.value(), *source, so, callbacks, controls);
+    if (!session) return fail(session.message(), 2);
+    g_session.store(session.value().get());
+    std::signal(SIGINT, onInterrupt);
+    const StreamingSummary summary = session.value()->run();
+    std::signal(SIGINT, SIG_DFL);
+    g_session.store(nullptr);
+    clearTentative();
+
+    if (json) {
+        Json j;
+        j["event"] = "summary";
+        j["text"] = summary.text;
+        j["language"] = summary.language;
+        j["audio_seconds"] = summary.audioSeconds;
+        j["samples_read"] = int64_t(summary.samplesRead);
+        j["samples_processed"] = int64_t(summary.samplesProcessed);
+        j["dropped_samples"] = int64_t(summary.droppedSamples);
+        j["overflow_events"] = int64_t(summary.overflowEvents);
+        j["steps"] = summary.steps;
+        j["decoded_steps"] = summary.decodedSteps;
+        j["utterances"] = summary.utterances;
+        j["real_time_factor"] = summary.realTimeFactor;
+        j["tentative_latency"] = latencyJson(summary.tentativeLatency);
+        j["commit_latency"] = latencyJson(summary.commitLatency);
+        if (!summary.error.empty()) j["error"] = summary.error;
+        std::printf("%s\n", j.dump().c_str());
+    } else if (!quiet) {
+        std::fprintf(stderr,
+                     "hearsay-cli stream: %.1f s of audio, %d steps (%d decoded), real-time factor %.3f; latency "
+                     "(median/p90): tentative %.2f/%.2f s, committed %.2f/%.2f s; dropped %llu samples\n",
+                     summary.audioSeconds, summary.steps, summary.decodedSteps, summary.realTimeFactor,
+                     summary.tentativeLatency.median, summary.tentativeLatency.p90, summary.commitLatency.median,
+                     summary.commitLatency.p90, static_cast<unsigned long long>(summary.droppedSamples));
+    }
+    if (!summary.error.empty()) return fail(summary.error + " (what was committed is printed above)", 1);
+    return 0;
+}
+
+} // namespace
+
+HEARSAY_CLI_COMMAND(stream, "stream", "transcribe live from a microphone or a file played in real time", runStream);
+
+} // namespace hearsay::cli
+#endif // HEARSAY_HAVE_STREAMING

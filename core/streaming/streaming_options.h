@@ -1,0 +1,44 @@
+// The settings of a live transcription: how often a step runs, how long its window may grow,
+// voice activity detection, decoding, and the guards against text on silence. One comment per
+// field; defaults are Hearsay's choices for dictation (the results document says why).
+#pragma once
+
+#include "core/audio/vad_options.h"
+#include "core/decoding/decoding_options.h"
+#include "core/decoding/fallback_policy.h"
+#include "core/frontend/log_mel.h"
+#include "core/util/result.h"
+
+#include <optional>
+#include <vector>
+
+namespace hearsay {
+
+struct StreamingOptions {
+    double stepSeconds = 1.0;            // a step runs when this much new audio has arrived (several, when behind)
+    double trimSeconds = 20.0;           // a window longer than this is trimmed at its last committed segment boundary
+    double maxWindowSeconds = 28.0;      // never longer than this (Whisper's window is 30 s): committed by force and trimmed
+    double minWindowSeconds = 0.3;       // shorter windows are not decoded
+    double minCommitSeconds = 3.0;       // nothing is committed by agreement from a window holding less audio (Whisper guesses on short windows)
+    double silenceKeepSeconds = 1.0;     // while nothing is spoken, the window keeps only this much audio (the VAD decides late)
+    double contextSilenceSeconds = 3.0;  // an utterance's audio stays in the window (context for the next one) until a pause this long
+    bool useVad = true;                  // skip silence and end utterances on the VAD's speech-end events
+    VadOptions vad;                      // threshold, minimum silence that ends an utterance, padding
+    // How the window's log-mel is padded to 30 s: Zero (0.0 after the content, clamped at the
+    // stream's maximum so far, as the reference does for files) or Silence (the log-mel of
+    // zeros, as transformers' feature extractor on the window). Chosen by measured WER.
+    MelPadding melPadding = MelPadding::Zero;
+    DecodingOptions decoding;            // language (empty: detected at the first speech), task, beam size; prompt/prefix are the session's
+    std::vector<float> temperatures = {0.0f};  // fallback temperatures; one: no fallback (a step must be quick)
+    FallbackThresholds thresholds;       // no-speech (windows above it give no text), log-prob, compression ratio
+    bool cutRepetitionLoops = true;      // a hypothesis that ran into the sample limit in a loop keeps one occurrence
+    int maxSampledTokens = 128;          // per step; a dictation step rarely needs more (Whisper's own limit is 224)
+    bool showTentative = true;           // report tentative text (off: committed text only)
+    // Test and benchmark mode: one step per stepSeconds of audio however much has arrived (a
+    // machine that always keeps up), so that a run is the same whatever the timing.
+    bool lockstep = false;
+
+    Result<void> validate() const;
+};
+
+} // namespace hearsay

@@ -1,0 +1,490 @@
+// The streaming worker loop (see streaming_session.h).
+#include "core/streaming/streaming_session.h"
+
+#include "core/decoding/fallback_policy.h"
+#include "core/decoding/repetition_detector.h"
+#include "core/decoding/temperature_fallback.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+
+namespace hearsay {
+namespace {
+
+constexpr uint64_t kRate = 16000;
+constexpr uint64_t kTimestampSamples = 320;  // one timestamp step, 0.02 s
+constexpr double kWhisperWindowSeconds = 30.0;
+
+uint64_t alignDown(uint64_t sample) { return sample / kHopLength * kHopLength; }
+uint64_t samplesOf(double seconds) { return uint64_t(std::llround(std::max(0.0, seconds) * double(kRate))); }
+
+// A text token that begins a word: a leading space, or anything but a letter or digit (punctuation,
+// or a token that is not valid text on its own).
+bool startsWord(const Tokenizer& tokenizer, int token) {
+    const std::string bytes = tokenizer.tokenBytes(token);
+    if (bytes.empty()) return true;
+    const unsigned char c = static_cast<unsigned char>(bytes[0]);
+    if (c == ' ') return true;
+    if (c >= 0x80) return false;  // a letter of another script (or its continuation)
+    return !std::isalnum(c) && c != '\'';
+}
+
+} // namespace
+
+LatencySummary summariseLatencies(std::vector<double> values) {
+    LatencySummary s;
+    s.count = int(values.size());
+    if (values.empty()) return s;
+    std::sort(values.begin(), values.end());
+    auto quantile = [&](double q) {
+        const double at = q * double(values.size() - 1);
+        const size_t lo = size_t(std::floor(at)), hi = std::min(values.size() - 1, lo + 1);
+        return values[lo] + (values[hi] - values[lo]) * (at - double(lo));
+    };
+    s.median = quantile(0.5);
+    s.p90 = quantile(0.9);
+    s.max = values.back();
+    return s;
+}
+
+Result<void> StreamingOptions::validate() const {
+    if (!(stepSeconds >= 0.05 && stepSeconds <= 10.0)) return makeError("the streaming step must be between 0.05 and 10 s");
+    if (!(maxWindowSeconds > stepSeconds && maxWindowSeconds <= 29.0)) {
+        return makeError("the longest window must be longer than a step and at most 29 s");
+    }
+    if (!(trimSeconds > 0.0 && trimSeconds <= maxWindowSeconds)) return makeError("the trim length must be in (0, longest window]");
+    if (!(minWindowSeconds >= 0.0 && minWindowSeconds < maxWindowSeconds)) return makeError("invalid shortest window");
+    if (!(silenceKeepSeconds >= 0.0 && silenceKeepSeconds < 10.0)) return makeError("invalid silence to keep");
+    if (temperatures.empty()) return makeError("at least one decoding temperature is needed");
+    if (maxSampledTokens < 1 || maxSampledTokens > 224) return makeError("tokens per step must be in 1..224");
+    if (auto ok = vad.validate(); !ok) return ok;
+    return validateDecodingOptions(decoding);
+}
+
+Result<std::unique_ptr<StreamingSession>> StreamingSession::create(Engine engine, AudioSource& source, StreamingOptions options,
+                                                                   StreamingCallbacks callbacks,
+                                                                   std::shared_ptr<SessionControls> controls) {
+    if (auto ok = options.validate(); !ok) return ok.error();
+    auto vad = VoiceActivityDetector::create(options.vad);
+    if (!vad) return vad.error();
+    if (!controls) controls = std::make_shared<SessionControls>();
+    return std::unique_ptr<StreamingSession>(new StreamingSession(std::move(engine), source, std::move(options), std::move(callbacks),
+                                                                  std::move(controls), std::move(vad).value()));
+}
+
+StreamingSession::StreamingSession(Engine engine, AudioSource& source, StreamingOptions options, StreamingCallbacks callbacks,
+                                   std::shared_ptr<SessionControls> controls, VoiceActivityDetector vad)
+    : m_engine(std::move(engine)), m_source(source), m_options(std::move(options)), m_callbacks(std::move(callbacks)),
+      m_controls(std::move(controls)), m_vad(std::move(vad)), m_mel(m_engine.model().config().nMels),
+      m_agreement(m_engine.tokenizer().special().timestampBegin,
+                  [tokenizer = m_engine.sharedTokenizer()](int token) { return startsWord(*tokenizer, token); }) {}
+
+void StreamingSession::requestStop() {
+    m_stopRequested.store(true);
+    m_source.stop();
+}
+
+double StreamingSession::nowSeconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_epoch).count();
+}
+
+StreamingSummary StreamingSession::run() {
+    m_epoch = std::chrono::steady_clock::now();
+    m_summary = {};
+    m_language = m_options.decoding.language;
+    auto fail = [&](const std::string& message) {
+        m_summary.error = message;
+        m_source.stop();
+    };
+
+    SessionOptions sessionOptions;
+    sessionOptions.maxBeams = std::max(1, m_options.decoding.beamSize);
+    sessionOptions.threads = m_engine.backend().threads();
+    auto session = m_engine.createSession(sessionOptions, m_controls);
+    if (!session) {
+        fail(session.message());
+        return m_summary;
+    }
+    m_session = std::move(session).value();
+    if (auto started = m_source.start(); !started) {
+        fail(started.message());
+        return m_summary;
+    }
+
+    const uint64_t stepSamples = std::max<uint64_t>(kHopLength, alignDown(samplesOf(m_options.stepSeconds)));
+    while (m_summary.error.empty()) {
+        if (m_stopRequested.load()) m_source.stop();
+        const uint64_t target = m_processed + stepSamples;
+        if (m_samplesRead < target) {
+            const WaitResult waited = m_source.waitForData(std::chrono::milliseconds(50), size_t(target - m_samplesRead));
+            if (auto ok = readAvailable(m_options.lockstep ? target : std::numeric_limits<uint64_t>::max()); !ok) {
+                fail(ok.message());
+                break;
+            }
+            if (m_samplesRead < target) {
+                if (waited == WaitResult::Ended || m_source.atEnd()) break;
+                continue;
+            }
+        }
+        // No backlog: every whole step that has arrived goes into this one (one at a time in
+        // lockstep); a window never grows past what Whisper takes.
+        uint64_t end = m_options.lockstep ? target : m_processed + (m_samplesRead - m_processed) / stepSamples * stepSamples;
+        end = std::min(end, m_windowStart + alignDown(samplesOf(m_options.maxWindowSeconds + m_options.stepSeconds)));
+        if (auto ok = step(std::max(end, m_processed + kHopLength), false); !ok) fail(ok.message());
+    }
+
+    // Drain: everything captured is read and transcribed, everything tentative committed.
+    if (m_summary.error.empty()) {
+        while (!m_source.atEnd()) {
+            m_source.waitForData(std::chrono::milliseconds(50));
+            if (auto ok = readAvailable(std::numeric_limits<uint64_t>::max()); !ok) {
+                fail(ok.message());
+                break;
+            }
+        }
+        std::vector<VadEvent> events;
+        m_vad.finish(events);
+        for (const VadEvent& e : events) {
+            if (e.kind == VadEvent::Kind::SpeechEnd) {
+                m_utteranceEnds.push_back(uint64_t(std::max<int64_t>(0, e.sample)));
+                m_speechOpen = false;
+            }
+        }
+        while (m_summary.error.empty() && m_processed < m_samplesRead) {
+            const uint64_t end = std::min(m_samplesRead, m_windowStart + alignDown(samplesOf(m_options.maxWindowSeconds)));
+            if (auto ok = step(std::max(end, m_processed + 1), true); !ok) fail(ok.message());
+        }
+        if (!m_agreement.tentative().empty()) {
+            const size_t first = m_agreement.committedInWindow().size();
+            const std::vector<int> rest = m_agreement.commitAll();
+            emitCommitted(first, rest.size(), m_tentativeShownAt, m_samplesRead, true);
+        }
+    }
+    const SourceStatus status = m_source.status();
+    if (m_summary.error.empty() && status.state == SourceState::Failed) m_summary.error = status.message;
+    const SourceCounters counters = m_source.counters();
+    m_summary.samplesRead = m_samplesRead;
+    m_summary.audioSeconds = double(m_samplesRead) / double(kRate);
+    m_summary.droppedSamples = counters.droppedSamples;
+    m_summary.overflowEvents = counters.overflowEvents;
+    m_summary.realTimeFactor = m_summary.audioSeconds > 0.0 ? m_stepTotalMs / 1000.0 / m_summary.audioSeconds : 0.0;
+    m_summary.tentativeLatency = summariseLatencies(m_tentativeLatencies);
+    m_summary.commitLatency = summariseLatencies(m_commitLatencies);
+    m_summary.language = m_language;
+    return m_summary;
+}
+
+Result<void> StreamingSession::readAvailable(uint64_t limit) {
+    std::vector<float> block(4096);
+    std::vector<VadEvent> events;
+    while (m_samplesRead < limit) {
+        const size_t want = size_t(std::min<uint64_t>(block.size(), limit - m_samplesRead));
+        const size_t got = m_source.read(std::span<float>(block.data(), want));
+        if (got == 0) break;
+        m_mel.append(block.data(), got);
+        if (m_options.useVad) m_vad.feed(std::span<const float>(block.data(), got), events);
+        m_samplesRead += got;
+    }
+    for (const VadEvent& e : events) {
+        if (e.kind == VadEvent::Kind::SpeechStart) {
+            m_speechOpen = true;
+        } else {
+            m_speechOpen = false;
+            m_utteranceEnds.push_back(uint64_t(std::max<int64_t>(0, e.sample)));
+        }
+    }
+    return {};
+}
+
+Result<void> StreamingSession::step(uint64_t end, bool draining) {
+    const auto started = std::chrono::steady_clock::now();
+    StreamingStep record;
+    record.index = uint64_t(m_summary.steps);
+    record.streamSeconds = double(end) / double(kRate);
+    const uint64_t minWindow = samplesOf(m_options.minWindowSeconds);
+
+    // Utterances that ended: decode up to the end of the speech and commit everything. The
+    // utterance's audio and tokens stay in the window (forced as the prefix) as context for the
+    // next one, until a long pause.
+    while (!m_utteranceEnds.empty() && m_utteranceEnds.front() <= end) {
+        const uint64_t e = std::min(alignDown(m_utteranceEnds.front()), end);
+        m_utteranceEnds.erase(m_utteranceEnds.begin());
+        if (e > m_windowStart + minWindow) {
+            auto h = decodeWindow(e, record);
+            if (!h) return h.error();
+            acceptHypothesis(h.value(), e, true);
+        } else if (!m_agreement.tentative().empty()) {
+            const size_t first = m_agreement.committedInWindow().size();
+            const std::vector<int> rest = m_agreement.commitAll();
+            emitCommitted(first, rest.size(), m_tentativeShownAt, e, true);
+        }
+        ++m_summary.utterances;
+        m_lastSpeechEnd = std::max(m_lastSpeechEnd, e);
+    }
+
+    const bool speech = !m_options.useVad || m_speechOpen || (draining && !m_agreement.tentative().empty());
+    if (speech && end >= m_windowStart + std::max<uint64_t>(minWindow, kHopLength)) {
+        auto h = decodeWindow(end, record);
+        if (!h) return h.error();
+        acceptHypothesis(h.value(), end, draining);
+        maybeTrim(end);
+    } else if (!speech && m_agreement.tentative().empty()) {
+        // Silence: nothing to decode. After a long pause the window starts afresh, keeping a
+        // little audio for the detector's late start.
+        const uint64_t keep = samplesOf(m_options.silenceKeepSeconds);
+        const bool pause = end > m_lastSpeechEnd + samplesOf(m_options.contextSilenceSeconds);
+        if (m_agreement.committedInWindow().empty() || pause) {
+            if (end > m_windowStart + keep) startNewWindow(end - keep);
+        }
+        if (m_options.showTentative && m_callbacks.tentative && record.index > 0) m_callbacks.tentative(TentativeText{});
+    }
+
+    // The step's figures.
+    const double advanced = double(end - m_processed) / double(kRate);
+    m_processed = std::max(m_processed, end);
+    m_mel.discardBefore(size_t(m_windowStart / kHopLength));
+    m_summary.samplesProcessed = m_processed;
+    record.stepMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    m_stepTotalMs += record.stepMs;
+    record.realTimeFactor = advanced > 0.0 ? record.stepMs / 1000.0 / advanced : 0.0;
+    record.behindSeconds = double(m_samplesRead > m_processed ? m_samplesRead - m_processed : 0) / double(kRate);
+    record.cache = m_session->cacheStats();
+    record.selfCache = m_session->selfAttentionCache();
+    record.crossCache = m_session->crossAttentionCache();
+    record.msPerToken = record.tokens > 0 ? record.decodeMs / record.tokens : 0.0;
+    record.tokensPerSecond = record.decodeMs > 0.0 ? record.tokens * 1000.0 / record.decodeMs : 0.0;
+    ++m_summary.steps;
+    if (record.decoded) ++m_summary.decodedSteps;
+    if (m_callbacks.step) m_callbacks.step(record);
+    return {};
+}
+
+Result<StreamingSession::Hypothesis> StreamingSession::decodeWindow(uint64_t end, StreamingStep& record) {
+    const Tokenizer& tokenizer = m_engine.tokenizer();
+    const size_t firstFrame = size_t(m_windowStart / kHopLength);
+    const size_t frames = size_t(std::min<uint64_t>((end - m_windowStart) / kHopLength, kChunkFrames));
+    MelWindowOptions melOptions;
+    melOptions.padding = m_options.melPadding;
+    if (m_options.melPadding == MelPadding::Zero) melOptions.clampMax = m_mel.maxLog10();
+    const LogMel mel = m_mel.window(firstFrame, frames, melOptions);
+    if (mel.frames == 0) return makeError("internal: no log-mel for the window at sample " + std::to_string(m_windowStart));
+    if (auto ok = m_session->encode(mel); !ok) return ok.error();
+
+    DecodingOptions d = m_options.decoding;
+    d.language = m_language;
+    d.prompt = m_context;
+    d.prefix = m_agreement.committedInWindow();
+    d.prefixIsSampled = true;
+    d.sampleLen = m_options.maxSampledTokens;
+    auto result = decodeWithFallback(*m_session, tokenizer, d, m_options.temperatures, m_options.thresholds);
+    if (!result) return result.error();
+    if (m_language.empty() && tokenizer.isMultilingual()) m_language = result->language;
+
+    Hypothesis h;
+    h.tokens = result->tokens;
+    if (m_options.cutRepetitionLoops && result->endedByLimit) {
+        const RepetitionLoop loop = findTrailingLoop(h.tokens, tokenizer.special().timestampBegin);
+        if (loop.repeats > 0) h.tokens.resize(loop.keepUntil);
+    }
+    h.silent = isSilentWindow(result.value(), m_options.thresholds);
+    if (h.silent) h.tokens.clear();
+
+    const SessionTimings t = m_session->timings();
+    record.decoded = true;
+    record.windowSeconds = double(end - m_windowStart) / double(kRate);
+    record.encoderMs += t.encoderMs;
+    record.decodeMs += t.decodeMs;
+    record.tokens += result->steps;
+    return h;
+}
+
+void StreamingSession::acceptHypothesis(const Hypothesis& h, uint64_t end, bool endOfUtterance) {
+    const int timestampBegin = m_engine.tokenizer().special().timestampBegin;
+    auto textOf = [&](const std::vector<int>& tokens) {
+        std::vector<int> out;
+        for (int t : tokens)
+            if (t < timestampBegin) out.push_back(t);
+        return out;
+    };
+    // When each text token of the hypothesis was first shown: as before where it repeats the
+    // previous hypothesis from its start, now for the rest.
+    const std::vector<int> before = textOf(m_agreement.tentative());
+    const std::vector<int> now = textOf(h.tokens);
+    std::vector<double> shownAt(now.size(), nowSeconds());
+    for (size_t i = 0; i < now.size() && i < before.size() && i < m_tentativeShownAt.size() && now[i] == before[i]; ++i) {
+        shownAt[i] = m_tentativeShownAt[i];
+    }
+
+    const size_t committedBefore = m_agreement.committedInWindow().size();
+    const bool enoughAudio = end >= m_windowStart + samplesOf(m_options.minCommitSeconds);
+    const LocalAgreement::Update update = m_agreement.update(h.tokens, enoughAudio);
+    const size_t committedText = textOf(update.committed).size();
+    if (!update.committed.empty()) {
+        emitCommitted(committedBefore, update.committed.size(),
+                      std::vector<double>(shownAt.begin(), shownAt.begin() + std::ptrdiff_t(committedText)), end, false);
+    }
+    m_tentativeShownAt.assign(shownAt.begin() + std::ptrdiff_t(committedText), shownAt.end());
+    if (endOfUtterance) {
+        if (!m_agreement.tentative().empty()) {
+            const size_t first = m_agreement.committedInWindow().size();
+            const std::vector<int> rest = m_agreement.commitAll();
+            emitCommitted(first, rest.size(), m_tentativeShownAt, end, true);
+        }
+        m_tentativeShownAt.clear();
+    }
+    emitTentative(end);
+}
+
+std::vector<std::pair<double, double>> StreamingSession::tokenTimes(const std::vector<int>& tokens, double windowSeconds) const {
+    const Tokenizer& tokenizer = m_engine.tokenizer();
+    const int timestampBegin = tokenizer.special().timestampBegin;
+    std::vector<std::pair<double, double>> times(tokens.size(), {0.0, 0.0});
+    std::vector<size_t> pending;  // text tokens of the open segment
+    double segmentStart = 0.0;
+    // Shares [from, to] out over the pending tokens by their length in bytes.
+    auto distribute = [&](double from, double to) {
+        size_t total = 0;
+        for (size_t i : pending) total += std::max<size_t>(1, tokenizer.tokenBytes(tokens[i]).size());
+        double at = from;
+        for (size_t i : pending) {
+            const double share = total ? (to - from) * double(std::max<size_t>(1, tokenizer.tokenBytes(tokens[i]).size())) / double(total) : 0.0;
+            times[i] = {at, at + share};
+            at += share;
+        }
+        pending.clear();
+    };
+    for (size_t i = 0; i < tokens.size(); ++i) {
+        if (tokens[i] < timestampBegin) {
+            pending.push_back(i);
+            continue;
+        }
+        const double time = std::min(windowSeconds, double(tokens[i] - timestampBegin) * 0.02);
+        if (!pending.empty()) distribute(segmentStart, std::max(segmentStart, time));
+        segmentStart = time;
+        times[i] = {time, time};
+    }
+    distribute(segmentStart, std::max(segmentStart, windowSeconds));
+    return times;
+}
+
+void StreamingSession::emitCommitted(size_t first, size_t count, const std::vector<double>& shownAt, uint64_t windowEnd,
+                                     bool endOfUtterance) {
+    const Tokenizer& tokenizer = m_engine.tokenizer();
+    const int timestampBegin = tokenizer.special().timestampBegin;
+    std::vector<int> window = m_agreement.committedInWindow();
+    window.insert(window.end(), m_agreement.tentative().begin(), m_agreement.tentative().end());
+    const double origin = double(m_windowStart) / double(kRate);
+    const auto times = tokenTimes(window, double(windowEnd - m_windowStart) / double(kRate));
+
+    CommittedText out;
+    out.endOfUtterance = endOfUtterance;
+    double wordEnd = -1.0;
+    size_t textIndex = 0;
+    bool haveTimes = false;
+    auto closeWord = [&](double shown) {
+        if (wordEnd < 0.0) return;
+        const auto captured = m_source.timeOfSample(uint64_t(std::llround(wordEnd * double(kRate))));
+        if (captured) {
+            const double capturedAt = std::chrono::duration<double>(*captured - m_epoch).count();
+            const double tentative = std::max(0.0, shown - capturedAt);
+            const double committed = std::max(0.0, nowSeconds() - capturedAt);
+            out.tentativeLatency.push_back(tentative);
+            out.commitLatency.push_back(committed);
+            m_tentativeLatencies.push_back(tentative);
+            m_commitLatencies.push_back(committed);
+        }
+        wordEnd = -1.0;
+    };
+    double lastShown = nowSeconds();
+    for (size_t i = first; i < first + count && i < window.size(); ++i) {
+        const int token = window[i];
+        if (token >= timestampBegin) continue;
+        const double start = origin + times[i].first, end = origin + times[i].second;
+        if (!haveTimes) {
+            out.start = start;
+            haveTimes = true;
+        }
+        out.end = end;
+        if (startsWord(tokenizer, token)) closeWord(lastShown);
+        lastShown = textIndex < shownAt.size() ? shownAt[textIndex] : nowSeconds();
+        wordEnd = end;
+        out.tokens.push_back(token);
+        ++textIndex;
+    }
+    closeWord(lastShown);
+    if (out.tokens.empty()) return;
+    out.text = tokenizer.decode(out.tokens);
+    m_summary.text += out.text;
+    if (m_callbacks.committed) m_callbacks.committed(out);
+}
+
+void StreamingSession::emitTentative(uint64_t windowEnd) {
+    if (!m_options.showTentative || !m_callbacks.tentative) return;
+    const Tokenizer& tokenizer = m_engine.tokenizer();
+    const int timestampBegin = tokenizer.special().timestampBegin;
+    std::vector<int> window = m_agreement.committedInWindow();
+    const size_t first = window.size();
+    window.insert(window.end(), m_agreement.tentative().begin(), m_agreement.tentative().end());
+    const auto times = tokenTimes(window, double(windowEnd - m_windowStart) / double(kRate));
+    const double origin = double(m_windowStart) / double(kRate);
+    TentativeText t;
+    for (size_t i = first; i < window.size(); ++i) {
+        if (window[i] >= timestampBegin) continue;
+        if (t.tokens.empty()) t.start = origin + times[i].first;
+        t.end = origin + times[i].second;
+        t.tokens.push_back(window[i]);
+    }
+    t.text = tokenizer.decode(t.tokens);
+    m_callbacks.tentative(t);
+}
+
+void StreamingSession::maybeTrim(uint64_t end) {
+    const double windowSeconds = double(end - m_windowStart) / double(kRate);
+    if (windowSeconds <= m_options.trimSeconds) return;
+    const int timestampBegin = m_engine.tokenizer().special().timestampBegin;
+    auto trim = [&](const LocalAgreement::Boundary& b) {
+        const auto& committed = m_agreement.committedInWindow();
+        for (size_t i = 0; i < b.index && i < committed.size(); ++i)
+            if (committed[i] < timestampBegin) m_context.push_back(committed[i]);
+        m_windowStart += uint64_t(b.steps) * kTimestampSamples;
+        m_agreement.trimTo(b);
+    };
+    LocalAgreement::Boundary boundary;
+    if (m_agreement.lastCommittedBoundary(boundary) && boundary.steps > 0) {
+        trim(boundary);
+        return;
+    }
+    if (windowSeconds <= m_options.maxWindowSeconds) return;
+    // Too long without a committed boundary: commit up to the last boundary of the hypothesis,
+    // or everything, so that the next window fits Whisper's 30 s.
+    if (m_agreement.lastBoundary(boundary) && boundary.steps > 0 && boundary.index > m_agreement.committedInWindow().size()) {
+        const size_t first = m_agreement.committedInWindow().size();
+        const std::vector<int> forced = m_agreement.commitThrough(boundary.index);
+        size_t forcedText = 0;
+        for (int t : forced) forcedText += t < timestampBegin ? 1 : 0;
+        std::vector<double> shown(m_tentativeShownAt.begin(), m_tentativeShownAt.begin() + std::ptrdiff_t(std::min(forcedText, m_tentativeShownAt.size())));
+        emitCommitted(first, forced.size(), shown, end, false);
+        m_tentativeShownAt.erase(m_tentativeShownAt.begin(), m_tentativeShownAt.begin() + std::ptrdiff_t(shown.size()));
+        trim(boundary);
+        return;
+    }
+    if (!m_agreement.tentative().empty()) {
+        const size_t first = m_agreement.committedInWindow().size();
+        const std::vector<int> rest = m_agreement.commitAll();
+        emitCommitted(first, rest.size(), m_tentativeShownAt, end, false);
+    }
+    startNewWindow(end);
+}
+
+void StreamingSession::startNewWindow(uint64_t at) {
+    const int timestampBegin = m_engine.tokenizer().special().timestampBegin;
+    for (int t : m_agreement.committedInWindow())
+        if (t < timestampBegin) m_context.push_back(t);
+    m_agreement.reset();
+    m_tentativeShownAt.clear();
+    m_windowStart = std::max(m_windowStart, alignDown(at));
+}
+
+} // namespace hearsay

@@ -1,0 +1,104 @@
+// Live transcription of an audio source (a microphone, or a file played at real-time pace): the
+// worker loop of the streaming policy. Each step (stepSeconds of new audio) the window, the audio
+// since the last commit point (≤ 30 s), is encoded once and decoded with the committed text before
+// it as the prompt and the window's committed tokens as a forced prefix; LocalAgreement-2 commits
+// what two consecutive hypotheses agree on; the voice activity detector skips silence and ends
+// utterances (everything tentative is committed when the speaker pauses); long windows are
+// trimmed at committed segment boundaries. Reports through callbacks, from the thread that runs
+// it (the GUI turns them into queued signals; the CLI prints them).
+#pragma once
+
+#include "core/audio/audio_source.h"
+#include "core/audio/voice_activity.h"
+#include "core/engine/engine.h"
+#include "core/streaming/local_agreement.h"
+#include "core/streaming/streaming_events.h"
+#include "core/streaming/streaming_options.h"
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+
+namespace hearsay {
+
+struct StreamingCallbacks {
+    std::function<void(const TentativeText&)> tentative;  // after every decoded step (empty text: none)
+    std::function<void(const CommittedText&)> committed;  // each committed piece, once, in order
+    std::function<void(const StreamingStep&)> step;       // every step, decoded or not
+};
+
+class StreamingSession {
+public:
+    // Checks the options and prepares the detector; the engine session is made by run() on the
+    // thread that runs it. `controls` (optional) are shared with other threads: Cancel, the cache
+    // switches and step graphs, applied at the next decoder step.
+    static Result<std::unique_ptr<StreamingSession>> create(Engine engine, AudioSource& source, StreamingOptions options,
+                                                            StreamingCallbacks callbacks,
+                                                            std::shared_ptr<SessionControls> controls = nullptr);
+
+    // Starts the source and transcribes until it ends (a file's end, a device lost) or
+    // requestStop(); then drains: every sample read is processed and everything tentative is
+    // committed. Returns the summary; an engine failure ends the run early with `error` set,
+    // keeping what was committed. Call once, from the thread that owns the engine.
+    StreamingSummary run();
+
+    // Any thread: stop listening, finish the audio already captured, commit, return from run().
+    void requestStop();
+    // Any thread: the controls of the engine session (cache switches, step graphs, cancel).
+    const std::shared_ptr<SessionControls>& controls() const { return m_controls; }
+
+private:
+    StreamingSession(Engine engine, AudioSource& source, StreamingOptions options, StreamingCallbacks callbacks,
+                     std::shared_ptr<SessionControls> controls, VoiceActivityDetector vad);
+
+    struct Hypothesis {
+        std::vector<int> tokens;  // after the prefix: text and timestamp tokens
+        bool silent = false;      // no speech by the no-speech threshold
+    };
+
+    Result<void> readAvailable(uint64_t limit);
+    Result<void> step(uint64_t end, bool draining);
+    Result<Hypothesis> decodeWindow(uint64_t end, StreamingStep& record);
+    void acceptHypothesis(const Hypothesis& h, uint64_t end, bool endOfUtterance);
+    // Reports tokens [first, first + count) of committedInWindow() (just committed); shownAt: when
+    // each of their text tokens was first shown.
+    void emitCommitted(size_t first, size_t count, const std::vector<double>& shownAt, uint64_t windowEnd, bool endOfUtterance);
+    void emitTentative(uint64_t windowEnd);
+    void maybeTrim(uint64_t end);
+    void startNewWindow(uint64_t at);
+    // Estimated (start, end) in seconds from the window's start of each token of `tokens`.
+    std::vector<std::pair<double, double>> tokenTimes(const std::vector<int>& tokens, double windowSeconds) const;
+    double nowSeconds() const;
+
+    Engine m_engine;
+    AudioSource& m_source;
+    StreamingOptions m_options;
+    StreamingCallbacks m_callbacks;
+    std::shared_ptr<SessionControls> m_controls;
+    VoiceActivityDetector m_vad;
+    std::unique_ptr<ControlledSession> m_session;
+    LogMelStream m_mel;
+    LocalAgreement m_agreement;
+    std::atomic<bool> m_stopRequested{false};
+
+    uint64_t m_samplesRead = 0;       // fed to the mel stream and the VAD
+    uint64_t m_processed = 0;         // the end of the last step
+    uint64_t m_windowStart = 0;       // sample; a multiple of 160
+    bool m_speechOpen = false;        // a speech start without its end yet
+    uint64_t m_lastSpeechEnd = 0;     // where the last utterance ended (sample)
+    std::vector<uint64_t> m_utteranceEnds;  // speech ends decided, not yet handled
+    std::vector<int> m_context;       // committed text tokens before the window (the prompt)
+    std::vector<double> m_tentativeShownAt;  // wall time each tentative text token was first shown
+    std::string m_language;           // detected once (multilingual models without a set language)
+    StreamingSummary m_summary;
+    std::vector<double> m_tentativeLatencies, m_commitLatencies;
+    std::chrono::steady_clock::time_point m_epoch;
+    double m_stepTotalMs = 0.0;
+};
+
+// Median, 90th percentile and maximum of a list of latencies.
+LatencySummary summariseLatencies(std::vector<double> values);
+
+} // namespace hearsay

@@ -1,0 +1,246 @@
+// Live transcription with the real tiny.en model on files played as if they were a microphone
+// (SimulatedLiveSource): the committed text against the offline transcript of the same audio,
+// silence and low noise commit nothing, Stop in mid-sentence keeps the last words, a run repeated
+// gives the same tokens, and ten minutes at ten times real time lose no audio. CTest label `real`.
+#include "real_models.h"
+
+#include "core/audio/audio_writer.h"
+#include "core/audio/simulated_live_source.h"
+#include "core/decoding/transcriber.h"
+#include "core/engine/engine.h"
+#include "core/streaming/streaming_session.h"
+#include "core/transcript/word_error_rate.h"
+
+#include <QtTest>
+
+#include <random>
+#include <thread>
+
+using namespace hearsay;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Run {
+    StreamingSummary summary;
+    std::vector<CommittedText> committed;
+    std::vector<TentativeText> tentative;
+    std::vector<StreamingStep> steps;
+    std::vector<int> tokens() const {
+        std::vector<int> all;
+        for (const auto& c : committed) all.insert(all.end(), c.tokens.begin(), c.tokens.end());
+        return all;
+    }
+};
+
+} // namespace
+
+class TestStreamingLive : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_tmp;
+    std::optional<Engine> m_engine;
+    QTemporaryDir m_speech;
+
+    fs::path tmp(const std::string& name) const { return fs::path(m_tmp.path().toStdString()) / name; }
+
+    // Streams `file` through a new session; stopAfterSeconds > 0 (with a paced source) presses
+    // Stop from another thread once that much audio has been played, as a user would.
+    Run stream(const fs::path& file, const StreamingOptions& options, double speed = 0.0, double stopAfterSeconds = 0.0) {
+        Run run;
+        SimulatedLiveOptions live;
+        live.speed = speed;
+        live.ringSeconds = 20.0 * std::max(1.0, speed);  // 20 s of wall time, as a microphone's
+        auto source = SimulatedLiveSource::open(file, live);
+        if (!source) {
+            run.summary.error = source.message();
+            return run;
+        }
+        StreamingCallbacks callbacks;
+        callbacks.committed = [&](const CommittedText& c) { run.committed.push_back(c); };
+        callbacks.tentative = [&](const TentativeText& t) { run.tentative.push_back(t); };
+        callbacks.step = [&](const StreamingStep& s) { run.steps.push_back(s); };
+        auto session = StreamingSession::create(*m_engine, *source.value(), options, callbacks);
+        if (!session) {
+            run.summary.error = session.message();
+            return run;
+        }
+        std::thread stopper;
+        if (stopAfterSeconds > 0.0) {
+            StreamingSession* target = session.value().get();
+            stopper = std::thread([target, delay = stopAfterSeconds / speed] {
+                std::this_thread::sleep_for(std::chrono::duration<double>(delay));
+                target->requestStop();
+            });
+        }
+        run.summary = session.value()->run();
+        if (stopper.joinable()) stopper.join();
+        return run;
+    }
+
+    std::string offline(const std::vector<float>& samples) {
+        auto session = m_engine->createSession(SessionOptions{});
+        if (!session) return "<" + session.message() + ">";
+        TranscribeOptions o;
+        o.decoding.beamSize = 0;
+        o.temperatures = {0.0f};
+        auto t = transcribe(*session.value(), m_engine->tokenizer(), samples, o);
+        return t ? t->text : "<" + t.message() + ">";
+    }
+
+    static StreamingOptions lockstep() {
+        StreamingOptions o;
+        o.lockstep = true;
+        return o;
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(m_tmp.isValid() && m_speech.isValid());
+        const QString missing = real_models::missing("tiny.en");
+        QVERIFY2(missing.isEmpty(), qPrintable(missing));
+        auto engine = Engine::load(real_models::directory() / "tiny.en", EngineOptions{BackendKind::Cpu, BackendOptions{2, 0}});
+        QVERIFY2(engine, engine ? "" : engine.message().c_str());
+        m_engine = engine.value();
+        const QString rendered = real_models::renderSpeech(m_speech.path());
+        QVERIFY2(rendered.isEmpty(), qPrintable(rendered));
+    }
+
+    // The known sentence, committed; every sample read was processed; nothing tentative is left.
+    void jfkIsCommitted() {
+        const Run run = stream(HEARSAY_SHARED_DATA_DIR "/jfk.wav", lockstep());
+        QVERIFY2(run.summary.error.empty(), run.summary.error.c_str());
+        QCOMPARE(QString::fromStdString(normaliseForWer(run.summary.text)),
+                 QStringLiteral("and so my fellow americans ask not what your country can do for you ask what you can do "
+                                "for your country"));
+        QCOMPARE(run.summary.samplesProcessed, run.summary.samplesRead);
+        QCOMPARE(run.summary.samplesRead, uint64_t(176000));
+        QVERIFY(!run.tentative.empty());
+        QVERIFY(run.committed.back().endOfUtterance);  // the drain commits the rest
+        // Committed pieces come in order of their audio.
+        for (size_t i = 1; i < run.committed.size(); ++i) QVERIFY(run.committed[i].start >= run.committed[i - 1].start - 0.5);
+        // Each step reports its figures; decoded steps have a window and tokens.
+        QVERIFY(run.summary.decodedSteps > 3);
+        for (const auto& s : run.steps) {
+            if (!s.decoded) continue;
+            QVERIFY(s.windowSeconds > 0.0 && s.windowSeconds <= 30.0);
+            QVERIFY(s.encoderMs > 0.0);
+            QVERIFY(s.cache.crossAllocated > 0);
+        }
+    }
+
+    // Real and synthetic speech: the committed text is the offline transcript up to a small word
+    // error rate (measured on this set: see scripts/bench/RESULTS.md).
+    void committedTextFollowsTheOfflineTranscript() {
+        int errors = 0, words = 0;
+        std::vector<fs::path> files = {HEARSAY_SHARED_DATA_DIR "/speech-30s-a.wav", HEARSAY_SHARED_DATA_DIR "/speech-30s-b.wav",
+                                       (m_speech.path() + "/story-3.wav").toStdString(),
+                                       (m_speech.path() + "/en-05.wav").toStdString()};
+        for (const fs::path& file : files) {
+            const auto samples = real_models::readClip(QString::fromStdString(file.string()));
+            QVERIFY(!samples.empty());
+            const std::string reference = offline(samples);
+            const Run run = stream(file, lockstep());
+            QVERIFY2(run.summary.error.empty(), run.summary.error.c_str());
+            const WordErrors w = wordErrors(reference, run.summary.text);
+            qInfo("%s: %d/%d words differ from the offline transcript\n  offline: %s\n  stream:  %s", file.filename().c_str(),
+                  w.errors, w.referenceWords, reference.c_str(), run.summary.text.c_str());
+            errors += w.errors;
+            words += w.referenceWords;
+        }
+        const double rate = double(errors) / words;
+        qInfo("streaming vs offline: %.2f%% (%d/%d)", 100.0 * rate, errors, words);
+        QVERIFY2(rate <= 0.08, qPrintable(QString("WER vs offline %1%").arg(100.0 * rate)));
+    }
+
+    // A minute of silence, and of low noise: no text (the VAD does not decode them).
+    void silenceAndNoiseCommitNothing_data() {
+        QTest::addColumn<double>("level");
+        QTest::newRow("silence") << 0.0;
+        QTest::newRow("noise at -50 dBFS") << 0.00316;
+        QTest::newRow("noise at -40 dBFS") << 0.01;
+    }
+    void silenceAndNoiseCommitNothing() {
+        QFETCH(double, level);
+        std::mt19937 rng(7);
+        std::normal_distribution<float> noise(0.0f, float(level));
+        std::vector<float> samples(60 * 16000);
+        for (float& s : samples) s = level > 0.0 ? noise(rng) : 0.0f;
+        const fs::path file = tmp("quiet.wav");
+        QVERIFY(writeAudioFile(file, samples.data(), samples.size(), 16000, 1, AudioFileFormat::WavFloat));
+        const Run run = stream(file, lockstep());
+        QVERIFY2(run.summary.error.empty(), run.summary.error.c_str());
+        QVERIFY2(run.committed.empty(), run.committed.empty() ? "" : run.committed.front().text.c_str());
+        QCOMPARE(run.summary.samplesProcessed, uint64_t(samples.size()));
+        QCOMPARE(run.summary.decodedSteps, 0);
+        // And with the VAD off, the no-speech guard keeps the silence empty.
+        if (level == 0.0) {
+            StreamingOptions o = lockstep();
+            o.useVad = false;
+            o.trimSeconds = 10.0;
+            o.maxWindowSeconds = 12.0;
+            const Run raw = stream(file, o);
+            QVERIFY2(raw.summary.error.empty(), raw.summary.error.c_str());
+            QVERIFY2(normaliseForWer(raw.summary.text).empty(), raw.summary.text.c_str());
+            QVERIFY(raw.summary.decodedSteps > 0);
+        }
+    }
+
+    // Stop in mid-sentence: the audio read before Stop is transcribed and committed (the last
+    // words are not lost).
+    void stopKeepsTheLastWords() {
+        const fs::path file = HEARSAY_SHARED_DATA_DIR "/jfk.wav";
+        // jfk at 2x real time, stopped after 6 s of audio ("...ask not what your country can").
+        const Run run = stream(file, StreamingOptions{}, 2.0, 6.0);
+        QVERIFY2(run.summary.error.empty(), run.summary.error.c_str());
+        QVERIFY2(run.summary.audioSeconds >= 5.5 && run.summary.audioSeconds < 8.0, qPrintable(QString::number(run.summary.audioSeconds)));
+        QCOMPARE(run.summary.samplesProcessed, run.summary.samplesRead);
+        const auto all = real_models::readClip(QString::fromStdString(file.string()));
+        const std::vector<float> heard(all.begin(), all.begin() + std::ptrdiff_t(run.summary.samplesRead));
+        const std::string reference = offline(heard);
+        const WordErrors w = wordErrors(reference, run.summary.text);
+        qInfo("stopped after %.2f s: \"%s\" (offline of the same audio: \"%s\")", run.summary.audioSeconds,
+              run.summary.text.c_str(), reference.c_str());
+        QVERIFY2(w.errors <= 1, qPrintable(QString::fromStdString(run.summary.text)));
+        // The words right before the stop are there.
+        const auto words = werWords(run.summary.text);
+        QVERIFY(words.size() >= 8);
+        QVERIFY(normaliseForWer(run.summary.text).find("ask not") != std::string::npos);
+        QVERIFY(run.committed.back().endOfUtterance);
+    }
+
+    // The same file, streamed twice in lockstep: the same committed tokens.
+    void deterministic() {
+        const fs::path file = HEARSAY_SHARED_DATA_DIR "/speech-30s-b.wav";
+        const Run a = stream(file, lockstep()), b = stream(file, lockstep());
+        QVERIFY(!a.committed.empty());
+        QCOMPARE(a.tokens(), b.tokens());
+        QCOMPARE(a.summary.steps, b.summary.steps);
+    }
+
+    // Ten minutes at ten times real time: every sample read is processed, none dropped.
+    void tenMinutesLoseNoAudio() {
+        std::vector<float> samples;
+        const auto story = real_models::readClip(m_speech.path() + "/story-2.wav");
+        QVERIFY(!story.empty());
+        while (samples.size() < size_t(600 * 16000)) {
+            samples.insert(samples.end(), story.begin(), story.end());
+            samples.resize(samples.size() + size_t(100 * 16000), 0.0f);  // mostly silence: affordable on 2 cores
+        }
+        samples.resize(size_t(600 * 16000));
+        const fs::path file = tmp("ten-minutes.wav");
+        QVERIFY(writeAudioFile(file, samples.data(), samples.size(), 16000, 1, AudioFileFormat::Wav16));
+        const Run run = stream(file, StreamingOptions{}, 10.0);
+        QVERIFY2(run.summary.error.empty(), run.summary.error.c_str());
+        QCOMPARE(run.summary.samplesRead, uint64_t(samples.size()));
+        QCOMPARE(run.summary.samplesProcessed, run.summary.samplesRead);
+        QCOMPARE(run.summary.droppedSamples, uint64_t(0));
+        QCOMPARE(run.summary.overflowEvents, uint64_t(0));
+        QVERIFY(run.summary.utterances >= 5);
+        qInfo("10 min at 10x: %d steps (%d decoded), real-time factor %.3f, latency median tentative %.2f s, committed %.2f s",
+              run.summary.steps, run.summary.decodedSteps, run.summary.realTimeFactor, run.summary.tentativeLatency.median,
+              run.summary.commitLatency.median);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestStreamingLive)
+#include "tst_streaming_live.moc"

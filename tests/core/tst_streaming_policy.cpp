@@ -1,0 +1,158 @@
+// The commit policy of live transcription on scripted hypotheses (no model): LocalAgreement-2
+// agreement, word boundaries, timestamps that differ between hypotheses, end of utterance,
+// trimming at a committed segment boundary, a forced commit, and the latency summary.
+#include "core/streaming/local_agreement.h"
+#include "core/streaming/streaming_session.h"
+
+#include <QtTest>
+
+using namespace hearsay;
+
+namespace {
+
+// Token ids of the script: 100.. begin a word (" the"), 200.. continue one ("ing"), 1000.. are
+// timestamps (0.02 s steps).
+constexpr int kTs = 1000;
+int ts(int steps) { return kTs + steps; }
+int w(int i) { return 100 + i; }   // a word-starting token
+int c(int i) { return 200 + i; }   // a continuation
+
+LocalAgreement policy() {
+    return LocalAgreement(kTs, [](int token) { return token >= 100 && token < 200; });
+}
+
+using Tokens = std::vector<int>;
+
+} // namespace
+
+class TestStreamingPolicy : public QObject {
+    Q_OBJECT
+private slots:
+    void firstHypothesisIsTentative() {
+        auto p = policy();
+        auto u = p.update({ts(0), w(1), w(2)});
+        QVERIFY(u.committed.empty());
+        QCOMPARE(u.tentative, (Tokens{ts(0), w(1), w(2)}));
+        QVERIFY(p.committedInWindow().empty());
+    }
+
+    void agreedPrefixIsCommittedUpToAWordBoundary() {
+        auto p = policy();
+        p.update({ts(0), w(1), w(2), w(3)});
+        // The second hypothesis agrees on w1 w2 w3 and goes on: w3 may still grow (the first
+        // hypothesis ends there), so the commit stops before it.
+        auto u = p.update({ts(0), w(1), w(2), w(3), w(4)});
+        QCOMPARE(u.committed, (Tokens{ts(0), w(1), w(2)}));
+        QCOMPARE(u.tentative, (Tokens{w(3), w(4)}));
+        QCOMPARE(p.committedInWindow(), (Tokens{ts(0), w(1), w(2)}));
+        // The next hypothesis continues after the committed prefix and agrees on w3 w4.
+        u = p.update({w(3), w(4), w(5)});
+        QCOMPARE(u.committed, (Tokens{w(3)}));
+        QCOMPARE(u.tentative, (Tokens{w(4), w(5)}));
+    }
+
+    void disagreementCommitsNothing() {
+        auto p = policy();
+        p.update({ts(0), w(1), w(2)});
+        auto u = p.update({ts(0), w(7), w(2), w(3)});
+        QVERIFY(u.committed.empty());
+        QCOMPARE(u.tentative, (Tokens{ts(0), w(7), w(2), w(3)}));
+        // Agreement is always with the newest hypothesis, not the first: w7 w2 agree, and both go
+        // on with a new word (w3 / w9), so w2 is complete.
+        u = p.update({ts(0), w(7), w(2), w(9)});
+        QCOMPARE(u.committed, (Tokens{ts(0), w(7), w(2)}));
+        QCOMPARE(u.tentative, (Tokens{w(9)}));
+    }
+
+    void neverCutsInsideAWord() {
+        auto p = policy();
+        // "w1 w2c2 w3": the hypotheses agree on w1 w2 and part of the next word's tokens differ.
+        p.update({ts(0), w(1), w(2), c(2), w(3)});
+        auto u = p.update({ts(0), w(1), w(2), c(5), w(3)});
+        // Agreed text: w1 w2; the token after them (c2 / c5) does not start a word: w2 stays tentative.
+        QCOMPARE(u.committed, (Tokens{ts(0), w(1)}));
+        QCOMPARE(u.tentative, (Tokens{w(2), c(5), w(3)}));
+    }
+
+    void timestampsThatDifferDoNotBlockAgreement() {
+        auto p = policy();
+        p.update({ts(0), w(1), w(2), ts(70), ts(70), w(3), w(4)});
+        auto u = p.update({ts(1), w(1), w(2), ts(72), ts(72), w(3), w(4), w(5)});
+        // Text agrees on w1..w4; commits up to before w4 (the first hypothesis ends after it),
+        // with the current hypothesis' timestamps.
+        QCOMPARE(u.committed, (Tokens{ts(1), w(1), w(2), ts(72), ts(72), w(3)}));
+        QCOMPARE(u.tentative, (Tokens{w(4), w(5)}));
+    }
+
+    void endOfUtteranceCommitsEverything() {
+        auto p = policy();
+        p.update({ts(0), w(1), w(2)});
+        p.update({ts(0), w(1), w(2), w(3)});
+        QCOMPARE(p.committedInWindow(), (Tokens{ts(0), w(1)}));
+        const Tokens rest = p.commitAll();
+        QCOMPARE(rest, (Tokens{w(2), w(3)}));
+        QCOMPARE(p.committedInWindow(), (Tokens{ts(0), w(1), w(2), w(3)}));
+        QVERIFY(p.tentative().empty());
+        // The next hypothesis has no previous one to agree with: it is tentative.
+        auto u = p.update({ts(200), w(8)});
+        QVERIFY(u.committed.empty());
+        p.reset();
+        QVERIFY(p.committedInWindow().empty() && p.tentative().empty());
+    }
+
+    void trimsAtTheLastCommittedSegmentBoundary() {
+        auto p = policy();
+        const Tokens h = {ts(0), w(1), w(2), ts(50), ts(50), w(3), w(4), ts(90), ts(91), w(5), w(6)};
+        p.update(h);
+        Tokens more = h;
+        more.push_back(w(7));
+        p.update(more);
+        // Committed through w5; boundaries inside: (50, 50) and (90, 91).
+        QCOMPARE(p.committedInWindow(), (Tokens{ts(0), w(1), w(2), ts(50), ts(50), w(3), w(4), ts(90), ts(91), w(5)}));
+        LocalAgreement::Boundary b;
+        QVERIFY(p.lastCommittedBoundary(b));
+        QCOMPARE(b.index, size_t(8));  // the opening timestamp of the last committed segment
+        QCOMPARE(b.steps, 90);         // the closing time before it: the new window starts there
+        p.trimTo(b);
+        // What remains moves back by 1.80 s: its segment starts at 0.02 s.
+        QCOMPARE(p.committedInWindow(), (Tokens{ts(1), w(5)}));
+        QCOMPARE(p.tentative(), (Tokens{w(6), w(7)}));
+        QVERIFY(!p.lastCommittedBoundary(b));
+    }
+
+    void forcedCommitThroughTheHypothesisBoundary() {
+        auto p = policy();
+        p.update({ts(0), w(1), w(2), ts(60), ts(60), w(3)});
+        LocalAgreement::Boundary b;
+        QVERIFY(!p.lastCommittedBoundary(b));
+        QVERIFY(p.lastBoundary(b));
+        QCOMPARE(b.index, size_t(4));
+        const Tokens forced = p.commitThrough(b.index);
+        QCOMPARE(forced, (Tokens{ts(0), w(1), w(2), ts(60)}));
+        QCOMPARE(p.tentative(), (Tokens{ts(60), w(3)}));
+        QVERIFY(!p.lastCommittedBoundary(b));  // the pair is split: the committed part holds only its closing half
+        QVERIFY(p.lastBoundary(b));
+        p.trimTo(b);  // the window now starts at 1.20 s: the open segment's start moves to 0.00
+        QVERIFY(p.committedInWindow().empty());
+        QCOMPARE(p.tentative(), (Tokens{ts(0), w(3)}));
+    }
+
+    void silenceHypothesesCommitNothing() {
+        auto p = policy();
+        p.update({});
+        auto u = p.update({});
+        QVERIFY(u.committed.empty() && u.tentative.empty());
+    }
+
+    void latencySummary() {
+        const LatencySummary s = summariseLatencies({0.5, 0.1, 0.3, 0.2, 0.4, 1.0, 0.6, 0.7, 0.8, 0.9});
+        QCOMPARE(s.count, 10);
+        QVERIFY(std::abs(s.median - 0.55) < 1e-12);
+        QVERIFY(std::abs(s.p90 - 0.91) < 1e-12);
+        QCOMPARE(s.max, 1.0);
+        QCOMPARE(summariseLatencies({}).count, 0);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestStreamingPolicy)
+#include "tst_streaming_policy.moc"
