@@ -6,6 +6,7 @@
 #include "core/backend/cpu_backend.h"
 
 #include "core/backend/cpu_simd.h"
+#include "core/backend/cpu_vector_math.h"
 #include "core/util/half.h"
 
 #include "core/backend/blas.h"
@@ -205,19 +206,6 @@ WeightPointer weightPointer(BufferView view, size_t needed, const char* what) {
 
 // Elements spanned by `rows` rows of `width` with row stride `stride`.
 size_t spanOf(size_t rows, size_t stride, size_t width) { return rows == 0 ? 0 : (rows - 1) * stride + width; }
-
-// In-place softmax of scores[0, n): exp(s - max) / Σ.
-inline void softmax(float* scores, int n) {
-    float maxScore = -std::numeric_limits<float>::infinity();
-    for (int i = 0; i < n; ++i) maxScore = std::max(maxScore, scores[i]);
-    float sum = 0.0f;
-    for (int i = 0; i < n; ++i) {
-        scores[i] = std::exp(scores[i] - maxScore);
-        sum += scores[i];
-    }
-    const float inv = 1.0f / sum;
-    for (int i = 0; i < n; ++i) scores[i] *= inv;
-}
 
 // Checks that a batch's keys lie inside k and v (the rest of attention()'s checks are static).
 void checkAttentionKeys(const AttentionArgs& a, const AttentionBatch& b) {
@@ -482,10 +470,7 @@ void CpuBackend::gelu(BufferView x) {
     float* p = hostPointer(x, x.size, "gelu");
     const size_t n = x.size;
     submit([=, this] {
-        pool().parallelFor(n, 8192, [&](size_t begin, size_t end, int) {
-            constexpr float kInvSqrt2 = 0.70710678118654752440f;
-            for (size_t i = begin; i < end; ++i) p[i] = 0.5f * p[i] * (1.0f + std::erf(p[i] * kInvSqrt2));
-        });
+        pool().parallelFor(n, 8192, [&](size_t begin, size_t end, int) { simd::gelu(p + begin, end - begin); });
     });
 }
 
@@ -633,7 +618,7 @@ void CpuBackend::attentionGemm(const AttentionArgs& a, const AttentionBatch& bat
                 for (int j = 0; j < qc; ++j) {
                     float* row = s + static_cast<size_t>(j) * static_cast<size_t>(kc);
                     const int visible = a.causal ? kc - qc + j + 1 : kc;
-                    softmax(row, visible);
+                    simd::softmax(row, static_cast<size_t>(visible));
                     std::fill(row + visible, row + kc, 0.0f);
                 }
                 // out_h[qc][hd] = s · v_h
@@ -752,7 +737,7 @@ void CpuBackend::attentionNow(const AttentionArgs& a, std::span<const AttentionB
                 const float* kv = k + (b.keyRow + static_cast<size_t>(i)) * static_cast<size_t>(a.kvStride) + col;
                 scores[static_cast<size_t>(i)] = simd::dot(qv, kv, static_cast<size_t>(hd)) * a.scale;
             }
-            softmax(scores.data(), visible);
+            simd::softmax(scores.data(), static_cast<size_t>(visible));
             float* o = out + row * static_cast<size_t>(a.outStride) + col;
             std::fill(o, o + hd, 0.0f);
             for (int i = 0; i < visible; ++i) {
