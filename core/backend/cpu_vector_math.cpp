@@ -13,6 +13,7 @@
 // GCC 12 warns inside its own AVX-512 headers (_mm512_undefined_ps in masked and reducing
 // intrinsics): a known false positive of -Wmaybe-uninitialized.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
 namespace hearsay::simd {

@@ -1,7 +1,13 @@
 // The CPU backend's vector kernels against double-precision definitions, with stated
 // tolerances: the vectorised softmax and GELU (the path this CPU runs, named in the output)
-// and the portable ones, over lengths with every tail size and the extremes the encoder meets.
+// and the portable ones, over lengths with every tail size and the extremes the encoder meets;
+// q8_0 weights kept as blocks (dotQ8, convertQ8, and linear() on every path) against the same
+// weights dequantised to float32 (the path they replace).
+#include "core/backend/cpu_backend.h"
+#include "core/backend/cpu_simd.h"
 #include "core/backend/cpu_vector_math.h"
+#include "core/model/quantize.h"
+#include "core/model/tensor.h"
 
 #include <QtTest>
 
@@ -82,6 +88,77 @@ private slots:
         QVERIFY(std::abs(far[1]) < 1e-30f);
         QCOMPARE(far[2], 1e4f);
         QVERIFY(std::abs(far[3]) < 1e-30f);
+    }
+
+    void q8Kernels() {
+        // convertQ8 equals the model loader's dequantisation bit for bit; dotQ8 is within float
+        // rounding of the double-precision dot with those values: |error| ≤ 1e-6 · Σ|a·w|.
+        for (size_t n : {32ul, 64ul, 96ul, 384ul, 1536ul}) {
+            const std::vector<float> w = randomValues(n, uint32_t(n), 0.05f);
+            const std::vector<float> a = randomValues(n, uint32_t(n + 1), 1.0f);
+            std::vector<std::byte> blocks(n / 32 * 34);
+            quantizeRow(DType::Q8_0, w.data(), int64_t(n), blocks.data());
+            std::vector<float> want(n), got(n);
+            dequantizeRow(DType::Q8_0, blocks.data(), int64_t(n), want.data());
+            simd::convertQ8(reinterpret_cast<const uint8_t*>(blocks.data()), got.data(), n);
+            QCOMPARE(got, want);
+            double exact = 0.0, magnitude = 0.0;
+            for (size_t i = 0; i < n; ++i) {
+                exact += double(a[i]) * want[i];
+                magnitude += std::abs(double(a[i]) * want[i]);
+            }
+            const float dot = simd::dotQ8(a.data(), reinterpret_cast<const uint8_t*>(blocks.data()), n);
+            QVERIFY2(std::abs(dot - exact) <= 1e-6 * magnitude, qPrintable(QString("n %1: %2 vs %3").arg(n).arg(dot).arg(exact)));
+        }
+        qInfo("q8_0 dot path: %s", simd::usingAvx512() ? "avx512" : simd::usingF16c() ? "avx2" : "portable");
+    }
+
+    void linearQ8KeepsBlocks() {
+        // A q8_0 weight [out][in] stays in its blocks (bytes = 34/32 per element) and linear() on
+        // 1, 3 (dot paths) and 40 rows (GEMM path, widened per block of columns), with bias and
+        // accumulate, matches linear() on the same weights dequantised to float32: ≤ 2e-6 relative.
+        CpuBackend backend(2);
+        const int in = 384, out = 200;
+        const std::vector<float> w = randomValues(size_t(in * out), 11, 0.05f);
+        std::vector<std::byte> blocks(size_t(in * out) / 32 * 34);
+        quantizeRow(DType::Q8_0, w.data(), int64_t(in) * out, blocks.data());
+        TensorView view;
+        view.name = "w";
+        view.dtype = DType::Q8_0;
+        view.shape = {out, in};
+        view.data = blocks.data();
+        view.bytes = blocks.size();
+        auto q8 = backend.loadWeight(view);
+        QCOMPARE(q8->bytes(), blocks.size());
+        std::vector<float> dequantised(size_t(in * out));
+        dequantizeRow(DType::Q8_0, blocks.data(), int64_t(in) * out, dequantised.data());
+        auto f32 = backend.allocate(dequantised.size());
+        backend.upload(BufferView(f32.get()), dequantised.data(), dequantised.size());
+        const std::vector<float> bias = randomValues(size_t(out), 12, 0.1f);
+        auto b = backend.allocate(bias.size());
+        backend.upload(BufferView(b.get()), bias.data(), bias.size());
+        for (int rows : {1, 3, 40}) {
+            for (bool accumulate : {false, true}) {
+                const std::vector<float> x = randomValues(size_t(rows * in), uint32_t(13 + rows), 1.0f);
+                const std::vector<float> y0 = randomValues(size_t(rows * out), uint32_t(14 + rows), 1.0f);
+                auto dx = backend.allocate(x.size());
+                backend.upload(BufferView(dx.get()), x.data(), x.size());
+                std::vector<float> results[2];
+                for (int k = 0; k < 2; ++k) {
+                    auto dy = backend.allocate(y0.size());
+                    backend.upload(BufferView(dy.get()), y0.data(), y0.size());
+                    backend.linear(BufferView(dx.get()), BufferView(k == 0 ? q8.get() : f32.get()), BufferView(b.get()),
+                                   BufferView(dy.get()), rows, in, out, accumulate);
+                    results[k].resize(y0.size());
+                    backend.download(BufferView(dy.get()), results[k].data(), y0.size());
+                }
+                double worst = 0.0;
+                for (size_t i = 0; i < y0.size(); ++i) {
+                    worst = std::max(worst, std::abs(results[0][i] - results[1][i]) / (1.0 + std::abs(results[1][i])));
+                }
+                QVERIFY2(worst <= 2e-6, qPrintable(QString("rows %1 accumulate %2: %3").arg(rows).arg(accumulate).arg(worst)));
+            }
+        }
     }
 };
 
