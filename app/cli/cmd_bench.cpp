@@ -9,6 +9,8 @@
 #include "core/bench/fixed_work.h"
 #include "core/bench/machine_info.h"
 #include "core/bench/peak_memory.h"
+#include "core/bench/real_file_bench.h"
+#include "core/bench/real_file_run.h"
 #include "core/bench/roofline.h"
 #include "core/bench/subprocess.h"
 #include "core/engine/engine.h"
@@ -79,7 +81,18 @@ constexpr const char* kUsage =
     "  --work-dir DIR    where made models are kept (default: /tmp/hearsay-bench)\n"
     "  --json FILE       also write the full report as JSON\n"
     "  --decode-steps N --batch-steps N --batch-beams N --prompt-tokens N --prompt-runs N\n"
-    "                    change the fixed work (default 256, 64, 5, 256, 16)\n";
+    "                    change the fixed work (default 256, 64, 5, 256, 16)\n"
+    "Real-file section (instead of the fixed work and the cache table when --real-files is given):\n"
+    "  --real-files LIST     WAVs (16 kHz mono 16-bit) each program transcribes; a sibling FILE.txt is the\n"
+    "                        reference for the word error rates (else faster-whisper-float32's text)\n"
+    "  --real-models LIST    CTranslate2 model directories (converted here to ggml f16 and q8_0 for\n"
+    "                        whisper.cpp and hearsay-q8_0, kept in --work-dir)\n"
+    "  --real-beams LIST     beam sizes (default 1,5; 1 is greedy; Hearsay uses CTranslate2's beam rules)\n"
+    "  --real-rounds N       interleaved rounds, one fresh process per program and round (default 3)\n"
+    "  --real-programs LIST  default hearsay,hearsay-q8_0,faster-whisper-float32,faster-whisper-int8,\n"
+    "                        whisper.cpp,whisper.cpp-q8_0\n"
+    "  --whisper-cli PATH    whisper.cpp's CLI (default: SOURCE/build-whispercpp/build/bin/whisper-cli)\n"
+    "  --language CODE       spoken language given to every program (default en)\n";
 
 struct Settings {
     std::vector<std::string> sizes;
@@ -107,6 +120,15 @@ struct Settings {
     std::string audio = std::string(HEARSAY_SHARED_DATA_DIR) + "/speech-30s-a.wav";
     std::string workDir = "/tmp/hearsay-bench";
     std::string json;
+    // the real-file section
+    std::vector<std::string> realFiles;
+    std::vector<std::string> realModels;
+    std::vector<int> realBeams = {1, 5};
+    int realRounds = 3;
+    std::vector<std::string> realPrograms = {"hearsay", "hearsay-q8_0", "faster-whisper-float32", "faster-whisper-int8",
+                                             "whisper.cpp", "whisper.cpp-q8_0"};
+    std::string whisperCli;
+    std::string language = "en";
 };
 
 std::vector<std::string> splitList(const std::string& text) {
@@ -183,6 +205,34 @@ int runChild(const Options& options, const Settings& settings) {
     row->peakResidentBytes = peakResidentBytes();
     std::printf("%s\n", toJson(row.value()).dump().c_str());
     return 0;
+}
+
+// --- child: one real-file transcription -----------------------------------------------------
+
+int runRealFileChild(const Options& options, const Settings& settings) {
+    const auto path = options.value("model");
+    const auto audio = options.value("audio");
+    const auto out = options.value("json");
+    if (!path || !audio || !out) return fail("--child-real-file needs --model, --audio and --json");
+    auto beam = parsePositive("--beam-size", options.value("beam-size", "1"));
+    if (!beam) return fail(beam.message());
+    SessionOptions sessionOptions;
+    sessionOptions.maxBeams = beam.value();
+    auto engine = openEngine(*path, settings.backend, settings.precision, settings.threads, settings.stepGraphs,
+                             sessionOptions);
+    if (!engine) return fail(engine.message(), 1);
+    RealFileTask task;
+    task.audio = *audio;
+    task.beamSize = beam.value();
+    task.language = options.value("language", "en");
+    auto run = runRealFile(*engine->session, engine->engine.tokenizer(), task);
+    if (!run) return fail(run.message(), 1);
+    run->program = options.value("name", "hearsay");
+    Json json = toJson(run.value());
+    json["version"] = std::string(engine->engine.backend().name());
+    std::ofstream file(*out);
+    file << json.dump() << "\n";
+    return file ? 0 : fail("cannot write '" + *out + "'", 1);
 }
 
 // --- parent ---------------------------------------------------------------------------------
@@ -417,6 +467,87 @@ int printFloorsOnly(const Settings& s) {
     return 0;
 }
 
+// --real-files: every program transcribes every file with every model and beam size, rounds
+// interleaved; prints one table per case and writes them all to --json.
+int runRealFileSection(const Settings& s, const std::vector<std::string>& args) {
+    if (s.realModels.empty()) return fail("--real-files needs --real-models (CTranslate2 directories)");
+    const fs::path source = sourceTree();
+    std::error_code ec;
+    const fs::path venv = source / ".venv-bench/bin/python";
+    RealFilePlan plan;
+    plan.hearsay = currentExecutablePath();
+    plan.python = !s.python.empty() ? s.python : fs::exists(venv, ec) ? venv.string() : "python3";
+    plan.peersScript = (source / "scripts/bench/real_peers.py").string();
+    plan.whisperCli = !s.whisperCli.empty() ? s.whisperCli : (source / "build-whispercpp/build/bin/whisper-cli").string();
+    plan.threads = s.threads;
+    plan.language = s.language;
+    plan.programs = s.realPrograms;
+    MachineInfo machine = collectMachineInfo();
+    const std::string date = utcTimestamp();
+    std::printf("hearsay bench, real files, %s\n  machine: %s, %d CPUs (%s), %.1f GiB, load average %.2f\n  build: %s, %s, commit %s\n",
+                date.c_str(), machine.cpuModel.c_str(), machine.logicalCpus, machine.cpuFlags.c_str(),
+                double(machine.memoryBytes) / (1024.0 * 1024.0 * 1024.0), machine.loadAverage, HEARSAY_BUILD_TYPE,
+                compilerDescription().c_str(), HEARSAY_GIT_COMMIT);
+    Json::Array cases;
+    for (const std::string& model : s.realModels) {
+        const std::string name = fs::path(model).filename().string().empty() ? fs::path(model).parent_path().filename().string()
+                                                                              : fs::path(model).filename().string();
+        plan.ct2 = model;
+        // whisper.cpp and hearsay-q8_0 read conversions of the same directory.
+        for (auto [dtype, target] : {std::pair{"f16", &plan.ggmlF16}, std::pair{"q8_0", &plan.ggmlQ8}}) {
+            const fs::path out = fs::path(s.workDir) / (name + "-" + dtype + ".ggml.bin");
+            *target = out.string();
+            if (fs::exists(out, ec)) continue;
+            fs::create_directories(s.workDir, ec);
+            std::fprintf(stderr, "bench: converting %s to ggml %s\n", model.c_str(), dtype);
+            auto made = runSelf({"convert", "--to", "ggml", "--dtype", dtype, model, out.string()});
+            if (!made) return fail(made.message(), 1);
+        }
+        {
+            auto engine = Engine::load(model, EngineOptions{BackendKind::Cpu, {}});
+            if (!engine) return fail(model + ": " + engine.message(), 1);
+            plan.eot = engine->tokenizer().special().eot;
+        }
+        for (const std::string& audio : s.realFiles) {
+            for (int beam : s.realBeams) {
+                plan.audio = audio;
+                plan.beamSize = beam;
+                auto programs = realFilePrograms(plan);
+                if (!programs) return fail(programs.message());
+                const RealFileCase c = runRealFileCase(name, audio, beam, programs.value(), s.realRounds,
+                                                       (fs::path(s.workDir) / "real-runs").string());
+                std::printf("%s", formatRealFileCase(c).c_str());
+                std::fflush(stdout);
+                cases.push_back(toJson(c));
+            }
+        }
+    }
+    if (!s.json.empty()) {
+        Json doc;
+        doc["schema"] = "hearsay-bench-real/1";
+        doc["date"] = date;
+        doc["command"] = [&] {
+            std::string c = "hearsay-cli bench";
+            for (const auto& a : args) c += " " + a;
+            return c;
+        }();
+        doc["machine"] = toJson(machine);
+        doc["machine"]["loadAverageAtEnd"] = collectMachineInfo().loadAverage;
+        BuildInfo build;
+        build.buildType = HEARSAY_BUILD_TYPE;
+        build.compiler = compilerDescription();
+        build.commit = HEARSAY_GIT_COMMIT;
+        doc["build"] = toJson(build);
+        doc["threads"] = s.threads;
+        doc["rounds"] = s.realRounds;
+        doc["cases"] = Json(std::move(cases));
+        std::ofstream out(s.json);
+        out << doc.dump(1) << "\n";
+        if (!out) return fail("cannot write '" + s.json + "'", 1);
+    }
+    return 0;
+}
+
 // Whether the peers to run read a model file of `format`: whisper.cpp reads ggml, all others hf.
 bool peersNeed(const Settings& s, const std::string& format) {
     const std::string list = peersToRun(s);
@@ -509,6 +640,24 @@ Result<Settings> parseSettings(const Options& o) {
     s.audio = o.value("audio", s.audio);
     s.workDir = o.value("work-dir", s.workDir);
     s.json = o.value("json", "");
+    s.realFiles = splitList(o.value("real-files", ""));
+    s.realModels = splitList(o.value("real-models", ""));
+    if (auto v = o.value("real-beams")) {
+        s.realBeams.clear();
+        for (const auto& item : splitList(*v)) {
+            auto n = parsePositive("--real-beams", item);
+            if (!n) return n.error();
+            s.realBeams.push_back(n.value());
+        }
+    }
+    if (auto v = o.value("real-rounds")) {
+        auto n = parsePositive("--real-rounds", *v);
+        if (!n) return n.error();
+        s.realRounds = n.value();
+    }
+    if (auto v = o.value("real-programs")) s.realPrograms = splitList(*v);
+    s.whisperCli = o.value("whisper-cli", "");
+    s.language = o.value("language", s.language);
     return s;
 }
 
@@ -516,9 +665,11 @@ int runBench(const std::vector<std::string>& args) {
     auto options = Options::parse(args,
                                   {"sizes", "model", "format", "dtype", "seed", "backend", "precision", "threads", "repeats", "warmup",
                                    "lengths", "modes", "peak-gflops", "peak-gbs", "peers-list", "peers-compile-timeout", "python", "audio", "work-dir", "json", "decode-steps",
-                                   "batch-steps", "batch-beams", "prompt-tokens", "prompt-runs", "length", "mode"},
+                                   "batch-steps", "batch-beams", "prompt-tokens", "prompt-runs", "length", "mode",
+                                   "real-files", "real-models", "real-beams", "real-rounds", "real-programs", "whisper-cli",
+                                   "language", "beam-size", "name"},
                                   {"help", "no-cache-table", "no-floors", "floors-only", "peers", "peers-compile", "child-cache-run",
-                                   "no-step-graphs"});
+                                   "no-step-graphs", "child-real-file"});
     if (!options) return fail(options.message() + "\n" + kUsage);
     if (options->has("help")) {
         std::printf("%s", kUsage);
@@ -528,6 +679,8 @@ int runBench(const std::vector<std::string>& args) {
     if (!parsed) return fail(parsed.message());
     const Settings& s = parsed.value();
     if (options->has("child-cache-run")) return runChild(options.value(), s);
+    if (options->has("child-real-file")) return runRealFileChild(options.value(), s);
+    if (!s.realFiles.empty()) return runRealFileSection(s, args);
 
     if (s.floorsOnly) return printFloorsOnly(s);
 

@@ -19,8 +19,8 @@
 namespace hearsay {
 
 // Storage owned by a backend (host memory for the CPU, device memory for CUDA). Elements
-// are float32, except weight matrices a backend keeps as IEEE half (loadWeight()), which only
-// the ops that read weights accept. The network only passes these around.
+// are float32, except weight matrices a backend keeps as IEEE half or, on the CPU, in ggml's q8_0
+// blocks (loadWeight()), which only the ops that read weights accept. The network only passes these around.
 class DeviceBuffer {
 public:
     virtual ~DeviceBuffer() = default;
@@ -28,15 +28,18 @@ public:
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
     size_t elements() const { return m_elements; }
-    size_t bytes() const { return m_elements * m_elementBytes; }   // what the buffer occupies
+    size_t bytes() const { return m_bytes; }   // what the buffer occupies
 
 protected:
     explicit DeviceBuffer(size_t elements, size_t elementBytes = sizeof(float))
-        : m_elements(elements), m_elementBytes(elementBytes) {}
+        : m_elements(elements), m_bytes(elements * elementBytes) {}
+    // A block format (ggml's q8_0: 34 bytes per 32 elements); elements is a multiple of blockElements.
+    DeviceBuffer(size_t elements, size_t blockBytes, size_t blockElements)
+        : m_elements(elements), m_bytes(elements / blockElements * blockBytes) {}
 
 private:
     size_t m_elements;
-    size_t m_elementBytes;
+    size_t m_bytes;
 };
 
 // A contiguous run of elements of a DeviceBuffer: what the ops take. Offsets count floats.

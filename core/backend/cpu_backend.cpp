@@ -6,6 +6,7 @@
 #include "core/backend/cpu_backend.h"
 
 #include "core/backend/cpu_simd.h"
+#include "core/backend/cpu_vector_math.h"
 #include "core/util/half.h"
 
 #include "core/backend/blas.h"
@@ -87,7 +88,9 @@ private:
 
 // What a buffer's elements are: float32 (everything the backend allocates, most weights) or
 // IEEE half (f16 weight matrices as the model stores them: half the bytes a decode step reads).
-enum class Element { F32, F16 };
+// Q8_0: ggml's blocks of 32 int8 with an f16 scale (34 bytes), for q8_0 weight matrices kept
+// as stored: a quarter of float32's bytes, read by dotQ8 and widened block by block for GEMMs.
+enum class Element { F32, F16, Q8_0 };
 
 size_t elementBytes(Element element) { return element == Element::F16 ? sizeof(uint16_t) : sizeof(float); }
 
@@ -110,6 +113,10 @@ public:
     CpuBuffer(const void* external, size_t elements, Element element)
         : DeviceBuffer(elements, elementBytes(element)), m_data(const_cast<void*>(external)), m_element(element),
           m_owned(false) {}
+    // q8_0 blocks in the map (never written).
+    static std::unique_ptr<CpuBuffer> q8(const void* external, size_t elements) {
+        return std::unique_ptr<CpuBuffer>(new CpuBuffer(external, elements));
+    }
     ~CpuBuffer() override {
         if (m_owned) std::free(m_data);
     }
@@ -117,8 +124,13 @@ public:
     void* raw() const { return m_data; }
     float* data() const { return static_cast<float*>(m_data); }
     const uint16_t* halfData() const { return static_cast<const uint16_t*>(m_data); }
+    const uint8_t* q8Data() const { return static_cast<const uint8_t*>(m_data); }
 
 private:
+    CpuBuffer(const void* external, size_t elements)
+        : DeviceBuffer(elements, simd::kQ8BlockBytes, simd::kQ8Block), m_data(const_cast<void*>(external)),
+          m_element(Element::Q8_0), m_owned(false) {}
+
     void* m_data = nullptr;
     Element m_element = Element::F32;
     bool m_owned = false;
@@ -186,38 +198,40 @@ const CpuBuffer* checkedBuffer(BufferView view, size_t needed, const char* what)
 // weight where only float32 is handled is a programming error, reported like a bad view.
 float* hostPointer(BufferView view, size_t needed, const char* what) {
     const CpuBuffer* buffer = checkedBuffer(view, needed, what);
-    if (buffer->element() != Element::F32) fail(std::string(what) + ": an f16 weight where float32 is needed");
+    if (buffer->element() != Element::F32) fail(std::string(what) + ": an f16 or q8_0 weight where float32 is needed");
     return buffer->data() + view.offset;
 }
 
-// A read-only operand that may be an f16 weight: exactly one of the pointers is set.
+// A read-only operand that may be an f16 or q8_0 weight: exactly one of the pointers is set.
+// q8 points at the block holding element 0 of the view (views of q8_0 buffers start on a block).
 struct WeightPointer {
     const float* f32 = nullptr;
     const uint16_t* f16 = nullptr;
-    float operator[](size_t i) const { return f32 ? f32[i] : halfToFloat(f16[i]); }
+    const uint8_t* q8 = nullptr;
+    float operator[](size_t i) const {
+        if (f32) return f32[i];
+        if (f16) return halfToFloat(f16[i]);
+        const uint8_t* block = q8 + i / simd::kQ8Block * simd::kQ8BlockBytes;
+        uint16_t scale;
+        std::memcpy(&scale, block, sizeof scale);
+        return halfToFloat(scale) * float(static_cast<int8_t>(block[2 + i % simd::kQ8Block]));
+    }
+    // The q8_0 blocks of elements [first, first + n), first a multiple of 32.
+    const uint8_t* q8At(size_t first) const { return q8 + first / simd::kQ8Block * simd::kQ8BlockBytes; }
 };
 
 WeightPointer weightPointer(BufferView view, size_t needed, const char* what) {
     const CpuBuffer* buffer = checkedBuffer(view, needed, what);
-    if (buffer->element() == Element::F16) return {nullptr, buffer->halfData() + view.offset};
-    return {buffer->data() + view.offset, nullptr};
+    if (buffer->element() == Element::F16) return {nullptr, buffer->halfData() + view.offset, nullptr};
+    if (buffer->element() == Element::Q8_0) {
+        if (view.offset % simd::kQ8Block) fail(std::string(what) + ": a q8_0 view must start on a block");
+        return {nullptr, nullptr, buffer->q8Data() + view.offset / simd::kQ8Block * simd::kQ8BlockBytes};
+    }
+    return {buffer->data() + view.offset, nullptr, nullptr};
 }
 
 // Elements spanned by `rows` rows of `width` with row stride `stride`.
 size_t spanOf(size_t rows, size_t stride, size_t width) { return rows == 0 ? 0 : (rows - 1) * stride + width; }
-
-// In-place softmax of scores[0, n): exp(s - max) / Σ.
-inline void softmax(float* scores, int n) {
-    float maxScore = -std::numeric_limits<float>::infinity();
-    for (int i = 0; i < n; ++i) maxScore = std::max(maxScore, scores[i]);
-    float sum = 0.0f;
-    for (int i = 0; i < n; ++i) {
-        scores[i] = std::exp(scores[i] - maxScore);
-        sum += scores[i];
-    }
-    const float inv = 1.0f / sum;
-    for (int i = 0; i < n; ++i) scores[i] *= inv;
-}
 
 // Checks that a batch's keys lie inside k and v (the rest of attention()'s checks are static).
 void checkAttentionKeys(const AttentionArgs& a, const AttentionBatch& b) {
@@ -343,6 +357,10 @@ std::unique_ptr<DeviceBuffer> CpuBackend::createWeight(const TensorView& view) {
         std::memcpy(buffer->raw(), view.data, view.bytes);
         return buffer;
     }
+    // q8_0 matrices stay in their blocks (rows of whole blocks: in % 32 == 0), in the map.
+    if (view.dtype == DType::Q8_0 && view.shape.size() >= 2 && view.shape.back() % int64_t(simd::kQ8Block) == 0) {
+        return CpuBuffer::q8(view.data, static_cast<size_t>(elements));
+    }
     if (view.dtype == DType::F32 && address % alignof(float) == 0) {
         return std::make_unique<CpuBuffer>(view.data, static_cast<size_t>(elements), Element::F32);
     }
@@ -370,7 +388,10 @@ void CpuBackend::linear(BufferView x, BufferView w, BufferView bias, BufferView 
     const float* xp = hostPointer(x, r * n, "linear x");
     const WeightPointer weight = weightPointer(w, m * n, "linear weight");
     const float* wp = weight.f32;       // [out][in] float32, or
-    const uint16_t* hp = weight.f16;    // [out][in] f16
+    const uint16_t* hp = weight.f16;    // [out][in] f16, or
+    const uint8_t* qp = weight.q8;      // [out][in / 32] q8_0 blocks
+    if (qp && n % simd::kQ8Block) fail("linear: a q8_0 weight needs in to be a multiple of 32");
+    const size_t qRow = n / simd::kQ8Block * simd::kQ8BlockBytes;  // bytes of one q8_0 row
     float* yp = hostPointer(y, r * m, "linear y");
     const float* bp = bias.empty() ? nullptr : hostPointer(bias, m, "linear bias");
     submit([=, this] {
@@ -390,7 +411,16 @@ void CpuBackend::linear(BufferView x, BufferView w, BufferView bias, BufferView 
         // the weights once, which is what the memory-bound single-token steps need.
         const size_t threads = static_cast<size_t>(pool().threads());
         const bool small = r * n * m < (size_t(1) << 16);
-        if (rows == 1 && hp) {
+        if (rows == 1 && qp) {
+            // y = W x (+ y) straight from the q8_0 blocks: a quarter of the float32 product's bytes.
+            const size_t chunk = small ? m : std::max<size_t>(64, (m + threads - 1) / threads);
+            pool().parallelFor(m, chunk, [&](size_t b, size_t e, int) {
+                for (size_t o = b; o < e; ++o) {
+                    const float dot = simd::dotQ8(xp, qp + o * qRow, n);
+                    yp[o] = beta == 0.0f ? dot : yp[o] + dot;
+                }
+            });
+        } else if (rows == 1 && hp) {
             // y = W x (+ y) straight from the f16 rows: half the bytes of the float32 product.
             const size_t chunk = small ? m : std::max<size_t>(64, (m + threads - 1) / threads);
             pool().parallelFor(m, chunk, [&](size_t b, size_t e, int) {
@@ -411,6 +441,15 @@ void CpuBackend::linear(BufferView x, BufferView w, BufferView bias, BufferView 
             // a packed GEMM would copy all of W first.
             pool().parallelFor(m, small ? m : 64, [&](size_t b, size_t e, int) {
                 for (size_t o = b; o < e; ++o) {
+                    if (qp) {
+                        // The row's blocks stay in L1 across the input rows.
+                        for (size_t i = 0; i < r; ++i) {
+                            const float dot = simd::dotQ8(xp + i * n, qp + o * qRow, n);
+                            float& target = yp[i * m + o];
+                            target = beta == 0.0f ? dot : target + dot;
+                        }
+                        continue;
+                    }
                     if (hp) {
                         // The f16 row is read once per 4 input rows; the sums are dot()'s on its float32 copy.
                         float dots[kSmallBatchRows];
@@ -437,9 +476,10 @@ void CpuBackend::linear(BufferView x, BufferView w, BufferView bias, BufferView 
             pool().parallelFor(m, block, [&](size_t b, size_t e, int) {
                 thread_local std::vector<float> widened; // [e - b][in]
                 const float* wBlock = wp ? wp + b * n : nullptr;
-                if (hp) {
+                if (hp || qp) {
                     if (widened.size() < (e - b) * n) widened.resize((e - b) * n);
-                    simd::convertHalf(hp + b * n, widened.data(), (e - b) * n);
+                    if (hp) simd::convertHalf(hp + b * n, widened.data(), (e - b) * n);
+                    else simd::convertQ8(qp + b * qRow, widened.data(), (e - b) * n);
                     wBlock = widened.data();
                 }
                 cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, static_cast<int>(e - b), in, 1.0f, xp, in,
@@ -482,10 +522,7 @@ void CpuBackend::gelu(BufferView x) {
     float* p = hostPointer(x, x.size, "gelu");
     const size_t n = x.size;
     submit([=, this] {
-        pool().parallelFor(n, 8192, [&](size_t begin, size_t end, int) {
-            constexpr float kInvSqrt2 = 0.70710678118654752440f;
-            for (size_t i = begin; i < end; ++i) p[i] = 0.5f * p[i] * (1.0f + std::erf(p[i] * kInvSqrt2));
-        });
+        pool().parallelFor(n, 8192, [&](size_t begin, size_t end, int) { simd::gelu(p + begin, end - begin); });
     });
 }
 
@@ -493,6 +530,7 @@ void CpuBackend::add(BufferView x, BufferView y) {
     if (x.size != y.size) fail("add: sizes differ");
     float* xp = hostPointer(x, x.size, "add x");
     const WeightPointer yp = weightPointer(y, y.size, "add y");  // f16 for positional tables
+    if (yp.q8) fail("add: a q8_0 operand");
     const size_t n = x.size;
     submit([=, this] {
         pool().parallelFor(n, 32768, [&](size_t begin, size_t end, int) {
@@ -633,7 +671,7 @@ void CpuBackend::attentionGemm(const AttentionArgs& a, const AttentionBatch& bat
                 for (int j = 0; j < qc; ++j) {
                     float* row = s + static_cast<size_t>(j) * static_cast<size_t>(kc);
                     const int visible = a.causal ? kc - qc + j + 1 : kc;
-                    softmax(row, visible);
+                    simd::softmax(row, static_cast<size_t>(visible));
                     std::fill(row + visible, row + kc, 0.0f);
                 }
                 // out_h[qc][hd] = s · v_h
@@ -752,7 +790,7 @@ void CpuBackend::attentionNow(const AttentionArgs& a, std::span<const AttentionB
                 const float* kv = k + (b.keyRow + static_cast<size_t>(i)) * static_cast<size_t>(a.kvStride) + col;
                 scores[static_cast<size_t>(i)] = simd::dot(qv, kv, static_cast<size_t>(hd)) * a.scale;
             }
-            softmax(scores.data(), visible);
+            simd::softmax(scores.data(), static_cast<size_t>(visible));
             float* o = out + row * static_cast<size_t>(a.outStride) + col;
             std::fill(o, o + hd, 0.0f);
             for (int i = 0; i < visible; ++i) {

@@ -4,9 +4,14 @@
 
 #include "core/util/half.h"
 
+#include <cstring>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define HEARSAY_SIMD_X86 1
+// GCC 12 warns inside its own AVX-512 headers (_mm512_undefined_ps): a known false positive.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
 namespace hearsay::simd {
@@ -35,6 +40,36 @@ float dotHalfPortable(const float* a, const uint16_t* w, size_t n) {
     }
     for (; i < n; ++i) s[0] += a[i] * halfToFloat(w[i]);
     return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+float q8Scale(const uint8_t* block) {
+    uint16_t bits;
+    std::memcpy(&bits, block, sizeof bits);
+    return halfToFloat(bits);
+}
+
+float dotQ8Portable(const float* a, const uint8_t* w, size_t n) {
+    float total = 0.0f;
+    for (size_t b = 0; b < n / kQ8Block; ++b) {
+        const uint8_t* block = w + b * kQ8BlockBytes;
+        const auto* q = reinterpret_cast<const int8_t*>(block + 2);
+        const float* x = a + b * kQ8Block;
+        float s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        for (size_t j = 0; j < kQ8Block; j += 8) {
+            for (size_t k = 0; k < 8; ++k) s[k] += x[j + k] * float(q[j + k]);
+        }
+        total += q8Scale(block) * (((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7])));
+    }
+    return total;
+}
+
+void convertQ8Portable(const uint8_t* src, float* dst, size_t n) {
+    for (size_t b = 0; b < n / kQ8Block; ++b) {
+        const uint8_t* block = src + b * kQ8BlockBytes;
+        const auto* q = reinterpret_cast<const int8_t*>(block + 2);
+        const float d = q8Scale(block);
+        for (size_t j = 0; j < kQ8Block; ++j) dst[b * kQ8Block + j] = d * float(q[j]);
+    }
 }
 
 void convertHalfPortable(const uint16_t* src, float* dst, size_t n) {
@@ -133,6 +168,75 @@ __attribute__((target("avx2,f16c"))) void convertHalfF16c(const uint16_t* src, f
     for (; i < n; ++i) dst[i] = halfToFloat(src[i]);
 }
 
+// One q8_0 block: the 32 int8 widened to two vectors of 16 floats, multiplied with a, and the
+// block's sum (a vector) scaled by d into the total.
+__attribute__((target("avx512f,f16c"))) inline __m512 q8BlockAvx512(const float* x, const uint8_t* p, __m512 total) {
+    uint16_t bits;
+    std::memcpy(&bits, p, sizeof bits);
+    const __m512 d = _mm512_set1_ps(_cvtsh_ss(bits));
+    const __m128i q0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2));
+    const __m128i q1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 18));
+    __m512 s = _mm512_mul_ps(_mm512_loadu_ps(x), _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(q0)));
+    s = _mm512_fmadd_ps(_mm512_loadu_ps(x + 16), _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(q1)), s);
+    return _mm512_fmadd_ps(s, d, total);
+}
+
+// Two blocks per step with independent accumulators.
+__attribute__((target("avx512f,f16c"))) float dotQ8Avx512(const float* a, const uint8_t* w, size_t n) {
+    __m512 t0 = _mm512_setzero_ps(), t1 = _mm512_setzero_ps();
+    const size_t blocks = n / kQ8Block;
+    size_t b = 0;
+    for (; b + 2 <= blocks; b += 2) {
+        t0 = q8BlockAvx512(a + b * kQ8Block, w + b * kQ8BlockBytes, t0);
+        t1 = q8BlockAvx512(a + (b + 1) * kQ8Block, w + (b + 1) * kQ8BlockBytes, t1);
+    }
+    if (b < blocks) t0 = q8BlockAvx512(a + b * kQ8Block, w + b * kQ8BlockBytes, t0);
+    return _mm512_reduce_add_ps(_mm512_add_ps(t0, t1));
+}
+
+__attribute__((target("avx2,fma,f16c"))) float dotQ8Avx2(const float* a, const uint8_t* w, size_t n) {
+    __m256 t0 = _mm256_setzero_ps(), t1 = _mm256_setzero_ps();
+    for (size_t k = 0; k < n / kQ8Block; ++k) {
+        const uint8_t* p = w + k * kQ8BlockBytes;
+        uint16_t bits;
+        std::memcpy(&bits, p, sizeof bits);
+        const __m256 d = _mm256_set1_ps(_cvtsh_ss(bits));
+        const float* x = a + k * kQ8Block;
+        __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
+        for (size_t j = 0; j < kQ8Block; j += 16) {
+            const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 + j));
+            s0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + j), _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(q)), s0);
+            s1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + j + 8),
+                                 _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(q, 8))), s1);
+        }
+        if (k % 2 == 0) t0 = _mm256_fmadd_ps(_mm256_add_ps(s0, s1), d, t0);
+        else t1 = _mm256_fmadd_ps(_mm256_add_ps(s0, s1), d, t1);
+    }
+    const __m256 t = _mm256_add_ps(t0, t1);
+    __m128 h = _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
+    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
+    return _mm_cvtss_f32(h);
+}
+
+__attribute__((target("avx2,fma,f16c"))) void convertQ8Avx2(const uint8_t* src, float* dst, size_t n) {
+    for (size_t k = 0; k < n / kQ8Block; ++k) {
+        const uint8_t* p = src + k * kQ8BlockBytes;
+        uint16_t bits;
+        std::memcpy(&bits, p, sizeof bits);
+        const __m256 d = _mm256_set1_ps(_cvtsh_ss(bits));
+        for (size_t j = 0; j < kQ8Block; j += 8) {
+            const __m128i q = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + 2 + j));
+            _mm256_storeu_ps(dst + k * kQ8Block + j, _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(q))));
+        }
+    }
+}
+
+bool detectAvx512() {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("f16c");
+}
+
 bool detectAvx2() {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
@@ -143,18 +247,37 @@ bool detectF16c() {
     return detectAvx2() && __builtin_cpu_supports("f16c");
 }
 #else
+bool detectAvx512() { return false; }
 bool detectAvx2() { return false; }
 bool detectF16c() { return false; }
 #endif
 
 const bool kAvx2 = detectAvx2();
 const bool kF16c = detectF16c();
+const bool kAvx512 = detectAvx512();
 
 } // namespace
 
 bool usingAvx2() { return kAvx2; }
 
 bool usingF16c() { return kF16c; }
+
+bool usingAvx512() { return kAvx512; }
+
+float dotQ8(const float* a, const uint8_t* w, size_t n) {
+#ifdef HEARSAY_SIMD_X86
+    if (kAvx512) return dotQ8Avx512(a, w, n);
+    if (kF16c) return dotQ8Avx2(a, w, n);
+#endif
+    return dotQ8Portable(a, w, n);
+}
+
+void convertQ8(const uint8_t* src, float* dst, size_t n) {
+#ifdef HEARSAY_SIMD_X86
+    if (kF16c) return convertQ8Avx2(src, dst, n);
+#endif
+    convertQ8Portable(src, dst, n);
+}
 
 float dot(const float* a, const float* b, size_t n) {
 #ifdef HEARSAY_SIMD_X86

@@ -19,6 +19,17 @@ float dotHalf(const float* a, const uint16_t* w, size_t n);
 void dotHalfRows(const float* a, size_t stride, size_t rows, const uint16_t* w, size_t n, float* out);
 // dst[i] = float(src[i]), i < n (exact).
 void convertHalf(const uint16_t* src, float* dst, size_t n);
+// ggml's q8_0 blocks: 34 bytes for 32 weights, an IEEE half scale d then 32 int8 q (w = d·q).
+constexpr size_t kQ8Block = 32;
+constexpr size_t kQ8BlockBytes = 34;
+// Σ a[i]·w[i], i < n, with w in q8_0 blocks (n a multiple of 32). Each block's products are summed
+// in float, then scaled by d: Σ_b d_b · Σ_j a_bj·q_bj (the order differs between paths, so results
+// agree to float rounding, not bit for bit).
+float dotQ8(const float* a, const uint8_t* w, size_t n);
+// dst[i] = d·q of element i, i < n (n a multiple of 32; exact: d·q is rounded once, as a float product).
+void convertQ8(const uint8_t* src, float* dst, size_t n);
+// True when the AVX-512 version of dotQ8 is in use.
+bool usingAvx512();
 // True when the AVX2+FMA versions are in use.
 bool usingAvx2();
 // True when the F16C versions of dotHalf / convertHalf are in use.

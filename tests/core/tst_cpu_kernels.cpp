@@ -1,0 +1,166 @@
+// The CPU backend's vector kernels against double-precision definitions, with stated
+// tolerances: the vectorised softmax and GELU (the path this CPU runs, named in the output)
+// and the portable ones, over lengths with every tail size and the extremes the encoder meets;
+// q8_0 weights kept as blocks (dotQ8, convertQ8, and linear() on every path) against the same
+// weights dequantised to float32 (the path they replace).
+#include "core/backend/cpu_backend.h"
+#include "core/backend/cpu_simd.h"
+#include "core/backend/cpu_vector_math.h"
+#include "core/model/quantize.h"
+#include "core/model/tensor.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+using namespace hearsay;
+
+namespace {
+
+std::vector<float> randomValues(size_t n, uint32_t seed, float scale) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> dist(0.0f, scale);
+    std::vector<float> v(n);
+    for (auto& x : v) x = dist(rng);
+    return v;
+}
+
+double geluReference(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
+
+} // namespace
+
+class TestCpuKernels : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { qInfo("vector math path: %s", simd::vectorMathPath()); }
+
+    void softmaxMatchesDouble() {
+        // Relative error of each probability ≤ 3e-6 (a few ulp, and the float sum of up to 1500
+        // terms), the reference taking exp of the same float x - max: every tail length, long
+        // rows, scores spread wide (scale 30: many exp() arguments far below -87, i.e. zero).
+        for (auto* run : {&simd::softmax, &simd::softmaxPortable}) {
+            for (size_t n : {1ul, 2ul, 7ul, 15ul, 16ul, 17ul, 31ul, 33ul, 40ul, 448ul, 1500ul}) {
+                for (float scale : {0.1f, 3.0f, 30.0f}) {
+                    std::vector<float> x = randomValues(n, uint32_t(n * 7 + scale), scale);
+                    double maxValue = -1e300, sum = 0.0;
+                    for (float v : x) maxValue = std::max(maxValue, double(v));
+                    std::vector<double> want(n);
+                    for (size_t i = 0; i < n; ++i) sum += want[i] = std::exp(double(x[i] - float(maxValue)));
+                    for (auto& w : want) w /= sum;
+                    run(x.data(), n);
+                    for (size_t i = 0; i < n; ++i) {
+                        const double error = std::abs(x[i] - want[i]);
+                        const double relative = 3e-6;
+                        QVERIFY2(error <= relative * want[i] + 1e-37,
+                                 qPrintable(QString("n %1 scale %2 i %3: %4 vs %5").arg(n).arg(scale).arg(i).arg(x[i]).arg(want[i])));
+                    }
+                }
+            }
+        }
+    }
+
+    void geluMatchesDouble() {
+        // |error| ≤ 2e-7 · max(1, |x|) + 1e-7 · |gelu(x)|: the erf approximation's 1.5e-7 times
+        // 0.5|x|, and float rounding. Covers -12..12 densely and every tail length.
+        std::vector<float> x;
+        for (int i = -12000; i <= 12000; ++i) x.push_back(float(i) * 1e-3f);
+        for (float v : randomValues(37, 5, 4.0f)) x.push_back(v);
+        for (auto* run : {&simd::gelu, &simd::geluPortable}) {
+            for (size_t offset : {0ul, 1ul, 5ul, 13ul}) {
+                std::vector<float> y(x.begin() + long(offset), x.end());
+                const std::vector<float> input = y;
+                run(y.data(), y.size());
+                for (size_t i = 0; i < y.size(); ++i) {
+                    const double want = geluReference(input[i]);
+                    const double bound = 2e-7 * std::max(1.0, std::abs(double(input[i]))) + 1e-7 * std::abs(want);
+                    QVERIFY2(std::abs(y[i] - want) <= bound,
+                             qPrintable(QString("x %1: %2 vs %3").arg(input[i]).arg(y[i]).arg(want)));
+                }
+            }
+        }
+        // Far out: exactly x for large positive x, a signed zero or tiny value for large negative.
+        float far[4] = {50.0f, -50.0f, 1e4f, -1e4f};
+        simd::gelu(far, 4);
+        QCOMPARE(far[0], 50.0f);
+        QVERIFY(std::abs(far[1]) < 1e-30f);
+        QCOMPARE(far[2], 1e4f);
+        QVERIFY(std::abs(far[3]) < 1e-30f);
+    }
+
+    void q8Kernels() {
+        // convertQ8 equals the model loader's dequantisation bit for bit; dotQ8 is within float
+        // rounding of the double-precision dot with those values: |error| ≤ 1e-6 · Σ|a·w|.
+        for (size_t n : {32ul, 64ul, 96ul, 384ul, 1536ul}) {
+            const std::vector<float> w = randomValues(n, uint32_t(n), 0.05f);
+            const std::vector<float> a = randomValues(n, uint32_t(n + 1), 1.0f);
+            std::vector<std::byte> blocks(n / 32 * 34);
+            quantizeRow(DType::Q8_0, w.data(), int64_t(n), blocks.data());
+            std::vector<float> want(n), got(n);
+            dequantizeRow(DType::Q8_0, blocks.data(), int64_t(n), want.data());
+            simd::convertQ8(reinterpret_cast<const uint8_t*>(blocks.data()), got.data(), n);
+            QCOMPARE(got, want);
+            double exact = 0.0, magnitude = 0.0;
+            for (size_t i = 0; i < n; ++i) {
+                exact += double(a[i]) * want[i];
+                magnitude += std::abs(double(a[i]) * want[i]);
+            }
+            const float dot = simd::dotQ8(a.data(), reinterpret_cast<const uint8_t*>(blocks.data()), n);
+            QVERIFY2(std::abs(dot - exact) <= 1e-6 * magnitude, qPrintable(QString("n %1: %2 vs %3").arg(n).arg(dot).arg(exact)));
+        }
+        qInfo("q8_0 dot path: %s", simd::usingAvx512() ? "avx512" : simd::usingF16c() ? "avx2" : "portable");
+    }
+
+    void linearQ8KeepsBlocks() {
+        // A q8_0 weight [out][in] stays in its blocks (bytes = 34/32 per element) and linear() on
+        // 1, 3 (dot paths) and 40 rows (GEMM path, widened per block of columns), with bias and
+        // accumulate, matches linear() on the same weights dequantised to float32: ≤ 2e-6 relative.
+        CpuBackend backend(2);
+        const int in = 384, out = 200;
+        const std::vector<float> w = randomValues(size_t(in * out), 11, 0.05f);
+        std::vector<std::byte> blocks(size_t(in * out) / 32 * 34);
+        quantizeRow(DType::Q8_0, w.data(), int64_t(in) * out, blocks.data());
+        TensorView view;
+        view.name = "w";
+        view.dtype = DType::Q8_0;
+        view.shape = {out, in};
+        view.data = blocks.data();
+        view.bytes = blocks.size();
+        auto q8 = backend.loadWeight(view);
+        QCOMPARE(q8->bytes(), blocks.size());
+        std::vector<float> dequantised(size_t(in * out));
+        dequantizeRow(DType::Q8_0, blocks.data(), int64_t(in) * out, dequantised.data());
+        auto f32 = backend.allocate(dequantised.size());
+        backend.upload(BufferView(f32.get()), dequantised.data(), dequantised.size());
+        const std::vector<float> bias = randomValues(size_t(out), 12, 0.1f);
+        auto b = backend.allocate(bias.size());
+        backend.upload(BufferView(b.get()), bias.data(), bias.size());
+        for (int rows : {1, 3, 40}) {
+            for (bool accumulate : {false, true}) {
+                const std::vector<float> x = randomValues(size_t(rows * in), uint32_t(13 + rows), 1.0f);
+                const std::vector<float> y0 = randomValues(size_t(rows * out), uint32_t(14 + rows), 1.0f);
+                auto dx = backend.allocate(x.size());
+                backend.upload(BufferView(dx.get()), x.data(), x.size());
+                std::vector<float> results[2];
+                for (int k = 0; k < 2; ++k) {
+                    auto dy = backend.allocate(y0.size());
+                    backend.upload(BufferView(dy.get()), y0.data(), y0.size());
+                    backend.linear(BufferView(dx.get()), BufferView(k == 0 ? q8.get() : f32.get()), BufferView(b.get()),
+                                   BufferView(dy.get()), rows, in, out, accumulate);
+                    results[k].resize(y0.size());
+                    backend.download(BufferView(dy.get()), results[k].data(), y0.size());
+                }
+                double worst = 0.0;
+                for (size_t i = 0; i < y0.size(); ++i) {
+                    worst = std::max(worst, std::abs(results[0][i] - results[1][i]) / (1.0 + std::abs(results[1][i])));
+                }
+                QVERIFY2(worst <= 2e-6, qPrintable(QString("rows %1 accumulate %2: %3").arg(rows).arg(accumulate).arg(worst)));
+            }
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCpuKernels)
+#include "tst_cpu_kernels.moc"
