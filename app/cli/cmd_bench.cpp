@@ -19,11 +19,15 @@
 #include "core/util/json.h"
 #include "core/util/mapped_file.h"
 #include "core/bench/gpu_specs.h"
+#ifdef HEARSAY_HAVE_STREAMING
+#include "core/streaming/streaming_benchmark.h"
+#endif
 #ifdef HEARSAY_HAVE_CUDA
 #include "kernels/peak_rates.h"
 #endif
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -92,7 +96,16 @@ constexpr const char* kUsage =
     "  --real-programs LIST  default hearsay,hearsay-q8_0,faster-whisper-float32,faster-whisper-int8,\n"
     "                        whisper.cpp,whisper.cpp-q8_0\n"
     "  --whisper-cli PATH    whisper.cpp's CLI (default: SOURCE/build-whispercpp/build/bin/whisper-cli)\n"
-    "  --language CODE       spoken language given to every program (default en)\n";
+    "  --language CODE       spoken language given to every program (default en)\n"
+    "Streaming section (instead, when --streaming is given): each file played through a live session\n"
+    "  --streaming LIST      audio files, played as a microphone at --speed (default 1: real time)\n"
+    "  --real-models LIST    model directories (or files) to stream with (CPU, --threads)\n"
+    "  --speed X             real-time multiple (default 1); --step S (default 1.0)\n"
+    "  --audio-context LIST  full (default) and/or paddings in seconds (e.g. full,0.5,2): reduced\n"
+    "                        audio context, the window plus that much padding encoded\n"
+    "  reports per-step figures, latency (median, p90) from the end of a word's audio to its tentative\n"
+    "  and committed display, real-time factor, dropped audio, and the WER of the committed text\n"
+    "  against the offline transcript of the same file and model\n";
 
 struct Settings {
     std::vector<std::string> sizes;
@@ -129,6 +142,11 @@ struct Settings {
                                              "whisper.cpp", "whisper.cpp-q8_0"};
     std::string whisperCli;
     std::string language = "en";
+    // the streaming section
+    std::vector<std::string> streamingFiles;
+    double speed = 1.0;
+    double step = 1.0;
+    std::vector<double> audioContexts = {-1.0};  // < 0: full
 };
 
 std::vector<std::string> splitList(const std::string& text) {
@@ -658,7 +676,71 @@ Result<Settings> parseSettings(const Options& o) {
     if (auto v = o.value("real-programs")) s.realPrograms = splitList(*v);
     s.whisperCli = o.value("whisper-cli", "");
     s.language = o.value("language", s.language);
+    s.streamingFiles = splitList(o.value("streaming", ""));
+    if (auto v = o.value("audio-context")) {
+        s.audioContexts.clear();
+        for (const std::string& item : splitList(*v)) {
+            if (item == "full") {
+                s.audioContexts.push_back(-1.0);
+                continue;
+            }
+            char* end = nullptr;
+            const double padding = std::strtod(item.c_str(), &end);
+            if (end == item.c_str() || *end != '\0' || !(padding >= 0.0 && padding < 30.0)) {
+                return makeError("--audio-context takes full or paddings in seconds (0 to 30), got '" + item + "'");
+            }
+            s.audioContexts.push_back(padding);
+        }
+    }
+    for (auto [name, field] : {std::pair{"speed", &s.speed}, std::pair{"step", &s.step}}) {
+        auto v = o.doubleValue(name, *field);
+        if (!v) return v.error();
+        if (!(v.value() > 0.0)) return makeError(std::string("--") + name + " must be positive");
+        *field = v.value();
+    }
     return s;
+}
+
+// --streaming: every file through a live session of every model, at --speed.
+int runStreamingSection(const Settings& s) {
+#ifdef HEARSAY_HAVE_STREAMING
+    if (s.realModels.empty()) return fail("--streaming needs --real-models (the models to stream with)");
+    std::vector<StreamingBenchCase> cases;
+    Json report = Json(Json::Array{});
+    const MachineInfo machine = collectMachineInfo();
+    std::printf("hearsay bench, streaming, %s\n  machine: %s, %d CPUs (%s), %.1f GiB, load average %.2f\n  build: %s, %s, commit %s, "
+                "%d threads\n\n",
+                utcTimestamp().c_str(), machine.cpuModel.c_str(), machine.logicalCpus, machine.cpuFlags.c_str(),
+                double(machine.memoryBytes) / (1024.0 * 1024.0 * 1024.0), machine.loadAverage, HEARSAY_BUILD_TYPE,
+                compilerDescription().c_str(), HEARSAY_GIT_COMMIT, s.threads);
+    for (const std::string& model : s.realModels) {
+        auto engine = Engine::load(model, EngineOptions{BackendKind::Cpu, BackendOptions{s.threads, 0}});
+        if (!engine) return fail(engine.message());
+        for (const std::string& audio : s.streamingFiles)
+        for (double padding : s.audioContexts) {
+            StreamingOptions options;
+            options.audioContextPaddingSeconds = padding;
+            options.stepSeconds = s.step;
+            options.decoding.language = engine->tokenizer().isMultilingual() ? s.language : "";
+            std::fprintf(stderr, "hearsay-cli bench: streaming %s with %s at %.1fx\n", audio.c_str(), model.c_str(), s.speed);
+            auto c = runStreamingBenchmark(engine.value(), fs::path(model).filename().string(), audio, options, s.speed);
+            if (!c) return fail(c.message());
+            report.push_back(toJson(c.value()));
+            cases.push_back(std::move(c).value());
+        }
+    }
+    std::printf("%s", formatStreamingBenchmark(cases).c_str());
+    if (!s.json.empty()) {
+        Json doc;
+        doc["machine"] = toJson(machine);
+        doc["streaming"] = report;
+        std::ofstream(s.json) << doc.dump(2) << "\n";
+    }
+    return 0;
+#else
+    (void)s;
+    return fail("this build has no streaming (an engine-only build)");
+#endif
 }
 
 int runBench(const std::vector<std::string>& args) {
@@ -667,7 +749,7 @@ int runBench(const std::vector<std::string>& args) {
                                    "lengths", "modes", "peak-gflops", "peak-gbs", "peers-list", "peers-compile-timeout", "python", "audio", "work-dir", "json", "decode-steps",
                                    "batch-steps", "batch-beams", "prompt-tokens", "prompt-runs", "length", "mode",
                                    "real-files", "real-models", "real-beams", "real-rounds", "real-programs", "whisper-cli",
-                                   "language", "beam-size", "name"},
+                                   "language", "beam-size", "name", "streaming", "speed", "step", "audio-context"},
                                   {"help", "no-cache-table", "no-floors", "floors-only", "peers", "peers-compile", "child-cache-run",
                                    "no-step-graphs", "child-real-file"});
     if (!options) return fail(options.message() + "\n" + kUsage);
@@ -681,6 +763,7 @@ int runBench(const std::vector<std::string>& args) {
     if (options->has("child-cache-run")) return runChild(options.value(), s);
     if (options->has("child-real-file")) return runRealFileChild(options.value(), s);
     if (!s.realFiles.empty()) return runRealFileSection(s, args);
+    if (!s.streamingFiles.empty()) return runStreamingSection(s);
 
     if (s.floorsOnly) return printFloorsOnly(s);
 

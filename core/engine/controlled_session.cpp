@@ -39,10 +39,10 @@ bool ControlledSession::applyRequestedSwitches() {
     return changed;
 }
 
-Result<void> ControlledSession::encode(const LogMel& mel) {
+Result<void> ControlledSession::encode(const LogMel& mel, int audioContext) {
     if (m_controls->cancel.load()) return cancelledError();
     applyRequestedSwitches();
-    auto result = m_inner->encode(mel);
+    auto result = m_inner->encode(mel, audioContext);
     if (result) {
         const SessionTimings t = m_inner->timings();
         m_counters.lastEncoderMs = t.encoderMs;

@@ -30,7 +30,8 @@ class ControlledSession final : public InferenceSession {
 public:
     ControlledSession(std::unique_ptr<InferenceSession> inner, std::shared_ptr<SessionControls> controls, int maxBeams);
 
-    Result<void> encode(const LogMel& mel) override;
+    using InferenceSession::encode;
+    Result<void> encode(const LogMel& mel, int audioContext) override;
     Result<void> decode(const std::vector<std::vector<int>>& beamTokens, std::vector<float>& logits) override;
     void reorderBeams(const std::vector<int>& sourceBeam) override { m_inner->reorderBeams(sourceBeam); }
     void resetDecoder() override { m_inner->resetDecoder(); }
@@ -43,6 +44,7 @@ public:
     KvCacheStats cacheStats() const override { return m_inner->cacheStats(); }
     SessionTimings timings() const override { return m_inner->timings(); }
     std::vector<float> encoderOutput() const override { return m_inner->encoderOutput(); }
+    int audioContext() const override { return m_inner->audioContext(); }
     const WhisperModel& model() const override { return m_inner->model(); }
 
     // Brings the switches to the state SessionControls asks for; true when one changed.

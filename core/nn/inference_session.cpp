@@ -66,8 +66,14 @@ public:
         return {};
     }
 
-    Result<void> encode(const LogMel& mel) override {
+    using InferenceSession::encode;
+    Result<void> encode(const LogMel& mel, int audioContext) override {
         const int frames = 2 * m_config.nAudioCtx;
+        if (audioContext < 0 || audioContext > m_config.nAudioCtx) {
+            return makeError("encode: audio context " + std::to_string(audioContext) + " outside 0.." +
+                             std::to_string(m_config.nAudioCtx));
+        }
+        const int positions = audioContext == 0 ? m_config.nAudioCtx : audioContext;
         if (mel.nMels != m_config.nMels || mel.frames != frames ||
             mel.data.size() != static_cast<size_t>(mel.nMels) * static_cast<size_t>(mel.frames)) {
             return makeError("encode: the log-mel is " + std::to_string(mel.nMels) + " x " + std::to_string(mel.frames) +
@@ -78,14 +84,17 @@ public:
         resetDecoder();
         m_encoded = false;
         m_crossValid = false;
-        // [n_mels][frames] -> [frames][n_mels]: the encoder's convolutions are time-major.
+        // [n_mels][frames] -> [frames][n_mels]: the encoder's convolutions are time-major. Only
+        // the frames the positions need (2 per position).
         const size_t mels = static_cast<size_t>(mel.nMels), n = static_cast<size_t>(frames);
-        for (size_t f = 0; f < n; ++f) {
+        const size_t used = 2 * static_cast<size_t>(positions);
+        for (size_t f = 0; f < used; ++f) {
             for (size_t m = 0; m < mels; ++m) m_melHost[f * mels + m] = mel.data[m * n + f];
         }
         try {
-            m_backend->upload(BufferView(m_mel.get()), m_melHost.data(), m_melHost.size());
-            m_encoder->run(BufferView(m_mel.get()), BufferView(m_encoderOut.get()));
+            m_backend->upload(BufferView(m_mel.get()).slice(0, used * mels), m_melHost.data(), used * mels);
+            m_decoder->setAudioContext(positions);
+            m_encoder->run(BufferView(m_mel.get()), BufferView(m_encoderOut.get()), positions);
             m_encoded = true;
             if (m_crossOn) {
                 if (auto ok = fillCrossCache(); !ok) return ok;
@@ -284,10 +293,13 @@ public:
         return m_timings;
     }
 
+    int audioContext() const override { return m_decoder->audioContext(); }
+
     std::vector<float> encoderOutput() const override {
         if (!m_encoded) return {};
-        std::vector<float> out(m_encoderOut->elements());
-        m_backend->download(BufferView(m_encoderOut.get()), out.data(), out.size());
+        const size_t count = static_cast<size_t>(m_decoder->audioContext()) * static_cast<size_t>(m_config.nAudioState);
+        std::vector<float> out(count);
+        m_backend->download(BufferView(m_encoderOut.get()).slice(0, count), out.data(), out.size());
         return out;
     }
 

@@ -81,7 +81,12 @@ public:
 
     // Runs the encoder on one window (a [n_mels][3000] log-mel) and, with the cross cache
     // on, projects the cross-attention K/V once. Resets the decoder state.
-    virtual Result<void> encode(const LogMel& mel) = 0;
+    Result<void> encode(const LogMel& mel) { return encode(mel, 0); }
+    // The same with a reduced audio context (whisper.cpp's audio_ctx): only the first
+    // 2·audioContext mel frames are encoded, into audioContext positions, and the decoder attends
+    // to those alone (cross K/V of audioContext rows). Much cheaper for a short window; the model
+    // was trained on all 1500 positions, so the text may differ. 0 (or n_audio_ctx): all of them.
+    virtual Result<void> encode(const LogMel& mel, int audioContext) = 0;
 
     // Logits of the last position of each beam: beamTokens[b] is beam b's whole token
     // sequence (start-of-transcript sequence included). With the self cache on, only the
@@ -111,7 +116,10 @@ public:
     virtual KvCacheStats cacheStats() const = 0;
     virtual SessionTimings timings() const = 0;
 
-    // Encoder output of the last window, [n_audio_ctx][d] (for tests against the reference).
+    // Positions the last window was encoded into (n_audio_ctx unless reduced).
+    virtual int audioContext() const = 0;
+
+    // Encoder output of the last window, [audioContext()][d] (for tests against the reference).
     virtual std::vector<float> encoderOutput() const = 0;
 
     virtual const WhisperModel& model() const = 0;

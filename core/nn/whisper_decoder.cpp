@@ -23,7 +23,7 @@ void DecoderPass::clear() {
 
 WhisperDecoder::WhisperDecoder(const WhisperConfig& config, const NetworkWeights& weights, Backend& backend,
                                int maxBeams)
-    : m_config(config), m_weights(weights), m_backend(backend), m_maxBeams(maxBeams) {
+    : m_config(config), m_weights(weights), m_backend(backend), m_maxBeams(maxBeams), m_audioContext(config.nAudioCtx) {
     const size_t d = static_cast<size_t>(config.nTextState);
     m_last = backend.allocate(static_cast<size_t>(maxBeams) * d);
     m_logits = backend.allocate(static_cast<size_t>(maxBeams) * static_cast<size_t>(config.nVocab));
@@ -72,9 +72,15 @@ void WhisperDecoder::releaseCrossScratch() {
     m_crossV.reset();
 }
 
+void WhisperDecoder::setAudioContext(int positions) {
+    if (positions < 1 || positions > m_config.nAudioCtx) throw std::logic_error("decoder: audio context out of range");
+    if (positions != m_audioContext) ++m_bufferEpoch;
+    m_audioContext = positions;
+}
+
 void WhisperDecoder::projectCrossLayer(int layer, BufferView encoderOut, BufferView keys, BufferView values) {
     const DeviceAttention& a = m_weights.decoderLayers[static_cast<size_t>(layer)].crossAttn;
-    const int t = m_config.nAudioCtx, d = m_config.nTextState;
+    const int t = m_audioContext, d = m_config.nTextState;
     // K [T][d] = enc · Wkᵀ (no bias); V [T][d] = enc · Wvᵀ + bv
     const LinearTarget kv[] = {
         {viewOf(a.key.weight), {}, keys, d, false},
@@ -85,7 +91,7 @@ void WhisperDecoder::projectCrossLayer(int layer, BufferView encoderOut, BufferV
 
 void WhisperDecoder::projectCross(BufferView encoderOut, KvCache& cross) {
     for (int l = 0; l < m_config.nTextLayer; ++l) projectCrossLayer(l, encoderOut, cross.keys(l), cross.values(l));
-    cross.setLength(0, m_config.nAudioCtx);
+    cross.setLength(0, m_audioContext);
 }
 
 void WhisperDecoder::prepare(const DecoderPass& pass, bool crossCacheOn) {
@@ -123,7 +129,7 @@ void WhisperDecoder::enqueue(const DecoderPass& pass, KvCache* selfCache, const 
     Backend& be = m_backend;
     const NetworkWeights& w = m_weights;
     const int rows = pass.rows(), d = m_config.nTextState, heads = m_config.nTextHead;
-    const int t = m_config.nAudioCtx, vocab = m_config.nVocab;
+    const int t = m_audioContext, vocab = m_config.nVocab;
     if (rows > m_rowCapacity || (!crossCache && !m_crossK)) throw std::logic_error("decoder: enqueue() before prepare()");
     if (pass.step && (!selfCache || rows != pass.beams || rows > m_maxBeams)) {
         throw std::logic_error("decoder: a step pass needs the self cache and one row per beam");

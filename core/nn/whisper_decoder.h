@@ -59,7 +59,13 @@ public:
     // steps of an older epoch refer to memory that is gone.
     uint64_t bufferEpoch() const { return m_bufferEpoch; }
 
-    // Fills the cross cache (all layers) from the encoder output [n_audio_ctx][d].
+    // The encoder positions the cross-attention reads (n_audio_ctx, or fewer with a reduced
+    // audio context): set before the window's projectCross() and passes. A change bumps the
+    // buffer epoch, so recorded steps of the other length are not replayed.
+    void setAudioContext(int positions);
+    int audioContext() const { return m_audioContext; }
+
+    // Fills the cross cache (all layers) from the encoder output [audioContext()][d].
     void projectCross(BufferView encoderOut, KvCache& cross);
 
     // Frees the K/V scratch used while the cross cache is off.
@@ -76,6 +82,7 @@ private:
     int m_maxBeams;
     int m_rowCapacity = 0;
     uint64_t m_bufferEpoch = 0;
+    int m_audioContext = 0;                   // encoder positions attended to (set in the constructor)
     std::vector<int32_t> m_indexHost;         // staging for the uploads of prepare()
     std::vector<RowCopy> m_stepWrites;        // a step's cache writes: pass row b -> (0 + offset)
     std::vector<AttentionBatch> m_stepBatches; // a step's self attention: row b, 1 key + offsets

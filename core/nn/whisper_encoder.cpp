@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace hearsay {
 
@@ -35,10 +36,11 @@ size_t WhisperEncoder::workspaceBytes() const {
     return bytes;
 }
 
-void WhisperEncoder::run(BufferView mel, BufferView out) {
+void WhisperEncoder::run(BufferView mel, BufferView out, int positions) {
     Backend& be = m_backend;
     const NetworkWeights& w = m_weights;
-    const int t = m_config.nAudioCtx, d = m_config.nAudioState, heads = m_config.nAudioHead;
+    const int t = positions, d = m_config.nAudioState, heads = m_config.nAudioHead;
+    if (t < 1 || t > m_config.nAudioCtx) throw std::logic_error("encoder: audio context out of range");
     const size_t td = static_cast<size_t>(t) * static_cast<size_t>(d);
     BufferView x(m_x.get()), ln(m_ln.get()), q(m_q.get()), k(m_k.get()), v(m_v.get()), attn(m_attn.get());
     BufferView hidden(m_hidden.get());

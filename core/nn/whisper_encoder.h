@@ -16,7 +16,8 @@ public:
     WhisperEncoder(const WhisperConfig& config, const NetworkWeights& weights, Backend& backend);
 
     // melTimeMajor: [2·n_audio_ctx frames][n_mels] (the log-mel transposed); out: [n_audio_ctx][d].
-    void run(BufferView melTimeMajor, BufferView out);
+    // `positions` (1..n_audio_ctx) of output from the first 2·positions mel frames.
+    void run(BufferView melTimeMajor, BufferView out, int positions);
 
     // Elements of the mel input buffer run() expects.
     size_t melElements() const;

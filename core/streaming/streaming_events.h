@@ -40,6 +40,7 @@ struct StreamingStep {
     double streamSeconds = 0.0;    // audio that had arrived when the step ran (its window's end)
     double windowSeconds = 0.0;    // audio in the decoded window (0: not decoded, silence)
     bool decoded = false;
+    int audioContext = 0;          // encoder positions of the decoded window (1500: the full 30 s)
     double encoderMs = 0.0;        // encoder + cross K/V projection
     double decodeMs = 0.0;         // all decoder calls of the step
     int tokens = 0;                // tokens sampled

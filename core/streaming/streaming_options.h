@@ -28,6 +28,12 @@ struct StreamingOptions {
     // stream's maximum so far, as the reference does for files) or Silence (the log-mel of
     // zeros, as transformers' feature extractor on the window). Chosen by measured WER.
     MelPadding melPadding = MelPadding::Zero;
+    // Reduced audio context (whisper.cpp's audio_ctx): negative: off, every window is encoded
+    // into all 1500 positions (30 s) as the model was trained; ≥ 0: only the window's audio
+    // plus this many seconds of the padding are encoded (50 positions a second), and the
+    // decoder attends to those alone. Off by default: see scripts/bench/RESULTS.md for its
+    // speed gain and word error rate cost on real speech.
+    double audioContextPaddingSeconds = -1.0;
     DecodingOptions decoding;            // language (empty: detected at the first speech), task, beam size; prompt/prefix are the session's
     std::vector<float> temperatures = {0.0f};  // fallback temperatures; one: no fallback (a step must be quick)
     FallbackThresholds thresholds;       // no-speech (windows above it give no text), log-prob, compression ratio

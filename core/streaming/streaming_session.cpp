@@ -59,6 +59,7 @@ Result<void> StreamingOptions::validate() const {
     if (!(silenceKeepSeconds >= 0.0 && silenceKeepSeconds < 10.0)) return makeError("invalid silence to keep");
     if (temperatures.empty()) return makeError("at least one decoding temperature is needed");
     if (maxSampledTokens < 1 || maxSampledTokens > 224) return makeError("tokens per step must be in 1..224");
+    if (!(audioContextPaddingSeconds < 30.0)) return makeError("the audio context padding must be under 30 s");
     if (auto ok = vad.validate(); !ok) return ok;
     return validateDecodingOptions(decoding);
 }
@@ -270,7 +271,15 @@ Result<StreamingSession::Hypothesis> StreamingSession::decodeWindow(uint64_t end
     if (m_options.melPadding == MelPadding::Zero) melOptions.clampMax = m_mel.maxLog10();
     const LogMel mel = m_mel.window(firstFrame, frames, melOptions);
     if (mel.frames == 0) return makeError("internal: no log-mel for the window at sample " + std::to_string(m_windowStart));
-    if (auto ok = m_session->encode(mel); !ok) return ok.error();
+    // The reduced audio context: the window's frames plus the padding, 2 frames a position.
+    int audioContext = 0;
+    if (m_options.audioContextPaddingSeconds >= 0.0) {
+        const int full = m_engine.model().config().nAudioCtx;
+        const double wanted = double(frames) + m_options.audioContextPaddingSeconds * double(kRate) / double(kHopLength);
+        audioContext = std::clamp(int(std::ceil(wanted / 2.0)), 1, full);
+    }
+    if (auto ok = m_session->encode(mel, audioContext); !ok) return ok.error();
+    record.audioContext = m_session->audioContext();
 
     DecodingOptions d = m_options.decoding;
     d.language = m_language;

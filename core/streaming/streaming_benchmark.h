@@ -1,0 +1,41 @@
+// The benchmark's streaming section: a recording played at real-time pace (or faster) through a
+// streaming session, with the figures a live user feels (latency from the end of a word's audio
+// to its tentative and committed display, real-time factor, steps that fell behind, dropped
+// audio) and the word error rate of the committed text against the offline transcript of the
+// same audio by the same model.
+#pragma once
+
+#include "core/engine/engine.h"
+#include "core/streaming/streaming_options.h"
+#include "core/streaming/streaming_events.h"
+#include "core/transcript/word_error_rate.h"
+#include "core/util/json.h"
+
+#include <string>
+#include <vector>
+
+namespace hearsay {
+
+struct StreamingBenchCase {
+    std::string model;             // label
+    std::string audio;             // file
+    double speed = 1.0;            // real-time multiple the file was played at
+    double audioContextPadding = -1.0;  // StreamingOptions::audioContextPaddingSeconds (< 0: full context)
+    StreamingSummary summary;      // the streaming run
+    std::string offlineText;       // transcribe() of the whole file, greedy, no fallback
+    WordErrors vsOffline;          // committed streaming text against offlineText
+    double meanWindowSeconds = 0.0, meanEncoderMs = 0.0, meanMsPerToken = 0.0, meanStepMs = 0.0;
+    double meanAudioContext = 0.0;  // encoder positions per decoded window (1500 unless reduced)
+    double maxBehindSeconds = 0.0;  // the most audio waiting when a step ended
+    int stepsBehind = 0;            // steps that ended with more than a step of audio waiting
+};
+
+// Plays `audio` through a session of `engine` (a fresh one per run) at `speed`.
+Result<StreamingBenchCase> runStreamingBenchmark(const Engine& engine, const std::string& model, const std::string& audio,
+                                                 const StreamingOptions& options, double speed);
+
+Json toJson(const StreamingBenchCase& c);
+// A markdown table, one row per case.
+std::string formatStreamingBenchmark(const std::vector<StreamingBenchCase>& cases);
+
+} // namespace hearsay
