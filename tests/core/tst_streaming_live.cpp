@@ -197,14 +197,20 @@ private slots:
         const auto all = real_models::readClip(QString::fromStdString(file.string()));
         const std::vector<float> heard(all.begin(), all.begin() + std::ptrdiff_t(run.summary.samplesRead));
         const std::string reference = offline(heard);
-        const WordErrors w = wordErrors(reference, run.summary.text);
         qInfo("stopped after %.2f s: \"%s\" (offline of the same audio: \"%s\")", run.summary.audioSeconds,
               run.summary.text.c_str(), reference.c_str());
-        QVERIFY2(w.errors <= 1, qPrintable(QString::fromStdString(run.summary.text)));
-        // The words right before the stop are there.
-        const auto words = werWords(run.summary.text);
-        QVERIFY(words.size() >= 8);
-        QVERIFY(normaliseForWer(run.summary.text).find("ask not") != std::string::npos);
+        // The stop cuts a word in half, and where the last window starts depends on when the
+        // commits happened (wall-clock pace), so the final word or two may be heard differently
+        // from an offline pass of the same audio. Everything before them must be there, and the
+        // words after "ask not" (the last second before Stop) must not be lost.
+        const std::string said = normaliseForWer(run.summary.text);
+        const std::string before = "and so my fellow americans ask not";
+        QVERIFY2(said.rfind(before, 0) == 0, said.c_str());
+        const auto streamed = werWords(run.summary.text), heardOffline = werWords(reference);
+        QVERIFY2(streamed.size() > werWords(before).size(), "nothing kept after \"ask not\"");
+        QVERIFY2(streamed.size() + 2 >= heardOffline.size(),
+                 qPrintable(QString("%1 words streamed, %2 offline").arg(streamed.size()).arg(heardOffline.size())));
+        QVERIFY2(wordErrors(reference, run.summary.text).errors <= 4, said.c_str());
         QVERIFY(run.committed.back().endOfUtterance);
     }
 

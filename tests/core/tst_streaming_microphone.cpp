@@ -1,0 +1,141 @@
+// Live transcription through a real microphone: a PulseAudio server started here (a null sink whose
+// monitor is the default source; paplay plays jfk.wav into it), PortAudio capture, the streaming
+// session and the real tiny.en model. The known sentence is committed; pulling the device away
+// mid-sentence ends the run with the device-lost error and keeps what was heard. CTest label `real`.
+#include "pulse_server.h"
+#include "real_models.h"
+
+#include "core/audio/capture_device.h"
+#include "core/engine/engine.h"
+#include "core/streaming/streaming_session.h"
+#include "core/transcript/word_error_rate.h"
+
+#include <QtTest>
+
+#include <thread>
+
+using namespace hearsay;
+
+class TestStreamingMicrophone : public QObject {
+    Q_OBJECT
+    std::optional<Engine> m_engine;
+
+    // Runs the session on a thread of its own (as the GUI's worker does) while `drive` plays
+    // the part of the user and the world on this one.
+    StreamingSummary dictate(AudioSource& source, const std::function<void(StreamingSession&)>& drive,
+                             std::vector<CommittedText>* committed) {
+        StreamingCallbacks callbacks;
+        std::mutex mutex;
+        callbacks.committed = [&](const CommittedText& c) {
+            std::lock_guard lock(mutex);
+            committed->push_back(c);
+        };
+        StreamingOptions options;
+        auto session = StreamingSession::create(*m_engine, source, options, callbacks);
+        if (!session) {
+            StreamingSummary s;
+            s.error = session.message();
+            return s;
+        }
+        StreamingSummary summary;
+        std::thread worker([&] { summary = session.value()->run(); });
+        drive(*session.value());
+        worker.join();
+        return summary;
+    }
+
+    // Waits until the microphone delivers audio (a null sink's monitor starts about 2 s late).
+    static bool waitForFirstAudio(AudioSource& source) {
+        QElapsedTimer timer;
+        timer.start();
+        while (source.counters().capturedSamples == 0) {
+            if (timer.elapsed() > 15000) return false;
+            QThread::msleep(20);
+        }
+        return true;
+    }
+
+private slots:
+    void initTestCase() {
+        const QString missing = real_models::missing("tiny.en");
+        QVERIFY2(missing.isEmpty(), qPrintable(missing));
+        auto engine = Engine::load(real_models::directory() / "tiny.en", EngineOptions{BackendKind::Cpu, BackendOptions{2, 0}});
+        QVERIFY2(engine, engine ? "" : engine.message().c_str());
+        m_engine = engine.value();
+    }
+
+    void dictatesTheSentenceThroughTheMicrophone() {
+        PulseServer server;
+        const QString started = server.start();
+        QVERIFY2(started.isEmpty(), qPrintable(started));
+        auto device = CaptureDevice::open(CaptureOptions{});
+        QVERIFY2(device, device ? "" : device.message().c_str());
+        std::vector<CommittedText> committed;
+        bool played = false;
+        const StreamingSummary summary = dictate(*device.value(), [&](StreamingSession& session) {
+            if (!waitForFirstAudio(*device.value())) {
+                session.requestStop();
+                return;
+            }
+            played = server.play(HEARSAY_SHARED_DATA_DIR "/jfk.wav");
+            server.player().waitForFinished(30000);
+            QThread::msleep(1500);  // the last words and a pause, then Stop
+            session.requestStop();
+        }, &committed);
+        QVERIFY2(played, "paplay did not start");
+        QVERIFY2(summary.error.empty(), summary.error.c_str());
+        qInfo("heard: \"%s\" (%.1f s of audio, %d steps, real-time factor %.2f, latency median tentative %.2f s, "
+              "committed %.2f s)",
+              summary.text.c_str(), summary.audioSeconds, summary.steps, summary.realTimeFactor,
+              summary.tentativeLatency.median, summary.commitLatency.median);
+        const std::string text = normaliseForWer(summary.text);
+        const std::string sentence =
+            "and so my fellow americans ask not what your country can do for you ask what you can do for your country";
+        // The first half is always there (captured through two resamplers: one word may differ).
+        // Under load the session falls behind, windows are cut elsewhere and tiny.en has been
+        // seen to skip the repeated "ask what you can do for your" after the forced prefix
+        // "...can do for you." (6 of 21 words); the whole sentence is held to 30%.
+        const std::string firstHalf = "and so my fellow americans ask not what your country can do for you";
+        const std::vector<std::string> heard = werWords(summary.text), half = werWords(firstHalf);
+        std::string heardHead;
+        for (size_t i = 0; i < heard.size() && i < half.size(); ++i) heardHead += heard[i] + " ";
+        const WordErrors head = wordErrors(firstHalf, heardHead);
+        QVERIFY2(head.errors <= 1, summary.text.c_str());
+        const WordErrors w = wordErrors(sentence, text);
+        qInfo("word errors against the sentence: %d of %d", w.errors, w.referenceWords);
+        QVERIFY2(w.rate() <= 0.3, summary.text.c_str());
+        QCOMPARE(summary.droppedSamples, uint64_t(0));
+        QCOMPARE(summary.samplesProcessed, summary.samplesRead);
+        // Latencies were measured: the microphone has a clock.
+        QVERIFY(summary.commitLatency.count > 10);
+        QVERIFY(summary.commitLatency.median > 0.0);
+    }
+
+    void deviceLostKeepsTheText() {
+        PulseServer server;
+        const QString started = server.start();
+        QVERIFY2(started.isEmpty(), qPrintable(started));
+        auto device = CaptureDevice::open(CaptureOptions{});
+        QVERIFY2(device, device ? "" : device.message().c_str());
+        std::vector<CommittedText> committed;
+        const StreamingSummary summary = dictate(*device.value(), [&](StreamingSession& session) {
+            if (!waitForFirstAudio(*device.value())) {
+                session.requestStop();
+                return;
+            }
+            server.play(HEARSAY_SHARED_DATA_DIR "/jfk.wav");
+            QThread::msleep(6500);  // "...ask not what your country can do for you"
+            // The microphone goes away: the null sink (and its monitor) is unloaded.
+            server.pactl({"unload-module", "module-null-sink"});
+        }, &committed);
+        qInfo("device lost: \"%s\"; error: %s", summary.text.c_str(), summary.error.c_str());
+        QVERIFY2(!summary.error.empty(), "the lost device was not reported");
+        QVERIFY2(QString::fromStdString(summary.error).contains("lost", Qt::CaseInsensitive), summary.error.c_str());
+        const std::string text = normaliseForWer(summary.text);
+        QVERIFY2(text.find("my fellow americans") != std::string::npos, summary.text.c_str());
+        QCOMPARE(summary.samplesProcessed, summary.samplesRead);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStreamingMicrophone)
+#include "tst_streaming_microphone.moc"

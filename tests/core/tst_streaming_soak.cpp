@@ -1,0 +1,193 @@
+// Soak: the real tiny.en model transcribing a long stream of speech and pauses played at real-time
+// pace (SimulatedLiveSource, speed 1 by default), the cache switches flipped every minute from
+// another thread, as a user at the settings panel would. Resident memory after the warm-up must
+// not grow by more than 5 MB, latency must not grow over time, no audio may be dropped.
+// HEARSAY_SOAK_MINUTES (default 5, the CI version), HEARSAY_SOAK_SPEED (default 1) and
+// HEARSAY_SOAK_CSV (a file for one row per step: time, RSS, latency, switches) set the run;
+// scripts/soak.sh runs the 60-minute version and plots it. CTest label `real`, run serially.
+#include "real_models.h"
+
+#include "core/audio/audio_writer.h"
+#include "core/audio/simulated_live_source.h"
+#include "core/bench/peak_memory.h"
+#include "core/engine/engine.h"
+#include "core/streaming/streaming_session.h"
+
+#include <QtTest>
+
+#include <algorithm>
+#include <cstdio>
+#include <thread>
+
+using namespace hearsay;
+namespace fs = std::filesystem;
+
+namespace {
+
+double envDouble(const char* name, double fallback) {
+    const QByteArray v = qgetenv(name);
+    bool ok = false;
+    const double d = v.toDouble(&ok);
+    return ok && d > 0 ? d : fallback;
+}
+
+struct Row {
+    double streamSeconds = 0;
+    double wallSeconds = 0;
+    size_t rss = 0;
+    double behind = 0;
+    double stepMs = 0;
+    bool decoded = false, selfCache = true, crossCache = true;
+    size_t cacheBytes = 0;
+};
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+} // namespace
+
+class TestStreamingSoak : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_tmp;
+
+private slots:
+    void soak() {
+        QVERIFY(m_tmp.isValid());
+        const QString missing = real_models::missing("tiny.en");
+        QVERIFY2(missing.isEmpty(), qPrintable(missing));
+        const double minutes = envDouble("HEARSAY_SOAK_MINUTES", 5.0);
+        const double speed = envDouble("HEARSAY_SOAK_SPEED", 1.0);
+
+        // Speech and pauses, in turns, until the wanted length: the shared clips and the
+        // rendered story paragraphs, each followed by 1 to 6 s of silence.
+        const QString rendered = real_models::renderSpeech(m_tmp.path());
+        QVERIFY2(rendered.isEmpty(), qPrintable(rendered));
+        std::vector<std::vector<float>> clips;
+        for (const char* name : {"jfk.wav", "speech-30s-a.wav", "speech-30s-b.wav"})
+            clips.push_back(real_models::readClip(QStringLiteral(HEARSAY_SHARED_DATA_DIR "/") + name));
+        for (const QString& name : QDir(m_tmp.path()).entryList({"story-*.wav"}, QDir::Files, QDir::Name))
+            clips.push_back(real_models::readClip(m_tmp.path() + "/" + name));
+        for (const auto& c : clips) QVERIFY(!c.empty());
+        std::vector<float> audio;
+        const size_t total = size_t(minutes * 60.0 * 16000.0);
+        for (size_t i = 0; audio.size() < total; ++i) {
+            const auto& c = clips[i % clips.size()];
+            audio.insert(audio.end(), c.begin(), c.end());
+            audio.insert(audio.end(), size_t(16000 * (1 + i % 6)), 0.0f);
+        }
+        audio.resize(total);
+        const fs::path file = fs::path(m_tmp.path().toStdString()) / "soak.wav";
+        QVERIFY(writeAudioFile(file, audio.data(), audio.size(), 16000, 1, AudioFileFormat::Wav16));
+        std::vector<float>().swap(audio);
+
+        auto engine = Engine::load(real_models::directory() / "tiny.en", EngineOptions{BackendKind::Cpu, BackendOptions{1, 0}});
+        QVERIFY2(engine, engine ? "" : engine.message().c_str());
+        SimulatedLiveOptions live;
+        live.speed = speed;
+        auto source = SimulatedLiveSource::open(file, live);
+        QVERIFY2(source, source ? "" : source.message().c_str());
+
+        std::vector<Row> rows;
+        std::vector<std::pair<double, double>> commitLatency;  // (stream seconds, latency)
+        QElapsedTimer wall;
+        wall.start();
+        StreamingCallbacks callbacks;
+        callbacks.step = [&](const StreamingStep& s) {
+            Row r;
+            r.streamSeconds = s.streamSeconds;
+            r.wallSeconds = double(wall.elapsed()) / 1000.0;
+            r.rss = currentResidentBytes();
+            r.behind = s.behindSeconds;
+            r.stepMs = s.stepMs;
+            r.decoded = s.decoded;
+            r.selfCache = s.selfCache;
+            r.crossCache = s.crossCache;
+            r.cacheBytes = s.cache.selfAllocated + s.cache.crossAllocated + s.cache.workspaceBytes;
+            rows.push_back(r);
+        };
+        callbacks.committed = [&](const CommittedText& c) {
+            for (double l : c.commitLatency) commitLatency.emplace_back(c.end, l);
+        };
+        auto controls = std::make_shared<SessionControls>();
+        auto session = StreamingSession::create(engine.value(), *source.value(), StreamingOptions{}, callbacks, controls);
+        QVERIFY2(session, session ? "" : session.message().c_str());
+
+        // The user at the settings panel: every minute of audio, the next switch state
+        // (both on, self off, both off, cross off, ...).
+        std::atomic<bool> done{false};
+        std::thread user([&] {
+            const auto start = std::chrono::steady_clock::now();
+            for (int k = 1; !done; ++k) {
+                const auto at = start + std::chrono::duration<double>(60.0 * k / speed);
+                while (!done && std::chrono::steady_clock::now() < at) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                controls->selfCache = (k % 4 == 0 || k % 4 == 3);
+                controls->crossCache = (k % 4 == 0 || k % 4 == 1);
+            }
+        });
+        const StreamingSummary summary = session.value()->run();
+        done = true;
+        user.join();
+
+        QVERIFY2(summary.error.empty(), summary.error.c_str());
+        QCOMPARE(summary.droppedSamples, uint64_t(0));
+        QCOMPARE(summary.samplesProcessed, summary.samplesRead);
+        QVERIFY(summary.decodedSteps > 0 && !summary.text.empty());
+        QVERIFY(!rows.empty());
+        int flips = 0;
+        for (size_t i = 1; i < rows.size(); ++i)
+            flips += rows[i].selfCache != rows[i - 1].selfCache || rows[i].crossCache != rows[i - 1].crossCache;
+        QVERIFY2(flips >= int(minutes) - 2, qPrintable(QString("%1 switch changes seen").arg(flips)));
+
+        if (const QByteArray csv = qgetenv("HEARSAY_SOAK_CSV"); !csv.isEmpty()) {
+            QFile out(QString::fromLocal8Bit(csv));
+            QVERIFY(out.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            out.write("stream_s,wall_s,rss_mb,behind_s,step_ms,decoded,self_cache,cross_cache,cache_mb\n");
+            for (const Row& r : rows)
+                out.write(QString::asprintf("%.2f,%.2f,%.3f,%.3f,%.1f,%d,%d,%d,%.3f\n", r.streamSeconds, r.wallSeconds,
+                                            double(r.rss) / 1048576.0, r.behind, r.stepMs, int(r.decoded), int(r.selfCache),
+                                            int(r.crossCache), double(r.cacheBytes) / 1048576.0).toUtf8());
+            QFile lat(QString::fromLocal8Bit(csv) + ".latency.csv");
+            QVERIFY(lat.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            lat.write("stream_s,commit_latency_s\n");
+            for (const auto& [t, l] : commitLatency) lat.write(QString::asprintf("%.2f,%.3f\n", t, l).toUtf8());
+        }
+
+        // Memory: after the first minute (model, caches and buffers warm), the resident set may
+        // not grow by more than 5 MB; compared as the medians of the second minute and the
+        // last minute, so that a transient step buffer does not count.
+        const double end = rows.back().streamSeconds;
+        auto rssMedian = [&](double from, double to) {
+            std::vector<double> v;
+            for (const Row& r : rows)
+                if (r.streamSeconds >= from && r.streamSeconds < to) v.push_back(double(r.rss));
+            return median(v);
+        };
+        const double warm = rssMedian(60.0, 120.0), last = rssMedian(end - 60.0, end + 1.0);
+        const double growthMb = (last - warm) / 1048576.0;
+        // Latency: the median commit latency of the last third against the first third (after
+        // the first minute).
+        auto latencyMedian = [&](double from, double to) {
+            std::vector<double> v;
+            for (const auto& [t, l] : commitLatency)
+                if (t >= from && t < to) v.push_back(l);
+            return median(v);
+        };
+        const double third = (end - 60.0) / 3.0;
+        const double early = latencyMedian(60.0, 60.0 + third), late = latencyMedian(end - third, end + 1.0);
+        double maxBehind = 0.0;
+        for (const Row& r : rows) maxBehind = std::max(maxBehind, r.behind);
+        qInfo("soak %.1f min at %.1fx: %d steps (%d decoded), %d switch changes, RSS %.1f MB after warm-up -> %.1f MB at the end "
+              "(%+.2f MB), commit latency median %.2f s early, %.2f s late, most behind %.2f s, RTF %.3f, dropped %llu",
+              end / 60.0, speed, summary.steps, summary.decodedSteps, flips, warm / 1048576.0, last / 1048576.0, growthMb,
+              early, late, maxBehind, summary.realTimeFactor, static_cast<unsigned long long>(summary.droppedSamples));
+        QVERIFY2(growthMb <= 5.0, qPrintable(QString("resident memory grew %1 MB after warm-up").arg(growthMb)));
+        QVERIFY2(late <= early * 1.5 + 0.5,
+                 qPrintable(QString("commit latency grew from %1 s to %2 s").arg(early).arg(late)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStreamingSoak)
+#include "tst_streaming_soak.moc"
