@@ -17,7 +17,9 @@
 #include <algorithm>
 #include <atomic>
 #include <csignal>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -188,12 +190,24 @@ Result<Settings> readSettings(const Options& options, bool multilingual) {
     return s;
 }
 
+// Writes beside the target and renames, so that a failure (disk full, permissions) never leaves a
+// half-written file under the target's name.
 Result<void> writeFile(const fs::path& path, const std::string& content) {
-    std::ofstream out(path, std::ios::binary);
-    if (!out) return makeError("cannot write " + path.string());
+    const fs::path partial = fs::path(path).concat(".part");
+    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+    if (!out) return makeError("cannot write " + path.string() + ": " + std::strerror(errno));
     out << content;
     out.close();
-    if (!out) return makeError("cannot write " + path.string() + " (disk full?)");
+    std::error_code ec;
+    if (!out) {
+        fs::remove(partial, ec);
+        return makeError("cannot write " + path.string() + " (disk full?)");
+    }
+    fs::rename(partial, path, ec);
+    if (ec) {
+        fs::remove(partial, ec);
+        return makeError("cannot write " + path.string() + ": " + ec.message());
+    }
     return {};
 }
 
@@ -326,7 +340,11 @@ int runTranscribe(const std::vector<std::string>& args) {
             }
             const fs::path out = fs::path(s.outputDir) / (fs::path(file).filename().string() + "." + fileExtension(format));
             if (auto w = writeFile(out, content); !w) {
-                std::fprintf(stderr, "hearsay-cli transcribe: %s\n", w.message().c_str());
+                // The transcript is not lost: it goes to stdout instead.
+                std::fprintf(stderr, "hearsay-cli transcribe: %s; the %s transcript follows on stdout\n",
+                             w.message().c_str(), fileExtension(format));
+                std::fwrite(content.data(), 1, content.size(), stdout);
+                std::fflush(stdout);
                 ++failures;
             } else if (!s.quiet) {
                 std::fprintf(stderr, "hearsay-cli transcribe: wrote %s\n", out.string().c_str());

@@ -7,10 +7,13 @@
 #include <cstring>
 
 #if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define HEARSAY_SIMD_X86 1
 // GCC 12 warns inside its own AVX-512 headers (_mm512_undefined_ps): a known false positive.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
@@ -232,9 +235,15 @@ __attribute__((target("avx2,fma,f16c"))) void convertQ8Avx2(const uint8_t* src, 
     }
 }
 
+// F16C from CPUID leaf 1 (ECX bit 29): clang's __builtin_cpu_supports does not know "f16c".
+bool cpuHasF16c() {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & (1u << 29)) != 0;
+}
+
 bool detectAvx512() {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("f16c");
+    return __builtin_cpu_supports("avx512f") && cpuHasF16c();
 }
 
 bool detectAvx2() {
@@ -244,7 +253,7 @@ bool detectAvx2() {
 
 bool detectF16c() {
     __builtin_cpu_init();
-    return detectAvx2() && __builtin_cpu_supports("f16c");
+    return detectAvx2() && cpuHasF16c();
 }
 #else
 bool detectAvx512() { return false; }

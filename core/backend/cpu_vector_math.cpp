@@ -12,7 +12,9 @@
 #define HEARSAY_VMATH_X86 1
 // GCC 12 warns inside its own AVX-512 headers (_mm512_undefined_ps in masked and reducing
 // intrinsics): a known false positive of -Wmaybe-uninitialized.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 

@@ -258,6 +258,22 @@ private slots:
         QVERIFY(hearsay::Json::parse(readAll(out + "/jfk.wav.json").toStdString()).ok());
         QVERIFY(!QFile::exists(out + "/garbage.wav.json"));
     }
+
+    // An output that cannot be written (here a directory stands where the file should go, which
+    // fails for root too): a clear message, a failing exit code, no half-written file, and the
+    // transcript on stdout instead, so that nothing is lost.
+    void unwritableOutputKeepsTheTranscript() {
+        const QString out = m_dir.filePath("blocked");
+        QVERIFY(QDir().mkpath(out + "/jfk.wav.txt"));
+        Run r = runCli({"transcribe", "--model", m_model, "--language", "en", "--beam-size", "1", "--sample-len", "16",
+                        "--output-dir", out, "--output-format", "txt", kJfk});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("cannot write") && r.err.contains("jfk.wav.txt") && r.err.contains("follows on stdout"),
+                 qPrintable(r.err));
+        QVERIFY2(!r.out.trimmed().isEmpty(), "the transcript did not reach stdout");
+        QVERIFY(QFileInfo(out + "/jfk.wav.txt").isDir());
+        QVERIFY(!QFile::exists(out + "/jfk.wav.txt.part"));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestCliTranscribe)
