@@ -755,6 +755,14 @@ void MainWindow::onInputDevices(const InputDeviceList& devices, const QString& e
 
 void MainWindow::onDictationStarted(const DictationInfo& info) {
     m_dictationSource = info.source;
+    // The cache panel follows the dictation's session from now on (its counters from zero).
+    EngineMetrics m = m_cachePanel->metrics();
+    m.windows = 0;
+    m.decodeMs = 0.0;
+    m.decodeCalls = 0;
+    m.audioSeconds = m.wallSeconds = 0.0;
+    m.running = true;
+    m_cachePanel->setMetrics(m);
     m_statusText->setText(tr("Listening: %1").arg(info.source));
     emit dictationStarted();
 }
@@ -781,6 +789,24 @@ void MainWindow::onCommitted(const CommittedText& text) {
 
 void MainWindow::onDictationStep(const StreamingStep& step) {
     m_livePanel->setStep(step);
+    // The model and caches panel shows the dictation's session: its caches and switches as the
+    // step reports them, its speed summed over the run.
+    EngineMetrics m = m_cachePanel->metrics();
+    const DeviceMemory device = m.cache.device;
+    m.cache = step.cache;
+    if (!m.cache.device.known) m.cache.device = device;
+    m.selfCache = step.selfCache;
+    m.crossCache = step.crossCache;
+    m.maxBeams = std::max(1, step.cache.beams);
+    if (step.decoded) {
+        m.lastEncoderMs = step.encoderMs;
+        ++m.windows;
+        m.decodeMs += step.decodeMs;
+        m.decodeCalls += step.tokens;
+    }
+    m.audioSeconds = step.streamSeconds;
+    m.wallSeconds += step.stepMs / 1000.0;
+    m_cachePanel->setMetrics(m);
     emit stepShown(step);
 }
 

@@ -2,8 +2,10 @@
 // dictate from a file played at real-time pace (tests, demos), and, for checks by eye on headless
 // machines, save a picture of the window and quit (exit status 1 when a job failed).
 #include "ui/main_window.h"
+#include "ui/settings_panel.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QIcon>
@@ -54,7 +56,11 @@ int main(int argc, char** argv) {
                                        "seconds");
     const QCommandLineOption printCommitted("print-committed", "Print each piece of committed dictation text to "
                                                                "standard output as it is shown (one line each).");
-    parser.addOptions({model, open, settingsFile, screenshot, dictateFile, speed, shotAfter, printCommitted});
+    const QCommandLineOption cachesOffAfter("caches-off-after", "With --dictate-file: switch both K/V caches off this "
+                                                                "many seconds into the dictation, as a user would in "
+                                                                "the settings (a demo of the live chart).",
+                                            "seconds");
+    parser.addOptions({model, open, settingsFile, screenshot, dictateFile, speed, shotAfter, printCommitted, cachesOffAfter});
     parser.process(app);
     bool speedOk = false;
     const double pace = parser.value(speed).toDouble(&speedOk);
@@ -125,6 +131,21 @@ int main(int argc, char** argv) {
     });
     QObject::connect(&window, &hearsay::ui::MainWindow::transcriptionEnded, &window, [&](bool ok) { finishStartup(ok); });
     QObject::connect(&window, &hearsay::ui::MainWindow::dictationEnded, &window, [&](bool ok) { finishStartup(ok); });
+    if (parser.isSet(cachesOffAfter)) {
+        bool ok = false;
+        const double after = parser.value(cachesOffAfter).toDouble(&ok);
+        if (!ok || after < 0.0) {
+            std::fprintf(stderr, "hearsay: --caches-off-after takes a number of seconds (got \"%s\")\n",
+                         qPrintable(parser.value(cachesOffAfter)));
+            return 2;
+        }
+        QObject::connect(&window, &hearsay::ui::MainWindow::dictationStarted, &window, [&window, after] {
+            QTimer::singleShot(int(after * 1000), &window, [&window] {
+                window.settingsPanel()->selfCacheSwitch()->setChecked(false);
+                window.settingsPanel()->crossCacheSwitch()->setChecked(false);
+            });
+        });
+    }
     if (shotDelay >= 0.0) {
         QObject::connect(&window, &hearsay::ui::MainWindow::dictationStarted, &window, [&] {
             QTimer::singleShot(int(shotDelay * 1000), &window, [&] { finishStartup(true); });
