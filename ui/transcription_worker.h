@@ -25,7 +25,7 @@ class TranscriptionWorker : public QObject {
 public:
     // `controls`: shared with the GUI, which writes Cancel and the switches there; every session
     // the worker makes reads them at its next encoder run or decoder step.
-    explicit TranscriptionWorker(std::shared_ptr<SessionControls> controls, QObject* parent = nullptr);
+    explicit TranscriptionWorker(std::shared_ptr<SessionControls> controls = nullptr, QObject* parent = nullptr);
     ~TranscriptionWorker() override;
 
 public slots:

@@ -3,10 +3,13 @@
 // file is transcribed, the window icon, segment ends within the audio, --screenshot's exit status,
 // the Record action's explanation when it cannot act, Help › About. The random 64x2x2 test model
 // (hearsay-cli make-test-model) stands in for a real one.
+#include "ui/cache_panel.h"
+#include "ui/settings_panel.h"
 #include "ui/transcript_model.h"
 #include "ui_test_support.h"
 
 #include <QAction>
+#include <QComboBox>
 #include <QFile>
 #include <QIcon>
 #include <QMenuBar>
@@ -104,6 +107,21 @@ private slots:
             QVERIFY2(model.segment(r).end <= 11.0 + 1e-6, qPrintable(QString::number(model.segment(r).end)));
             QVERIFY(model.segment(r).start <= model.segment(r).end);
         }
+    }
+
+    void precisionIsDisabledWhenTheEngineRunsOnTheCpu() {
+        auto settings = std::make_unique<QSettings>(m_dir.filePath("auto.ini"), QSettings::IniFormat);
+        settings->setValue("engine/backend", "auto");
+        MainWindow window(std::move(settings));
+        QComboBox* precision = window.settingsPanel()->precisionBox();
+        QVERIFY(precision->isEnabled());  // Automatic, no engine yet: it may be a GPU
+        QVERIFY(loadModel(window, m_model));
+        QTRY_VERIFY_WITH_TIMEOUT(!window.cachePanel()->metrics().backend.isEmpty(), 30000);
+        const bool cpu = window.cachePanel()->metrics().backend.startsWith("cpu");
+        QCOMPARE(precision->isEnabled(), !cpu);
+        if (cpu) QVERIFY2(precision->toolTip().contains("CPU backend"), qPrintable(precision->toolTip()));
+        window.settingsPanel()->backendBox()->setCurrentIndex(window.settingsPanel()->backendBox()->findData("cpu"));
+        QVERIFY(!precision->isEnabled());
     }
 
     void helpAboutNamesVersionModelBackendLicenses() {
