@@ -13,6 +13,9 @@
 #include "ui_test_support.h"
 
 #include <QAbstractItemModelTester>
+#include <QDockWidget>
+#include <QScrollBar>
+#include <QTableView>
 #include <QCheckBox>
 #include <QFont>
 #include <QRegularExpression>
@@ -156,6 +159,35 @@ private slots:
         QVERIFY2(after.contains(pending.first()) || after.contains(pending.last()),
                  qPrintable(tentativeAtStop + " | " + committedText(model)));
         QCOMPARE(committedText(model), " Earlier words." + QString::fromStdString(summary.text));
+    }
+
+    void autoScrollStopsWhenTheUserScrollsUp() {
+        auto window = makeWindow();
+        for (QDockWidget* dock : window->findChildren<QDockWidget*>()) dock->hide();
+        window->resize(700, 260);  // a short view: a few rows overflow it
+        window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+        QVERIFY(loadModel(*window, m_model));
+        ui::TranscriptModel& model = *window->transcriptModel();
+        for (int i = 0; i < 12; ++i) model.appendCommitted(QString(" Earlier line %1.").arg(i).toStdString(), i, i + 1, true);
+        QScrollBar* bar = window->transcriptView()->verticalScrollBar();
+        window->transcriptView()->scrollToBottom();
+        QTRY_VERIFY(bar->maximum() > 0 && bar->value() == bar->maximum());
+        QSignalSpy ended(window.get(), &ui::MainWindow::dictationEnded);
+        window->dictateFile(speech30(), 1.0);
+        // Following: new text keeps the view at its end.
+        QTRY_VERIFY_WITH_TIMEOUT(model.segmentCount() > 12 || !model.tentative().isEmpty(), kJobTimeoutMs);
+        QTest::qWait(100);
+        QCOMPARE(bar->value(), bar->maximum());
+        // The user scrolls up to read: later text does not pull the view down.
+        bar->setValue(0);
+        const int rows = model.rowCount();
+        QTRY_VERIFY_WITH_TIMEOUT(model.segmentCount() > 13 || model.rowCount() != rows || ended.count() > 0, kJobTimeoutMs);
+        QTest::qWait(1500);
+        QCOMPARE(bar->value(), 0);
+        window->stopDictation();
+        QVERIFY(ended.count() > 0 || ended.wait(kJobTimeoutMs));
+        QCOMPARE(bar->value(), 0);
     }
 
     void cacheSwitchesReachTheEngineWhileDictating() {
