@@ -335,7 +335,11 @@ void MainWindow::setState(State state) {
     else if (!m_hasModel) why = tr("Open a model first (File › Open model): dictation needs one");
     else if (!idle) why = tr("Wait for the current job to end (or cancel it) to dictate");
     else why = tr("Dictate from the input device chosen in the settings (Ctrl+R)");
-    m_record->setText(dictating ? tr("&Stop dictation") : tr("&Record (dictate)"));
+    // Disabled, it says why in its own text too (menus and toolbars show no tooltip for it).
+    m_record->setText(dictating ? tr("&Stop dictation")
+                      : !m_hasModel ? tr("&Record (open a model first)")
+                      : !idle      ? tr("&Record (after the current job)")
+                                   : tr("&Record (dictate)"));
     m_record->setEnabled(canRecord);
     m_record->setToolTip(why);
     m_record->setStatusTip(why);

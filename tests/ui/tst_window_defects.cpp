@@ -55,6 +55,7 @@ private slots:
         auto window = makeWindow();
         QVERIFY(!window->recordAction()->isEnabled());
         QVERIFY2(window->recordAction()->toolTip().contains("Open a model"), qPrintable(window->recordAction()->toolTip()));
+        QVERIFY(window->recordAction()->text().contains("open a model first"));
         auto* button = window->findChild<QWidget*>("recordButton");
         QVERIFY(button && !button->isEnabled() && button->toolTip().contains("Open a model"));
         QVERIFY(loadModel(*window, m_model));
