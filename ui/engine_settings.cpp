@@ -26,6 +26,13 @@ EngineSettings EngineSettings::load(const QSettings& settings) {
     // QVariant::toBool() reads any unknown text as false; only "true"/"false" are taken.
     const QString graphs = settings.value("engine/stepGraphs", s.stepGraphs).toString().toLower();
     if (graphs == "true" || graphs == "false") s.stepGraphs = graphs == "true";
+    s.inputDevice = settings.value("dictation/inputDevice", s.inputDevice).toString();
+    const double step = settings.value("dictation/stepSeconds", s.stepSeconds).toDouble();
+    if (step >= 0.2 && step <= 5.0) s.stepSeconds = step;
+    const double vad = settings.value("dictation/vadThreshold", s.vadThreshold).toDouble();
+    if (vad > 0.0 && vad < 1.0) s.vadThreshold = vad;
+    const QString tentative = settings.value("dictation/showTentative", s.showTentative).toString().toLower();
+    if (tentative == "true" || tentative == "false") s.showTentative = tentative == "true";
     return s;
 }
 
@@ -40,6 +47,10 @@ void EngineSettings::save(QSettings& settings) const {
     settings.setValue("decoding/initialPrompt", initialPrompt);
     settings.setValue("engine/precision", precision);
     settings.setValue("engine/stepGraphs", stepGraphs);
+    settings.setValue("dictation/inputDevice", inputDevice);
+    settings.setValue("dictation/stepSeconds", stepSeconds);
+    settings.setValue("dictation/vadThreshold", vadThreshold);
+    settings.setValue("dictation/showTentative", showTentative);
 }
 
 } // namespace hearsay::ui

@@ -19,6 +19,11 @@ struct EngineSettings {
     QString initialPrompt;      // text prompt for the first window
     QString precision = "fp16"; // "fp16" or "fp32" (parsePrecision): CUDA weights and GEMMs; the CPU is float32
     bool stepGraphs = true;     // record the decoder step once per shape and replay it per token
+    // Dictation.
+    QString inputDevice;        // InputDeviceInfo::id(); empty = the default input
+    double stepSeconds = 1.0;   // a streaming step per this much new audio
+    double vadThreshold = 0.5;  // speech probability from which the voice activity detector hears speech
+    bool showTentative = true;  // show text before it is committed (grey, italic)
 
     static constexpr int kMaxBeamSize = 16;
     static constexpr int kBestOf = 5;  // samples per fallback temperature, as the reference

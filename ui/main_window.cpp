@@ -2,10 +2,14 @@
 #include "ui/main_window.h"
 
 #include "ui/cache_panel.h"
+#include "ui/level_meter_bar.h"
+#include "ui/live_panel.h"
 #include "ui/message_bar.h"
 #include "ui/settings_panel.h"
 #include "ui/transcript_model.h"
 #include "ui/transcription_worker.h"
+
+#include "core/engine/session_controls.h"
 
 #include <QAction>
 #include <QApplication>
@@ -17,7 +21,9 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QMessageBox>
 #include <QMenuBar>
 #include <QMimeData>
 #include <QProgressBar>
@@ -30,9 +36,11 @@
 #include <QStatusBar>
 #include <QTableView>
 #include <QTimer>
+#include <QToolBar>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <filesystem>
 
 namespace hearsay::ui {
 namespace {
@@ -56,8 +64,10 @@ bool looksLikeModel(const QString& path) {
 } // namespace
 
 MainWindow::MainWindow(std::unique_ptr<QSettings> settings, QWidget* parent)
-    : QMainWindow(parent), m_settings(settings ? std::move(settings) : std::make_unique<QSettings>()) {
+    : QMainWindow(parent), m_settings(settings ? std::move(settings) : std::make_unique<QSettings>()),
+      m_controls(std::make_shared<SessionControls>()) {
     setWindowTitle(tr("Hearsay"));
+    setWindowIcon(QIcon(":/icons/hearsay.svg"));
     setAcceptDrops(true);
     resize(1100, 700);
 
@@ -78,27 +88,41 @@ MainWindow::MainWindow(std::unique_ptr<QSettings> settings, QWidget* parent)
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->setContextMenuPolicy(Qt::ActionsContextMenu);
 
-    auto* hint = new QLabel(tr("<p style='font-size:large'>No transcript yet</p>"
-                               "<p>Open a model (<b>File › Open model</b>), then an audio or video file "
-                               "(<b>File › Open audio</b>), or drop either onto this window.</p>"),
-                            this);
-    hint->setAlignment(Qt::AlignCenter);
-    hint->setWordWrap(true);
-    hint->setEnabled(false);
+    m_hint = new QLabel(this);
+    m_hint->setObjectName("centreHint");
+    m_hint->setAlignment(Qt::AlignCenter);
+    m_hint->setWordWrap(true);
+    m_hint->setEnabled(false);
 
     m_centre = new QStackedWidget(this);
-    m_centre->addWidget(hint);
+    m_centre->addWidget(m_hint);
     m_centre->addWidget(m_view);
     m_messageBar = new MessageBar(this);
     auto* centre = new QWidget(this);
     auto* layout = new QVBoxLayout(centre);
     layout->setContentsMargins(4, 4, 4, 0);
     layout->addWidget(m_messageBar);
+    // The dictation strip: the big Record/Stop button and the input level.
+    auto* strip = new QHBoxLayout;
+    m_recordButton = new QPushButton(this);
+    m_recordButton->setObjectName("recordButton");
+    m_recordButton->setMinimumHeight(40);
+    m_recordButton->setMinimumWidth(150);
+    QFont big = m_recordButton->font();
+    big.setPointSizeF(big.pointSizeF() * 1.3);
+    big.setBold(true);
+    m_recordButton->setFont(big);
+    connect(m_recordButton, &QPushButton::clicked, this, &MainWindow::toggleRecording);
+    m_levelMeter = new LevelMeterBar(this);
+    strip->addWidget(m_recordButton);
+    strip->addWidget(new QLabel(tr("Input"), this));
+    strip->addWidget(m_levelMeter, 1);
+    layout->addLayout(strip);
     layout->addWidget(m_centre, 1);
     setCentralWidget(centre);
-    auto showTable = [this] { m_centre->setCurrentIndex(m_transcript->rowCount() > 0 ? 1 : 0); };
-    connect(m_transcript, &QAbstractItemModel::rowsInserted, this, showTable);
-    connect(m_transcript, &QAbstractItemModel::modelReset, this, showTable);
+    connect(m_transcript, &QAbstractItemModel::rowsInserted, this, &MainWindow::updateCentre);
+    connect(m_transcript, &QAbstractItemModel::rowsRemoved, this, &MainWindow::updateCentre);
+    connect(m_transcript, &QAbstractItemModel::modelReset, this, &MainWindow::updateCentre);
 
     // Status bar: what happens, progress and Cancel.
     m_statusText = new QLabel(tr("Ready"), this);
@@ -122,7 +146,7 @@ MainWindow::MainWindow(std::unique_ptr<QSettings> settings, QWidget* parent)
     // The engine's thread. The worker is deleted there once the event loop has stopped.
     m_thread.reset(new QThread);
     m_thread->setObjectName("hearsay-engine");
-    m_worker = new TranscriptionWorker;
+    m_worker = new TranscriptionWorker(m_controls);
     m_worker->moveToThread(m_thread.get());
     connect(m_thread.get(), &QThread::finished, m_worker, &QObject::deleteLater);
     connect(m_worker, &TranscriptionWorker::modelLoading, this, &MainWindow::onModelLoading);
@@ -135,16 +159,51 @@ MainWindow::MainWindow(std::unique_ptr<QSettings> settings, QWidget* parent)
     connect(m_worker, &TranscriptionWorker::transcriptionFailed, this, &MainWindow::onTranscriptionFailed);
     connect(m_worker, &TranscriptionWorker::metricsUpdated, this, &MainWindow::onMetrics);
     connect(m_worker, &TranscriptionWorker::warning, this, &MainWindow::onWarning);
-    m_thread->start();
-
-    // The device's free memory changes with other programs too: polled here, between the
-    // worker's reports (the worker answers from this thread without waiting for a running job).
-    auto* memoryPoll = new QTimer(this);
-    connect(memoryPoll, &QTimer::timeout, this, [this] {
-        const DeviceMemory memory = m_worker->deviceMemory();
+    connect(m_worker, &TranscriptionWorker::inputDevicesListed, this, &MainWindow::onInputDevices);
+    connect(m_worker, &TranscriptionWorker::dictationStarted, this, &MainWindow::onDictationStarted);
+    connect(m_worker, &TranscriptionWorker::dictationFailed, this, &MainWindow::onDictationFailed);
+    connect(m_worker, &TranscriptionWorker::tentativeChanged, this, &MainWindow::onTentative);
+    connect(m_worker, &TranscriptionWorker::textCommitted, this, &MainWindow::onCommitted);
+    connect(m_worker, &TranscriptionWorker::dictationStep, this, &MainWindow::onDictationStep);
+    connect(m_worker, &TranscriptionWorker::inputLevelChanged, this, &MainWindow::onInputLevel);
+    connect(m_worker, &TranscriptionWorker::dictationFinished, this, &MainWindow::onDictationFinished);
+    connect(m_worker, &TranscriptionWorker::deviceMemoryRead, this, [this](const DeviceMemory& memory) {
         if (memory.known) m_cachePanel->setDeviceMemory(memory);
     });
+    // Requests: queued signals carrying values, the one way to the worker.
+    connect(this, &MainWindow::loadModelRequested, m_worker, &TranscriptionWorker::loadModel, Qt::QueuedConnection);
+    connect(this, &MainWindow::transcribeRequested, m_worker, &TranscriptionWorker::transcribeFile, Qt::QueuedConnection);
+    connect(this, &MainWindow::applySettingsRequested, m_worker, &TranscriptionWorker::applySettings, Qt::QueuedConnection);
+    connect(this, &MainWindow::inputDevicesRequested, m_worker, &TranscriptionWorker::listInputDevices, Qt::QueuedConnection);
+    connect(this, &MainWindow::dictationRequested, m_worker, &TranscriptionWorker::startDictation, Qt::QueuedConnection);
+    connect(this, &MainWindow::deviceMemoryRequested, m_worker, &TranscriptionWorker::readDeviceMemory, Qt::QueuedConnection);
+    m_thread->start();
+
+    // The device's free memory changes with other programs too: asked for while idle (a running
+    // job reports it with its metrics, a dictation every 50 ms).
+    auto* memoryPoll = new QTimer(this);
+    connect(memoryPoll, &QTimer::timeout, this, [this] {
+        if (m_state == State::Idle) emit deviceMemoryRequested();
+    });
     memoryPoll->start(kMemoryPollMs);
+    emit inputDevicesRequested();
+
+    // A journal left by a run that did not end normally (a crash, a kill) is offered for restoring.
+    m_journalPath = QString::fromStdString((DictationJournal::defaultDirectory() / DictationJournal::kFileName).string());
+    if (auto found = DictationJournal::read(m_journalPath.toStdString()); !found) {
+        m_messageBar->showMessage(MessageBar::Kind::Warning, QString::fromStdString(found.message()));
+    } else if (!found->empty()) {
+        m_recovered = std::move(found).value();
+        // Kept aside: a new dictation starts a fresh journal, the old one stays until restored or closed.
+        std::error_code ec;
+        std::filesystem::rename(m_journalPath.toStdString(), m_journalPath.toStdString() + ".previous", ec);
+        const QString text = QString::fromStdString(journalText(m_recovered)).simplified();
+        m_messageBar->showMessage(MessageBar::Kind::Information,
+                                  tr("Hearsay did not close normally last time. The journal kept %n word(s) of dictated "
+                                     "text: \"%1\"", nullptr, int(text.split(' ', Qt::SkipEmptyParts).size()))
+                                      .arg(text.size() > 120 ? text.left(117) + "…" : text),
+                                  tr("Restore"), [this] { restoreJournal(); });
+    }
 
     restoreGeometry(m_settings->value("window/geometry").toByteArray());
     restoreState(m_settings->value("window/state").toByteArray());
@@ -153,7 +212,8 @@ MainWindow::MainWindow(std::unique_ptr<QSettings> settings, QWidget* parent)
 
 MainWindow::~MainWindow() {
     // A running transcription stops at its next decoder step; the thread's deleter then waits for it.
-    if (m_worker) m_worker->requestCancel();
+    m_controls->cancel = true;
+    if (m_dictation) m_dictation->stop = true;
     m_thread.reset();
 }
 
@@ -176,6 +236,13 @@ void MainWindow::createDocks() {
     cacheDock->setWidget(scroll);
     addDockWidget(Qt::RightDockWidgetArea, cacheDock);
     resizeDocks({settingsDock, cacheDock}, {280, 320}, Qt::Horizontal);
+
+    m_livePanel = new LivePanel(this);
+    auto* liveDock = new QDockWidget(tr("Live"), this);
+    liveDock->setObjectName("liveDock");
+    liveDock->setWidget(m_livePanel);
+    addDockWidget(Qt::BottomDockWidgetArea, liveDock);
+    resizeDocks({liveDock}, {170}, Qt::Vertical);
 }
 
 void MainWindow::createActions() {
@@ -209,34 +276,104 @@ void MainWindow::createActions() {
     m_view->addAction(selectAll);
 
     QMenu* transcription = menuBar()->addMenu(tr("&Transcription"));
+    m_record = transcription->addAction(tr("&Record"), this, &MainWindow::toggleRecording);
+    m_record->setObjectName("recordAction");
+    m_record->setShortcut(QKeySequence(tr("Ctrl+R")));
     m_cancelAction = transcription->addAction(tr("&Cancel"), this, &MainWindow::cancelTranscription);
     m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
-    transcription->addSeparator();
-    // Live dictation (microphone -> resampler -> ring buffer -> streaming session, LocalAgreement
-    // commits) is a later milestone of the engine. Its entry point belongs here; until the
-    // streaming session exists the action is shown disabled rather than imitated.
-    QAction* dictation = transcription->addAction(tr("Start &dictation (microphone)"));
-    dictation->setEnabled(false);
-    dictation->setStatusTip(tr("Live dictation arrives with the streaming engine; files can be transcribed now"));
+
+    QToolBar* toolbar = addToolBar(tr("Dictation"));
+    toolbar->setObjectName("dictationToolbar");
+    toolbar->addAction(m_record);
+    toolbar->addAction(m_openAudio);
+    toolbar->addAction(m_cancelAction);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
+    view->addSeparator();
+    m_showTimes = view->addAction(tr("Segment &times"));
+    m_showTimes->setCheckable(true);
+    m_showTimes->setChecked(m_settings->value("view/segmentTimes", true).toBool());
+    auto showTimes = [this](bool on) {
+        m_view->setColumnHidden(TranscriptModel::StartColumn, !on);
+        m_view->setColumnHidden(TranscriptModel::EndColumn, !on);
+        m_settings->setValue("view/segmentTimes", on);
+    };
+    connect(m_showTimes, &QAction::toggled, this, showTimes);
+    showTimes(m_showTimes->isChecked());
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* about = help->addAction(tr("&About Hearsay"), this, &MainWindow::showAbout);
+    about->setObjectName("aboutAction");
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }
 
 void MainWindow::setState(State state) {
     m_state = state;
     const bool idle = state == State::Idle;
+    const bool dictating = state == State::Dictating || state == State::Stopping;
     m_openModel->setEnabled(idle);
     m_openModelDirectory->setEnabled(idle);
     m_openAudio->setEnabled(idle && m_hasModel);
-    m_export->setEnabled(state != State::Transcribing && m_transcript->rowCount() > 0);
-    m_clear->setEnabled(state != State::Transcribing);
+    m_export->setEnabled(idle && m_transcript->segmentCount() > 0);
+    m_clear->setEnabled(idle);
     m_cancelAction->setEnabled(state == State::Transcribing);
     m_cancel->setVisible(state == State::Transcribing);
     m_cancel->setEnabled(state == State::Transcribing);
-    m_progress->setVisible(state != State::Idle);
+    m_progress->setVisible(state == State::LoadingModel || state == State::Transcribing);
     if (state == State::LoadingModel) m_progress->setRange(0, 0);  // busy indicator
-    else m_progress->setRange(0, kProgressSteps);
+    m_transcript->setEditable(idle);
+    m_view->setEditTriggers(idle ? QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed
+                                 : QAbstractItemView::NoEditTriggers);
+
+    // Record / Stop: enabled when it can act, and saying why when it cannot.
+    const bool canRecord = (idle && m_hasModel) || state == State::Dictating;
+    const QString label = dictating ? (state == State::Stopping ? tr("Stopping…") : tr("■ Stop")) : tr("● Record");
+    QString why;
+    if (state == State::Dictating) why = tr("Stop dictation: the words already spoken are transcribed first (Ctrl+R)");
+    else if (state == State::Stopping) why = tr("Finishing the words already spoken…");
+    else if (!m_hasModel) why = tr("Open a model first (File › Open model): dictation needs one");
+    else if (!idle) why = tr("Wait for the current job to end (or cancel it) to dictate");
+    else why = tr("Dictate from the input device chosen in the settings (Ctrl+R)");
+    // Disabled, it says why in its own text too (menus and toolbars show no tooltip for it).
+    m_record->setText(dictating ? tr("&Stop dictation")
+                      : !m_hasModel ? tr("&Record (open a model first)")
+                      : !idle      ? tr("&Record (after the current job)")
+                                   : tr("&Record (dictate)"));
+    m_record->setEnabled(canRecord);
+    m_record->setToolTip(why);
+    m_record->setStatusTip(why);
+    m_recordButton->setText(label);
+    m_recordButton->setEnabled(canRecord);
+    m_recordButton->setToolTip(why);
+    updateCentre();
+}
+
+void MainWindow::updateCentre() {
+    if (m_transcript->rowCount() > 0 || m_state == State::Transcribing || isDictating()) {
+        m_centre->setCurrentIndex(1);
+        return;
+    }
+    if (m_state == State::LoadingModel)
+        m_hint->setText(tr("<p style='font-size:large'>Loading the model…</p>"));
+    else if (m_hasModel)
+        m_hint->setText(tr("<p style='font-size:large'>No transcript yet</p>"
+                           "<p>Model <b>%1</b> is loaded. Press <b>● Record</b> (Ctrl+R) and speak, or open an "
+                           "audio or video file (<b>File › Open audio</b>) or drop one onto this window.</p>")
+                            .arg(m_modelName.toHtmlEscaped()));
+    else
+        m_hint->setText(tr("<p style='font-size:large'>No transcript yet</p>"
+                           "<p>Open a model (<b>File › Open model</b>), then press <b>● Record</b> to dictate, or "
+                           "open an audio or video file (<b>File › Open audio</b>), or drop either onto this "
+                           "window.</p>"));
+    m_centre->setCurrentIndex(0);
+}
+
+void MainWindow::keepingScroll(const std::function<void()>& change) {
+    QScrollBar* bar = m_view->verticalScrollBar();
+    const bool atEnd = bar->value() >= bar->maximum();
+    change();
+    if (atEnd) m_view->scrollToBottom();
 }
 
 void MainWindow::showError(const QString& text) {
@@ -316,7 +453,7 @@ void MainWindow::copyAll() {
 }
 
 void MainWindow::clearTranscript() {
-    if (m_state == State::Transcribing) return;
+    if (m_state != State::Idle) return;
     m_transcript->clear();
     setState(m_state);
 }
@@ -326,11 +463,10 @@ void MainWindow::applySettings(const EngineSettings& settings) {
     settings.save(*m_settings);
     // The switches (caches, step graphs) take effect at the engine's next decoder step, even in the middle of a window;
     // the rest is applied by the worker when it is next free (queued behind a running job).
-    m_worker->requestCacheSwitches(settings.selfCache, settings.crossCache);
-    m_worker->requestStepGraphs(settings.stepGraphs);
-    if (m_hasModel)
-        QMetaObject::invokeMethod(m_worker, "applySettings", Qt::QueuedConnection,
-                                  Q_ARG(hearsay::ui::EngineSettings, settings));
+    m_controls->selfCache = settings.selfCache;
+    m_controls->crossCache = settings.crossCache;
+    m_controls->stepGraphs = settings.stepGraphs;
+    if (m_hasModel) emit applySettingsRequested(settings);
 }
 
 void MainWindow::reopenLastModel() {
@@ -345,8 +481,7 @@ void MainWindow::openModel(const QString& path) {
     }
     setState(State::LoadingModel);
     m_loadingModelPath = path;
-    QMetaObject::invokeMethod(m_worker, "loadModel", Qt::QueuedConnection, Q_ARG(QString, path),
-                              Q_ARG(hearsay::ui::EngineSettings, m_engineSettings));
+    emit loadModelRequested(path, m_engineSettings);
 }
 
 void MainWindow::openAudio(const QString& path) {
@@ -359,11 +494,15 @@ void MainWindow::openAudio(const QString& path) {
         return;
     }
     m_settings->setValue("session/audioFolder", QFileInfo(path).absolutePath());
+    if (m_transcript->segmentCount() > 0)
+        m_messageBar->showMessage(MessageBar::Kind::Information,
+                                  tr("The transcript of %1 follows the earlier text, which is kept (Edit › Clear "
+                                     "transcript starts afresh).")
+                                      .arg(QFileInfo(path).fileName()));
     startJob(path, 0.0);
 }
 
 void MainWindow::startJob(const QString& path, double startSeconds) {
-    m_messageBar->hide();
     // The transcript shown stays until the new job has its audio (see onTranscriptionStarted):
     // a job that cannot start loses nothing.
     m_audio = {};
@@ -371,20 +510,22 @@ void MainWindow::startJob(const QString& path, double startSeconds) {
     m_jobStarted = false;
     m_jobReachedSeconds = startSeconds;
     m_statusText->setText(tr("Opening %1…").arg(QFileInfo(path).fileName()));
-    m_progress->setValue(0);
-    m_worker->clearCancel();
+    m_controls->cancel = false;
     setState(State::Transcribing);
+    // Until the first window ends, nothing is known of the progress: a busy bar, not the last
+    // file's figures or a 0% that never moves on a single-window file.
+    m_progress->setRange(0, 0);
+    m_progress->setFormat(tr("Opening…"));
     EngineSettings settings = m_engineSettings;
     if (startSeconds > 0.0) {
         // A continuation is prompted with the end of the text kept, as the next window of an
         // unbroken run would be (the engine keeps the last n_text_ctx/2 - 1 tokens of it).
         QString kept;
-        for (int r = m_transcript->rowCount() - 1; r >= 0 && kept.size() < 1000; --r)
+        for (int r = m_transcript->segmentCount() - 1; r >= 0 && kept.size() < 1000; --r)
             kept.prepend(QString::fromStdString(m_transcript->segment(r).text));
         settings.initialPrompt = kept.right(1000);
     }
-    QMetaObject::invokeMethod(m_worker, "transcribeFile", Qt::QueuedConnection, Q_ARG(QString, path),
-                              Q_ARG(hearsay::ui::EngineSettings, settings), Q_ARG(double, startSeconds));
+    emit transcribeRequested(path, settings, startSeconds);
 }
 
 void MainWindow::useCpuBackend() {
@@ -408,7 +549,7 @@ void MainWindow::offerCpuBackend(MessageBar::Kind kind, const QString& text, std
 
 void MainWindow::cancelTranscription() {
     if (m_state != State::Transcribing) return;
-    m_worker->requestCancel();
+    m_controls->cancel = true;
     m_cancel->setEnabled(false);
     m_statusText->setText(tr("Cancelling…"));
 }
@@ -426,6 +567,7 @@ void MainWindow::onModelLoaded(const ModelSummary& model) {
     m_settings->setValue("session/modelFolder", QFileInfo(model.path).absolutePath());
     m_cachePanel->setModel(model);
     m_settingsPanel->setModel(model);
+    m_modelName = QFileInfo(model.path).fileName();
     m_engineSettings = m_settingsPanel->settings();
     m_messageBar->hide();
     setWindowTitle(tr("Hearsay — %1").arg(QFileInfo(model.path).fileName()));
@@ -451,17 +593,20 @@ void MainWindow::onTranscriptionStarted(const AudioSummary& audio) {
     m_audio = audio;
     m_jobStarted = true;
     m_jobReachedSeconds = audio.startSeconds;
-    if (audio.startSeconds > 0.0) {
-        // A continuation: the segments kept stay, the new ones follow them.
-        const int rows = m_transcript->rowCount();
+    m_progress->setRange(0, 0);  // busy until the first window ends
+    m_progress->setFormat(tr("0.0 of %1 s").arg(audio.durationSeconds, 0, 'f', 1));
+    // The segments on screen stay (an earlier file's, or dictated text): the new ones follow them.
+    {
+        const int rows = m_transcript->segmentCount();
         m_resumeIdBase = rows > 0 ? m_transcript->segment(rows - 1).id + 1 : 0;
+    }
+    if (audio.startSeconds > 0.0) {
         m_statusText->setText(tr("Continuing %1 from %2 s on the %3 backend")
                                   .arg(QFileInfo(audio.path).fileName())
                                   .arg(audio.startSeconds, 0, 'f', 1)
                                   .arg(m_engineSettings.backend.toUpper()));
         return;
     }
-    m_transcript->clear();
     m_statusText->setText(tr("Transcribing %1 (%2 s, %3 Hz, %4 ch, %5)")
                               .arg(QFileInfo(audio.path).fileName())
                               .arg(audio.durationSeconds, 0, 'f', 1)
@@ -472,21 +617,17 @@ void MainWindow::onTranscriptionStarted(const AudioSummary& audio) {
 
 void MainWindow::onProgress(double fraction) {
     m_jobReachedSeconds = std::max(m_jobReachedSeconds, fraction * m_audio.durationSeconds);
+    m_progress->setRange(0, kProgressSteps);
     m_progress->setValue(int(fraction * kProgressSteps + 0.5));
     m_progress->setFormat(tr("%1 of %2 s").arg(fraction * m_audio.durationSeconds, 0, 'f', 1).arg(m_audio.durationSeconds, 0, 'f', 1));
 }
 
 void MainWindow::onSegments(const SegmentList& segments) {
-    QScrollBar* bar = m_view->verticalScrollBar();
-    const bool atEnd = bar->value() == bar->maximum();
-    if (m_audio.startSeconds > 0.0) {
+    keepingScroll([&] {
         SegmentList numbered = segments;
         for (Segment& s : numbered) s.id += m_resumeIdBase;
         m_transcript->appendSegments(numbered);
-    } else {
-        m_transcript->appendSegments(segments);
-    }
-    if (atEnd) m_view->scrollToBottom();
+    });
 }
 
 void MainWindow::onTranscriptionFinished(const Transcript& transcript) {
@@ -494,7 +635,7 @@ void MainWindow::onTranscriptionFinished(const Transcript& transcript) {
     const RunStatistics& s = transcript.statistics;
     m_statusText->setText(tr("Transcribed %1: %2 segments, language %3, %4 s of audio in %5 s (real-time factor %6)")
                               .arg(QFileInfo(m_audio.path).fileName())
-                              .arg(m_transcript->rowCount())
+                              .arg(m_transcript->segmentCount())
                               .arg(QString::fromStdString(transcript.language))
                               .arg(s.audioSeconds, 0, 'f', 1)
                               .arg(s.wallSeconds, 0, 'f', 2)
@@ -506,8 +647,8 @@ void MainWindow::onTranscriptionFinished(const Transcript& transcript) {
 void MainWindow::onTranscriptionFailed(const QString& message, bool cancelled, bool backendFailed) {
     // Rows on screen belong to this job only once it started; before, they are the last file's.
     if (m_jobStarted) m_transcript->setRunDetails(m_audio.path.toStdString(), {}, {});
-    const QString kept = m_transcript->rowCount() > 0
-                             ? tr("The %n segment(s) already transcribed are kept.", nullptr, m_transcript->rowCount())
+    const QString kept = m_transcript->segmentCount() > 0
+                             ? tr("The %n segment(s) already transcribed are kept.", nullptr, m_transcript->segmentCount())
                              : QString();
     setState(State::Idle);
     if (cancelled) {
@@ -541,7 +682,188 @@ void MainWindow::onWarning(const QString& message, bool backendFailed) {
 
 void MainWindow::onMetrics(const EngineMetrics& metrics) {
     m_cachePanel->setMetrics(metrics);
+    m_settingsPanel->setBackendInUse(metrics.backend);
     emit metricsShown(metrics);
+}
+
+// ---- dictation -----------------------------------------------------------------------------------
+
+void MainWindow::toggleRecording() {
+    if (m_state == State::Dictating) stopDictation();
+    else if (m_state == State::Idle) startDictation();
+}
+
+void MainWindow::startDictation() { beginDictation(QString(), 1.0); }
+
+void MainWindow::dictateFile(const QString& file, double speed) { beginDictation(file, speed); }
+
+void MainWindow::beginDictation(const QString& file, double speed) {
+    if (isBusy()) {
+        m_messageBar->showMessage(MessageBar::Kind::Warning, tr("Wait for the current job to end (or cancel it) first."));
+        return;
+    }
+    if (!m_hasModel) {
+        showError(tr("Open a model before dictating (File › Open model)."));
+        return;
+    }
+    DictationRequest request;
+    request.device = m_engineSettings.inputDevice;
+    request.file = file;
+    request.speed = speed;
+    request.stepSeconds = m_engineSettings.stepSeconds;
+    request.vadThreshold = m_engineSettings.vadThreshold;
+    request.showTentative = m_engineSettings.showTentative;
+    request.control = std::make_shared<DictationControl>();
+    m_dictation = request.control;
+    m_controls->cancel = false;
+    m_livePanel->clear();
+    m_transcript->closeUtterance();
+    m_statusText->setText(tr("Starting dictation…"));
+    setState(State::Dictating);
+    emit dictationRequested(request, m_engineSettings, m_journalPath);
+}
+
+void MainWindow::stopDictation() {
+    if (m_state != State::Dictating || !m_dictation) return;
+    m_dictation->stop = true;
+    m_statusText->setText(tr("Stopping: transcribing the words already spoken…"));
+    setState(State::Stopping);
+}
+
+bool MainWindow::restoreJournal() {
+    if (m_recovered.empty()) return false;
+    keepingScroll([&] {
+        m_transcript->closeUtterance();
+        for (const JournalEntry& e : m_recovered) m_transcript->appendCommitted(e.text, e.start, e.end, e.endOfUtterance);
+        m_transcript->closeUtterance();
+    });
+    m_recovered.clear();
+    std::error_code ec;
+    std::filesystem::remove(m_journalPath.toStdString() + ".previous", ec);
+    m_messageBar->showMessage(MessageBar::Kind::Information, tr("The dictated text of the last run was restored."));
+    setState(m_state);
+    return true;
+}
+
+void MainWindow::onInputDevices(const InputDeviceList& devices, const QString& error) {
+    QString missing;
+    m_settingsPanel->setInputDevices(devices, &missing);
+    if (!error.isEmpty())
+        m_messageBar->showMessage(MessageBar::Kind::Warning, tr("Cannot list the input devices: %1").arg(error));
+    else if (!missing.isEmpty())
+        m_messageBar->showMessage(MessageBar::Kind::Warning,
+                                  tr("The input device \"%1\" is no longer available. Choose another one in the "
+                                     "settings, or Record uses it if it comes back.")
+                                      .arg(missing));
+}
+
+void MainWindow::onDictationStarted(const DictationInfo& info) {
+    m_dictationSource = info.source;
+    // The cache panel follows the dictation's session from now on (its counters from zero).
+    EngineMetrics m = m_cachePanel->metrics();
+    m.windows = 0;
+    m.decodeMs = 0.0;
+    m.decodeCalls = 0;
+    m.audioSeconds = m.wallSeconds = 0.0;
+    m.running = true;
+    m_cachePanel->setMetrics(m);
+    m_statusText->setText(tr("Listening: %1").arg(info.source));
+    emit dictationStarted();
+}
+
+void MainWindow::onDictationFailed(const QString& message) {
+    m_dictation.reset();
+    showError(message);
+    setState(State::Idle);
+    emit inputDevicesRequested();  // the device list may have changed (a device that vanished)
+    emit dictationEnded(false);
+}
+
+void MainWindow::onTentative(const TentativeText& text) {
+    keepingScroll([&] { m_transcript->setTentative(QString::fromStdString(text.text)); });
+}
+
+void MainWindow::onCommitted(const CommittedText& text) {
+    keepingScroll([&] {
+        m_transcript->appendCommitted(text.text, text.start, text.end, text.endOfUtterance);
+    });
+    m_livePanel->setLatency(text.tentativeLatency, text.commitLatency);
+    emit committedShown(QString::fromStdString(text.text));
+}
+
+void MainWindow::onDictationStep(const StreamingStep& step) {
+    m_livePanel->setStep(step);
+    // The model and caches panel shows the dictation's session: its caches and switches as the
+    // step reports them, its speed summed over the run.
+    EngineMetrics m = m_cachePanel->metrics();
+    const DeviceMemory device = m.cache.device;
+    m.cache = step.cache;
+    if (!m.cache.device.known) m.cache.device = device;
+    m.selfCache = step.selfCache;
+    m.crossCache = step.crossCache;
+    m.maxBeams = std::max(1, step.cache.beams);
+    if (step.decoded) {
+        m.lastEncoderMs = step.encoderMs;
+        ++m.windows;
+        m.decodeMs += step.decodeMs;
+        m.decodeCalls += step.tokens;
+    }
+    m.audioSeconds = step.streamSeconds;
+    m.wallSeconds += step.stepMs / 1000.0;
+    m_cachePanel->setMetrics(m);
+    emit stepShown(step);
+}
+
+void MainWindow::onInputLevel(const InputLevel& level) { m_levelMeter->setLevel(level); }
+
+void MainWindow::onDictationFinished(const StreamingSummary& summary) {
+    m_dictation.reset();
+    m_lastSummary = summary;
+    keepingScroll([&] {
+        m_transcript->setTentative(QString());
+        m_transcript->closeUtterance();
+    });
+    m_levelMeter->setLevel({});
+    const QString figures = tr("%1 s of audio, %2 steps, real-time factor %3")
+                                .arg(summary.audioSeconds, 0, 'f', 1)
+                                .arg(summary.steps)
+                                .arg(summary.realTimeFactor, 0, 'f', 3);
+    setState(State::Idle);
+    if (!summary.error.empty()) {
+        showError(tr("Dictation from %1 ended: %2\nThe text committed until then is kept.")
+                      .arg(m_dictationSource, QString::fromStdString(summary.error)));
+        emit inputDevicesRequested();  // a device that was lost: the list as it is now
+    } else {
+        m_statusText->setText(tr("Dictation ended: %1").arg(figures));
+    }
+    if (summary.droppedSamples > 0)
+        m_messageBar->showMessage(MessageBar::Kind::Warning,
+                                  tr("%1 s of audio were lost: the engine fell behind the microphone.")
+                                      .arg(double(summary.droppedSamples) / 16000.0, 0, 'f', 1));
+    emit dictationEnded(summary.error.empty());
+}
+
+QString MainWindow::aboutText() const {
+    const EngineMetrics& m = m_cachePanel->metrics();
+    const QString version = QApplication::applicationVersion().isEmpty() ? QStringLiteral("0.1.0")
+                                                                          : QApplication::applicationVersion();
+    return tr("<h3>Hearsay %1</h3><p>Live speech recognition with Whisper models, with the decoder's key/value "
+              "caches in view.</p><p><b>Model:</b> %2<br><b>Backend:</b> %3</p>"
+              "<p>Hearsay is MIT-licensed. It uses Qt 6 (LGPL-3.0), PortAudio (MIT), libsndfile (LGPL-2.1), "
+              "libsamplerate (BSD-2-Clause), KissFFT (BSD-3-Clause), OpenBLAS (BSD-3-Clause), zlib (zlib), FFmpeg "
+              "(LGPL-2.1 or later, as the system builds it), the Silero VAD weights (MIT), and with CUDA NVIDIA's "
+              "CUDA runtime and cuBLAS (NVIDIA's license). The Whisper model weights are MIT-licensed (OpenAI).</p>")
+        .arg(version, m_hasModel ? m_modelPath.toHtmlEscaped() : tr("none loaded"),
+             m.backend.isEmpty() ? tr("none yet (chosen when a model is loaded)") : m.backend.toHtmlEscaped());
+}
+
+void MainWindow::showAbout() {
+    QMessageBox box(this);
+    box.setWindowTitle(tr("About Hearsay"));
+    box.setIconPixmap(windowIcon().pixmap(64, 64));
+    box.setText(aboutText());
+    box.setStandardButtons(QMessageBox::Ok);
+    box.exec();
 }
 
 // ---- window events -------------------------------------------------------------------------------
@@ -549,7 +871,12 @@ void MainWindow::onMetrics(const EngineMetrics& metrics) {
 void MainWindow::closeEvent(QCloseEvent* event) {
     m_settings->setValue("window/geometry", saveGeometry());
     m_settings->setValue("window/state", saveState());
-    if (m_state == State::Transcribing) m_worker->requestCancel();
+    if (m_state == State::Transcribing) m_controls->cancel = true;
+    if (m_dictation) m_dictation->stop = true;
+    // A normal close: the journal is not needed to restore anything at the next start.
+    std::error_code ec;
+    std::filesystem::remove(m_journalPath.toStdString(), ec);
+    std::filesystem::remove(m_journalPath.toStdString() + ".previous", ec);
     QMainWindow::closeEvent(event);
 }
 

@@ -3,6 +3,7 @@
 // window only sends it requests and paints what it reports.
 #pragma once
 
+#include "core/transcript/dictation_journal.h"
 #include "core/transcript/transcript_export.h"
 #include "ui/engine_settings.h"
 #include "ui/message_bar.h"
@@ -14,6 +15,7 @@
 
 #include <functional>
 #include <memory>
+#include <vector>
 
 class QAction;
 class QLabel;
@@ -21,10 +23,17 @@ class QProgressBar;
 class QPushButton;
 class QStackedWidget;
 class QTableView;
+class QToolButton;
+
+namespace hearsay {
+struct SessionControls;
+}
 
 namespace hearsay::ui {
 
 class CachePanel;
+class LevelMeterBar;
+class LivePanel;
 class SettingsPanel;
 class TranscriptModel;
 class TranscriptionWorker;
@@ -43,18 +52,55 @@ public:
     bool exportTranscript(const QString& path, ExportFormat format);
     // Reopens the model of the last session, when there is one.
     void reopenLastModel();
+    // Dictation from the input device chosen in the settings (Record), or from `file` played at
+    // `speed` times real time as if it were a microphone (tests, demos). The text is appended to
+    // the transcript.
+    void startDictation();
+    void dictateFile(const QString& file, double speed);
+    // Stop: the audio already captured is transcribed and committed, then the window is idle.
+    void stopDictation();
+    // The journal of an earlier run that did not end normally, restored into the transcript
+    // (appended); false when there was none.
+    bool restoreJournal();
+    bool hasJournalToRestore() const { return !m_recovered.empty(); }
+    // Where committed dictation is journaled: DictationJournal::defaultDirectory() (XDG state).
+    QString journalPath() const { return m_journalPath; }
 
     bool isBusy() const { return m_state != State::Idle; }
+    bool isDictating() const { return m_state == State::Dictating || m_state == State::Stopping; }
     bool hasModel() const { return m_hasModel; }
     TranscriptModel* transcriptModel() const { return m_transcript; }
     SettingsPanel* settingsPanel() const { return m_settingsPanel; }
     CachePanel* cachePanel() const { return m_cachePanel; }
     MessageBar* messageBar() const { return m_messageBar; }
+    LivePanel* livePanel() const { return m_livePanel; }
+    LevelMeterBar* levelMeter() const { return m_levelMeter; }
+    QAction* recordAction() const { return m_record; }
+    QTableView* transcriptView() const { return m_view; }
+    // The summary of the last dictation run, as the streaming session returned it.
+    const StreamingSummary& lastDictationSummary() const { return m_lastSummary; }
+    // Help › About: version, model, backend, licenses.
+    QString aboutText() const;
 
 signals:
     void modelLoadFinished(bool ok);
     void transcriptionEnded(bool ok);
     void metricsShown(const hearsay::ui::EngineMetrics& metrics);
+    void dictationStarted();
+    // The run is over (after Stop, everything captured has been committed and shown); ok: no error.
+    void dictationEnded(bool ok);
+    // Each committed piece of dictated text once it is shown (for --print-committed and tests).
+    void committedShown(const QString& text);
+    void stepShown(const hearsay::StreamingStep& step);
+
+    // Requests to the worker (queued; connected in the constructor, nothing else listens).
+    void loadModelRequested(const QString& path, const hearsay::ui::EngineSettings& settings);
+    void transcribeRequested(const QString& path, const hearsay::ui::EngineSettings& settings, double startSeconds);
+    void applySettingsRequested(const hearsay::ui::EngineSettings& settings);
+    void inputDevicesRequested();
+    void dictationRequested(const hearsay::ui::DictationRequest& request, const hearsay::ui::EngineSettings& settings,
+                            const QString& journal);
+    void deviceMemoryRequested();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -62,7 +108,7 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
-    enum class State { Idle, LoadingModel, Transcribing };
+    enum class State { Idle, LoadingModel, Transcribing, Dictating, Stopping };
 
     void createActions();
     void createDocks();
@@ -93,8 +139,29 @@ private:
     void onTranscriptionFailed(const QString& message, bool cancelled, bool backendFailed);
     void onWarning(const QString& message, bool backendFailed);
     void onMetrics(const EngineMetrics& metrics);
+    void onInputDevices(const InputDeviceList& devices, const QString& error);
+    void onDictationStarted(const DictationInfo& info);
+    void onDictationFailed(const QString& message);
+    void onTentative(const TentativeText& text);
+    void onCommitted(const CommittedText& text);
+    void onDictationStep(const StreamingStep& step);
+    void onInputLevel(const InputLevel& level);
+    void onDictationFinished(const StreamingSummary& summary);
+    void beginDictation(const QString& file, double speed);
+    void toggleRecording();
+    void showAbout();
+    void updateCentre();
+    // Runs `change` on the transcript, then scrolls to the end if the view was at the end before
+    // (the user who scrolled up to read stays where he is).
+    void keepingScroll(const std::function<void()>& change);
 
     std::unique_ptr<QSettings> m_settings;
+    std::shared_ptr<SessionControls> m_controls;  // Cancel and the switches, read by the engine's sessions
+    std::shared_ptr<DictationControl> m_dictation; // Stop of the current dictation run
+    QString m_journalPath;
+    std::vector<JournalEntry> m_recovered;      // an earlier run's journal, offered for restoring
+    QString m_dictationSource;
+    StreamingSummary m_lastSummary;
     EngineSettings m_engineSettings;
 
     // The engine's thread and its worker (deleted on that thread when it finishes).
@@ -119,6 +186,13 @@ private:
     QLabel* m_statusText = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
+    QLabel* m_hint = nullptr;
+    LivePanel* m_livePanel = nullptr;
+    LevelMeterBar* m_levelMeter = nullptr;
+    QPushButton* m_recordButton = nullptr;
+    QAction* m_record = nullptr;
+    QAction* m_showTimes = nullptr;
+    QString m_modelName;
 
     QAction* m_openModel = nullptr;
     QAction* m_openModelDirectory = nullptr;

@@ -5,6 +5,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -96,6 +97,38 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
     m_prompt->setToolTip(tr("Text given to the model as context before the first window"));
     form->addRow(tr("Initial &prompt"), m_prompt);
 
+    m_inputDevice = new QComboBox(this);
+    m_inputDevice->setObjectName("inputDevice");
+    m_inputDevice->addItem(tr("Default input"), QString());
+    m_inputDevice->setToolTip(tr("The microphone dictation listens to (PortAudio's input devices). Applies at the "
+                                 "next Record."));
+    form->addRow(tr("&Input device"), m_inputDevice);
+
+    m_step = new QDoubleSpinBox(this);
+    m_step->setObjectName("streamingStep");
+    m_step->setRange(0.2, 5.0);
+    m_step->setSingleStep(0.1);
+    m_step->setDecimals(1);
+    m_step->setSuffix(tr(" s"));
+    m_step->setToolTip(tr("Dictation decodes the window every time this much new audio has arrived: shorter steps "
+                          "show text sooner and cost more. Applies at the next Record."));
+    form->addRow(tr("Streaming &step"), m_step);
+
+    m_vadThreshold = new QDoubleSpinBox(this);
+    m_vadThreshold->setObjectName("vadThreshold");
+    m_vadThreshold->setRange(0.05, 0.95);
+    m_vadThreshold->setSingleStep(0.05);
+    m_vadThreshold->setDecimals(2);
+    m_vadThreshold->setToolTip(tr("Silero VAD speech probability from which audio counts as speech; raise it in a "
+                                  "noisy room. Applies at the next Record."));
+    form->addRow(tr("&VAD threshold"), m_vadThreshold);
+
+    m_tentative = new QCheckBox(tr("Show tentative text"), this);
+    m_tentative->setObjectName("tentativeSwitch");
+    m_tentative->setToolTip(tr("Show the words not yet committed in grey italics while dictating. Applies at the "
+                               "next Record."));
+    form->addRow(tr("Dictation"), m_tentative);
+
     auto* note = new QLabel(tr("Cache and step graph switches take effect at the next decoder step, even in the "
                                "middle of a window. The other settings apply to the next file (backend, precision, "
                                "threads and beam size as soon as the engine is idle)."),
@@ -121,6 +154,13 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
     connect(m_selfCache, &QCheckBox::toggled, this, changed);
     connect(m_crossCache, &QCheckBox::toggled, this, changed);
     connect(m_prompt, &QLineEdit::editingFinished, this, changed);
+    connect(m_inputDevice, &QComboBox::currentIndexChanged, this, [this] {
+        if (!m_updating) m_wantedDevice = m_inputDevice->currentData().toString();
+        emitChanged();
+    });
+    connect(m_step, &QDoubleSpinBox::valueChanged, this, changed);
+    connect(m_vadThreshold, &QDoubleSpinBox::valueChanged, this, changed);
+    connect(m_tentative, &QCheckBox::toggled, this, changed);
 
     setSettings({});
 }
@@ -148,11 +188,37 @@ void SettingsPanel::fillLanguages(int count, bool multilingual) {
     m_updating = wasUpdating;
 }
 
+void SettingsPanel::setBackendInUse(const QString& backendName) {
+    m_cpuInUse = backendName.startsWith("cpu", Qt::CaseInsensitive);
+    updatePrecisionEnabled();
+}
+
+void SettingsPanel::setInputDevices(const InputDeviceList& devices, QString* missing) {
+    const bool wasUpdating = m_updating;
+    m_updating = true;
+    m_inputDevice->clear();
+    m_inputDevice->addItem(tr("Default input"), QString());
+    bool found = m_wantedDevice.isEmpty();
+    for (const InputDeviceInfo& d : devices) {
+        const QString id = QString::fromStdString(d.id());
+        QString label = id;
+        if (d.isDefault) label += tr(" (default)");
+        m_inputDevice->addItem(label, id);
+        m_inputDevice->setItemData(m_inputDevice->count() - 1, QString::fromStdString(d.describe()), Qt::ToolTipRole);
+        found = found || id == m_wantedDevice;
+    }
+    if (!found) m_inputDevice->addItem(tr("%1 (not found)").arg(m_wantedDevice), m_wantedDevice);
+    m_inputDevice->setCurrentIndex(std::max(0, m_inputDevice->findData(m_wantedDevice)));
+    if (missing) *missing = found ? QString() : m_wantedDevice;
+    m_updating = wasUpdating;
+}
+
 void SettingsPanel::updatePrecisionEnabled() {
-    const bool cpu = m_backend->currentData().toString() == "cpu";
+    const bool cpu = m_backend->currentData().toString() == "cpu" || (m_cpuInUse && m_backend->currentData().toString() == "auto");
     m_precision->setEnabled(!cpu);
     m_precision->setToolTip(
-        cpu ? tr("The CPU backend always computes in float32; the precision applies to the CUDA backend.")
+        cpu ? tr("Disabled: the engine runs on the CPU backend, which always computes in float32; the precision "
+                 "applies to the CUDA backend (an NVIDIA GPU).")
             : tr("CUDA backend: FP16 keeps the weights in half precision and runs the matrix products on "
                  "tensor cores (half the weight memory, faster); FP32 is exact, for comparisons. The CPU "
                  "backend always computes in float32. Applies when the engine is next idle: the weights "
@@ -180,6 +246,12 @@ void SettingsPanel::setSettings(const EngineSettings& s) {
     m_crossCache->setChecked(s.crossCache);
     m_stepGraphs->setChecked(s.stepGraphs);
     m_prompt->setText(s.initialPrompt);
+    m_wantedDevice = s.inputDevice;
+    if (m_inputDevice->findData(s.inputDevice) < 0) m_inputDevice->addItem(s.inputDevice, s.inputDevice);
+    m_inputDevice->setCurrentIndex(std::max(0, m_inputDevice->findData(s.inputDevice)));
+    m_step->setValue(s.stepSeconds);
+    m_vadThreshold->setValue(s.vadThreshold);
+    m_tentative->setChecked(s.showTentative);
     m_updating = false;
 }
 
@@ -196,6 +268,10 @@ EngineSettings SettingsPanel::settings() const {
     s.precision = m_precision->currentData().toString();
     s.stepGraphs = m_stepGraphs->isChecked();
     s.initialPrompt = m_prompt->text();
+    s.inputDevice = m_inputDevice->currentData().toString();
+    s.stepSeconds = m_step->value();
+    s.vadThreshold = m_vadThreshold->value();
+    s.showTentative = m_tentative->isChecked();
     return s;
 }
 

@@ -10,6 +10,7 @@
 #include <QWidget>
 
 class QCheckBox;
+class QDoubleSpinBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -34,6 +35,16 @@ public:
     QComboBox* backendBox() const { return m_backend; }
     QComboBox* precisionBox() const { return m_precision; }
     QCheckBox* stepGraphsSwitch() const { return m_stepGraphs; }
+    QComboBox* inputDeviceBox() const { return m_inputDevice; }
+    QDoubleSpinBox* stepBox() const { return m_step; }
+    QDoubleSpinBox* vadThresholdBox() const { return m_vadThreshold; }
+    QCheckBox* tentativeSwitch() const { return m_tentative; }
+    // The input devices PortAudio lists (the default marked); a chosen device that is not among
+    // them stays selected, marked "not found", and `missing` says which (empty when all is well).
+    void setInputDevices(const InputDeviceList& devices, QString* missing = nullptr);
+    // The backend the engine runs on now (from its metrics): the precision is disabled on the CPU,
+    // also when the choice is Automatic and no GPU was found.
+    void setBackendInUse(const QString& backendName);
 
 signals:
     void settingsChanged(const hearsay::ui::EngineSettings& settings);
@@ -54,6 +65,12 @@ private:
     QCheckBox* m_crossCache = nullptr;
     QCheckBox* m_stepGraphs = nullptr;
     QLineEdit* m_prompt = nullptr;
+    QComboBox* m_inputDevice = nullptr;
+    QDoubleSpinBox* m_step = nullptr;
+    QDoubleSpinBox* m_vadThreshold = nullptr;
+    QCheckBox* m_tentative = nullptr;
+    QString m_wantedDevice;        // the saved choice, kept while it is not listed
+    bool m_cpuInUse = false;       // the engine's backend is the CPU
     QString m_wantedLanguage;      // kept when the current model lacks it
     bool m_updating = false;
 };

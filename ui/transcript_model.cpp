@@ -1,6 +1,9 @@
 // Segments as table rows (see transcript_model.h).
 #include "ui/transcript_model.h"
 
+#include <QColor>
+#include <QFont>
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -10,13 +13,33 @@ namespace hearsay::ui {
 TranscriptModel::TranscriptModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 int TranscriptModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : static_cast<int>(m_segments.size());
+    return parent.isValid() ? 0 : segmentCount() + (m_tentative.isEmpty() ? 0 : 1);
 }
 
 int TranscriptModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant TranscriptModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() < 0 || index.row() >= rowCount() || index.column() >= ColumnCount) return {};
+    if (isTentativeRow(index.row())) {
+        switch (role) {
+        case Qt::DisplayRole:
+        case RawRole:
+            return index.column() == TextColumn ? QVariant(m_tentative) : QVariant();
+        case Qt::ForegroundRole:
+            return QColor(Qt::gray);
+        case Qt::FontRole: {
+            QFont font;
+            font.setItalic(true);
+            return font;
+        }
+        case Qt::ToolTipRole:
+            return tr("Tentative: the next steps may still change this text");
+        case Qt::TextAlignmentRole:
+            return QVariant(Qt::AlignLeft | Qt::AlignTop);
+        default:
+            return {};
+        }
+    }
     const Segment& s = segment(index.row());
     switch (role) {
     case Qt::DisplayRole:
@@ -35,6 +58,8 @@ QVariant TranscriptModel::data(const QModelIndex& index, int role) const {
             .arg(double(s.temperature), 0, 'f', 1)
             .arg(s.avgLogprob, 0, 'f', 3)
             .arg(s.noSpeechProb, 0, 'f', 3);
+    case Qt::EditRole:
+        return index.column() == TextColumn ? QVariant(QString::fromStdString(s.text).trimmed()) : QVariant();
     case Qt::TextAlignmentRole:
         if (index.column() != TextColumn) return QVariant(Qt::AlignRight | Qt::AlignTop);
         return QVariant(Qt::AlignLeft | Qt::AlignTop);
@@ -54,12 +79,68 @@ QVariant TranscriptModel::headerData(int section, Qt::Orientation orientation, i
     }
 }
 
+Qt::ItemFlags TranscriptModel::flags(const QModelIndex& index) const {
+    Qt::ItemFlags f = QAbstractTableModel::flags(index);
+    if (index.isValid() && m_editable && index.column() == TextColumn && !isTentativeRow(index.row()))
+        f |= Qt::ItemIsEditable;
+    return f;
+}
+
+bool TranscriptModel::setData(const QModelIndex& index, const QVariant& value, int role) {
+    if (role != Qt::EditRole || !index.isValid() || index.row() >= segmentCount() || index.column() != TextColumn ||
+        !m_editable)
+        return false;
+    m_segments[size_t(index.row())].text = " " + value.toString().trimmed().toStdString();
+    emit dataChanged(index, index, {Qt::DisplayRole, Qt::EditRole, RawRole});
+    return true;
+}
+
+void TranscriptModel::appendCommitted(const std::string& text, double start, double end, bool endOfUtterance) {
+    if (m_openRow && !m_segments.empty()) {
+        Segment& s = m_segments.back();
+        s.text += text;
+        s.end = std::max(s.end, end);
+        const QModelIndex first = index(segmentCount() - 1, 0), last = index(segmentCount() - 1, ColumnCount - 1);
+        emit dataChanged(first, last);
+    } else if (!QString::fromStdString(text).trimmed().isEmpty()) {
+        Segment s;
+        s.id = m_segments.empty() ? 0 : m_segments.back().id + 1;
+        s.start = start;
+        s.end = end;
+        s.text = text;
+        const int row = segmentCount();
+        beginInsertRows({}, row, row);
+        m_segments.push_back(std::move(s));
+        endInsertRows();
+        m_openRow = true;
+    }
+    if (endOfUtterance) m_openRow = false;
+}
+
+void TranscriptModel::setTentative(const QString& text) {
+    const QString shown = text.trimmed();
+    const int row = segmentCount();
+    if (shown == m_tentative) return;
+    if (m_tentative.isEmpty()) {
+        beginInsertRows({}, row, row);
+        m_tentative = shown;
+        endInsertRows();
+    } else if (shown.isEmpty()) {
+        beginRemoveRows({}, row, row);
+        m_tentative.clear();
+        endRemoveRows();
+    } else {
+        m_tentative = shown;
+        emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    }
+}
+
 void TranscriptModel::appendSegments(const std::vector<Segment>& segments) {
     std::vector<const Segment*> shown;
     for (const Segment& s : segments)
         if (!QString::fromStdString(s.text).trimmed().isEmpty()) shown.push_back(&s);
     if (shown.empty()) return;
-    const int first = rowCount();
+    const int first = segmentCount();
     beginInsertRows({}, first, first + static_cast<int>(shown.size()) - 1);
     for (const Segment* s : shown) m_segments.push_back(*s);
     endInsertRows();
@@ -68,6 +149,8 @@ void TranscriptModel::appendSegments(const std::vector<Segment>& segments) {
 void TranscriptModel::clear() {
     beginResetModel();
     m_segments.clear();
+    m_tentative.clear();
+    m_openRow = false;
     m_source.clear();
     m_language.clear();
     m_statistics = {};
@@ -94,7 +177,7 @@ Transcript TranscriptModel::transcript() const {
 QString TranscriptModel::plainText(const QModelIndexList& indexes) const {
     std::set<int> rows;
     for (const QModelIndex& index : indexes)
-        if (index.isValid() && index.model() == this) rows.insert(index.row());
+        if (index.isValid() && index.model() == this && index.row() < segmentCount()) rows.insert(index.row());
     QStringList lines;
     for (int row : rows) lines << QString::fromStdString(segment(row).text).trimmed();
     return lines.join('\n');

@@ -21,15 +21,33 @@ public:
 
     explicit TranscriptModel(QObject* parent = nullptr);
 
+    // Rows: the segments, then (while dictating) one row of tentative text.
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    Qt::ItemFlags flags(const QModelIndex& index) const override;
+    // The text column of a segment row, while editable (setEditable): the segment's new text.
+    bool setData(const QModelIndex& index, const QVariant& value, int role = Qt::EditRole) override;
 
     // Segments without text (instantaneous or blank, kept by the engine as records) get no row,
     // as the exporters write no cue for them.
     void appendSegments(const std::vector<Segment>& segments);
     void clear();
+
+    // Dictation. Committed text extends the open row of the current utterance (a row is opened
+    // by the first piece after the speaker paused, and closed by a piece at an utterance end).
+    void appendCommitted(const std::string& text, double start, double end, bool endOfUtterance);
+    // Closes the open dictation row (the run ended).
+    void closeUtterance() { m_openRow = false; }
+    // Text not yet committed, shown after the segments in grey italics; empty removes the row.
+    void setTentative(const QString& text);
+    const QString& tentative() const { return m_tentative; }
+    bool isTentativeRow(int row) const { return !m_tentative.isEmpty() && row == segmentCount(); }
+    // Rows of committed text (the tentative row excluded).
+    int segmentCount() const { return static_cast<int>(m_segments.size()); }
+    // The text column can be edited (after a run, not during one).
+    void setEditable(bool editable) { m_editable = editable; }
     // Source, language and statistics of the finished run; the segments stay those appended.
     void setRunDetails(const std::string& source, const std::string& language, const RunStatistics& statistics);
 
@@ -47,6 +65,9 @@ private:
     std::string m_source;
     std::string m_language;
     RunStatistics m_statistics;
+    QString m_tentative;
+    bool m_openRow = false;    // the last segment is an utterance still being committed
+    bool m_editable = false;
 };
 
 } // namespace hearsay::ui

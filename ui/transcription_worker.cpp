@@ -3,17 +3,23 @@
 #include "ui/transcription_worker.h"
 
 #include "core/audio/audio_file.h"
+#include "core/audio/capture_device.h"
+#include "core/audio/simulated_live_source.h"
 #include "core/backend/backend.h"
 #include "core/decoding/transcriber.h"
 #include "core/engine/backend_factory.h"
 #include "core/frontend/log_mel.h"
 #include "core/model/model_tokenizer.h"
 #include "core/model/whisper_model.h"
+#include "core/streaming/streaming_session.h"
 #include "core/text/tokenizer.h"
+#include "core/transcript/dictation_journal.h"
 
 #include <algorithm>
 #include <filesystem>
+#include <condition_variable>
 #include <new>
+#include <thread>
 
 namespace hearsay::ui {
 namespace {
@@ -57,30 +63,30 @@ TranscribeOptions transcribeOptions(const EngineSettings& settings, bool multili
 
 } // namespace
 
-TranscriptionWorker::TranscriptionWorker(QObject* parent)
-    : QObject(parent), m_controls(std::make_shared<SessionControls>()) {
+TranscriptionWorker::TranscriptionWorker(std::shared_ptr<SessionControls> controls, QObject* parent)
+    : QObject(parent), m_controls(controls ? std::move(controls) : std::make_shared<SessionControls>()) {
     qRegisterMetaType<ModelSummary>();
     qRegisterMetaType<AudioSummary>();
     qRegisterMetaType<EngineMetrics>();
     qRegisterMetaType<SegmentList>();
     qRegisterMetaType<Transcript>();
     qRegisterMetaType<EngineSettings>();
+    qRegisterMetaType<InputDeviceList>();
+    qRegisterMetaType<DictationRequest>();
+    qRegisterMetaType<DictationInfo>();
+    qRegisterMetaType<TentativeText>();
+    qRegisterMetaType<CommittedText>();
+    qRegisterMetaType<StreamingStep>();
+    qRegisterMetaType<StreamingSummary>();
+    qRegisterMetaType<InputLevel>();
+    qRegisterMetaType<DeviceMemory>();
 }
 
 TranscriptionWorker::~TranscriptionWorker() = default;
 
-DeviceMemory TranscriptionWorker::deviceMemory() const {
-    std::shared_ptr<Backend> backend;
-    {
-        std::lock_guard lock(m_memoryMutex);
-        backend = m_memoryBackend;
-    }
-    return backend ? backend->memoryInfo() : DeviceMemory{};
+void TranscriptionWorker::readDeviceMemory() {
+    emit deviceMemoryRead(m_memoryBackend ? m_memoryBackend->memoryInfo() : DeviceMemory{});
 }
-
-void TranscriptionWorker::requestCancel() { m_controls->cancel = true; }
-
-void TranscriptionWorker::clearCancel() { m_controls->cancel = false; }
 
 void TranscriptionWorker::requestCacheSwitches(bool selfCache, bool crossCache) {
     m_controls->selfCache = selfCache;
@@ -89,10 +95,7 @@ void TranscriptionWorker::requestCacheSwitches(bool selfCache, bool crossCache) 
 
 void TranscriptionWorker::requestStepGraphs(bool enabled) { m_controls->stepGraphs = enabled; }
 
-void TranscriptionWorker::setMemoryBackend(std::shared_ptr<Backend> backend) {
-    std::lock_guard lock(m_memoryMutex);
-    m_memoryBackend = std::move(backend);
-}
+void TranscriptionWorker::setMemoryBackend(std::shared_ptr<Backend> backend) { m_memoryBackend = std::move(backend); }
 
 void TranscriptionWorker::loadModel(const QString& path, const EngineSettings& settings) {
     emit modelLoading(path);
@@ -317,6 +320,158 @@ EngineMetrics TranscriptionWorker::metrics() const {
     m.audioSeconds = m_runAudioSeconds;
     m.wallSeconds = m_running ? secondsSince(m_runStart) : m_runWallSeconds;
     return m;
+}
+
+} // namespace hearsay::ui
+
+namespace hearsay::ui {
+namespace {
+
+// Watches a dictation run from a thread of its own while the worker's thread is inside
+// StreamingSession::run(): every 50 ms it reports the input level and the device memory, and
+// passes the window's Stop on to the session.
+class DictationMonitor {
+public:
+    template <class Report>
+    DictationMonitor(std::shared_ptr<DictationControl> control, StreamingSession& session, Report report)
+        : m_thread([this, control = std::move(control), &session, report] {
+              std::unique_lock lock(m_mutex);
+              bool stopped = false;
+              while (!m_quit) {
+                  if (!stopped && control && control->stop.load()) {
+                      session.requestStop();
+                      stopped = true;
+                  }
+                  lock.unlock();
+                  report();
+                  lock.lock();
+                  m_wake.wait_for(lock, std::chrono::milliseconds(50), [this] { return m_quit; });
+              }
+          }) {}
+    ~DictationMonitor() {
+        {
+            std::lock_guard lock(m_mutex);
+            m_quit = true;
+        }
+        m_wake.notify_all();
+        m_thread.join();
+    }
+
+private:
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    bool m_quit = false;
+    std::thread m_thread;  // last: starts after the members it uses
+};
+
+} // namespace
+
+void TranscriptionWorker::listInputDevices() {
+    try {
+        auto devices = hearsay::listInputDevices();
+        if (!devices) emit inputDevicesListed({}, text(devices.message()));
+        else emit inputDevicesListed(devices.value(), {});
+    } catch (const std::exception& e) {
+        emit inputDevicesListed({}, tr("Cannot list the input devices: %1").arg(text(e.what())));
+    }
+}
+
+void TranscriptionWorker::startDictation(const DictationRequest& request, const EngineSettings& settings,
+                                         const QString& journalPath) {
+    if (!m_model || !m_tokenizer) {
+        emit dictationFailed(tr("Open a model before dictating (File › Open model)."));
+        return;
+    }
+    try {
+        if (auto failure = prepareSession(settings)) {
+            emit dictationFailed(failure->message);
+            return;
+        }
+        std::unique_ptr<AudioSource> source;
+        QString sourceName;
+        if (!request.file.isEmpty()) {
+            SimulatedLiveOptions options;
+            options.speed = request.speed;
+            auto opened = SimulatedLiveSource::open(toPath(request.file), options);
+            if (!opened) {
+                emit dictationFailed(tr("Cannot play %1 as live audio: %2").arg(request.file, text(opened.message())));
+                return;
+            }
+            source = std::move(opened).value();
+            sourceName = tr("%1 played live at %2×").arg(fs::path(request.file.toStdString()).filename().c_str()).arg(request.speed);
+        } else {
+            CaptureOptions options;
+            options.device = request.device.toStdString();
+            auto opened = CaptureDevice::open(options);
+            if (!opened) {
+                const QString name = request.device.isEmpty() ? tr("the default input device") : request.device;
+                emit dictationFailed(tr("Cannot open %1: %2").arg(name, text(opened.message())));
+                return;
+            }
+            source = std::move(opened).value();
+            sourceName = text(source->description());
+        }
+
+        StreamingOptions options;
+        options.stepSeconds = request.stepSeconds;
+        options.vad.threshold = request.vadThreshold;
+        options.showTentative = request.showTentative;
+        options.decoding.task = settings.translate ? DecodingTaskKind::Translate : DecodingTaskKind::Transcribe;
+        options.decoding.language = m_tokenizer->isMultilingual() ? settings.language.toStdString() : std::string();
+
+        std::optional<DictationJournal> journal;
+        if (!journalPath.isEmpty()) {
+            auto opened = DictationJournal::open(journalPath.toStdString());
+            if (!opened) emit warning(tr("Dictated text is not journaled: %1").arg(text(opened.message())), false);
+            else if (auto begun = opened->beginRun(sourceName.toStdString()); !begun)
+                emit warning(tr("Dictated text is not journaled: %1").arg(text(begun.message())), false);
+            else journal = std::move(opened).value();
+        }
+
+        StreamingCallbacks callbacks;
+        callbacks.tentative = [this](const TentativeText& t) { emit tentativeChanged(t); };
+        callbacks.committed = [this, &journal](const CommittedText& c) {
+            // On disk first: what the window shows as committed survives a kill.
+            if (journal) {
+                if (auto ok = journal->commit(c.text, c.start, c.end, c.endOfUtterance); !ok) {
+                    emit warning(tr("Dictated text is no longer journaled: %1").arg(text(ok.message())), false);
+                    journal.reset();
+                }
+            }
+            emit textCommitted(c);
+        };
+        callbacks.step = [this](const StreamingStep& step) { emit dictationStep(step); };
+        m_controls->cancel = false;
+        auto session = StreamingSession::create(*m_engine, *source, options, std::move(callbacks), m_controls);
+        if (!session) {
+            emit dictationFailed(tr("Cannot start dictation: %1").arg(text(session.message())));
+            return;
+        }
+        m_running = true;
+        DictationInfo info;
+        info.source = sourceName;
+        emit dictationStarted(info);
+        StreamingSummary summary;
+        {
+            AudioSource* watched = source.get();
+            std::shared_ptr<Backend> backend = m_memoryBackend;
+            DictationMonitor monitor(request.control, *session.value(), [this, watched, backend] {
+                emit inputLevelChanged(watched->level());
+                if (backend) emit deviceMemoryRead(backend->memoryInfo());
+            });
+            summary = session.value()->run();
+        }
+        m_running = false;
+        emit inputLevelChanged(InputLevel{});
+        emit dictationFinished(summary);
+        emit metricsUpdated(metrics());
+    } catch (const std::bad_alloc& e) {
+        m_running = false;
+        emit dictationFailed(tr("Out of memory while dictating: %1").arg(text(e.what())));
+    } catch (const std::exception& e) {
+        m_running = false;
+        emit dictationFailed(tr("Dictation failed: %1").arg(text(e.what())));
+    }
 }
 
 } // namespace hearsay::ui

@@ -1,8 +1,9 @@
 // The worker that owns the engine (core/engine: model, tokenizer, backend, weights) and its
-// session on its thread: Qt glue around Engine and ControlledSession. The GUI talks to it with
-// queued slot calls and reads nothing of it but its queued signals; the request*() functions are
-// the exceptions, safe from any thread, so that Cancel and the cache switches take effect while a
-// transcription is running.
+// sessions on its thread: Qt glue around Engine, ControlledSession and StreamingSession. The GUI
+// talks to it only through queued signals connected to its slots, and reads nothing of it but its
+// queued signals. What must reach a job that is running (Cancel, the cache switches, Stop) goes
+// through shared atomics the GUI made and handed over as values: the SessionControls given to the
+// constructor and the DictationControl of each dictation request.
 #pragma once
 
 #include "core/backend/backend.h"
@@ -15,7 +16,6 @@
 
 #include <chrono>
 #include <memory>
-#include <mutex>
 #include <optional>
 
 namespace hearsay::ui {
@@ -23,21 +23,10 @@ namespace hearsay::ui {
 class TranscriptionWorker : public QObject {
     Q_OBJECT
 public:
-    explicit TranscriptionWorker(QObject* parent = nullptr);
+    // `controls`: shared with the GUI, which writes Cancel and the switches there; every session
+    // the worker makes reads them at its next encoder run or decoder step.
+    explicit TranscriptionWorker(std::shared_ptr<SessionControls> controls = nullptr, QObject* parent = nullptr);
     ~TranscriptionWorker() override;
-
-    // Thread-safe. Ends the running transcription at its next decoder step.
-    void requestCancel();
-    // Thread-safe. Called before queueing a job, so that a Cancel pressed while it waits counts.
-    void clearCancel();
-    // Thread-safe (the GUI polls it while the worker runs): total and free memory where the
-    // current backend allocates; unknown before a backend exists.
-    DeviceMemory deviceMemory() const;
-    // Thread-safe. Applied at the next decoder step of a running transcription, or at once
-    // when idle (the caller also queues applySettings() so that the panel is told).
-    void requestCacheSwitches(bool selfCache, bool crossCache);
-    // The decode step graphs switch, likewise at the next decoder step (thread-safe).
-    void requestStepGraphs(bool enabled);
 
 public slots:
     // Loads a model (HF checkpoint directory or ggml .bin) and prepares a session for it.
@@ -50,6 +39,17 @@ public slots:
     // backend); a beam size change only a new session over the same weights; threads apply to
     // the backend in place.
     void applySettings(const hearsay::ui::EngineSettings& settings);
+    // Lists PortAudio's input devices (answers inputDevicesListed).
+    void listInputDevices();
+    // Live dictation: opens the request's source (a microphone, or a file at real-time pace),
+    // runs a StreamingSession on this thread until the source ends or the request's control says
+    // stop, then drains. Committed text is written to the journal at `journal` (when not empty)
+    // before it is reported. Reports dictationStarted, tentative/committed/step as they come, the
+    // input level every 50 ms, and dictationFinished (or dictationFailed when it cannot start).
+    void startDictation(const hearsay::ui::DictationRequest& request, const hearsay::ui::EngineSettings& settings,
+                        const QString& journal);
+    // Answers deviceMemoryRead with the memory of the current backend (unknown before one exists).
+    void readDeviceMemory();
 
 signals:
     void modelLoading(const QString& path);
@@ -67,6 +67,17 @@ signals:
     void transcriptionFailed(const QString& message, bool cancelled, bool backendFailed);
 
     void metricsUpdated(const hearsay::ui::EngineMetrics& metrics);
+    void inputDevicesListed(const hearsay::ui::InputDeviceList& devices, const QString& error);
+    void dictationStarted(const hearsay::ui::DictationInfo& info);
+    void dictationFailed(const QString& message);
+    void tentativeChanged(const hearsay::TentativeText& text);
+    void textCommitted(const hearsay::CommittedText& text);
+    void dictationStep(const hearsay::StreamingStep& step);
+    void inputLevelChanged(const hearsay::InputLevel& level);
+    // The run ended (the source ended, Stop drained, or an error: summary.error).
+    void dictationFinished(const hearsay::StreamingSummary& summary);
+    void deviceMemoryRead(const hearsay::DeviceMemory& memory);
+
     // A problem outside a transcription (settings that cannot be applied); `backendFailed` as above.
     void warning(const QString& message, bool backendFailed);
 
@@ -81,12 +92,13 @@ private:
     bool onAccelerator() const;
     EngineMetrics metrics() const;
     void setMemoryBackend(std::shared_ptr<Backend> backend);
+    void requestCacheSwitches(bool selfCache, bool crossCache);
+    void requestStepGraphs(bool enabled);
 
     std::shared_ptr<SessionControls> m_controls;  // shared by every session the worker makes
     std::shared_ptr<const WhisperModel> m_model;  // the loaded model (kept when an engine rebuild fails)
     std::shared_ptr<const Tokenizer> m_tokenizer;
     std::optional<Engine> m_engine;               // m_model on the backend the settings chose
-    mutable std::mutex m_memoryMutex;             // guards m_memoryBackend, read by deviceMemory() from the GUI
     std::shared_ptr<Backend> m_memoryBackend;     // the latest backend made
     QString m_backendChoice;                      // the settings' backend m_engine was made for
     QString m_precisionChoice;                    // and the settings' precision

@@ -2,13 +2,18 @@
 // signals: what was loaded, what is being transcribed, and the engine's live measurements.
 #pragma once
 
+#include "core/audio/capture_device.h"
+#include "core/audio/level_meter.h"
 #include "core/model/whisper_config.h"
+#include "core/streaming/streaming_events.h"
 #include "core/nn/inference_session.h"
 #include "core/transcript/transcript.h"
 
 #include <QMetaType>
 #include <QString>
 
+#include <atomic>
+#include <memory>
 #include <vector>
 
 namespace hearsay::ui {
@@ -66,6 +71,30 @@ struct EngineMetrics {
 };
 
 using SegmentList = std::vector<Segment>;
+using InputDeviceList = std::vector<InputDeviceInfo>;
+
+// Shared by the window and one dictation run: the window sets `stop` (Stop pressed), the worker's
+// monitor of the run sees it within a few tens of milliseconds and asks the session to drain.
+// Nothing else crosses this way; everything the worker reports comes back in queued signals.
+struct DictationControl {
+    std::atomic<bool> stop{false};
+};
+
+// What a dictation run listens to and how (the settings panel's dictation choices).
+struct DictationRequest {
+    QString device;        // InputDeviceInfo::id(); empty: the default input
+    QString file;          // non-empty: this file played at real-time pace instead of a microphone
+    double speed = 1.0;    // the file's pace (1 = real time)
+    double stepSeconds = 1.0;
+    double vadThreshold = 0.5;
+    bool showTentative = true;
+    std::shared_ptr<DictationControl> control;
+};
+
+// A dictation run as it starts: what it listens to.
+struct DictationInfo {
+    QString source;        // "ALSA: pulse, 44100 Hz, 2 ch" or "file jfk.wav at 1x"
+};
 
 } // namespace hearsay::ui
 
@@ -74,3 +103,11 @@ Q_DECLARE_METATYPE(hearsay::ui::AudioSummary)
 Q_DECLARE_METATYPE(hearsay::ui::EngineMetrics)
 Q_DECLARE_METATYPE(hearsay::ui::SegmentList)
 Q_DECLARE_METATYPE(hearsay::Transcript)
+Q_DECLARE_METATYPE(hearsay::ui::InputDeviceList)
+Q_DECLARE_METATYPE(hearsay::ui::DictationRequest)
+Q_DECLARE_METATYPE(hearsay::ui::DictationInfo)
+Q_DECLARE_METATYPE(hearsay::TentativeText)
+Q_DECLARE_METATYPE(hearsay::CommittedText)
+Q_DECLARE_METATYPE(hearsay::StreamingStep)
+Q_DECLARE_METATYPE(hearsay::StreamingSummary)
+Q_DECLARE_METATYPE(hearsay::InputLevel)

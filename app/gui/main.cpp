@@ -1,8 +1,11 @@
-// hearsay: the desktop application. Command-line options open a model and a file at start
-// (and, for checks by eye on headless machines, save a picture of the window and quit).
+// hearsay: the desktop application. Command-line options open a model and a file at start, or
+// dictate from a file played at real-time pace (tests, demos), and, for checks by eye on headless
+// machines, save a picture of the window and quit (exit status 1 when a job failed).
 #include "ui/main_window.h"
+#include "ui/settings_panel.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QIcon>
@@ -41,39 +44,120 @@ int main(int argc, char** argv) {
     const QCommandLineOption open("open", "Transcribe this audio or video file once the model is loaded.", "file");
     const QCommandLineOption settingsFile("settings", "Read and write settings in this INI file instead of the user's.",
                                           "file");
-    const QCommandLineOption screenshot("screenshot", "Save a PNG of the window once the jobs above end, then quit.",
+    const QCommandLineOption screenshot("screenshot", "Save a PNG of the window once the jobs above end, then quit "
+                                                      "(exit status 1 if a job failed).",
                                         "file.png");
-    parser.addOptions({model, open, settingsFile, screenshot});
+    const QCommandLineOption dictateFile("dictate-file", "Dictate from this audio file played at real-time pace as if "
+                                                         "it were a microphone, once the model is loaded.",
+                                         "file");
+    const QCommandLineOption speed("speed", "Pace of --dictate-file: seconds of audio per second (default 1).", "x", "1");
+    const QCommandLineOption shotAfter("screenshot-after", "With --dictate-file: take the --screenshot this many "
+                                                           "seconds after dictation starts (default: when it ends).",
+                                       "seconds");
+    const QCommandLineOption printCommitted("print-committed", "Print each piece of committed dictation text to "
+                                                               "standard output as it is shown (one line each).");
+    const QCommandLineOption cachesOffAfter("caches-off-after", "With --dictate-file: switch both K/V caches off this "
+                                                                "many seconds into the dictation, as a user would in "
+                                                                "the settings (a demo of the live chart).",
+                                            "seconds");
+    parser.addOptions({model, open, settingsFile, screenshot, dictateFile, speed, shotAfter, printCommitted, cachesOffAfter});
     parser.process(app);
+    bool speedOk = false;
+    const double pace = parser.value(speed).toDouble(&speedOk);
+    if (!speedOk || pace <= 0.0 || pace > 1000.0) {
+        std::fprintf(stderr, "hearsay: --speed takes a number of seconds of audio per second, above 0 (got \"%s\")\n",
+                     qPrintable(parser.value(speed)));
+        return 2;
+    }
+    double shotDelay = -1.0;
+    if (parser.isSet(shotAfter)) {
+        bool ok = false;
+        shotDelay = parser.value(shotAfter).toDouble(&ok);
+        if (!ok || shotDelay < 0.0) {
+            std::fprintf(stderr, "hearsay: --screenshot-after takes a number of seconds (got \"%s\")\n",
+                         qPrintable(parser.value(shotAfter)));
+            return 2;
+        }
+    }
 
     std::unique_ptr<QSettings> settings;
     if (parser.isSet(settingsFile)) settings = std::make_unique<QSettings>(parser.value(settingsFile), QSettings::IniFormat);
     hearsay::ui::MainWindow window(std::move(settings));
     window.show();
 
-    // Start-up jobs: the model (given, or the last session's), then the file, then the picture.
+    if (parser.isSet(printCommitted)) {
+        QObject::connect(&window, &hearsay::ui::MainWindow::committedShown, &window, [](const QString& text) {
+            std::printf("%s\n", qPrintable(text));
+            std::fflush(stdout);
+        });
+    }
+
+    // Start-up jobs: the model (given, or the last session's), then the file or the dictation,
+    // then the picture. The exit status says whether they succeeded.
     const QString shotPath = parser.value(screenshot);
     const QString audio = parser.value(open);
+    const QString dictated = parser.value(dictateFile);
     bool startupDone = false;
-    auto finishStartup = [&] {
+    bool startupOk = true;
+    auto finishStartup = [&](bool ok) {
         if (startupDone) return;
         startupDone = true;
+        startupOk = ok;
         if (shotPath.isEmpty()) return;
         QTimer::singleShot(400, &window, [&] {  // let the last updates paint before grabbing
-            if (!window.grab().save(shotPath)) std::fprintf(stderr, "hearsay: cannot save %s\n", qPrintable(shotPath));
-            QApplication::quit();
+            if (!window.grab().save(shotPath)) {
+                std::fprintf(stderr, "hearsay: cannot save %s\n", qPrintable(shotPath));
+                startupOk = false;
+            }
+            if (window.isDictating()) {
+                // Stop drains; quit once the last words are in.
+                QObject::connect(&window, &hearsay::ui::MainWindow::dictationEnded, &window,
+                                 [&] { QApplication::exit(startupOk ? 0 : 1); });
+                window.stopDictation();
+            } else {
+                QApplication::exit(startupOk ? 0 : 1);
+            }
         });
+    };
+    auto startJobs = [&] {
+        if (!dictated.isEmpty()) window.dictateFile(dictated, pace);
+        else if (!audio.isEmpty()) window.openAudio(audio);
     };
     QObject::connect(&window, &hearsay::ui::MainWindow::modelLoadFinished, &window, [&](bool ok) {
         if (startupDone) return;
-        if (ok && !audio.isEmpty()) window.openAudio(audio);
-        else finishStartup();
+        if (ok && (!audio.isEmpty() || !dictated.isEmpty())) startJobs();
+        else finishStartup(ok);
+        if (!window.isBusy() && !startupDone) finishStartup(false);  // the job could not start
     });
-    QObject::connect(&window, &hearsay::ui::MainWindow::transcriptionEnded, &window, [&](bool) { finishStartup(); });
+    QObject::connect(&window, &hearsay::ui::MainWindow::transcriptionEnded, &window, [&](bool ok) { finishStartup(ok); });
+    QObject::connect(&window, &hearsay::ui::MainWindow::dictationEnded, &window, [&](bool ok) { finishStartup(ok); });
+    if (parser.isSet(cachesOffAfter)) {
+        bool ok = false;
+        const double after = parser.value(cachesOffAfter).toDouble(&ok);
+        if (!ok || after < 0.0) {
+            std::fprintf(stderr, "hearsay: --caches-off-after takes a number of seconds (got \"%s\")\n",
+                         qPrintable(parser.value(cachesOffAfter)));
+            return 2;
+        }
+        QObject::connect(&window, &hearsay::ui::MainWindow::dictationStarted, &window, [&window, after] {
+            QTimer::singleShot(int(after * 1000), &window, [&window] {
+                window.settingsPanel()->selfCacheSwitch()->setChecked(false);
+                window.settingsPanel()->crossCacheSwitch()->setChecked(false);
+            });
+        });
+    }
+    if (shotDelay >= 0.0) {
+        QObject::connect(&window, &hearsay::ui::MainWindow::dictationStarted, &window, [&] {
+            QTimer::singleShot(int(shotDelay * 1000), &window, [&] { finishStartup(true); });
+        });
+    }
 
     if (parser.isSet(model)) window.openModel(parser.value(model));
     else window.reopenLastModel();
-    if (!window.isBusy() && !audio.isEmpty()) window.openAudio(audio);  // no model: says so in the window
-    if (!window.isBusy()) finishStartup();
+    if (!window.isBusy() && (!audio.isEmpty() || !dictated.isEmpty())) {
+        startJobs();  // no model: says so in the window
+        if (!window.isBusy()) finishStartup(false);
+    }
+    if (!window.isBusy()) finishStartup(startupOk);
     return app.exec();
 }

@@ -214,6 +214,10 @@ Result<Transcript> transcribe(InferenceSession& session, const Tokenizer& tokeni
                 segment.text.clear();  // instantaneous or empty: kept as a record, without text
                 segment.tokens.clear();
             }
+            // The model's timestamps may run past the end of the audio (the window is padded to
+            // 30 s); a segment ends where the audio does.
+            segment.start = std::min(segment.start, stats.audioSeconds);
+            segment.end = std::min(segment.end, stats.audioSeconds);
             allTokens.insert(allTokens.end(), segment.tokens.begin(), segment.tokens.end());
             produced.push_back(std::move(segment));
         }

@@ -40,11 +40,16 @@ private:
 
 
     // Transcribes jfk.wav; the transcript's text, or a null string when the job failed.
+    // The text of this file's rows (a file's transcript follows the earlier text in the window).
     QString transcribeJfk(MainWindow& window) {
         QSignalSpy ended(&window, &MainWindow::transcriptionEnded);
+        const int before = window.transcriptModel()->segmentCount();
         window.openAudio(jfk());
         if (!ended.wait(kJobTimeoutMs) || !ended.at(0).at(0).toBool()) return QString();
-        return transcriptText(*window.transcriptModel());
+        QString text;
+        for (int r = before; r < window.transcriptModel()->segmentCount(); ++r)
+            text += QString::fromStdString(window.transcriptModel()->segment(r).text) + '\n';
+        return text;
     }
 
     // A window whose stored settings (at `ini`) choose the CPU backend, the rest default.

@@ -5,6 +5,8 @@
 #include "ui/transcript_model.h"
 
 #include <QAbstractItemModelTester>
+#include <QColor>
+#include <QFont>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -56,6 +58,44 @@ private slots:
         QVERIFY(model.transcript().segments.empty());
         // No children anywhere: a table.
         QCOMPARE(model.rowCount(model.index(0, 0)), 0);
+    }
+
+    void dictationRowsPassTheTester() {
+        TranscriptModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setTentative(" And so");
+        QCOMPARE(model.rowCount(), 1);
+        QCOMPARE(model.segmentCount(), 0);
+        QVERIFY(model.isTentativeRow(0));
+        const QModelIndex cell = model.index(0, TranscriptModel::TextColumn);
+        QCOMPARE(model.data(cell).toString(), QString("And so"));
+        QVERIFY(model.data(cell, Qt::FontRole).value<QFont>().italic());
+        QCOMPARE(model.data(cell, Qt::ForegroundRole).value<QColor>(), QColor(Qt::gray));
+        QVERIFY(!(model.flags(cell) & Qt::ItemIsEditable));
+        model.setTentative(" And so my fellow");
+        model.appendCommitted(" And so,", 0.0, 1.0, false);  // a row opens before the tentative row
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.segmentCount(), 1);
+        model.setTentative(" my fellow");
+        model.appendCommitted(" my fellow Americans.", 1.0, 2.5, true);  // the same utterance: the row grows
+        QCOMPARE(model.segmentCount(), 1);
+        QCOMPARE(model.segment(0).text, std::string(" And so, my fellow Americans."));
+        QCOMPARE(model.segment(0).end, 2.5);
+        model.setTentative(QString());
+        QCOMPARE(model.rowCount(), 1);
+        model.appendCommitted(" Ask not", 3.0, 4.0, false);  // after a pause: a new row
+        QCOMPARE(model.segmentCount(), 2);
+        QCOMPARE(model.segment(1).id, 1);
+        // Editable only when the window says so (idle), and only committed text.
+        const QModelIndex first = model.index(0, TranscriptModel::TextColumn);
+        QVERIFY(!model.setData(first, "changed"));
+        model.setEditable(true);
+        QVERIFY(model.flags(first) & Qt::ItemIsEditable);
+        QVERIFY(!(model.flags(model.index(0, TranscriptModel::StartColumn)) & Qt::ItemIsEditable));
+        QVERIFY(model.setData(first, "And so, my fellow citizens."));
+        QCOMPARE(model.data(first).toString(), QString("And so, my fellow citizens."));
+        model.clear();
+        QCOMPARE(model.rowCount(), 0);
     }
 
     void segmentsWithoutTextGetNoRow() {

@@ -44,7 +44,7 @@ inline QString labelText(const QWidget* parent, const char* name) {
 // Every segment's text, one per line.
 inline QString transcriptText(const ui::TranscriptModel& model) {
     QString text;
-    for (int r = 0; r < model.rowCount(); ++r) text += QString::fromStdString(model.segment(r).text) + '\n';
+    for (int r = 0; r < model.segmentCount(); ++r) text += QString::fromStdString(model.segment(r).text) + '\n';
     return text;
 }
 
