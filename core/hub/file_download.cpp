@@ -205,7 +205,7 @@ Result<FileOutcome> downloadFile(const FileRequest& request, const DownloadOptio
     t.part += ".part";
 
     std::error_code ec;
-    if (fs::exists(t.part, ec)) {
+    if (fs::is_regular_file(t.part, ec)) {  // (a device standing in for the file is written, never read)
         auto had = hashExisting(t.part, t.hash);
         if (!had) return had.error();
         t.have = t.resumedFrom = had.value();
