@@ -43,6 +43,8 @@ public:
     bool exportTranscript(const QString& path, ExportFormat format);
     // Reopens the model of the last session, when there is one.
     void reopenLastModel();
+    // The model manager (File > Models…); `introduction` heads it (the first start's words).
+    void showModelManager(const QString& introduction = {});
 
     bool isBusy() const { return m_state != State::Idle; }
     bool hasModel() const { return m_hasModel; }

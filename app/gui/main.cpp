@@ -1,5 +1,6 @@
 // hearsay: the desktop application. Command-line options open a model and a file at start
 // (and, for checks by eye on headless machines, save a picture of the window and quit).
+#include "core/hub/model_scan.h"
 #include "ui/main_window.h"
 
 #include <QApplication>
@@ -71,8 +72,23 @@ int main(int argc, char** argv) {
     });
     QObject::connect(&window, &hearsay::ui::MainWindow::transcriptionEnded, &window, [&](bool) { finishStartup(); });
 
-    if (parser.isSet(model)) window.openModel(parser.value(model));
-    else window.reopenLastModel();
+    if (parser.isSet(model)) {
+        window.openModel(parser.value(model));
+    } else {
+        window.reopenLastModel();
+        if (!window.isBusy()) {
+            // First start (no model yet): tiny.en when it is installed or found on the disk,
+            // otherwise the model manager, offering the download.
+            const auto first = hearsay::hub::firstStartModel(hearsay::hub::defaultScanLocations());
+            if (!first.empty()) {
+                window.openModel(QString::fromStdString(first.string()));
+            } else {
+                window.showModelManager(QObject::tr(
+                    "<b>Hearsay needs a Whisper model.</b> Download one below — <i>tiny.en</i> (CTranslate2, about 75 MB) "
+                    "is quick to fetch and fast on any CPU — or open a model already found on this computer."));
+            }
+        }
+    }
     if (!window.isBusy() && !audio.isEmpty()) window.openAudio(audio);  // no model: says so in the window
     if (!window.isBusy()) finishStartup();
     return app.exec();

@@ -1,6 +1,8 @@
 #include "core/hub/model_scan.h"
 
 #include "core/hub/hub_paths.h"
+#include "core/hub/model_catalog.h"
+#include "core/hub/model_download.h"
 
 #include <algorithm>
 #include <set>
@@ -96,6 +98,17 @@ ScanResult scanForModels(const ScanLocations& locations) {
     for (const auto& f : locations.modelFolders) s.folder(f, "whisper.cpp/Buzz folder");
     for (const auto& f : locations.userFolders) s.folder(f, "folder");
     return std::move(s.result);
+}
+
+fs::path firstStartModel(const ScanLocations& locations, const std::string& preferred) {
+    for (ModelFormat f : {ModelFormat::CTranslate2, ModelFormat::Ggml, ModelFormat::HuggingFace}) {
+        const CatalogEntry* e = findCatalogEntry(preferred, f);
+        if (!e || locations.modelsDirectory.empty()) continue;
+        if (auto p = installedPath(*e, locations.modelsDirectory); !p.empty()) return p;
+    }
+    for (const auto& m : scanForModels(locations).models)
+        if (m.model.sizeName == preferred) return m.model.path;
+    return {};
 }
 
 } // namespace hearsay::hub

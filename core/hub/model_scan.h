@@ -43,4 +43,9 @@ ScanLocations defaultScanLocations(const std::filesystem::path& modelsDirectoryO
 
 ScanResult scanForModels(const ScanLocations& locations);
 
+// The model a first start opens: `preferred` (a catalog name, tiny.en by default) installed in the
+// models directory (CTranslate2, ggml, then Hugging Face), else a model of that size found by the
+// scan; empty when there is none.
+std::filesystem::path firstStartModel(const ScanLocations& locations, const std::string& preferred = "tiny.en");
+
 } // namespace hearsay::hub
