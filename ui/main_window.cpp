@@ -345,6 +345,7 @@ void MainWindow::showModelManager(const QString& introduction) {
     auto* dialog = new ModelManagerDialog(this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setIntroduction(introduction);
+    if (!introduction.isEmpty()) dialog->selectEntry("tiny.en", ModelFormat::CTranslate2);
     connect(dialog, &ModelManagerDialog::modelChosen, this, &MainWindow::openModel);
     dialog->open();
 }

@@ -178,6 +178,15 @@ void ModelManagerDialog::updateButtons() {
 void ModelManagerDialog::selectCatalogRow(int row) { m_catalog->selectRow(row); }
 void ModelManagerDialog::selectFoundRow(int row) { m_found->selectRow(row); }
 
+void ModelManagerDialog::selectEntry(const std::string& name, ModelFormat format) {
+    for (int row = 0; row < int(m_entries.size()); ++row) {
+        if (m_entries[size_t(row)].name != name || m_entries[size_t(row)].format != format) continue;
+        m_catalog->selectRow(row);
+        m_catalog->scrollToItem(m_catalog->item(row, 0));
+        return;
+    }
+}
+
 void ModelManagerDialog::downloadSelected() {
     const int row = selectedRow(m_catalog);
     if (row < 0 || m_downloading >= 0) return;

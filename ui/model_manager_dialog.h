@@ -41,6 +41,8 @@ public:
     void openSelected();
     void selectCatalogRow(int row);
     void selectFoundRow(int row);
+    // Selects the catalog row of `name` in `format` (the first start's recommendation).
+    void selectEntry(const std::string& name, ModelFormat format);
 
     QTableWidget* catalogTable() const { return m_catalog; }
     QTableWidget* foundTable() const { return m_found; }

@@ -218,6 +218,13 @@ int runModels(const std::vector<std::string>& args) {
             return 0;
         }
     }
+    // A model of that size found elsewhere without a repository (a folder of models).
+    for (const auto& f : scan.models) {
+        if (f.model.sizeName == name && (!format || f.model.format == *format)) {
+            std::printf("%s\n", f.model.path.string().c_str());
+            return 0;
+        }
+    }
     std::fprintf(stderr, "hearsay-cli models path: %s is neither installed nor found (hearsay-cli models download %s)\n",
                  name.c_str(), name.c_str());
     return 1;

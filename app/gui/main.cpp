@@ -7,6 +7,8 @@
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QIcon>
+#include <QPainter>
+#include <QPixmap>
 #include <QSettings>
 #include <QTimer>
 
@@ -61,7 +63,13 @@ int main(int argc, char** argv) {
         startupDone = true;
         if (shotPath.isEmpty()) return;
         QTimer::singleShot(400, &window, [&] {  // let the last updates paint before grabbing
-            if (!window.grab().save(shotPath)) std::fprintf(stderr, "hearsay: cannot save %s\n", qPrintable(shotPath));
+            // A dialog over the window (the first start's model manager) is drawn where it stands.
+            QPixmap shot = window.grab();
+            if (QWidget* dialog = QApplication::activeModalWidget(); dialog && dialog != &window) {
+                QPainter painter(&shot);
+                painter.drawPixmap(dialog->geometry().topLeft() - window.geometry().topLeft(), dialog->grab());
+            }
+            if (!shot.save(shotPath)) std::fprintf(stderr, "hearsay: cannot save %s\n", qPrintable(shotPath));
             QApplication::quit();
         });
     };
