@@ -43,7 +43,7 @@ void writeAll(const fs::path& p, const std::string& bytes) {
 }
 
 // Visible entries of a directory (what the scan and the user see).
-std::vector<std::string> visible(const fs::path& dir) {
+[[maybe_unused]] std::vector<std::string> visible(const fs::path& dir) {
     std::vector<std::string> out;
     std::error_code ec;
     for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
@@ -65,7 +65,7 @@ void makeSmallModel(ModelFormat format, const fs::path& out) {
     QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
 }
 
-CatalogEntry ggmlTestEntry(const std::string& body, bool withHash = true) {
+[[maybe_unused]] CatalogEntry ggmlTestEntry(const std::string& body, bool withHash = true) {
     CatalogEntry e;
     e.name = "test-small";
     e.size = "64x2x2";
