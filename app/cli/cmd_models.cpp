@@ -9,6 +9,7 @@
 #include "core/model/whisper_config.h"
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <sstream>
@@ -93,8 +94,18 @@ int download(const hub::CatalogEntry& e, const fs::path& modelsDir, const Option
     d.cancel = &g_cancel;
     const bool quiet = options.has("quiet");
     bool printed = false;
+    auto lastPrint = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+    std::string lastFile;
+    uint64_t lastDone = 0;
     d.progress = [&](const hub::DownloadProgress& p) {
-        if (quiet || (p.fileDone == 0 && p.fileTotal == 0)) return;
+        if (quiet || p.fileDone == 0) return;
+        const auto now = std::chrono::steady_clock::now();
+        const bool fileDone = p.fileTotal && p.fileDone == p.fileTotal;
+        if (now - lastPrint < std::chrono::milliseconds(200) && !fileDone) return;  // a few lines a second
+        if (p.file == lastFile && p.fileDone == lastDone) return;
+        lastPrint = now;
+        lastFile = p.file;
+        lastDone = p.fileDone;
         const double percent = p.fileTotal ? 100.0 * double(p.fileDone) / double(p.fileTotal) : 0.0;
         std::fprintf(stderr, "\r%s: %s (%d/%d) %s / %s  %3.0f%%  %.1f MB/s   ", e.installName().c_str(), p.file.c_str(),
                      p.fileIndex + 1, p.fileCount, human(p.fileDone).c_str(),

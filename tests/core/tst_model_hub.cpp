@@ -15,6 +15,8 @@
 #include "core/model/test_model.h"
 #include "core/model/whisper_model.h"
 
+#include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -281,6 +283,59 @@ private slots:
         for (const auto& r : server.requests())
             sawModel |= r.path == "/Systran/faster-whisper-tiny.en/resolve/main/model.bin";
         QVERIFY(sawModel);
+    }
+
+    // The CLI against the loopback hub: the progress line, the installed path, path and remove,
+    // and a failure's message and exit status.
+    void cliDownloadPathRemove() {
+        HubTestServer server;
+        server.add("ggerganov/whisper.cpp", "ggml-base.en-q5_1.bin", {"not the model", 404});
+        const QString models = QString::fromStdString((root() / "cli-models").string());
+        QProcess cli;
+        cli.start(HEARSAY_CLI_PATH, {"models", "download", "base.en-q5_1", "--hub-url",
+                                     QString::fromStdString(server.baseUrl()), "--models-dir", models});
+        QVERIFY(cli.waitForFinished(60000));
+        QCOMPARE(cli.exitCode(), 1);
+        const QString error = QString::fromUtf8(cli.readAllStandardError());
+        qInfo("user sees: %s", qPrintable(error.trimmed()));
+        QVERIFY2(error.contains("hearsay-cli models download: ggml-base.en-q5_1.bin: not found on the hub (HTTP 404)"),
+                 qPrintable(error));
+
+        if (auto why = real_models::missing("tiny.en"); !why.isEmpty()) QSKIP(qPrintable(why));
+        const fs::path fixture = real_models::directory() / "tiny.en";
+        for (const char* f : {"config.json", "model.bin", "tokenizer.json", "vocabulary.txt"}) {
+            HubTestServer::Route r{readAll(fixture / f)};
+            r.cutAfter = std::string(f) == "model.bin" ? 5000000 : 0;  // the first try is cut: run it twice
+            r.cuts = 1;
+            server.add("Systran/faster-whisper-tiny.en", f, r);
+        }
+        const QStringList download = {"models", "download", "tiny.en", "--hub-url",
+                                      QString::fromStdString(server.baseUrl()), "--models-dir", models};
+        cli.start(HEARSAY_CLI_PATH, download);
+        QVERIFY(cli.waitForFinished(60000));
+        QCOMPARE(cli.exitCode(), 1);
+        const QString cut = QString::fromUtf8(cli.readAllStandardError());
+        qInfo("user sees: %s", qPrintable(cut.trimmed()));
+        QVERIFY2(cut.contains("was cut after 5.0 MB"), qPrintable(cut));
+        cli.start(HEARSAY_CLI_PATH, download);
+        QVERIFY(cli.waitForFinished(60000));
+        const QString progress = QString::fromUtf8(cli.readAllStandardError());
+        QVERIFY2(cli.exitCode() == 0, qPrintable(progress));
+        QVERIFY2(progress.contains("tiny.en-ct2: model.bin (2/4)") && progress.contains("100%"), qPrintable(progress));
+        const QString installed = models + "/tiny.en-ct2";
+        QCOMPARE(QString::fromUtf8(cli.readAllStandardOutput()).trimmed(), installed);
+
+        cli.start(HEARSAY_CLI_PATH, {"models", "path", "tiny.en", "--models-dir", models});
+        QVERIFY(cli.waitForFinished(60000));
+        QCOMPARE(QString::fromUtf8(cli.readAllStandardOutput()).trimmed(), installed);
+        cli.start(HEARSAY_CLI_PATH, {"models", "list", "--models-dir", models});
+        QVERIFY(cli.waitForFinished(60000));
+        const QString list = QString::fromUtf8(cli.readAllStandardOutput());
+        QVERIFY2(list.contains(QRegularExpression("tiny.en +ct2 .* installed")), qPrintable(list));
+        cli.start(HEARSAY_CLI_PATH, {"models", "remove", "tiny.en", "--models-dir", models});
+        QVERIFY(cli.waitForFinished(60000));
+        QCOMPARE(cli.exitCode(), 0);
+        QVERIFY(!fs::exists(installed.toStdString()));
     }
 
     void offlineConnectionRefused() {
