@@ -57,8 +57,8 @@ const hub::FoundModel* foundElsewhere(const hub::CatalogEntry& e, const hub::Sca
         if (f.model.format != e.format) continue;
         if (e.format == ModelFormat::Ggml) {
             if (f.model.path.filename() == e.files.front().path) return &f;
-        } else if (f.repo == e.repo) {
-            return &f;
+        } else if (f.repo == e.repo || (f.repo.empty() && f.model.sizeName == e.size)) {
+            return &f;  // the repository's snapshot, or a folder holding a model of that size
         }
     }
     return nullptr;
