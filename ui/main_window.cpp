@@ -345,6 +345,9 @@ void MainWindow::showModelManager(const QString& introduction) {
     auto* dialog = new ModelManagerDialog(this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setIntroduction(introduction);
+    dialog->setUserFolders(m_settings->value("models/folders").toStringList());
+    connect(dialog, &ModelManagerDialog::foldersChanged, this,
+            [this](const QStringList& folders) { m_settings->setValue("models/folders", folders); });
     if (!introduction.isEmpty()) dialog->selectEntry("tiny.en", ModelFormat::CTranslate2);
     connect(dialog, &ModelManagerDialog::modelChosen, this, &MainWindow::openModel);
     dialog->open();

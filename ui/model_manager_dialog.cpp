@@ -124,6 +124,11 @@ ModelManagerDialog::~ModelManagerDialog() {
     if (m_worker) m_worker->cancel();  // the thread's deleter waits for the transfer to return
 }
 
+void ModelManagerDialog::setUserFolders(const QStringList& folders) {
+    m_userFolders = folders;
+    refresh();
+}
+
 void ModelManagerDialog::setIntroduction(const QString& text) {
     m_intro->setText(text);
     m_intro->setVisible(!text.isEmpty());
@@ -229,7 +234,8 @@ void ModelManagerDialog::openSelected() {
 void ModelManagerDialog::addFolder() {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("A folder with Whisper models"));
     if (dir.isEmpty()) return;
-    m_userFolders << dir;
+    if (!m_userFolders.contains(dir)) m_userFolders << dir;
+    emit foldersChanged(m_userFolders);
     refresh();
 }
 

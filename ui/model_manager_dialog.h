@@ -30,6 +30,9 @@ public:
                                 QString modelsDir = {}, QString hubUrl = {});
     ~ModelManagerDialog() override;
 
+    // Folders the user added (scanned too); foldersChanged() reports additions, for saving.
+    void setUserFolders(const QStringList& folders);
+    QStringList userFolders() const { return m_userFolders; }
     // The first-start text above the tables ("no model yet ...").
     void setIntroduction(const QString& text);
     // Rescans the disk and refreshes both tables.
@@ -52,6 +55,7 @@ public:
 signals:
     void modelChosen(const QString& path);
     void downloadEnded(bool ok);
+    void foldersChanged(const QStringList& folders);
 
 private:
     void addFolder();

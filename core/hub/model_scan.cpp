@@ -5,6 +5,7 @@
 #include "core/hub/model_download.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 
 namespace hearsay::hub {
@@ -88,6 +89,14 @@ ScanLocations defaultScanLocations(const fs::path& modelsDirectoryOption, std::v
     l.modelFolders = usualModelFolders();
     l.modelsDirectory = modelsDirectory(modelsDirectoryOption);
     l.userFolders = std::move(userFolders);
+    if (const char* env = std::getenv("HEARSAY_MODEL_DIRS"); env && *env) {
+        std::string list = env;
+        for (size_t start = 0; start <= list.size();) {
+            const size_t end = std::min(list.find(':', start), list.size());
+            if (end > start) l.userFolders.emplace_back(list.substr(start, end - start));
+            start = end + 1;
+        }
+    }
     return l;
 }
 

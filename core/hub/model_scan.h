@@ -37,7 +37,7 @@ struct ScanLocations {
 };
 
 // The usual places: huggingFaceCacheDirectory(), usualModelFolders(), modelsDirectory(option),
-// and `userFolders`.
+// `userFolders` and the folders of $HEARSAY_MODEL_DIRS (':'-separated).
 ScanLocations defaultScanLocations(const std::filesystem::path& modelsDirectoryOption = {},
                                    std::vector<std::filesystem::path> userFolders = {});
 

@@ -92,6 +92,23 @@ private slots:
         QVERIFY(!fs::exists(fs::path(models.toStdString()) / "ggml-test-small.bin"));
     }
 
+    // A folder the user adds is scanned: its model is listed as found, and Open chooses it.
+    void userFolderScanned() {
+        const fs::path folder = root() / "my-models";
+        fs::create_directories(folder);
+        fs::copy_file(root() / "source.bin", folder / "ggml-mine.bin");
+        ui::ModelManagerDialog dialog(nullptr, m_entries, m_tmp.path() + "/models-folders");
+        QCOMPARE(dialog.foundTable()->rowCount(), 0);
+        dialog.setUserFolders({QString::fromStdString(folder.string())});
+        QCOMPARE(dialog.foundTable()->rowCount(), 1);
+        QCOMPARE(dialog.foundTable()->item(0, 4)->text(), QString::fromStdString((folder / "ggml-mine.bin").string()));
+        QSignalSpy chosen(&dialog, &ui::ModelManagerDialog::modelChosen);
+        dialog.selectFoundRow(0);
+        dialog.openSelected();
+        QCOMPARE(chosen.size(), 1);
+        QCOMPARE(chosen.first().first().toString(), QString::fromStdString((folder / "ggml-mine.bin").string()));
+    }
+
     void failedDownloadSaysWhy() {
         HubTestServer server;  // serves nothing: 404
         ui::ModelManagerDialog dialog(nullptr, m_entries, m_tmp.path() + "/models-404",
