@@ -175,7 +175,14 @@ void ModelManagerDialog::updateButtons() {
     const bool installed = row >= 0 && !hub::installedPath(m_entries[size_t(row)], m_modelsDir.toStdString()).empty();
     m_download->setEnabled(row >= 0 && !installed && m_downloading < 0);
     m_cancel->setEnabled(m_downloading >= 0);
-    m_remove->setEnabled(row >= 0 && row != m_downloading);
+    bool partial = false;
+    if (row >= 0) {
+        const std::filesystem::path dir = m_modelsDir.toStdString();
+        const std::string name = m_entries[size_t(row)].installName();
+        std::error_code ec;
+        partial = std::filesystem::exists(dir / ("." + name + ".partial"), ec) || std::filesystem::exists(dir / (name + ".part"), ec);
+    }
+    m_remove->setEnabled((installed || partial) && row != m_downloading);
     m_open->setEnabled(installed);
     m_openFound->setEnabled(selectedRow(m_found) >= 0);
 }

@@ -30,7 +30,7 @@ constexpr const char* kUsage =
     "  --format hf|ct2|ggml the format (default: ct2, else ggml, else hf; quantised names are ggml)\n"
     "  --hub-url URL        the hub (default $HEARSAY_HUB_URL, else https://huggingface.co)\n"
     "  --models-dir DIR     where downloads go (default $HEARSAY_MODELS_DIR, else ~/.local/share/hearsay/models)\n"
-    "  --dir DIR[:DIR...]   more folders to scan\n"
+    "  --dir DIR[:DIR...]   more folders to scan (also $HEARSAY_MODEL_DIRS)\n"
     "  --quiet              no progress line\n";
 
 std::string human(uint64_t bytes) {
