@@ -5,6 +5,7 @@
 #include "ui/level_meter_bar.h"
 #include "ui/live_panel.h"
 #include "ui/message_bar.h"
+#include "ui/model_manager_dialog.h"
 #include "ui/settings_panel.h"
 #include "ui/transcript_model.h"
 #include "ui/transcription_worker.h"
@@ -252,6 +253,8 @@ void MainWindow::createActions() {
     m_openModel->setStatusTip(tr("Open a whisper.cpp ggml .bin file, the model.bin of a CTranslate2 (faster-whisper) model, or the config.json of a Hugging Face checkpoint"));
     m_openModelDirectory = file->addAction(tr("Open model &directory…"), this, &MainWindow::chooseModelDirectory);
     m_openModelDirectory->setStatusTip(tr("Open a Hugging Face or CTranslate2 (faster-whisper) Whisper model directory"));
+    QAction* models = file->addAction(tr("Mo&dels…"), this, [this] { showModelManager(); });
+    models->setStatusTip(tr("Download a Whisper model, or open one already on this computer"));
     m_openAudio = file->addAction(tr("Open &audio…"), this, &MainWindow::chooseAudio);
     m_openAudio->setShortcut(QKeySequence::Open);
     m_openAudio->setStatusTip(tr("Transcribe a WAV, FLAC, OGG or MP3 file, or a video through FFmpeg"));
@@ -472,6 +475,18 @@ void MainWindow::applySettings(const EngineSettings& settings) {
 void MainWindow::reopenLastModel() {
     const QString path = m_settings->value("session/lastModel").toString();
     if (!path.isEmpty() && QFileInfo::exists(path)) openModel(path);
+}
+
+void MainWindow::showModelManager(const QString& introduction) {
+    auto* dialog = new ModelManagerDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setIntroduction(introduction);
+    dialog->setUserFolders(m_settings->value("models/folders").toStringList());
+    connect(dialog, &ModelManagerDialog::foldersChanged, this,
+            [this](const QStringList& folders) { m_settings->setValue("models/folders", folders); });
+    if (!introduction.isEmpty()) dialog->selectEntry("tiny.en", ModelFormat::CTranslate2);
+    connect(dialog, &ModelManagerDialog::modelChosen, this, &MainWindow::openModel);
+    dialog->open();
 }
 
 void MainWindow::openModel(const QString& path) {

@@ -65,6 +65,8 @@ public:
     bool hasJournalToRestore() const { return !m_recovered.empty(); }
     // Where committed dictation is journaled: DictationJournal::defaultDirectory() (XDG state).
     QString journalPath() const { return m_journalPath; }
+    // The model manager (File > Models…); `introduction` heads it (the first start's words).
+    void showModelManager(const QString& introduction = {});
 
     bool isBusy() const { return m_state != State::Idle; }
     bool isDictating() const { return m_state == State::Dictating || m_state == State::Stopping; }

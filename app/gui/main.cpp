@@ -1,6 +1,7 @@
 // hearsay: the desktop application. Command-line options open a model and a file at start, or
 // dictate from a file played at real-time pace (tests, demos), and, for checks by eye on headless
 // machines, save a picture of the window and quit (exit status 1 when a job failed).
+#include "core/hub/model_scan.h"
 #include "ui/main_window.h"
 #include "ui/settings_panel.h"
 
@@ -9,6 +10,8 @@
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QIcon>
+#include <QPainter>
+#include <QPixmap>
 #include <QSettings>
 #include <QTimer>
 
@@ -105,7 +108,13 @@ int main(int argc, char** argv) {
         startupOk = ok;
         if (shotPath.isEmpty()) return;
         QTimer::singleShot(400, &window, [&] {  // let the last updates paint before grabbing
-            if (!window.grab().save(shotPath)) {
+            // A dialog over the window (the first start's model manager) is drawn where it stands.
+            QPixmap shot = window.grab();
+            if (QWidget* dialog = QApplication::activeModalWidget(); dialog && dialog != &window) {
+                QPainter painter(&shot);
+                painter.drawPixmap(dialog->geometry().topLeft() - window.geometry().topLeft(), dialog->grab());
+            }
+            if (!shot.save(shotPath)) {
                 std::fprintf(stderr, "hearsay: cannot save %s\n", qPrintable(shotPath));
                 startupOk = false;
             }
@@ -152,8 +161,23 @@ int main(int argc, char** argv) {
         });
     }
 
-    if (parser.isSet(model)) window.openModel(parser.value(model));
-    else window.reopenLastModel();
+    if (parser.isSet(model)) {
+        window.openModel(parser.value(model));
+    } else {
+        window.reopenLastModel();
+        if (!window.isBusy()) {
+            // First start (no model yet): tiny.en when it is installed or found on the disk,
+            // otherwise the model manager, offering the download.
+            const auto first = hearsay::hub::firstStartModel(hearsay::hub::defaultScanLocations());
+            if (!first.empty()) {
+                window.openModel(QString::fromStdString(first.string()));
+            } else {
+                window.showModelManager(QObject::tr(
+                    "<b>Hearsay needs a Whisper model.</b> Download one below — <i>tiny.en</i> (CTranslate2, about 75 MB) "
+                    "is quick to fetch and fast on any CPU — or open a model already found on this computer."));
+            }
+        }
+    }
     if (!window.isBusy() && (!audio.isEmpty() || !dictated.isEmpty())) {
         startJobs();  // no model: says so in the window
         if (!window.isBusy()) finishStartup(false);

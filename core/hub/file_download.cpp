@@ -1,0 +1,328 @@
+// One file over HTTP(S) with libcurl: resume, verification, atomic rename, clear errors.
+#include "core/hub/model_download.h"
+
+#include "core/hub/sha256.h"
+
+#include <curl/curl.h>
+
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+namespace hearsay::hub {
+namespace fs = std::filesystem;
+namespace {
+
+void globalInit() {
+    static std::once_flag once;
+    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+std::string lower(std::string s) {
+    for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+std::string trimmed(std::string s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+    size_t i = 0;
+    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    return s.substr(i);
+}
+
+// An ETag that is a SHA-256 (Hugging Face's X-Linked-Etag of an LFS file): "abc..." or W/"abc...".
+std::string sha256FromEtag(std::string etag) {
+    if (etag.starts_with("W/")) etag = etag.substr(2);
+    if (etag.size() >= 2 && etag.front() == '"' && etag.back() == '"') etag = etag.substr(1, etag.size() - 2);
+    etag = lower(etag);
+    if (etag.size() != 64) return {};
+    for (char c : etag)
+        if (!std::isxdigit(static_cast<unsigned char>(c))) return {};
+    return etag;
+}
+
+std::string hostOf(const std::string& url) {
+    auto start = url.find("://");
+    start = start == std::string::npos ? 0 : start + 3;
+    auto end = url.find_first_of("/:?", start);
+    return url.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+std::string megabytes(uint64_t bytes) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f MB", double(bytes) / 1e6);
+    return buf;
+}
+
+struct Transfer {
+    const FileRequest* request = nullptr;
+    const DownloadOptions* options = nullptr;
+    const std::function<void(uint64_t, uint64_t, double)>* progress = nullptr;
+    fs::path part;
+    std::FILE* out = nullptr;
+    Sha256 hash;
+    uint64_t have = 0;          // bytes in the part file
+    uint64_t resumedFrom = 0;
+    bool started = false;       // the body of a 2xx response is being written
+    bool discard = false;       // an error response's body
+    int writeErrno = 0;
+    // The last response's headers (a redirect's are replaced by the next response's).
+    long status = 0;
+    uint64_t contentLength = 0;
+    bool haveContentLength = false;
+    uint64_t linkedSize = 0;     // X-Linked-Size (kept across redirects: the hub sends it before the CDN)
+    std::string linkedEtag;
+    uint64_t rangeTotal = 0;     // Content-Range: bytes a-b/TOTAL
+    std::chrono::steady_clock::time_point startTime = std::chrono::steady_clock::now();
+    uint64_t bytesThisRun = 0;
+
+    uint64_t expectedTotal() const {
+        if (request->expectedBytes) return request->expectedBytes;
+        if (linkedSize) return linkedSize;
+        if (rangeTotal) return rangeTotal;
+        if (haveContentLength) return status == 206 ? resumedFrom + contentLength : contentLength;
+        return 0;
+    }
+};
+
+size_t onHeader(char* data, size_t size, size_t count, void* user) {
+    auto* t = static_cast<Transfer*>(user);
+    const size_t bytes = size * count;
+    std::string line(data, bytes);
+    if (line.starts_with("HTTP/")) {
+        // A new response (the first, or after a redirect): its own status and length.
+        const auto space = line.find(' ');
+        t->status = space == std::string::npos ? 0 : std::strtol(line.c_str() + space + 1, nullptr, 10);
+        t->haveContentLength = false;
+        t->rangeTotal = 0;
+        return bytes;
+    }
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) return bytes;
+    const std::string name = lower(trimmed(line.substr(0, colon)));
+    const std::string value = trimmed(line.substr(colon + 1));
+    if (name == "content-length") {
+        t->contentLength = std::strtoull(value.c_str(), nullptr, 10);
+        t->haveContentLength = true;
+    } else if (name == "x-linked-size") {
+        t->linkedSize = std::strtoull(value.c_str(), nullptr, 10);
+    } else if (name == "x-linked-etag") {
+        t->linkedEtag = value;
+    } else if (name == "content-range") {
+        if (auto slash = value.find('/'); slash != std::string::npos && value[slash + 1] != '*')
+            t->rangeTotal = std::strtoull(value.c_str() + slash + 1, nullptr, 10);
+    }
+    return bytes;
+}
+
+size_t onBody(char* data, size_t size, size_t count, void* user) {
+    auto* t = static_cast<Transfer*>(user);
+    const size_t bytes = size * count;
+    if (!t->started && !t->discard) {
+        if (t->status == 200 || t->status == 206) {
+            if (t->status == 200 && t->have > 0) {
+                // The server ignored the range: start over.
+                t->have = 0;
+                t->resumedFrom = 0;
+                t->hash = Sha256();
+                t->out = std::fopen(t->part.c_str(), "wb");
+            } else {
+                t->out = std::fopen(t->part.c_str(), "ab");
+            }
+            if (!t->out) {
+                t->writeErrno = errno;
+                return 0;
+            }
+            t->started = true;
+        } else {
+            t->discard = true;
+        }
+    }
+    if (t->discard) return bytes;
+    if (std::fwrite(data, 1, bytes, t->out) != bytes) {
+        t->writeErrno = errno ? errno : EIO;
+        return 0;
+    }
+    t->hash.update(data, bytes);
+    t->have += bytes;
+    t->bytesThisRun += bytes;
+    return bytes;
+}
+
+int onProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+    auto* t = static_cast<Transfer*>(user);
+    if (t->options->cancel && t->options->cancel->load()) return 1;
+    if (t->progress && *t->progress) {
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t->startTime).count();
+        (*t->progress)(t->have, t->expectedTotal(), seconds > 0 ? double(t->bytesThisRun) / seconds : 0.0);
+    }
+    return 0;
+}
+
+// Hashes the bytes already in the part file, so the digest covers the whole file after a resume.
+Result<uint64_t> hashExisting(const fs::path& part, Sha256& hash) {
+    std::FILE* f = std::fopen(part.c_str(), "rb");
+    if (!f) return makeError("cannot read the partial file " + part.string() + ": " + std::strerror(errno));
+    std::vector<char> buffer(size_t(1) << 20);
+    uint64_t total = 0;
+    size_t n = 0;
+    while ((n = std::fread(buffer.data(), 1, buffer.size(), f)) > 0) {
+        hash.update(buffer.data(), n);
+        total += n;
+    }
+    std::fclose(f);
+    return total;
+}
+
+std::string httpError(long status, const std::string& url, bool tokenSent) {
+    const std::string s = std::to_string(status);
+    if (status == 404)
+        return "not found on the hub (HTTP 404): " + url + " — check the model name, its revision and the hub URL (--hub-url, HEARSAY_HUB_URL)";
+    if (status == 401 || status == 403)
+        return "access denied (HTTP " + s + "): " + url + " — the repository is gated or private: accept its terms on the hub, then " +
+               (tokenSent ? "check that the token (HF_TOKEN or ~/.cache/huggingface/token) has access to it"
+                          : "set HF_TOKEN or log in so that ~/.cache/huggingface/token holds a token");
+    if (status >= 500) return "the hub failed (HTTP " + s + ") for " + url + "; try again later";
+    if (status == 429) return "the hub is rate-limiting this machine (HTTP 429) for " + url + "; try again later";
+    return "unexpected answer (HTTP " + s + ") for " + url;
+}
+
+} // namespace
+
+Result<FileOutcome> downloadFile(const FileRequest& request, const DownloadOptions& options,
+                                 const std::function<void(uint64_t, uint64_t, double)>& progress) {
+    globalInit();
+    Transfer t;
+    t.request = &request;
+    t.options = &options;
+    t.progress = &progress;
+    t.part = request.target;
+    t.part += ".part";
+
+    std::error_code ec;
+    if (fs::is_regular_file(t.part, ec)) {  // (a device standing in for the file is written, never read)
+        auto had = hashExisting(t.part, t.hash);
+        if (!had) return had.error();
+        t.have = t.resumedFrom = had.value();
+        if (request.expectedBytes && t.have > request.expectedBytes) {  // not the file we want: start over
+            fs::remove(t.part, ec);
+            t.have = t.resumedFrom = 0;
+            t.hash = Sha256();
+        }
+    }
+
+    CURL* curl = curl_easy_init();
+    if (!curl) return makeError("cannot start a transfer (libcurl failed to initialise)");
+    char errorText[CURL_ERROR_SIZE] = {};
+    curl_slist* headers = nullptr;
+    if (!options.token.empty()) headers = curl_slist_append(headers, ("Authorization: Bearer " + options.token).c_str());
+    curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
+    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 10L);
+    curl_easy_setopt(curl, CURLOPT_USERAGENT, "hearsay/0.1 (model manager)");
+    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errorText);
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, options.connectTimeoutSeconds);
+    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, options.stallSeconds);
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, onHeader);
+    curl_easy_setopt(curl, CURLOPT_HEADERDATA, &t);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, onBody);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, onProgress);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &t);
+    if (headers) curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    if (t.have > 0) curl_easy_setopt(curl, CURLOPT_RESUME_FROM_LARGE, curl_off_t(t.have));
+
+    const CURLcode code = curl_easy_perform(curl);
+    long status = 0;
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    curl_slist_free_all(headers);
+    curl_easy_cleanup(curl);
+
+    bool closeFailed = false;
+    if (t.out) {
+        if (std::fflush(t.out) != 0 && !t.writeErrno) t.writeErrno = errno;
+        if (std::fclose(t.out) != 0) closeFailed = true;
+        if (closeFailed && !t.writeErrno) t.writeErrno = errno;
+    }
+
+    const std::string host = hostOf(request.url);
+    const std::string name = request.target.filename().string();
+    const std::string kept = t.have > 0 ? "; " + megabytes(t.have) + " kept in " + t.part.string() +
+                                              ", the next download resumes from there"
+                                        : "";
+    if (t.writeErrno) {
+        const bool full = t.writeErrno == ENOSPC || t.writeErrno == EDQUOT;
+        return makeError("cannot write " + t.part.string() + ": " + std::strerror(t.writeErrno) +
+                         (full ? " (free some space, or choose another models directory)" : ""));
+    }
+    if (code == CURLE_ABORTED_BY_CALLBACK) return makeError("download of " + name + " cancelled" + kept, ErrorKind::Cancelled);
+    if (code == CURLE_COULDNT_RESOLVE_HOST || code == CURLE_COULDNT_RESOLVE_PROXY)
+        return makeError("cannot resolve the host name '" + host + "' (no network, a DNS failure, or a wrong hub URL): " +
+                         (errorText[0] ? errorText : curl_easy_strerror(code)));
+    if (code == CURLE_COULDNT_CONNECT)
+        return makeError("cannot connect to " + host + " (offline, or the server is down): " +
+                         (errorText[0] ? errorText : curl_easy_strerror(code)));
+    if (code == CURLE_OPERATION_TIMEDOUT)
+        return makeError("the connection to " + host + " timed out or stalled while fetching " + name + kept);
+    const bool httpOk = status == 200 || status == 206 || (status == 416 && t.have > 0);
+    if (code == CURLE_OK && !httpOk) {
+        if (status == 404 && request.optional) {
+            FileOutcome missing;
+            missing.httpStatus = 404;
+            return missing;
+        }
+        return makeError(httpError(status, request.url, !options.token.empty()));
+    }
+    if (code == CURLE_PARTIAL_FILE || code == CURLE_RECV_ERROR || code == CURLE_GOT_NOTHING ||
+        code == CURLE_SEND_ERROR) {
+        const uint64_t total = t.expectedTotal();
+        return makeError("the connection to " + host + " was cut after " + megabytes(t.have) +
+                         (total ? " of " + megabytes(total) : std::string()) + " of " + name + kept);
+    }
+    if (code != CURLE_OK)
+        return makeError("cannot download " + request.url + ": " + (errorText[0] ? errorText : curl_easy_strerror(code)) + kept);
+
+    // Verification: size, then SHA-256, then the caller's check; only then the rename.
+    const uint64_t expected = t.expectedTotal();
+    const uint64_t onDisk = fs::exists(t.part, ec) ? fs::file_size(t.part, ec) : 0;
+    if (expected && onDisk < expected)
+        return makeError("the server ended " + name + " after " + megabytes(onDisk) + " of " + megabytes(expected) + kept);
+    if (expected && onDisk > expected) {
+        fs::remove(t.part, ec);
+        return makeError(name + " is " + std::to_string(onDisk) + " bytes, expected " + std::to_string(expected) +
+                         "; the download was removed");
+    }
+    std::string wanted = request.expectedSha256.empty() ? sha256FromEtag(t.linkedEtag) : lower(request.expectedSha256);
+    FileOutcome outcome;
+    outcome.bytes = onDisk;
+    outcome.resumedFrom = t.resumedFrom;
+    outcome.sha256 = t.hash.hexDigest();
+    outcome.httpStatus = int(status);
+    if (!wanted.empty()) {
+        if (outcome.sha256 != wanted) {
+            fs::remove(t.part, ec);
+            return makeError("SHA-256 mismatch for " + name + ": expected " + wanted + ", got " + outcome.sha256 +
+                             "; the download was removed (the server sent other bytes than the hub lists)");
+        }
+        outcome.hashChecked = true;
+    }
+    if (request.validate) {
+        if (auto v = request.validate(t.part); !v) {
+            fs::remove(t.part, ec);
+            return v.error().prefixed("the downloaded " + name + " is not a usable model (removed): ");
+        }
+    }
+    fs::rename(t.part, request.target, ec);
+    if (ec) return makeError("cannot move " + t.part.string() + " to " + request.target.string() + ": " + ec.message());
+    return outcome;
+}
+
+} // namespace hearsay::hub

@@ -1,0 +1,56 @@
+#include "core/hub/model_catalog.h"
+
+#include <cstdlib>
+
+namespace hearsay::hub {
+
+std::string CatalogEntry::installName() const {
+    if (format == ModelFormat::Ggml) return files.empty() ? "ggml-" + name + ".bin" : files.front().path;
+    return name + "-" + std::string(formatWord(format));
+}
+
+bool CatalogEntry::hashesKnown() const {
+    for (const auto& f : files)
+        if (f.sha256.empty()) return false;
+    return !files.empty();
+}
+
+std::string_view formatWord(ModelFormat format) {
+    switch (format) {
+    case ModelFormat::HuggingFace: return "hf";
+    case ModelFormat::CTranslate2: return "ct2";
+    case ModelFormat::Ggml: return "ggml";
+    }
+    return "?";
+}
+
+std::optional<ModelFormat> formatFromWord(std::string_view word) {
+    if (word == "hf") return ModelFormat::HuggingFace;
+    if (word == "ct2") return ModelFormat::CTranslate2;
+    if (word == "ggml") return ModelFormat::Ggml;
+    return std::nullopt;
+}
+
+const CatalogEntry* findCatalogEntry(std::string_view name, std::optional<ModelFormat> format) {
+    const ModelFormat order[] = {ModelFormat::CTranslate2, ModelFormat::Ggml, ModelFormat::HuggingFace};
+    for (ModelFormat f : order) {
+        if (format && *format != f) continue;
+        for (const auto& e : catalog())
+            if (e.format == f && e.name == name) return &e;
+    }
+    return nullptr;
+}
+
+std::string hubFileUrl(std::string_view base, const CatalogEntry& entry, const CatalogFile& file) {
+    std::string b(base);
+    while (!b.empty() && b.back() == '/') b.pop_back();
+    return b + "/" + entry.repo + "/resolve/" + entry.revision + "/" + file.path;
+}
+
+std::string hubBaseUrl(std::string_view option) {
+    if (!option.empty()) return std::string(option);
+    if (const char* env = std::getenv("HEARSAY_HUB_URL"); env && *env) return env;
+    return std::string(kDefaultHubUrl);
+}
+
+} // namespace hearsay::hub

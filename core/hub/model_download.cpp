@@ -1,0 +1,77 @@
+// A catalog model: its files one after the other, assembled beside the models directory's
+// visible entries and renamed into place once complete and readable.
+#include "core/hub/model_download.h"
+
+#include "core/hub/model_probe.h"
+
+#include <system_error>
+
+namespace hearsay::hub {
+namespace fs = std::filesystem;
+
+Result<fs::path> downloadModel(const CatalogEntry& entry, const fs::path& modelsDir, const DownloadOptions& options) {
+    if (auto installed = installedPath(entry, modelsDir); !installed.empty()) return installed;
+    std::error_code ec;
+    fs::create_directories(modelsDir, ec);
+    if (ec) return makeError("cannot create the models directory " + modelsDir.string() + ": " + ec.message());
+
+    const std::string base = options.hubUrl.empty() ? hubBaseUrl() : options.hubUrl;
+    const bool single = entry.format == ModelFormat::Ggml;
+    const fs::path final = modelsDir / entry.installName();
+    const fs::path staging = modelsDir / ("." + entry.installName() + ".partial");
+    if (!single) {
+        fs::create_directories(staging, ec);
+        if (ec) return makeError("cannot create " + staging.string() + ": " + ec.message());
+    }
+
+    DownloadProgress p;
+    p.fileCount = int(entry.files.size());
+    p.total = entry.diskBytes;
+    uint64_t doneBefore = 0;
+    for (size_t i = 0; i < entry.files.size(); ++i) {
+        const CatalogFile& file = entry.files[i];
+        FileRequest request;
+        request.url = hubFileUrl(base, entry, file);
+        request.target = single ? final : staging / file.path;
+        request.expectedBytes = file.bytes;
+        request.expectedSha256 = file.sha256;
+        request.optional = file.optional;
+        if (single) request.validate = [](const fs::path& part) -> Result<void> {
+            auto probed = probeModel(part);
+            if (!probed) return probed.error();
+            return {};
+        };
+        p.file = file.path;
+        p.fileIndex = int(i);
+        if (fs::exists(request.target, ec)) {  // verified in an earlier run
+            doneBefore += fs::file_size(request.target, ec);
+            continue;
+        }
+        auto outcome = downloadFile(request, options, [&](uint64_t done, uint64_t total, double rate) {
+            if (!options.progress) return;
+            p.fileDone = done;
+            p.fileTotal = total;
+            p.done = doneBefore + done;
+            p.bytesPerSecond = rate;
+            if (p.done > p.total) p.total = p.done;
+            options.progress(p);
+        });
+        if (!outcome) {
+            if (!single && fs::is_empty(staging, ec)) fs::remove(staging, ec);  // nothing to resume
+            return outcome.error().prefixed(entry.installName() + ": ");
+        }
+        doneBefore += outcome->bytes;
+    }
+    if (single) return final;
+
+    auto probed = probeModel(staging);
+    if (!probed) {
+        return probed.error().prefixed(entry.installName() + ": the downloaded files do not form a model (kept in " +
+                                       staging.string() + "): ");
+    }
+    fs::rename(staging, final, ec);
+    if (ec) return makeError("cannot move " + staging.string() + " to " + final.string() + ": " + ec.message());
+    return final;
+}
+
+} // namespace hearsay::hub

@@ -1,0 +1,78 @@
+// Downloads a catalog model from the hub (Hugging Face, a mirror, or a local server in tests)
+// with libcurl: progress, resume of an interrupted file (HTTP Range; the partial file "X.part"
+// stays beside its target), size and SHA-256 checked before the file is renamed into place,
+// cancel from another thread, the proxy from the environment (libcurl reads http_proxy,
+// https_proxy, no_proxy), and a bearer token for gated repositories.
+//
+// Placement is atomic: a ggml model is its .bin, renamed from .bin.part once verified; a
+// directory model is assembled in ".NAME.partial/" and renamed to "NAME" once every file is
+// verified and the directory reads as a model. Until then nothing in the models directory looks
+// like a model (the scan skips hidden and .part entries), so a failed or partial download is
+// never offered for loading.
+#pragma once
+
+#include "core/hub/model_catalog.h"
+#include "core/util/result.h"
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+
+namespace hearsay::hub {
+
+struct DownloadProgress {
+    std::string file;          // the file being fetched
+    int fileIndex = 0;         // 0-based
+    int fileCount = 0;
+    uint64_t fileDone = 0;     // bytes of this file on disk (resumed bytes included)
+    uint64_t fileTotal = 0;    // 0 while unknown
+    uint64_t done = 0;         // all files
+    uint64_t total = 0;        // the catalog's (or estimated) size of the model
+    double bytesPerSecond = 0; // this transfer's average
+};
+
+struct DownloadOptions {
+    std::string hubUrl;        // base URL; empty: hubBaseUrl()
+    std::string token;         // bearer token; empty: none is sent
+    std::function<void(const DownloadProgress&)> progress;  // called from the downloading thread
+    const std::atomic<bool>* cancel = nullptr;               // set from any thread to stop
+    long connectTimeoutSeconds = 30;
+    long stallSeconds = 60;    // a transfer slower than 1 byte/s for this long fails (and resumes later)
+};
+
+struct FileRequest {
+    std::string url;
+    std::filesystem::path target;   // the final path; the partial file is target + ".part"
+    uint64_t expectedBytes = 0;     // 0: from the hub's X-Linked-Size or Content-Length
+    std::string expectedSha256;     // empty: from the hub's X-Linked-Etag when it is a SHA-256
+    bool optional = false;          // a 404 is an outcome (httpStatus 404, nothing written), not an error
+    // Runs on the verified .part before the rename (a model check); an error removes the file.
+    std::function<Result<void>(const std::filesystem::path&)> validate;
+};
+
+struct FileOutcome {
+    uint64_t bytes = 0;
+    uint64_t resumedFrom = 0;       // bytes already there from an earlier try
+    std::string sha256;
+    bool hashChecked = false;       // false: no expected hash known (size checked only)
+    int httpStatus = 0;             // of the last response (404 for a skipped optional file)
+};
+
+// One file. Error kinds: BadInput for everything but cancel (Cancelled).
+Result<FileOutcome> downloadFile(const FileRequest& request, const DownloadOptions& options,
+                                 const std::function<void(uint64_t done, uint64_t total, double rate)>& progress = {});
+
+// The model's path when already installed in `modelsDir` (and it reads as a model), else empty.
+std::filesystem::path installedPath(const CatalogEntry& entry, const std::filesystem::path& modelsDir);
+
+// Downloads `entry` into `modelsDir` (created when missing) and returns the installed path (the
+// directory, or the .bin). An installed model is returned at once.
+Result<std::filesystem::path> downloadModel(const CatalogEntry& entry, const std::filesystem::path& modelsDir,
+                                            const DownloadOptions& options);
+
+// Removes the installed model and any partial download of it; false when there was nothing.
+Result<bool> removeModel(const CatalogEntry& entry, const std::filesystem::path& modelsDir);
+
+} // namespace hearsay::hub

@@ -1,0 +1,175 @@
+// A Hugging Face-like HTTP/1.1 server on loopback for the model downloader's tests: it serves
+// files under /{repo}/resolve/{revision}/{file} with Content-Length, Accept-Ranges, ETag and the
+// X-Linked-Etag / X-Linked-Size headers the hub sends for LFS files, honours "Range: bytes=N-",
+// and can misbehave on purpose: answer with an error status, cut the connection after N bytes
+// (once), send other bytes than it advertises, demand a bearer token. One connection at a time,
+// each closed after its response; a thread accepts until the server is destroyed.
+#pragma once
+
+#include "core/hub/sha256.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+class HubTestServer {
+public:
+    struct Route {
+        std::string body;
+        int status = 200;          // an error status is sent with a short text body
+        uint64_t cutAfter = 0;     // > 0: close the connection after this many body bytes ...
+        int cuts = 0;              // ... this many times
+        bool wrongBytes = false;   // flip a byte in the middle, headers unchanged
+        bool linkedHeaders = true; // X-Linked-Etag / X-Linked-Size
+        std::string token;         // non-empty: 401 without "Authorization: Bearer TOKEN"
+    };
+    struct Request {
+        std::string path;
+        int64_t rangeStart = -1;   // -1: no Range header
+        std::string authorization;
+    };
+
+    HubTestServer() {
+        m_listen = ::socket(AF_INET, SOCK_STREAM, 0);
+        int one = 1;
+        ::setsockopt(m_listen, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        addr.sin_port = 0;
+        m_ok = ::bind(m_listen, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 && ::listen(m_listen, 8) == 0;
+        socklen_t len = sizeof addr;
+        ::getsockname(m_listen, reinterpret_cast<sockaddr*>(&addr), &len);
+        m_port = ntohs(addr.sin_port);
+        if (m_ok) m_thread = std::thread([this] { serve(); });
+    }
+    ~HubTestServer() {
+        m_stop = true;
+        if (m_thread.joinable()) m_thread.join();
+        ::close(m_listen);
+    }
+
+    bool ok() const { return m_ok; }
+    std::string baseUrl() const { return "http://127.0.0.1:" + std::to_string(m_port); }
+
+    // Serves `route` at /{repo}/resolve/{revision}/{file}.
+    void add(const std::string& repo, const std::string& file, Route route, const std::string& revision = "main") {
+        std::lock_guard lock(m_mutex);
+        m_routes["/" + repo + "/resolve/" + revision + "/" + file] = std::move(route);
+    }
+    std::vector<Request> requests() const {
+        std::lock_guard lock(m_mutex);
+        return m_requests;
+    }
+
+private:
+    void serve() {
+        while (!m_stop) {
+            pollfd p{m_listen, POLLIN, 0};
+            if (::poll(&p, 1, 50) <= 0) continue;
+            const int fd = ::accept(m_listen, nullptr, nullptr);
+            if (fd < 0) continue;
+            handle(fd);
+            ::close(fd);
+        }
+    }
+
+    static bool sendAll(int fd, const char* data, size_t bytes) {
+        while (bytes > 0) {
+            const ssize_t n = ::send(fd, data, bytes, MSG_NOSIGNAL);
+            if (n <= 0) return false;
+            data += n;
+            bytes -= size_t(n);
+        }
+        return true;
+    }
+
+    void handle(int fd) {
+        std::string head;
+        char buf[4096];
+        while (head.find("\r\n\r\n") == std::string::npos) {
+            const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+            if (n <= 0) return;
+            head.append(buf, size_t(n));
+        }
+        Request req;
+        const auto sp1 = head.find(' '), sp2 = head.find(' ', sp1 + 1);
+        req.path = head.substr(sp1 + 1, sp2 - sp1 - 1);
+        const bool isHead = head.starts_with("HEAD ");
+        std::string lowerHead = head;
+        for (auto& c : lowerHead) c = char(std::tolower(static_cast<unsigned char>(c)));
+        if (auto r = lowerHead.find("\r\nrange: bytes="); r != std::string::npos)
+            req.rangeStart = std::stoll(head.substr(r + 15));
+        if (auto a = lowerHead.find("\r\nauthorization: "); a != std::string::npos)
+            req.authorization = head.substr(a + 17, head.find("\r\n", a + 2) - a - 17);
+
+        Route route;
+        bool found = false;
+        {
+            std::lock_guard lock(m_mutex);
+            m_requests.push_back(req);
+            if (auto it = m_routes.find(req.path); it != m_routes.end()) {
+                found = true;
+                route = it->second;
+                if (route.cuts > 0) --it->second.cuts;  // the cut happens this many times only
+                else route.cutAfter = 0;
+            }
+        }
+        int status = found ? route.status : 404;
+        if (found && !route.token.empty() && req.authorization != "Bearer " + route.token) status = 401;
+        if (status != 200) {
+            const std::string text = "error " + std::to_string(status) + "\n";
+            const std::string response = "HTTP/1.1 " + std::to_string(status) + " Error\r\nContent-Length: " +
+                                         std::to_string(text.size()) + "\r\nConnection: close\r\n\r\n" + text;
+            sendAll(fd, response.data(), response.size());
+            return;
+        }
+        const std::string sha = hearsay::hub::sha256Hex(route.body);
+        std::string body = route.body;
+        if (route.wrongBytes && !body.empty()) body[body.size() / 2] = char(body[body.size() / 2] ^ 0x5a);
+        const uint64_t total = body.size();
+        uint64_t start = 0;
+        std::string statusLine = "HTTP/1.1 200 OK\r\n";
+        std::string extra;
+        if (req.rangeStart >= 0) {
+            start = uint64_t(req.rangeStart);
+            if (start >= total) {
+                const std::string response = "HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */" +
+                                             std::to_string(total) + "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+                sendAll(fd, response.data(), response.size());
+                return;
+            }
+            statusLine = "HTTP/1.1 206 Partial Content\r\n";
+            extra = "Content-Range: bytes " + std::to_string(start) + "-" + std::to_string(total - 1) + "/" +
+                    std::to_string(total) + "\r\n";
+        }
+        std::string headers = statusLine + "Content-Length: " + std::to_string(total - start) +
+                              "\r\nAccept-Ranges: bytes\r\nETag: \"" + sha + "\"\r\n" + extra;
+        if (route.linkedHeaders)
+            headers += "X-Linked-Etag: \"" + sha + "\"\r\nX-Linked-Size: " + std::to_string(route.body.size()) + "\r\n";
+        headers += "Connection: close\r\n\r\n";
+        if (!sendAll(fd, headers.data(), headers.size()) || isHead) return;
+        uint64_t end = total;
+        if (route.cutAfter > 0 && route.cutAfter > start && route.cutAfter < total) end = route.cutAfter;
+        sendAll(fd, body.data() + start, size_t(end - start));
+    }
+
+    int m_listen = -1;
+    bool m_ok = false;
+    uint16_t m_port = 0;
+    std::atomic<bool> m_stop{false};
+    std::thread m_thread;
+    mutable std::mutex m_mutex;
+    std::map<std::string, Route> m_routes;
+    std::vector<Request> m_requests;
+};

@@ -1,0 +1,592 @@
+// The model manager (core/hub): the catalog and the hub URLs it forms, SHA-256, the scan of a
+// fake Hugging Face cache, and every download case against a Hugging Face-like server on loopback
+// (hub_test_server.h): a random-weight ggml model and the real tiny.en CTranslate2 fixture loaded
+// after download; offline, DNS failure, 404, 401/403, 500, a cut connection then resumed, wrong
+// bytes, a full disk, permission denied, cancel. Real hub URLs are not reachable here: their
+// forming is tested, the transfers are local.
+#include "hub_test_server.h"
+#include "real_models.h"
+
+#include "core/hub/hub_paths.h"
+#include "core/hub/model_catalog.h"
+#include "core/hub/model_download.h"
+#include "core/hub/model_scan.h"
+#include "core/hub/sha256.h"
+#include "core/model/test_model.h"
+#include "core/model/whisper_model.h"
+
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+#include <sstream>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace hearsay;
+using namespace hearsay::hub;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string readAll(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+void writeAll(const fs::path& p, const std::string& bytes) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << bytes;
+}
+
+// Visible entries of a directory (what the scan and the user see).
+[[maybe_unused]] std::vector<std::string> visible(const fs::path& dir) {
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (!name.starts_with(".") && !name.ends_with(".part")) out.push_back(name);
+    }
+    return out;
+}
+
+// A small random-weight model (64 wide, 2 layers) in `format`, at `out`.
+void makeSmallModel(ModelFormat format, const fs::path& out) {
+    TestModelOptions o;
+    o.dims = "64x2x2";
+    o.seed = 7;
+    o.format = format;
+    o.dtype = DType::F16;
+    o.vocabularyFile = fs::path(HEARSAY_SHARED_DATA_DIR) / "ggml-vocab-tiny.bin";
+    auto r = makeTestModel(o, out);
+    QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+}
+
+[[maybe_unused]] CatalogEntry ggmlTestEntry(const std::string& body, bool withHash = true) {
+    CatalogEntry e;
+    e.name = "test-small";
+    e.size = "64x2x2";
+    e.format = ModelFormat::Ggml;
+    e.repo = "hearsay-test/ggml";
+    e.files.push_back({"ggml-test-small.bin", body.size(), withHash ? sha256Hex(body) : "", false});
+    e.diskBytes = body.size();
+    return e;
+}
+
+} // namespace
+
+class TestModelHub : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_tmp;
+    std::string m_ggml;  // a random-weight ggml model's bytes
+    fs::path root() const { return m_tmp.path().toStdString(); }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(m_tmp.isValid());
+        makeSmallModel(ModelFormat::Ggml, root() / "source.bin");
+        m_ggml = readAll(root() / "source.bin");
+        QVERIFY(m_ggml.size() > 1000000);
+    }
+
+    void sha256KnownVectors() {
+        QCOMPARE(sha256Hex(""), std::string("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
+        QCOMPARE(sha256Hex("abc"), std::string("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
+        QCOMPARE(sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+                 std::string("248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"));
+        // Fed in odd pieces: the same digest.
+        Sha256 h;
+        const std::string text(1000, 'a');
+        for (size_t i = 0; i < text.size(); i += 7) h.update(text.data() + i, std::min<size_t>(7, text.size() - i));
+        QCOMPARE(h.hexDigest(), sha256Hex(text));
+    }
+
+    void catalogEntriesAndUrls() {
+        // Every size the issue names, in the three formats where published.
+        for (const char* name : {"tiny", "tiny.en", "base", "base.en", "small", "small.en", "medium", "medium.en",
+                                 "large-v3", "large-v3-turbo", "distil-large-v3", "distil-large-v3.5"}) {
+            QVERIFY2(findCatalogEntry(name, ModelFormat::CTranslate2), name);
+            QVERIFY2(findCatalogEntry(name, ModelFormat::HuggingFace), name);
+        }
+        for (const char* name : {"tiny.en", "base-q5_1", "small.en-q8_0", "medium-q5_0", "large-v3-turbo-q8_0",
+                                 "large-v3", "distil-large-v3"})
+            QVERIFY2(findCatalogEntry(name, ModelFormat::Ggml), name);
+        for (const auto& e : catalog()) {
+            QVERIFY(!e.files.empty());
+            QVERIFY(e.parametersMillions > 0 && e.diskBytes > 0 && e.memoryBytes > e.diskBytes / 2);
+            for (const auto& f : e.files) QVERIFY(f.sha256.empty() || f.sha256.size() == 64);
+        }
+        // Without a format: CTranslate2 first; quantised names are ggml.
+        QCOMPARE(findCatalogEntry("tiny.en")->format, ModelFormat::CTranslate2);
+        QCOMPARE(findCatalogEntry("tiny.en-q5_1")->format, ModelFormat::Ggml);
+        QVERIFY(!findCatalogEntry("tiny.en-q5_1", ModelFormat::HuggingFace));
+        QVERIFY(!findCatalogEntry("huge"));
+
+        const CatalogEntry& ct2 = *findCatalogEntry("tiny.en", ModelFormat::CTranslate2);
+        QCOMPARE(hubFileUrl("https://huggingface.co/", ct2, ct2.files[1]),
+                 std::string("https://huggingface.co/Systran/faster-whisper-tiny.en/resolve/main/model.bin"));
+        const CatalogEntry& ggml = *findCatalogEntry("base.en-q5_1");
+        QCOMPARE(hubFileUrl("http://mirror.local/hf", ggml, ggml.files[0]),
+                 std::string("http://mirror.local/hf/ggerganov/whisper.cpp/resolve/main/ggml-base.en-q5_1.bin"));
+        QCOMPARE(ggml.installName(), std::string("ggml-base.en-q5_1.bin"));
+        QCOMPARE(ct2.installName(), std::string("tiny.en-ct2"));
+
+        qputenv("HEARSAY_HUB_URL", "http://mirror.example");
+        QCOMPARE(hubBaseUrl(), std::string("http://mirror.example"));
+        QCOMPARE(hubBaseUrl("http://option.example"), std::string("http://option.example"));
+        qunsetenv("HEARSAY_HUB_URL");
+        QCOMPARE(hubBaseUrl(), std::string("https://huggingface.co"));
+    }
+
+    void tokenFromEnvironmentOrFile() {
+        const fs::path home = root() / "hf-home";
+        writeAll(home / "token", "hf_file_token\n");
+        qunsetenv("HF_TOKEN");
+        qputenv("HF_HOME", QByteArray::fromStdString(home.string()));
+        QCOMPARE(huggingFaceToken(), std::string("hf_file_token"));
+        qputenv("HF_TOKEN", "hf_env_token");
+        QCOMPARE(huggingFaceToken(), std::string("hf_env_token"));
+        qunsetenv("HF_TOKEN");
+        QCOMPARE(huggingFaceCacheDirectory(), home / "hub");
+        qunsetenv("HF_HOME");
+    }
+
+    // A fake hub cache: snapshots linking into blobs; a broken link, a partial blob and a
+    // truncated ggml file are reported and skipped.
+    void scanFindsHuggingFaceCache() {
+        const fs::path cache = root() / "hf-cache";
+        auto blobLink = [&](const std::string& repoDir, const std::string& file, const std::string& bytes) {
+            const std::string sha = sha256Hex(bytes);
+            writeAll(cache / repoDir / "blobs" / sha, bytes);
+            fs::create_directories(cache / repoDir / "snapshots" / "abc123");
+            fs::create_symlink(fs::path("../../blobs") / sha, cache / repoDir / "snapshots" / "abc123" / file);
+        };
+        // A Hugging Face checkpoint, file by file.
+        makeSmallModel(ModelFormat::HuggingFace, root() / "hf-source");
+        for (const auto& f : fs::directory_iterator(root() / "hf-source"))
+            blobLink("models--openai--whisper-test", f.path().filename().string(), readAll(f.path()));
+        // whisper.cpp's repository: one good file, one link to a missing blob, one truncated file.
+        blobLink("models--ggerganov--whisper.cpp", "ggml-test.bin", m_ggml);
+        fs::create_symlink("../../blobs/0000missing", cache / "models--ggerganov--whisper.cpp/snapshots/abc123/ggml-gone.bin");
+        blobLink("models--ggerganov--whisper.cpp", "ggml-cut.bin", m_ggml.substr(0, m_ggml.size() / 3));
+        writeAll(cache / "models--ggerganov--whisper.cpp/blobs/feedbeef.incomplete", m_ggml.substr(0, 1000));
+
+        ScanLocations where;
+        where.huggingFaceCaches = {cache};
+        const ScanResult scan = scanForModels(where);
+        QCOMPARE(scan.models.size(), size_t(2));
+        bool hf = false, ggml = false;
+        for (const auto& m : scan.models) {
+            QCOMPARE(m.source, std::string("Hugging Face cache"));
+            QCOMPARE(m.model.sizeName, std::string("64x2/2"));
+            if (m.model.format == ModelFormat::HuggingFace) {
+                hf = true;
+                QCOMPARE(m.repo, std::string("openai/whisper-test"));
+                QVERIFY(WhisperModel::load(m.model.path).ok());  // found in place, loadable
+            }
+            if (m.model.format == ModelFormat::Ggml) {
+                ggml = true;
+                QCOMPARE(m.model.path.filename().string(), std::string("ggml-test.bin"));
+                QCOMPARE(m.model.bytes, uint64_t(m_ggml.size()));
+            }
+        }
+        QVERIFY(hf && ggml);
+        QCOMPARE(scan.problems.size(), size_t(3));
+        std::string all;
+        for (const auto& p : scan.problems) all += p.message + "\n";
+        QVERIFY2(all.find("partial blob") != std::string::npos, all.c_str());
+        QVERIFY2(all.find("ggml-gone.bin: broken symbolic link") != std::string::npos, all.c_str());
+        QVERIFY2(all.find("ggml-cut.bin") != std::string::npos, all.c_str());
+    }
+
+    void scanSkipsPartialDownloads() {
+        const fs::path dir = root() / "scan-partial";
+        writeAll(dir / "ggml-half.bin.part", m_ggml.substr(0, 5000));
+        writeAll(dir / ".tiny.en-ct2.partial" / "model.bin", "x");
+        writeAll(dir / "ggml-whole.bin", m_ggml);
+        ScanLocations where;
+        where.modelsDirectory = dir;
+        const ScanResult scan = scanForModels(where);
+        QCOMPARE(scan.models.size(), size_t(1));
+        QCOMPARE(scan.models[0].model.path.filename().string(), std::string("ggml-whole.bin"));
+        QCOMPARE(scan.problems.size(), size_t(0));
+    }
+
+#ifdef HEARSAY_HAVE_CURL
+    void downloadRandomGgmlModelAndLoad() {
+        HubTestServer server;
+        QVERIFY(server.ok());
+        const CatalogEntry e = ggmlTestEntry(m_ggml);
+        server.add(e.repo, e.files[0].path, {m_ggml});
+        const fs::path models = root() / "dl-ok";
+        DownloadOptions o;
+        o.hubUrl = server.baseUrl();
+        uint64_t lastDone = 0;
+        int calls = 0;
+        o.progress = [&](const DownloadProgress& p) {
+            QVERIFY(p.done >= lastDone);
+            lastDone = p.done;
+            ++calls;
+        };
+        auto path = downloadModel(e, models, o);
+        QVERIFY2(path.ok(), path.ok() ? "" : path.message().c_str());
+        QCOMPARE(path.value(), models / "ggml-test-small.bin");
+        QCOMPARE(readAll(path.value()), m_ggml);
+        QCOMPARE(lastDone, uint64_t(m_ggml.size()));
+        QVERIFY(calls > 0);
+        QVERIFY(!fs::exists(models / "ggml-test-small.bin.part"));
+        auto model = WhisperModel::load(path.value());
+        QVERIFY2(model.ok(), model.ok() ? "" : model.message().c_str());
+        QCOMPARE(model.value()->config().nAudioState, 64);
+        QCOMPARE(installedPath(e, models), path.value());
+        // Installed: a second download asks nothing of the server.
+        const size_t before = server.requests().size();
+        QVERIFY(downloadModel(e, models, o).ok());
+        QCOMPARE(server.requests().size(), before);
+        auto removed = removeModel(e, models);
+        QVERIFY(removed.ok() && removed.value());
+        QVERIFY(installedPath(e, models).empty());
+        QVERIFY(visible(models).empty());
+    }
+
+    void downloadRealTinyEnFixtureAndLoad() {
+        if (auto why = real_models::missing("tiny.en"); !why.isEmpty()) QSKIP(qPrintable(why));
+        const fs::path fixture = real_models::directory() / "tiny.en";
+        const CatalogEntry& e = *findCatalogEntry("tiny.en", ModelFormat::CTranslate2);
+        HubTestServer server;
+        for (const auto& f : e.files) {
+            if (!fs::exists(fixture / f.path)) continue;  // optional files the fixture lacks: 404
+            HubTestServer::Route r{readAll(fixture / f.path)};
+            r.linkedHeaders = f.path == "model.bin";  // LFS on the hub; the small files are plain git
+            server.add(e.repo, f.path, r);
+        }
+        const fs::path models = root() / "dl-real";
+        DownloadOptions o;
+        o.hubUrl = server.baseUrl();
+        auto path = downloadModel(e, models, o);
+        QVERIFY2(path.ok(), path.ok() ? "" : path.message().c_str());
+        QCOMPARE(path.value(), models / "tiny.en-ct2");
+        QCOMPARE(visible(models), std::vector<std::string>{"tiny.en-ct2"});
+        QCOMPARE(sha256OfFile(path.value() / "model.bin").value(), sha256OfFile(fixture / "model.bin").value());
+        auto model = WhisperModel::load(path.value());
+        QVERIFY2(model.ok(), model.ok() ? "" : model.message().c_str());
+        QCOMPARE(model.value()->format(), ModelFormat::CTranslate2);
+        QVERIFY(!model.value()->config().isMultilingual());
+        // The requests followed the hub's URL scheme.
+        bool sawModel = false;
+        for (const auto& r : server.requests())
+            sawModel |= r.path == "/Systran/faster-whisper-tiny.en/resolve/main/model.bin";
+        QVERIFY(sawModel);
+    }
+
+    // The CLI against the loopback hub: the progress line, the installed path, path and remove,
+    // and a failure's message and exit status.
+    void cliDownloadPathRemove() {
+        HubTestServer server;
+        server.add("ggerganov/whisper.cpp", "ggml-base.en-q5_1.bin", {"not the model", 404});
+        const QString models = QString::fromStdString((root() / "cli-models").string());
+        QProcess cli;
+        cli.start(HEARSAY_CLI_PATH, {"models", "download", "base.en-q5_1", "--hub-url",
+                                     QString::fromStdString(server.baseUrl()), "--models-dir", models});
+        QVERIFY(cli.waitForFinished(60000));
+        QCOMPARE(cli.exitCode(), 1);
+        const QString error = QString::fromUtf8(cli.readAllStandardError());
+        qInfo("user sees: %s", qPrintable(error.trimmed()));
+        QVERIFY2(error.contains("hearsay-cli models download: ggml-base.en-q5_1.bin: not found on the hub (HTTP 404)"),
+                 qPrintable(error));
+
+        if (auto why = real_models::missing("tiny.en"); !why.isEmpty()) QSKIP(qPrintable(why));
+        const fs::path fixture = real_models::directory() / "tiny.en";
+        for (const char* f : {"config.json", "model.bin", "tokenizer.json", "vocabulary.txt"}) {
+            HubTestServer::Route r{readAll(fixture / f)};
+            r.cutAfter = std::string(f) == "model.bin" ? 5000000 : 0;  // the first try is cut: run it twice
+            r.cuts = 1;
+            server.add("Systran/faster-whisper-tiny.en", f, r);
+        }
+        const QStringList download = {"models", "download", "tiny.en", "--hub-url",
+                                      QString::fromStdString(server.baseUrl()), "--models-dir", models};
+        cli.start(HEARSAY_CLI_PATH, download);
+        QVERIFY(cli.waitForFinished(60000));
+        QCOMPARE(cli.exitCode(), 1);
+        const QString cut = QString::fromUtf8(cli.readAllStandardError());
+        qInfo("user sees: %s", qPrintable(cut.trimmed()));
+        QVERIFY2(cut.contains("was cut after 5.0 MB"), qPrintable(cut));
+        cli.start(HEARSAY_CLI_PATH, download);
+        QVERIFY(cli.waitForFinished(60000));
+        const QString progress = QString::fromUtf8(cli.readAllStandardError());
+        QVERIFY2(cli.exitCode() == 0, qPrintable(progress));
+        QVERIFY2(progress.contains("tiny.en-ct2: model.bin (2/4)") && progress.contains("100%"), qPrintable(progress));
+        const QString installed = models + "/tiny.en-ct2";
+        QCOMPARE(QString::fromUtf8(cli.readAllStandardOutput()).trimmed(), installed);
+
+        cli.start(HEARSAY_CLI_PATH, {"models", "path", "tiny.en", "--models-dir", models});
+        QVERIFY(cli.waitForFinished(60000));
+        QCOMPARE(QString::fromUtf8(cli.readAllStandardOutput()).trimmed(), installed);
+        cli.start(HEARSAY_CLI_PATH, {"models", "list", "--models-dir", models});
+        QVERIFY(cli.waitForFinished(60000));
+        const QString list = QString::fromUtf8(cli.readAllStandardOutput());
+        QVERIFY2(list.contains(QRegularExpression("tiny.en +ct2 .* installed")), qPrintable(list));
+        cli.start(HEARSAY_CLI_PATH, {"models", "remove", "tiny.en", "--models-dir", models});
+        QVERIFY(cli.waitForFinished(60000));
+        QCOMPARE(cli.exitCode(), 0);
+        QVERIFY(!fs::exists(installed.toStdString()));
+    }
+
+    void offlineConnectionRefused() {
+        int port = 0;
+        {
+            HubTestServer closed;  // a port that was just free, closed again
+            port = std::stoi(closed.baseUrl().substr(closed.baseUrl().rfind(':') + 1));
+        }
+        DownloadOptions o;
+        o.hubUrl = "http://127.0.0.1:" + std::to_string(port);
+        const fs::path models = root() / "dl-offline";
+        auto r = downloadModel(ggmlTestEntry(m_ggml), models, o);
+        QVERIFY(!r.ok());
+        qInfo("user sees: %s", r.message().c_str());
+        QVERIFY2(r.message().find("cannot connect to 127.0.0.1 (offline, or the server is down)") != std::string::npos,
+                 r.message().c_str());
+        QVERIFY(visible(models).empty());
+    }
+
+    void dnsFailure() {
+        DownloadOptions o;
+        o.hubUrl = "http://hearsay-no-such-host.invalid";
+        o.connectTimeoutSeconds = 10;
+        auto r = downloadModel(ggmlTestEntry(m_ggml), root() / "dl-dns", o);
+        QVERIFY(!r.ok());
+        qInfo("user sees: %s", r.message().c_str());
+        QVERIFY2(r.message().find("cannot resolve the host name 'hearsay-no-such-host.invalid'") != std::string::npos,
+                 r.message().c_str());
+    }
+
+    void httpErrors_data() {
+        QTest::addColumn<int>("status");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("404") << 404 << "not found on the hub (HTTP 404)";
+        QTest::newRow("401") << 401 << "access denied (HTTP 401)";
+        QTest::newRow("403") << 403 << "access denied (HTTP 403)";
+        QTest::newRow("500") << 500 << "the hub failed (HTTP 500)";
+    }
+    void httpErrors() {
+        QFETCH(int, status);
+        QFETCH(QString, expected);
+        HubTestServer server;
+        const CatalogEntry e = ggmlTestEntry(m_ggml);
+        HubTestServer::Route route{m_ggml};
+        route.status = status;
+        server.add(e.repo, e.files[0].path, route);
+        const fs::path models = root() / ("dl-http-" + std::to_string(status));
+        DownloadOptions o;
+        o.hubUrl = server.baseUrl();
+        auto r = downloadModel(e, models, o);
+        QVERIFY(!r.ok());
+        qInfo("user sees: %s", r.message().c_str());
+        QVERIFY2(r.message().find(expected.toStdString()) != std::string::npos, r.message().c_str());
+        QVERIFY2(r.message().find(server.baseUrl() + "/hearsay-test/ggml/resolve/main/ggml-test-small.bin") !=
+                     std::string::npos, r.message().c_str());
+        if (status == 401 || status == 403) QVERIFY(r.message().find("HF_TOKEN") != std::string::npos);
+        QVERIFY(visible(models).empty());
+        QVERIFY(!fs::exists(models / "ggml-test-small.bin.part"));
+    }
+
+    void gatedRepositoryWithToken() {
+        HubTestServer server;
+        const CatalogEntry e = ggmlTestEntry(m_ggml);
+        HubTestServer::Route route{m_ggml};
+        route.token = "hf_secret";
+        server.add(e.repo, e.files[0].path, route);
+        DownloadOptions o;
+        o.hubUrl = server.baseUrl();
+        auto denied = downloadModel(e, root() / "dl-gated", o);
+        QVERIFY(!denied.ok());
+        qInfo("user sees: %s", denied.message().c_str());
+        QVERIFY(denied.message().find("HTTP 401") != std::string::npos);
+        o.token = "hf_secret";
+        auto ok = downloadModel(e, root() / "dl-gated", o);
+        QVERIFY2(ok.ok(), ok.ok() ? "" : ok.message().c_str());
+        QCOMPARE(server.requests().back().authorization, std::string("Bearer hf_secret"));
+    }
+
+    void cutMidFileThenResumed() {
+        HubTestServer server;
+        const CatalogEntry e = ggmlTestEntry(m_ggml);
+        HubTestServer::Route route{m_ggml};
+        route.cutAfter = m_ggml.size() / 3;
+        route.cuts = 1;
+        server.add(e.repo, e.files[0].path, route);
+        const fs::path models = root() / "dl-cut";
+        DownloadOptions o;
+        o.hubUrl = server.baseUrl();
+        auto first = downloadModel(e, models, o);
+        QVERIFY(!first.ok());
+        qInfo("user sees: %s", first.message().c_str());
+        QVERIFY2(first.message().find("was cut after") != std::string::npos, first.message().c_str());
+        QVERIFY2(first.message().find("the next download resumes from there") != std::string::npos, first.message().c_str());
+        const fs::path part = models / "ggml-test-small.bin.part";
+        QCOMPARE(fs::file_size(part), uint64_t(route.cutAfter));
+        QVERIFY(visible(models).empty());  // not offered as a model
+        ScanLocations where;
+        where.modelsDirectory = models;
+        QVERIFY(scanForModels(where).models.empty());
+
+        auto second = downloadModel(e, models, o);
+        QVERIFY2(second.ok(), second.ok() ? "" : second.message().c_str());
+        QCOMPARE(server.requests().back().rangeStart, int64_t(route.cutAfter));  // resumed, not restarted
+        QCOMPARE(readAll(second.value()), m_ggml);
+        QVERIFY(!fs::exists(part));
+    }
+
+    void wrongHashRemoved() {
+        HubTestServer server;
+        const CatalogEntry e = ggmlTestEntry(m_ggml);
+        HubTestServer::Route route{m_ggml};
+        route.wrongBytes = true;
+        server.add(e.repo, e.files[0].path, route);
+        const fs::path models = root() / "dl-hash";
+        DownloadOptions o;
+        o.hubUrl = server.baseUrl();
+        auto r = downloadModel(e, models, o);
+        QVERIFY(!r.ok());
+        qInfo("user sees: %s", r.message().c_str());
+        QVERIFY2(r.message().find("SHA-256 mismatch for ggml-test-small.bin.part") != std::string::npos ||
+                     r.message().find("SHA-256 mismatch for ggml-test-small.bin") != std::string::npos,
+                 r.message().c_str());
+        QVERIFY(r.message().find("the download was removed") != std::string::npos);
+        QVERIFY(!fs::exists(models / "ggml-test-small.bin.part"));
+        QVERIFY(visible(models).empty());
+    }
+
+    // No hash in the catalog: the hub's X-Linked-Etag is the reference.
+    void wrongHashAgainstLinkedEtag() {
+        HubTestServer server;
+        const CatalogEntry e = ggmlTestEntry(m_ggml, false);
+        HubTestServer::Route route{m_ggml};
+        route.wrongBytes = true;
+        server.add(e.repo, e.files[0].path, route);
+        DownloadOptions o;
+        o.hubUrl = server.baseUrl();
+        auto r = downloadModel(e, root() / "dl-etag", o);
+        QVERIFY(!r.ok());
+        qInfo("user sees: %s", r.message().c_str());
+        QVERIFY2(r.message().find("SHA-256 mismatch") != std::string::npos, r.message().c_str());
+        QVERIFY2(r.message().find(sha256Hex(m_ggml)) != std::string::npos, r.message().c_str());
+    }
+
+    // A write-failing file: the partial file is /dev/full (ENOSPC on every write).
+    void diskFull() {
+        if (!fs::exists("/dev/full")) QSKIP("no /dev/full");
+        HubTestServer server;
+        const CatalogEntry e = ggmlTestEntry(m_ggml);
+        server.add(e.repo, e.files[0].path, {m_ggml});
+        const fs::path models = root() / "dl-full";
+        fs::create_directories(models);
+        fs::create_symlink("/dev/full", models / "ggml-test-small.bin.part");
+        DownloadOptions o;
+        o.hubUrl = server.baseUrl();
+        auto r = downloadModel(e, models, o);
+        QVERIFY(!r.ok());
+        qInfo("user sees: %s", r.message().c_str());
+        QVERIFY2(r.message().find("No space left on device") != std::string::npos, r.message().c_str());
+        QVERIFY(r.message().find("free some space") != std::string::npos);
+        QVERIFY(!fs::exists(models / "ggml-test-small.bin"));
+    }
+
+    void permissionDenied() {
+        HubTestServer server;
+        const CatalogEntry e = ggmlTestEntry(m_ggml);
+        server.add(e.repo, e.files[0].path, {m_ggml});
+        fs::path models;
+        std::string expected;
+        if (::geteuid() == 0) {
+            // root passes permission bits; sysfs refuses new directories even to root.
+            models = "/sys/hearsay-test-models";
+            expected = "Operation not permitted";
+        } else {
+            const fs::path locked = root() / "locked";
+            fs::create_directories(locked);
+            ::chmod(locked.c_str(), 0500);
+            models = locked / "models";
+            expected = "Permission denied";
+        }
+        DownloadOptions o;
+        o.hubUrl = server.baseUrl();
+        auto r = downloadModel(e, models, o);
+        QVERIFY(!r.ok());
+        qInfo("user sees: %s", r.message().c_str());
+        QVERIFY2(r.message().find("cannot create the models directory " + models.string()) != std::string::npos,
+                 r.message().c_str());
+        QVERIFY2(r.message().find(expected) != std::string::npos, r.message().c_str());
+        QVERIFY(server.requests().empty());
+    }
+
+    void cancelKeepsPartial() {
+        HubTestServer server;
+        const CatalogEntry e = ggmlTestEntry(m_ggml);
+        server.add(e.repo, e.files[0].path, {m_ggml});
+        const fs::path models = root() / "dl-cancel";
+        std::atomic<bool> cancel{false};
+        DownloadOptions o;
+        o.hubUrl = server.baseUrl();
+        o.cancel = &cancel;
+        o.progress = [&](const DownloadProgress& p) {
+            if (p.fileDone > 0) cancel.store(true);
+        };
+        auto r = downloadModel(e, models, o);
+        QVERIFY(!r.ok());
+        qInfo("user sees: %s", r.message().c_str());
+        QCOMPARE(r.kind(), ErrorKind::Cancelled);
+        QVERIFY2(r.message().find("cancelled") != std::string::npos, r.message().c_str());
+        QVERIFY(visible(models).empty());
+        cancel.store(false);
+        o.progress = {};
+        auto again = downloadModel(e, models, o);
+        QVERIFY2(again.ok(), again.ok() ? "" : again.message().c_str());
+        QCOMPARE(readAll(again.value()), m_ggml);
+    }
+
+    // A directory model: an optional file the repository lacks is skipped; the directory appears
+    // only once complete.
+    void directoryModelAssembledAtomically() {
+        makeSmallModel(ModelFormat::HuggingFace, root() / "hf-dl-source");
+        CatalogEntry e;
+        e.name = "test-hf";
+        e.format = ModelFormat::HuggingFace;
+        e.repo = "hearsay-test/hf";
+        HubTestServer server;
+        for (const auto& f : fs::directory_iterator(root() / "hf-dl-source")) {
+            const std::string name = f.path().filename().string();
+            e.files.push_back({name, 0, "", false});
+            HubTestServer::Route r{readAll(f.path())};
+            if (name == "model.safetensors") {
+                r.cutAfter = 100000;
+                r.cuts = 1;
+            }
+            server.add(e.repo, name, r);
+        }
+        e.files.push_back({"absent_optional.json", 0, "", true});
+        const fs::path models = root() / "dl-dir";
+        DownloadOptions o;
+        o.hubUrl = server.baseUrl();
+        auto first = downloadModel(e, models, o);
+        QVERIFY(!first.ok());
+        qInfo("user sees: %s", first.message().c_str());
+        QVERIFY(visible(models).empty());
+        QVERIFY(fs::exists(models / ".test-hf-hf.partial"));
+        auto second = downloadModel(e, models, o);
+        QVERIFY2(second.ok(), second.ok() ? "" : second.message().c_str());
+        QCOMPARE(visible(models), std::vector<std::string>{"test-hf-hf"});
+        QVERIFY(!fs::exists(models / ".test-hf-hf.partial"));
+        QVERIFY(WhisperModel::load(second.value()).ok());
+    }
+#endif
+};
+
+QTEST_GUILESS_MAIN(TestModelHub)
+#include "tst_model_hub.moc"

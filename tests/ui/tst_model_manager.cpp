@@ -1,0 +1,148 @@
+// The model manager dialog against a Hugging Face-like server on loopback: the catalog and the
+// found models are listed, a download runs off the GUI thread with progress and ends installed,
+// Open emits the installed path, Cancel keeps the partial file and shows why, Remove empties the
+// models directory, a failed download says what went wrong.
+#include "core/hub_test_server.h"
+
+#include "core/hub/sha256.h"
+#include "core/model/test_model.h"
+#include "ui/model_manager_dialog.h"
+
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+#include <sstream>
+
+using namespace hearsay;
+namespace fs = std::filesystem;
+
+class TestModelManager : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_tmp;
+    std::string m_ggml;
+    std::vector<hub::CatalogEntry> m_entries;
+
+    fs::path root() const { return m_tmp.path().toStdString(); }
+
+private slots:
+    void initTestCase() {
+        // Nothing of the user's own disk: the scan's usual places point into the temporary dir.
+        qputenv("HOME", m_tmp.path().toUtf8());
+        qunsetenv("XDG_CACHE_HOME");
+        qunsetenv("HF_HOME");
+        qunsetenv("HF_HUB_CACHE");
+        TestModelOptions o;
+        o.dims = "64x2x2";
+        o.seed = 3;
+        o.format = ModelFormat::Ggml;
+        o.dtype = DType::F16;
+        o.vocabularyFile = fs::path(HEARSAY_SHARED_DATA_DIR) / "ggml-vocab-tiny.bin";
+        QVERIFY(makeTestModel(o, root() / "source.bin").ok());
+        std::ifstream in(root() / "source.bin", std::ios::binary);
+        std::stringstream s;
+        s << in.rdbuf();
+        m_ggml = s.str();
+        hub::CatalogEntry e;
+        e.name = "test-small";
+        e.format = ModelFormat::Ggml;
+        e.repo = "hearsay-test/ggml";
+        e.files.push_back({"ggml-test-small.bin", m_ggml.size(), hub::sha256Hex(m_ggml), false});
+        e.diskBytes = m_ggml.size();
+        m_entries = {e};
+        e.name = "test-missing";
+        e.files = {{"ggml-test-missing.bin", 0, "", false}};
+        m_entries.push_back(e);
+    }
+
+    void downloadOpenRemove() {
+        HubTestServer server;
+        server.add("hearsay-test/ggml", "ggml-test-small.bin", {m_ggml});
+        const QString models = m_tmp.path() + "/models";
+        ui::ModelManagerDialog dialog(nullptr, m_entries, models, QString::fromStdString(server.baseUrl()));
+        QCOMPARE(dialog.catalogTable()->rowCount(), 2);
+        QCOMPARE(dialog.catalogTable()->item(0, 0)->text(), QString("test-small"));
+        QCOMPARE(dialog.catalogTable()->item(0, 7)->text(), QString());
+        QCOMPARE(dialog.foundTable()->rowCount(), 0);
+
+        QSignalSpy ended(&dialog, &ui::ModelManagerDialog::downloadEnded);
+        dialog.selectCatalogRow(0);
+        dialog.downloadSelected();
+        QVERIFY(dialog.downloading());
+        QVERIFY(ended.wait(20000));
+        QCOMPARE(ended.first().first().toBool(), true);
+        QCOMPARE(dialog.catalogTable()->item(0, 7)->text(), QString("installed"));
+        QVERIFY2(dialog.statusText().contains("Installed"), qPrintable(dialog.statusText()));
+        // The models directory is scanned too: the new model is listed as found.
+        QCOMPARE(dialog.foundTable()->rowCount(), 1);
+
+        QSignalSpy chosen(&dialog, &ui::ModelManagerDialog::modelChosen);
+        dialog.selectCatalogRow(0);
+        dialog.openSelected();
+        QCOMPARE(chosen.size(), 1);
+        QCOMPARE(chosen.first().first().toString(), models + "/ggml-test-small.bin");
+
+        dialog.selectCatalogRow(0);
+        dialog.removeSelected();
+        QCOMPARE(dialog.catalogTable()->item(0, 7)->text(), QString());
+        QVERIFY(!fs::exists(fs::path(models.toStdString()) / "ggml-test-small.bin"));
+    }
+
+    // A folder the user adds is scanned: its model is listed as found, and Open chooses it.
+    void userFolderScanned() {
+        const fs::path folder = root() / "my-models";
+        fs::create_directories(folder);
+        fs::copy_file(root() / "source.bin", folder / "ggml-mine.bin");
+        ui::ModelManagerDialog dialog(nullptr, m_entries, m_tmp.path() + "/models-folders");
+        QCOMPARE(dialog.foundTable()->rowCount(), 0);
+        dialog.setUserFolders({QString::fromStdString(folder.string())});
+        QCOMPARE(dialog.foundTable()->rowCount(), 1);
+        QCOMPARE(dialog.foundTable()->item(0, 4)->text(), QString::fromStdString((folder / "ggml-mine.bin").string()));
+        QSignalSpy chosen(&dialog, &ui::ModelManagerDialog::modelChosen);
+        dialog.selectFoundRow(0);
+        dialog.openSelected();
+        QCOMPARE(chosen.size(), 1);
+        QCOMPARE(chosen.first().first().toString(), QString::fromStdString((folder / "ggml-mine.bin").string()));
+    }
+
+    void failedDownloadSaysWhy() {
+        HubTestServer server;  // serves nothing: 404
+        ui::ModelManagerDialog dialog(nullptr, m_entries, m_tmp.path() + "/models-404",
+                                      QString::fromStdString(server.baseUrl()));
+        QSignalSpy ended(&dialog, &ui::ModelManagerDialog::downloadEnded);
+        dialog.selectCatalogRow(1);
+        dialog.downloadSelected();
+        QVERIFY(ended.wait(20000));
+        QCOMPARE(ended.first().first().toBool(), false);
+        QVERIFY2(dialog.statusText().startsWith("Download failed:") && dialog.statusText().contains("HTTP 404"),
+                 qPrintable(dialog.statusText()));
+        QCOMPARE(dialog.catalogTable()->item(1, 7)->text(), QString());
+    }
+
+    void cancelKeepsPartial() {
+        HubTestServer server;
+        HubTestServer::Route slow{m_ggml};
+        slow.cutAfter = m_ggml.size() / 2;  // the first try stops half-way; cancel comes first or the cut does
+        slow.cuts = 1;
+        server.add("hearsay-test/ggml", "ggml-test-small.bin", slow);
+        const QString models = m_tmp.path() + "/models-cancel";
+        ui::ModelManagerDialog dialog(nullptr, m_entries, models, QString::fromStdString(server.baseUrl()));
+        QSignalSpy ended(&dialog, &ui::ModelManagerDialog::downloadEnded);
+        dialog.selectCatalogRow(0);
+        dialog.downloadSelected();
+        dialog.cancelDownload();
+        QVERIFY(ended.wait(20000));
+        QCOMPARE(ended.first().first().toBool(), false);
+        QVERIFY2(dialog.statusText().startsWith("Cancelled.") || dialog.statusText().contains("was cut after"),
+                 qPrintable(dialog.statusText()));
+        QVERIFY(!fs::exists(fs::path(models.toStdString()) / "ggml-test-small.bin"));
+        QCOMPARE(dialog.foundTable()->rowCount(), 0);  // the partial file is not offered
+    }
+};
+
+QTEST_MAIN(TestModelManager)
+#include "tst_model_manager.moc"

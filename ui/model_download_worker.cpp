@@ -1,0 +1,29 @@
+#include "ui/model_download_worker.h"
+
+#include "core/hub/hub_paths.h"
+#include "core/hub/model_download.h"
+
+namespace hearsay::ui {
+
+void ModelDownloadWorker::download(int index, const QString& modelsDir, const QString& hubUrl) {
+    if (index < 0 || index >= int(m_entries.size())) return;
+#ifdef HEARSAY_HAVE_CURL
+    m_cancel.store(false);
+    hub::DownloadOptions options;
+    options.hubUrl = hub::hubBaseUrl(hubUrl.toStdString());
+    options.token = hub::huggingFaceToken();
+    options.cancel = &m_cancel;
+    options.progress = [&](const hub::DownloadProgress& p) {
+        emit progress(index, QString::fromStdString(p.file), qint64(p.done), qint64(p.total), p.bytesPerSecond);
+    };
+    auto path = hub::downloadModel(m_entries[size_t(index)], modelsDir.toStdString(), options);
+    if (path) emit finished(index, QString::fromStdString(path->string()));
+    else emit failed(index, QString::fromStdString(path.message()), path.kind() == ErrorKind::Cancelled);
+#else
+    (void)modelsDir;
+    (void)hubUrl;
+    emit failed(index, tr("This build has no downloader (libcurl was not found when it was built)."), false);
+#endif
+}
+
+} // namespace hearsay::ui
