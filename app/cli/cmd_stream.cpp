@@ -8,6 +8,7 @@
 #include "core/audio/capture_device.h"
 #include "core/audio/simulated_live_source.h"
 #include "core/engine/engine.h"
+#include "core/streaming/streaming_benchmark.h"
 #include "core/streaming/streaming_session.h"
 #include "core/transcript/timestamp_format.h"
 #include "core/util/json.h"
@@ -51,15 +52,6 @@ std::atomic<StreamingSession*> g_session{nullptr};
 void onInterrupt(int) {
     if (StreamingSession* s = g_session.load()) s->requestStop();  // atomics only
     std::signal(SIGINT, SIG_DFL);
-}
-
-Json latencyJson(const LatencySummary& l) {
-    Json j;
-    j["count"] = l.count;
-    j["median"] = l.median;
-    j["p90"] = l.p90;
-    j["max"] = l.max;
-    return j;
 }
 
 Json doubles(const std::vector<double>& values) {
@@ -246,8 +238,8 @@ int runStream(const std::vector<std::string>& args) {
         j["decoded_steps"] = summary.decodedSteps;
         j["utterances"] = summary.utterances;
         j["real_time_factor"] = summary.realTimeFactor;
-        j["tentative_latency"] = latencyJson(summary.tentativeLatency);
-        j["commit_latency"] = latencyJson(summary.commitLatency);
+        j["tentative_latency"] = toJson(summary.tentativeLatency);
+        j["commit_latency"] = toJson(summary.commitLatency);
         if (!summary.error.empty()) j["error"] = summary.error;
         std::printf("%s\n", j.dump().c_str());
     } else if (!quiet) {

@@ -42,8 +42,13 @@ void WhisperEncoder::run(BufferView mel, BufferView out, int positions) {
     const int t = positions, d = m_config.nAudioState, heads = m_config.nAudioHead;
     if (t < 1 || t > m_config.nAudioCtx) throw std::logic_error("encoder: audio context out of range");
     const size_t td = static_cast<size_t>(t) * static_cast<size_t>(d);
-    BufferView x(m_x.get()), ln(m_ln.get()), q(m_q.get()), k(m_k.get()), v(m_v.get()), attn(m_attn.get());
-    BufferView hidden(m_hidden.get());
+    // Buffers are sized for n_audio_ctx positions; this window uses the first t.
+    BufferView x = BufferView(m_x.get()).slice(0, td), ln = BufferView(m_ln.get()).slice(0, td);
+    BufferView q = BufferView(m_q.get()).slice(0, td), k = BufferView(m_k.get()).slice(0, td);
+    BufferView v = BufferView(m_v.get()).slice(0, td), attn = BufferView(m_attn.get()).slice(0, td);
+    BufferView hidden = BufferView(m_hidden.get()).slice(0, 4 * td);
+    mel = mel.slice(0, 2 * static_cast<size_t>(t) * static_cast<size_t>(m_config.nMels));
+    out = out.slice(0, td);
 
     // conv1: [2T][n_mels] -> [2T][d], GELU; conv2 (stride 2): [2T][d] -> [T][d], GELU
     BufferView conv1Out = hidden.slice(0, 2 * td);

@@ -71,15 +71,17 @@ Result<StreamingBenchCase> runStreamingBenchmark(const Engine& engine, const std
     return c;
 }
 
+Json toJson(const LatencySummary& l) {
+    Json j;
+    j["count"] = l.count;
+    j["median"] = l.median;
+    j["p90"] = l.p90;
+    j["max"] = l.max;
+    return j;
+}
+
 Json toJson(const StreamingBenchCase& c) {
-    auto latency = [](const LatencySummary& l) {
-        Json j;
-        j["count"] = l.count;
-        j["median"] = l.median;
-        j["p90"] = l.p90;
-        j["max"] = l.max;
-        return j;
-    };
+    auto latency = [](const LatencySummary& l) { return toJson(l); };
     Json j;
     j["model"] = c.model;
     j["audio"] = c.audio;

@@ -35,6 +35,7 @@ Result<StreamingBenchCase> runStreamingBenchmark(const Engine& engine, const std
                                                  const StreamingOptions& options, double speed);
 
 Json toJson(const StreamingBenchCase& c);
+Json toJson(const LatencySummary& latency);  // count, median, p90, max
 // A markdown table, one row per case.
 std::string formatStreamingBenchmark(const std::vector<StreamingBenchCase>& cases);
 
