@@ -9,4 +9,6 @@ bash scripts/setup.sh
 bash scripts/fetch_real_models.sh
 cmake --preset dev
 cmake --build build -j "$(nproc)"
-ctest --test-dir build --output-on-failure -j "$(nproc)"
+ctest --test-dir build --output-on-failure -j "$(nproc)" -LE soak
+# The soak (real-time pace, latency measured) alone, once the rest is done.
+ctest --test-dir build --output-on-failure -L soak

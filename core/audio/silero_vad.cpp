@@ -146,10 +146,16 @@ float SileroVad::process(std::span<const float, kVadChunkSamples> chunk) {
     // x [640]: the previous chunk's last 64 samples, this chunk, then 64 samples reflected
     // about the last one (x[576 + k] = x[574 - k]).
     alignas(64) float x[D::kPadded];
+    // Samples outside full scale are clipped and NaN is silence, as an ADC would deliver them:
+    // a broken driver's NaN or Inf must not turn the LSTM state (carried to every later chunk)
+    // into NaN (found by tests/fuzz/fuzz_voice_activity).
     std::copy(m_context.begin(), m_context.end(), x);
-    std::copy(chunk.begin(), chunk.end(), x + kVadContextSamples);
+    for (size_t i = 0; i < chunk.size(); ++i) {
+        const float v = chunk[i];
+        x[kVadContextSamples + i] = std::isnan(v) ? 0.0f : std::clamp(v, -1.0f, 1.0f);
+    }
     for (int k = 0; k < D::kPadded - D::kWindow; ++k) x[D::kWindow + k] = x[D::kWindow - 2 - k];
-    std::copy(chunk.end() - kVadContextSamples, chunk.end(), m_context.begin());
+    std::copy(x + D::kWindow - kVadContextSamples, x + D::kWindow, m_context.begin());
 
     // STFT as a convolution: spec [4 frames][272] (real 0..128, imaginary 129..257), hop 128.
     alignas(64) float spec[D::kFrames][W::kStftOutputs] = {};

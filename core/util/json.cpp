@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <limits>
 
@@ -388,9 +389,13 @@ void Json::dumpTo(std::string& out, int indent, int depth) const {
         } else if (!std::isfinite(m_number)) {
             out += "null";
         } else {
-            char buf[32];
-            std::snprintf(buf, sizeof buf, "%.9g", m_number);
+            // The shortest of 15 or 17 significant digits that reads back as the same double,
+            // kept a non-integer on re-reading ("-0.0", "1.0", not "-0", "1").
+            char buf[40];
+            std::snprintf(buf, sizeof buf, "%.15g", m_number);
+            if (std::strtod(buf, nullptr) != m_number) std::snprintf(buf, sizeof buf, "%.17g", m_number);
             out += buf;
+            if (std::strpbrk(buf, ".eE") == nullptr) out += ".0";
         }
         break;
     case Type::String:

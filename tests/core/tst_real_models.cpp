@@ -275,8 +275,13 @@ private slots:
                 break;
             }
             QVERIFY2(ours[i]->text == t["text"].toString(), qPrintable("text differs: " + where));
-            QVERIFY2(std::abs(ours[i]->start - t["start"].toDouble()) <= 0.02 + 1e-9, qPrintable("start differs: " + where));
-            QVERIFY2(std::abs(ours[i]->end - t["end"].toDouble()) <= 0.02 + 1e-9, qPrintable("end differs: " + where));
+            // Hearsay ends a segment where the audio ends; faster-whisper may give a time past it
+            // (the window is padded to 30 s).
+            const double seconds = double(c->samples.size()) / 16000.0;
+            QVERIFY2(std::abs(ours[i]->start - std::min(t["start"].toDouble(), seconds)) <= 0.02 + 1e-9,
+                     qPrintable("start differs: " + where));
+            QVERIFY2(std::abs(ours[i]->end - std::min(t["end"].toDouble(), seconds)) <= 0.02 + 1e-9,
+                     qPrintable("end differs: " + where));
         }
         if (!diverged) QCOMPARE(ours.size(), theirs.size());
 
