@@ -37,6 +37,8 @@ const char* kUsage = R"(usage: hearsay-cli stream --model PATH (--mic [--device 
   --vad-threshold P        speech probability threshold (default 0.5); --no-vad: decode everything
   --min-silence-ms N       silence that ends an utterance (default 500)
   --mel-padding M          zero (default) or silence: how a window's log-mel is padded to 30 s
+  --context-pause S        an utterance's audio stays in the window as context for the next one
+                           until a pause this long (default 3; 0: every utterance starts afresh)
   --audio-context-padding S  encode only the window plus S seconds (reduced audio context, as
                            whisper.cpp's audio_ctx; faster, may change the text); default: all 30 s
   --language L, --task T, --beam-size N (default 1), --temperature-increment D (default 0: none)
@@ -78,7 +80,7 @@ int runStream(const std::vector<std::string>& args) {
     };
     auto parsed = Options::parse(args,
                                  {"model", "device", "speed", "step", "trim", "vad-threshold", "min-silence-ms", "mel-padding",
-                                  "audio-context-padding", "language", "task", "beam-size", "temperature-increment", "threads", "backend",
+                                  "audio-context-padding", "context-pause", "language", "task", "beam-size", "temperature-increment", "threads", "backend",
                                   "output-format"},
                                  {"help", "list-devices", "mic", "realtime", "no-vad", "no-tentative", "no-self-cache",
                                   "no-cross-cache", "quiet"});
@@ -127,6 +129,12 @@ int runStream(const std::vector<std::string>& args) {
     const std::string padding = options.value("mel-padding", "zero");
     if (padding == "silence") so.melPadding = MelPadding::Silence;
     else if (padding != "zero") return fail("--mel-padding must be zero or silence", 2);
+    if (options.value("context-pause")) {
+        auto pause = options.doubleValue("context-pause", so.contextSilenceSeconds);
+        if (!pause) return fail(pause.message(), 2);
+        if (!(pause.value() >= 0.0)) return fail("--context-pause must be 0 or more seconds", 2);
+        so.contextSilenceSeconds = pause.value();
+    }
     if (options.value("audio-context-padding")) {
         auto ctx = options.doubleValue("audio-context-padding", 0.0);
         if (!ctx) return fail(ctx.message(), 2);

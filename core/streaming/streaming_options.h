@@ -21,7 +21,12 @@ struct StreamingOptions {
     double minWindowSeconds = 0.3;       // shorter windows are not decoded
     double minCommitSeconds = 3.0;       // nothing is committed by agreement from a window holding less audio (Whisper guesses on short windows)
     double silenceKeepSeconds = 1.0;     // while nothing is spoken, the window keeps only this much audio (the VAD decides late)
-    double contextSilenceSeconds = 3.0;  // an utterance's audio stays in the window (context for the next one) until a pause this long
+    // An utterance's audio stays in the window (its text forced as the prefix: context for the
+    // next one) until a pause this long; 0: a new window starts where each utterance ends (its
+    // text goes to the prompt). 0 by default: with the audio kept, base was seen to stop after
+    // the forced prefix window after window when the next utterance began 0.4 s later, until the
+    // window had to be cut, and the words in between were lost (scripts/bench/RESULTS.md).
+    double contextSilenceSeconds = 0.0;
     bool useVad = true;                  // skip silence and end utterances on the VAD's speech-end events
     VadOptions vad;                      // threshold, minimum silence that ends an utterance, padding
     // How the window's log-mel is padded to 30 s: Zero (0.0 after the content, clamped at the

@@ -206,9 +206,10 @@ Result<void> StreamingSession::step(uint64_t end, bool draining) {
     record.streamSeconds = double(end) / double(kRate);
     const uint64_t minWindow = samplesOf(m_options.minWindowSeconds);
 
-    // Utterances that ended: decode up to the end of the speech and commit everything. The
-    // utterance's audio and tokens stay in the window (forced as the prefix) as context for the
-    // next one, until a long pause.
+    // Utterances that ended: decode up to the end of the speech and commit everything. The next
+    // window starts at the utterance's end, its text the prompt (contextSilenceSeconds 0, the
+    // default), or the utterance's audio and tokens stay in the window (forced as the prefix) as
+    // context for the next one until a pause that long.
     while (!m_utteranceEnds.empty() && m_utteranceEnds.front() <= end) {
         const uint64_t e = std::min(alignDown(m_utteranceEnds.front()), end);
         m_utteranceEnds.erase(m_utteranceEnds.begin());
@@ -223,6 +224,8 @@ Result<void> StreamingSession::step(uint64_t end, bool draining) {
         }
         ++m_summary.utterances;
         m_lastSpeechEnd = std::max(m_lastSpeechEnd, e);
+        // Everything of the utterance is committed: the next window starts at its end.
+        if (m_options.contextSilenceSeconds <= 0.0 && m_agreement.tentative().empty()) startNewWindow(e);
     }
 
     const bool speech = !m_options.useVad || m_speechOpen || (draining && !m_agreement.tentative().empty());

@@ -39,6 +39,19 @@ private slots:
         }
     }
 
+    // Regression (tests/fuzz/fuzz_json): numbers keep their value and kind through dump and
+    // parse: -0.0 and 1.0 stay doubles, and doubles keep every digit.
+    void numbersRoundTrip() {
+        for (double v : {-0.0, 1.0, 0.1, 1.0 / 3.0, 1e-300, 6.02214076e23, -2.5e-7, 123456789.123456789}) {
+            auto back = Json::parse(Json(v).dump());
+            QVERIFY(back.ok());
+            QCOMPARE(back.value().toDouble(), v);
+            QCOMPARE(std::signbit(back.value().toDouble()), std::signbit(v));
+            QCOMPARE(back.value().dump(), Json(v).dump());
+        }
+        QCOMPARE(Json(int64_t(-7)).dump(), std::string("-7"));
+    }
+
     void rejectsCorruptInput_data() {
         QTest::addColumn<QByteArray>("text");
         QTest::newRow("empty") << QByteArray("");

@@ -249,6 +249,32 @@ private slots:
         QVERIFY(fromFile->describe().find("silero_vad_v6.2_16k.safetensors") != std::string::npos);
     }
 
+    // Regression (tests/fuzz/fuzz_voice_activity): NaN, infinities and samples far past full
+    // scale from a broken device give probabilities in [0, 1], and the stream recovers: jfk
+    // after them reads as jfk alone does (up to the context the bad chunk leaves behind).
+    void nonFiniteSamplesDoNotPoisonTheState() {
+        SileroVad vad(m_weights, "fuzzed");
+        const Clip& c = clip("jfk");
+        const std::vector<float> clean = chunkProbabilities(vad, c.audio);
+        vad.reset();
+        std::array<float, kVadChunkSamples> bad{};
+        for (size_t i = 0; i < bad.size(); ++i)
+            bad[i] = i % 4 == 0 ? NAN : i % 4 == 1 ? INFINITY : i % 4 == 2 ? -3e38f : 1e-40f;
+        for (int k = 0; k < 4; ++k) {
+            const float p = vad.process(bad);
+            QVERIFY2(p >= 0.0f && p <= 1.0f, qPrintable(QString::number(p)));
+        }
+        std::array<float, kVadChunkSamples> silence{};
+        float p = 1.0f;
+        for (int k = 0; k < 32; ++k) p = vad.process(silence);
+        QVERIFY2(p < 0.1f, qPrintable(QString::number(p)));
+        // Speech is heard again: the most probable chunk of jfk is as probable as without the noise.
+        float most = 0.0f;
+        for (size_t at = 0; at + kVadChunkSamples <= c.audio.size(); at += kVadChunkSamples)
+            most = std::max(most, vad.process(std::span<const float>(c.audio).subspan(at).first<kVadChunkSamples>()));
+        QVERIFY(std::abs(most - *std::max_element(clean.begin(), clean.end())) < 0.05f);
+    }
+
     // reset() starts a new stream; two streams on the same weights do not disturb each other.
     void stateIsPerStream() {
         const Clip& c = clip("jfk");
