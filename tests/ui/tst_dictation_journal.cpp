@@ -15,15 +15,6 @@
 using namespace hearsay;
 using namespace hearsay::test;
 
-namespace {
-
-QStringList words(const QString& text) {
-    QString t = text.toLower();
-    t.remove(QRegularExpression("[^a-z0-9' ]"));
-    return t.split(' ', Qt::SkipEmptyParts);
-}
-
-} // namespace
 
 class TestDictationJournal : public QObject {
     Q_OBJECT

@@ -26,16 +26,6 @@
 using namespace hearsay;
 using namespace hearsay::test;
 
-namespace {
-
-// Lower case words without punctuation, for comparing what was said with what was written.
-QStringList words(const QString& text) {
-    QString t = text.toLower();
-    t.remove(QRegularExpression("[^a-z0-9' ]"));
-    return t.split(' ', Qt::SkipEmptyParts);
-}
-
-} // namespace
 
 class TestDictationLive : public QObject {
     Q_OBJECT

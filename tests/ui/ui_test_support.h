@@ -5,6 +5,7 @@
 #include "ui/main_window.h"
 #include "ui/transcript_model.h"
 
+#include <QRegularExpression>
 #include <QLabel>
 #include <QProcess>
 #include <QSignalSpy>
@@ -14,6 +15,13 @@
 namespace hearsay::test {
 
 constexpr int kJobTimeoutMs = 300000;  // a generous bound for slow, shared CI machines
+
+// Lower-case words without punctuation, for comparing what was said with what was written.
+inline QStringList words(const QString& text) {
+    QString t = text.toLower();
+    t.remove(QRegularExpression("[^a-z0-9' ]"));
+    return t.split(' ', Qt::SkipEmptyParts);
+}
 
 inline QString jfk() { return QString(HEARSAY_SHARED_DATA_DIR) + "/jfk.wav"; }
 inline QString speech30() { return QString(HEARSAY_SHARED_DATA_DIR) + "/speech-30s-a.wav"; }
