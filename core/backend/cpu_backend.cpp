@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 namespace hearsay {
@@ -104,9 +105,19 @@ public:
         if (elements > std::numeric_limits<size_t>::max() / sizeof(float) - 64)
             throw HostOutOfMemory(double(elements) * double(elementBytes(element)));
         const size_t bytes = (elements * elementBytes(element) + 63) / 64 * 64;
-        m_data = std::aligned_alloc(64, bytes);
-        if (!m_data) throw HostOutOfMemory(double(bytes));
-        std::memset(m_data, 0, bytes);
+        if (bytes >= kMappedBytes) {
+            // Large buffers (caches, activations) are mapped: zeroed by the kernel and given back
+            // to the system when freed. From the heap, switching a cache off and on again left
+            // the freed blocks in the allocator and resident memory grew with every switch.
+            void* mapped = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (mapped == MAP_FAILED) throw HostOutOfMemory(double(bytes));
+            m_data = mapped;
+            m_mappedBytes = bytes;
+        } else {
+            m_data = std::aligned_alloc(64, bytes);
+            if (!m_data) throw HostOutOfMemory(double(bytes));
+            std::memset(m_data, 0, bytes);
+        }
         m_owned = true;
     }
     // Weights are never written through a buffer made here (the backend only reads weights).
@@ -118,7 +129,9 @@ public:
         return std::unique_ptr<CpuBuffer>(new CpuBuffer(external, elements));
     }
     ~CpuBuffer() override {
-        if (m_owned) std::free(m_data);
+        if (!m_owned) return;
+        if (m_mappedBytes > 0) ::munmap(m_data, m_mappedBytes);
+        else std::free(m_data);
     }
     Element element() const { return m_element; }
     void* raw() const { return m_data; }
@@ -134,6 +147,8 @@ private:
     void* m_data = nullptr;
     Element m_element = Element::F32;
     bool m_owned = false;
+    size_t m_mappedBytes = 0;  // > 0: m_data is an anonymous mapping of this many bytes
+    static constexpr size_t kMappedBytes = size_t(1) << 20;
 };
 
 [[noreturn]] void fail(const std::string& what) { throw std::logic_error("cpu backend: " + what); }
