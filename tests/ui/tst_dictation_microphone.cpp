@@ -5,6 +5,7 @@
 // says so instead of failing silently.
 #include "core/pulse_server.h"
 #include "core/real_models.h"
+#include "core/transcript/word_error_rate.h"
 #include "ui/level_meter_bar.h"
 #include "ui/settings_panel.h"
 #include "ui_test_support.h"
@@ -68,9 +69,14 @@ private slots:
         QString text;
         for (int r = 0; r < window->transcriptModel()->segmentCount(); ++r)
             text += QString::fromStdString(window->transcriptModel()->segment(r).text);
-        QString said = text.toLower();
-        said.remove(QRegularExpression("[^a-z ]"));
-        QVERIFY2(said.simplified().contains("ask not what your country can do for you"), qPrintable(text));
+        // Heard live through two resamplers, with the windows cut where the machine's pace puts
+        // them: a word or two may differ ("Ask not! Like your country can do for you!" was seen
+        // on a loaded machine), the sentence must be there.
+        const WordErrors w = wordErrors("and so my fellow americans ask not what your country can do for you ask what you "
+                                        "can do for your country",
+                                        text.toStdString());
+        qInfo("heard \"%s\": %d word errors of %d", qPrintable(text), w.errors, w.referenceWords);
+        QVERIFY2(w.errors <= 3, qPrintable(text));
     }
 
     void aVanishedDeviceIsReported() {
