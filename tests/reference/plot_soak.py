@@ -35,7 +35,7 @@ def main():
         for i in range(1, len(steps)):
             if (steps[i]["self_cache"], steps[i]["cross_cache"]) != (steps[i - 1]["self_cache"], steps[i - 1]["cross_cache"]):
                 ax.axvline(t[i], color="grey", lw=0.5, ls=":")
-    fig.suptitle("Hearsay soak: tiny.en, CPU, real-time pace, cache switches flipped every minute (dotted)")
+    fig.suptitle("Hearsay soak: tiny.en, CPU, real-time pace, cache switches flipped (dotted lines)")
     fig.tight_layout()
     fig.savefig(out, dpi=90)
 
