@@ -32,6 +32,6 @@ if [ "$which" = tsan ] || [ "$which" = all ]; then
     cmake --preset tsan >/dev/null
     cmake --build build-tsan -j "$jobs" --target "${threaded[@]}"
     regex=$(printf '%s\n' "${threaded[@]}" | sed -E 's/^(core|ui)_tst_/\1./' | paste -sd'|')
-    TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$supp/tsan.supp" \
+    TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:die_after_fork=0:suppressions=$supp/tsan.supp" \
         ctest --test-dir build-tsan --output-on-failure -j "$jobs" -R "^($regex)\$" --timeout 1800
 fi
