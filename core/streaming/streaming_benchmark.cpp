@@ -81,7 +81,6 @@ Json toJson(const LatencySummary& l) {
 }
 
 Json toJson(const StreamingBenchCase& c) {
-    auto latency = [](const LatencySummary& l) { return toJson(l); };
     Json j;
     j["model"] = c.model;
     j["audio"] = c.audio;
@@ -91,8 +90,8 @@ Json toJson(const StreamingBenchCase& c) {
     j["decoded_steps"] = c.summary.decodedSteps;
     j["utterances"] = c.summary.utterances;
     j["real_time_factor"] = c.summary.realTimeFactor;
-    j["tentative_latency"] = latency(c.summary.tentativeLatency);
-    j["commit_latency"] = latency(c.summary.commitLatency);
+    j["tentative_latency"] = toJson(c.summary.tentativeLatency);
+    j["commit_latency"] = toJson(c.summary.commitLatency);
     j["dropped_samples"] = int64_t(c.summary.droppedSamples);
     j["overflow_events"] = int64_t(c.summary.overflowEvents);
     j["mean_window_seconds"] = c.meanWindowSeconds;
