@@ -160,6 +160,8 @@ MainWindow::MainWindow(std::unique_ptr<QSettings> settings, QWidget* parent)
     connect(m_worker, &TranscriptionWorker::transcriptionFailed, this, &MainWindow::onTranscriptionFailed);
     connect(m_worker, &TranscriptionWorker::metricsUpdated, this, &MainWindow::onMetrics);
     connect(m_worker, &TranscriptionWorker::warning, this, &MainWindow::onWarning);
+    connect(m_worker, &TranscriptionWorker::notice, this,
+            [this](const QString& message) { m_messageBar->showMessage(MessageBar::Kind::Information, message); });
     connect(m_worker, &TranscriptionWorker::inputDevicesListed, this, &MainWindow::onInputDevices);
     connect(m_worker, &TranscriptionWorker::dictationStarted, this, &MainWindow::onDictationStarted);
     connect(m_worker, &TranscriptionWorker::dictationFailed, this, &MainWindow::onDictationFailed);

@@ -430,13 +430,21 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
 
         StreamingCallbacks callbacks;
         callbacks.tentative = [this](const TentativeText& t) { emit tentativeChanged(t); };
-        callbacks.committed = [this, &journal](const CommittedText& c) {
+        // A journal write that fails (disk full) keeps the text waiting in the journal's backlog; the
+        // user is told once, and again when the journal has caught up.
+        bool journalBehind = false;
+        callbacks.committed = [this, &journal, &journalBehind](const CommittedText& c) {
             // On disk first: what the window shows as committed survives a kill.
             if (journal) {
-                if (auto ok = journal->commit(c.text, c.start, c.end, c.endOfUtterance); !ok) {
-                    emit warning(tr("Dictated text is no longer journaled: %1").arg(text(ok.message())), false);
-                    journal.reset();
-                }
+                auto ok = journal->commit(c.text, c.start, c.end, c.endOfUtterance);
+                if (!ok && !journalBehind)
+                    emit warning(tr("Dictated text cannot be journaled for now (%1). It stays on screen; the journal "
+                                    "catches up when the disk has room again.")
+                                     .arg(text(ok.message())),
+                                 false);
+                else if (ok && journalBehind)
+                    emit notice(tr("The dictation journal has caught up: every committed word is on disk again."));
+                journalBehind = !ok;
             }
             emit textCommitted(c);
         };
@@ -462,6 +470,16 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
             summary = session.value()->run();
         }
         m_running = false;
+        if (journal && journal->backlog() > 0) {  // a last try for what is still waiting
+            if (auto ok = journal->flush(); !ok)
+                emit warning(tr("%n piece(s) of committed text could not be journaled (%1). They are on screen: save "
+                                "or export the transcript.",
+                                "", int(journal->backlog()))
+                                 .arg(text(ok.message())),
+                             false);
+            else
+                emit notice(tr("The dictation journal has caught up: every committed word is on disk again."));
+        }
         emit inputLevelChanged(InputLevel{});
         emit dictationFinished(summary);
         emit metricsUpdated(metrics());

@@ -80,6 +80,8 @@ signals:
 
     // A problem outside a transcription (settings that cannot be applied); `backendFailed` as above.
     void warning(const QString& message, bool backendFailed);
+    // Good news worth a line in the message bar (a journal that caught up).
+    void notice(const QString& message);
 
 private:
     struct Failure {

@@ -88,13 +88,14 @@ Result<DictationJournal> DictationJournal::open(const std::filesystem::path& fil
 }
 
 DictationJournal::DictationJournal(DictationJournal&& other) noexcept
-    : m_fd(std::exchange(other.m_fd, -1)), m_path(std::move(other.m_path)) {}
+    : m_fd(std::exchange(other.m_fd, -1)), m_path(std::move(other.m_path)), m_backlog(std::move(other.m_backlog)) {}
 
 DictationJournal& DictationJournal::operator=(DictationJournal&& other) noexcept {
     if (this != &other) {
         if (m_fd >= 0) ::close(m_fd);
         m_fd = std::exchange(other.m_fd, -1);
         m_path = std::move(other.m_path);
+        m_backlog = std::move(other.m_backlog);
     }
     return *this;
 }
@@ -105,23 +106,47 @@ DictationJournal::~DictationJournal() {
 
 Result<void> DictationJournal::writeLine(const std::string& line) {
     const std::string data = line + '\n';
+    const off_t before = ::lseek(m_fd, 0, SEEK_END);
     size_t done = 0;
     while (done < data.size()) {
         const ssize_t n = ::write(m_fd, data.data() + done, data.size() - done);
         if (n < 0) {
             if (errno == EINTR) continue;
-            return makeError("cannot write the dictation journal " + m_path.string() + ": " + std::strerror(errno));
+            const int error = errno;
+            // A part written before the failure would join the next record: cut it off.
+            if (done > 0 && before >= 0 && ::ftruncate(m_fd, before) != 0) {
+                // Could not cut it: end the torn part so that the next record starts on its own line
+                // (the reader skips the torn one as an unknown record).
+                [[maybe_unused]] const ssize_t ignored = ::write(m_fd, "\n", 1);
+            }
+            return makeError("cannot write the dictation journal " + m_path.string() + ": " + std::strerror(error));
         }
         done += size_t(n);
     }
     return {};
 }
 
-Result<void> DictationJournal::beginRun(const std::string& source) { return writeLine("R\t" + escape(source)); }
+Result<void> DictationJournal::flush() {
+    size_t written = 0;
+    Result<void> result;
+    for (; written < m_backlog.size(); ++written) {
+        result = writeLine(m_backlog[written]);
+        if (!result) break;
+    }
+    m_backlog.erase(m_backlog.begin(), m_backlog.begin() + std::ptrdiff_t(written));
+    return result;
+}
+
+Result<void> DictationJournal::append(std::string line) {
+    m_backlog.push_back(std::move(line));
+    return flush();
+}
+
+Result<void> DictationJournal::beginRun(const std::string& source) { return append("R\t" + escape(source)); }
 
 Result<void> DictationJournal::commit(const std::string& text, double start, double end, bool endOfUtterance) {
-    return writeLine("C\t" + number(start) + "\t" + number(end) + "\t" + (endOfUtterance ? "1" : "0") + "\t" +
-                     escape(text));
+    return append("C\t" + number(start) + "\t" + number(end) + "\t" + (endOfUtterance ? "1" : "0") + "\t" +
+                  escape(text));
 }
 
 Result<std::vector<JournalEntry>> DictationJournal::read(const std::filesystem::path& file) {

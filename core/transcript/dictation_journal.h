@@ -4,6 +4,10 @@
 // ignores a torn last line. The application removes it when it closes normally; a journal found
 // at start belongs to a run that did not, and is offered for restoring.
 //
+// A write that fails (disk full, quota, an I/O error) leaves no torn record behind: the file is cut
+// back to where the record began. The record is kept in memory, in order with those after it, and
+// every later write tries the backlog first, so the journal catches up once there is room.
+//
 // Format (UTF-8 text, fields separated by tabs, text escaped: \\ \t \n):
 //   hearsay-journal 1
 //   R <source>                           a dictation run began
@@ -44,17 +48,24 @@ public:
     DictationJournal& operator=(const DictationJournal&) = delete;
     ~DictationJournal();
 
+    // Each is written before the call returns (one write(2); the kernel has it even if the process
+    // dies), after any backlog. An error means the record waits in the backlog (see above).
     Result<void> beginRun(const std::string& source);
-    // Written before the call returns (one write(2); the kernel has it even if the process dies).
     Result<void> commit(const std::string& text, double start, double end, bool endOfUtterance);
+    // Tries to write the backlog now; ok when nothing is left waiting.
+    Result<void> flush();
+    // Records not yet on disk.
+    size_t backlog() const { return m_backlog.size(); }
     const std::filesystem::path& path() const { return m_path; }
 
 private:
     DictationJournal(int fd, std::filesystem::path path) : m_fd(fd), m_path(std::move(path)) {}
+    Result<void> append(std::string line);
     Result<void> writeLine(const std::string& line);
 
     int m_fd = -1;
     std::filesystem::path m_path;
+    std::vector<std::string> m_backlog;  // lines not yet written, oldest first
 };
 
 // The text of the entries, joined as committed (leading spaces kept).

@@ -1,13 +1,18 @@
 // The dictation journal's file: records survive as written (tabs, newlines and backslashes in the
 // text), runs are told apart, a torn last line (a kill mid-write) is dropped, a file that is not a
-// journal is an error with a message, a missing one is simply empty, and the XDG state directory
-// decides where it lives.
+// journal is an error with a message, a missing one is simply empty, a full disk leaves no torn
+// record and the journal catches up once there is room, and the XDG state directory decides where
+// it lives.
 #include "core/transcript/dictation_journal.h"
 
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <csignal>
 #include <fstream>
+#include <iterator>
+
+#include <sys/resource.h>
 
 using namespace hearsay;
 
@@ -57,6 +62,65 @@ private slots:
         QVERIFY(entries.ok());
         QCOMPARE(entries->size(), size_t(1));
         QCOMPARE(entries.value()[0].text, std::string(" whole"));
+    }
+
+    // The disk fills mid-dictation: the file size limit (RLIMIT_FSIZE) makes the kernel refuse the
+    // bytes past 300 (EFBIG, where a full disk says ENOSPC; the same failed write(2) either way).
+    // The record that does not fit is cut off, not left torn; the records after it wait in memory;
+    // once there is room the next commit writes them all, in order.
+    void diskFullLeavesNoTornRecordAndCatchesUp() {
+        QTemporaryDir dir;
+        const std::filesystem::path file = dir.filePath("dictation.journal").toStdString();
+        auto journal = DictationJournal::open(file);
+        QVERIFY(journal.ok());
+        QVERIFY(journal->beginRun("mic"));
+
+        rlimit saved{};
+        QCOMPARE(getrlimit(RLIMIT_FSIZE, &saved), 0);
+        rlimit full = saved;
+        full.rlim_cur = 300;
+        std::signal(SIGXFSZ, SIG_IGN);  // a full disk sends no signal; the limit would
+        QCOMPARE(setrlimit(RLIMIT_FSIZE, &full), 0);
+        std::vector<std::string> said;
+        int firstFailure = -1;
+        std::string message;
+        for (int i = 0; i < 12; ++i) {
+            said.push_back(" word " + std::to_string(i) + ", and some more said after it");
+            auto ok = journal->commit(said.back(), i, i + 1, i % 3 == 2);
+            if (!ok && firstFailure < 0) {
+                firstFailure = i;
+                message = ok.message();
+            }
+        }
+        const auto sizeWhileFull = std::filesystem::file_size(file);
+        std::ifstream in(file, std::ios::binary);
+        const std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        QCOMPARE(setrlimit(RLIMIT_FSIZE, &saved), 0);  // room again
+        std::signal(SIGXFSZ, SIG_DFL);
+
+        QVERIFY2(firstFailure > 0, "the limit should have stopped a write after the first few");
+        QVERIFY2(message.find(file.string()) != std::string::npos && message.find("too large") != std::string::npos,
+                 message.c_str());
+        QVERIFY(sizeWhileFull <= 300);
+        QVERIFY2(!raw.empty() && raw.back() == '\n', "a torn record was left in the file");
+        QCOMPARE(journal->backlog(), size_t(12 - firstFailure));
+        auto whileFull = DictationJournal::read(file);
+        QVERIFY(whileFull.ok());
+        QCOMPARE(whileFull->size(), size_t(firstFailure));
+
+        QVERIFY(journal->commit(" the end.", 12, 13, true));
+        QCOMPARE(journal->backlog(), size_t(0));
+        said.push_back(" the end.");
+        auto after = DictationJournal::read(file);
+        QVERIFY(after.ok());
+        QCOMPARE(after->size(), said.size());
+        for (size_t i = 0; i < said.size(); ++i) {
+            QCOMPARE(after.value()[i].text, said[i]);
+            QCOMPARE(after.value()[i].start, double(i));
+            QCOMPARE(after.value()[i].run, 0);
+        }
+        QVERIFY(after.value()[2].endOfUtterance);
+        QVERIFY(!after.value()[3].endOfUtterance);
     }
 
     void badAndMissingFiles() {

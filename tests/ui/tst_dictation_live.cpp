@@ -3,9 +3,11 @@
 // tentative text appears in grey italics before it is committed, the committed text on screen is
 // the streaming session's, the level meter moves, Stop keeps the last words, the cache switches
 // flipped while speaking reach the engine at its next step and the live panel shows the engine's
-// own figures, a point per step on the chart. The transcript model passes QAbstractItemModelTester
-// all along.
+// own figures, a point per step on the chart; a disk that fills while dictating costs no word on
+// screen and the journal catches up. The transcript model passes QAbstractItemModelTester all along.
 #include "core/real_models.h"
+#include "core/transcript/dictation_journal.h"
+#include "ui/message_bar.h"
 #include "ui/live_chart.h"
 #include "ui/live_panel.h"
 #include "ui/level_meter_bar.h"
@@ -22,6 +24,9 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <csignal>
+#include <sys/resource.h>
 
 using namespace hearsay;
 using namespace hearsay::test;
@@ -214,6 +219,52 @@ private slots:
         // The text is still right without the caches.
         QVERIFY2(words(QString::fromStdString(window->lastDictationSummary().text)).join(' ').contains("your country"),
                  window->lastDictationSummary().text.c_str());
+    }
+
+    // The disk fills while dictating (the file size limit, RLIMIT_FSIZE, lets the journal grow to 120
+    // bytes: its header, the run and about one record), then has room again. The window warns,
+    // keeps dictating and shows every word; the journal catches up and holds the whole text.
+    void diskFullWhileDictatingLosesNothing() {
+        auto window = makeWindow();
+        QVERIFY(loadModel(*window, m_model));
+        const QString journalPath = m_dir.filePath("state/hearsay/dictation.journal");
+        QFile::remove(journalPath);
+        QSignalSpy ended(window.get(), &ui::MainWindow::dictationEnded);
+        QSignalSpy committed(window.get(), &ui::MainWindow::committedShown);
+
+        rlimit saved{};
+        QCOMPARE(getrlimit(RLIMIT_FSIZE, &saved), 0);
+        rlimit full = saved;
+        full.rlim_cur = 120;
+        std::signal(SIGXFSZ, SIG_IGN);  // a full disk sends no signal; the limit would
+        QCOMPARE(setrlimit(RLIMIT_FSIZE, &full), 0);
+        window->dictateFile(jfk(), 1.0);
+        const auto warned = [&] {
+            return window->messageBar()->kind() == ui::MessageBar::Kind::Warning &&
+                   window->messageBar()->text().contains("cannot be journaled");
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(warned() || !window->isDictating(), kJobTimeoutMs);
+        const bool warnedWhileDictating = warned();
+        const QString warning = window->messageBar()->text();
+        const int committedWhenWarned = committed.count();
+        QCOMPARE(setrlimit(RLIMIT_FSIZE, &saved), 0);  // room again
+        QVERIFY2(warnedWhileDictating, qPrintable(window->messageBar()->text()));
+        QVERIFY2(warning.contains("dictation.journal"), qPrintable(warning));
+        QVERIFY(window->isDictating());  // it goes on
+
+        QVERIFY2(ended.wait(kJobTimeoutMs), "the dictation did not end");
+        std::signal(SIGXFSZ, SIG_DFL);
+        QVERIFY(ended.at(0).at(0).toBool());
+        const StreamingSummary& summary = window->lastDictationSummary();
+        QVERIFY2(committed.count() > committedWhenWarned, "no text was committed after the disk filled");
+        QCOMPARE(committedText(*window->transcriptModel()), QString::fromStdString(summary.text));
+        QVERIFY2(words(QString::fromStdString(summary.text)).join(' ').contains("ask not what your country"),
+                 summary.text.c_str());
+        auto journaled = DictationJournal::read(journalPath.toStdString());
+        QVERIFY2(journaled.ok(), journaled.ok() ? "" : journaled.message().c_str());
+        QCOMPARE(QString::fromStdString(journalText(journaled.value())), QString::fromStdString(summary.text));
+        QCOMPARE(window->messageBar()->kind(), ui::MessageBar::Kind::Information);
+        QVERIFY2(window->messageBar()->text().contains("caught up"), qPrintable(window->messageBar()->text()));
     }
 };
 

@@ -322,6 +322,68 @@ private slots:
         QVERIFY(window->messageBar()->text().contains("garbage.bin"));
         QVERIFY(!window->isBusy());
     }
+
+    // A settings file of random bytes, and one whose every value is nonsense: the window starts
+    // with the defaults, stays usable, and what the user changes afterwards is saved over it.
+    void garbageSettingsFile() {
+        const EngineSettings defaults;
+        const QString binary = m_dir.filePath("binary.ini");
+        {
+            QFile f(binary);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            QByteArray bytes(8192, '\0');
+            quint32 x = 12345;
+            for (char& c : bytes) c = char((x = x * 1664525u + 1013904223u) >> 24);
+            bytes.insert(100, "[engine]\nbackend=\xff\xfe\nthreads=\x01\n[\n=\n");
+            f.write(bytes);
+        }
+        const QString values = m_dir.filePath("values.ini");
+        {
+            QFile f(values);
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Text));
+            f.write("[engine]\nbackend=quantum\nthreads=-3\nprecision=fp8\nstepGraphs=7\n"
+                    "[decoding]\nlanguage=klingon\ntask=sing\nbeamSize=1000000000000\ninitialPrompt=@ByteArray(\\0\\xff)\n"
+                    "[cache]\nselfAttention=@Variant(\\0\\0\\0\\x7f\\0\\0\\0\\xff)\ncrossAttention=\n"
+                    "[dictation]\ninputDevice=no such device\nstepSeconds=nan\nvadThreshold=inf\nshowTentative=perhaps\n"
+                    "[window]\ngeometry=@ByteArray(garbage)\nstate=@ByteArray(\\x1\\x2\\x3)\n"
+                    "[session]\nlastModel=/no/such/model\nmodelFolder=\\0\n"
+                    "[models]\nfolders=42\n[view]\nsegmentTimes=@Rect(1 2 3)\n");
+        }
+        for (const QString& name : {QString("binary.ini"), QString("values.ini")}) {
+            {
+                auto window = makeWindow(name);
+                window->show();
+                const EngineSettings shown = window->settingsPanel()->settings();
+                QCOMPARE(shown.backend, defaults.backend);
+                QCOMPARE(shown.threads, defaults.threads);
+                QCOMPARE(shown.beamSize, defaults.beamSize);
+                QCOMPARE(shown.language, defaults.language);
+                QCOMPARE(shown.precision, defaults.precision);
+                QCOMPARE(shown.stepSeconds, defaults.stepSeconds);
+                QCOMPARE(shown.vadThreshold, defaults.vadThreshold);
+                QCOMPARE(shown.showTentative, defaults.showTentative);
+                // The last model it names is not there: a message, nothing loaded, nothing stuck.
+                window->reopenLastModel();
+                QTRY_VERIFY(!window->isBusy());
+                QVERIFY(!window->hasModel());
+                // Usable: a model loads and a file transcribes.
+                QVERIFY(loadModel(*window, m_model));
+                QSignalSpy ended(window.get(), &MainWindow::transcriptionEnded);
+                window->openAudio(jfk());
+                QVERIFY(ended.wait(kJobTimeoutMs));
+                QCOMPARE(ended.at(0).at(0).toBool(), true);
+                window->settingsPanel()->findChild<QSpinBox*>("beamSize")->setValue(3);
+                QTRY_COMPARE(window->settingsPanel()->settings().beamSize, 3);
+                window->close();
+            }
+            // What was changed was saved, and the file reads back.
+            QSettings reread(m_dir.filePath(name), QSettings::IniFormat);
+            QCOMPARE(reread.status(), QSettings::NoError);
+            const EngineSettings saved = EngineSettings::load(reread);
+            QVERIFY2(saved.beamSize == 3, qPrintable(name));
+            QCOMPARE(reread.value("session/lastModel").toString(), m_model);
+        }
+    }
 };
 
 QTEST_MAIN(TestMainWindow)
