@@ -5,6 +5,11 @@
 #                                     # simulated live source, streaming worker, sessions whose
 #                                     # switches are flipped from another thread, the GUI worker)
 #   bash scripts/sanitizers.sh        # both
+#   bash scripts/sanitizers.sh ci     # what CI runs (scripts/test.sh), trimmed to fit its budget:
+#                                     # the suites that read untrusted bytes or run threads under
+#                                     # ASan + UBSan in the clang build the fuzz targets already
+#                                     # need (build-fuzz), and the threaded suites under TSan except
+#                                     # the GUI's (ui.backend_fallback: over 10 minutes under TSan)
 # Leak and race reports that come from inside third-party libraries (Qt's plugin loading,
 # fontconfig, ALSA/PulseAudio, OpenBLAS's threads) are suppressed by the files in
 # tests/sanitizers/; Hearsay's own code has no suppressions.
@@ -18,11 +23,34 @@ export QT_QPA_PLATFORM=offscreen
 export QTEST_FUNCTION_TIMEOUT=1800000  # instrumented code runs several times slower
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$supp/ubsan.supp"
 
+asan_options="detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1"
+lsan_options="suppressions=$supp/lsan.supp:print_suppressions=0"
+tsan_options="halt_on_error=1:second_deadlock_stack=1:die_after_fork=0:suppressions=$supp/tsan.supp"
+# A CTest regex matching exactly the given targets (core_tst_x -> core.x).
+test_regex() { printf '%s\n' "$@" | sed -E 's/^(core|ui)_tst_/\1./' | paste -sd'|'; }
+
+if [ "$which" = ci ]; then
+    checked=(core_tst_json core_tst_model_files core_tst_ctranslate2_model core_tst_tokenizer core_tst_audio_file
+             core_tst_audio_block_decoder core_tst_audio_edge_formats core_tst_voice_activity core_tst_ring_buffer
+             core_tst_journal_file core_tst_kv_cache core_tst_cpu_kernels core_tst_engine_ops core_tst_log_mel
+             core_tst_transcript_export core_tst_simulated_live_source core_tst_streaming_policy)
+    cmake --preset fuzz >/dev/null
+    cmake --build build-fuzz -j "$jobs" --target hearsay-cli "${checked[@]}"
+    ASAN_OPTIONS=$asan_options LSAN_OPTIONS=$lsan_options \
+        ctest --test-dir build-fuzz --output-on-failure -j "$jobs" -R "^($(test_regex "${checked[@]}"))\$" --timeout 1800
+    threaded=(core_tst_ring_buffer core_tst_capture_device core_tst_simulated_live_source core_tst_streaming_policy
+              core_tst_controlled_session core_tst_engine_switches)
+    cmake --preset tsan >/dev/null
+    cmake --build build-tsan -j "$jobs" --target hearsay-cli "${threaded[@]}"
+    TSAN_OPTIONS=$tsan_options \
+        ctest --test-dir build-tsan --output-on-failure -j "$jobs" -R "^($(test_regex "${threaded[@]}"))\$" --timeout 1800
+    exit 0
+fi
+
 if [ "$which" = asan ] || [ "$which" = all ]; then
     cmake --preset asan >/dev/null
     cmake --build build-asan -j "$jobs"
-    ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1" \
-    LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0" \
+    ASAN_OPTIONS=$asan_options LSAN_OPTIONS=$lsan_options \
         ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE real --timeout 1800
 fi
 
@@ -31,7 +59,6 @@ if [ "$which" = tsan ] || [ "$which" = all ]; then
               core_tst_controlled_session core_tst_engine_sessions core_tst_engine_switches ui_tst_backend_fallback)
     cmake --preset tsan >/dev/null
     cmake --build build-tsan -j "$jobs" --target "${threaded[@]}"
-    regex=$(printf '%s\n' "${threaded[@]}" | sed -E 's/^(core|ui)_tst_/\1./' | paste -sd'|')
-    TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:die_after_fork=0:suppressions=$supp/tsan.supp" \
-        ctest --test-dir build-tsan --output-on-failure -j "$jobs" -R "^($regex)\$" --timeout 1800
+    TSAN_OPTIONS=$tsan_options \
+        ctest --test-dir build-tsan --output-on-failure -j "$jobs" -R "^($(test_regex "${threaded[@]}"))\$" --timeout 1800
 fi

