@@ -384,7 +384,19 @@ Result<Json> runPeers(const Settings& s, const ModelReport& m) {
     }
     if (s.peersCompile) argv.insert(argv.end(), {"--compile", "--compile-timeout", std::to_string(s.peersCompileTimeout)});
     if (!m.ggmlPath.empty()) argv.insert(argv.end(), {"--ggml", m.ggmlPath});
-    if (const std::string list = peersToRun(s); !list.empty()) argv.insert(argv.end(), {"--peers", list});
+    const std::string list = peersToRun(s);
+    if (!list.empty()) argv.insert(argv.end(), {"--peers", list});
+    // faster-whisper reads a CTranslate2 float32 conversion of the same weights; written by our
+    // own converter, so that peer needs neither transformers nor torch.
+    if (!m.hfPath.empty() && (list.empty() || list.find("faster-whisper") != std::string::npos)) {
+        const fs::path ct2 = fs::path(m.hfPath).parent_path() / (fs::path(m.hfPath).filename().string() + "-ct2");
+        if (!fs::exists(ct2 / "model.bin", ec)) {
+            std::fprintf(stderr, "bench: converting %s to CTranslate2 float32\n", m.hfPath.c_str());
+            auto made = runSelf({"convert", "--to", "ct2", "--dtype", "f32", "--force", m.hfPath, ct2.string()});
+            if (!made) return makeError("the CTranslate2 conversion for faster-whisper failed: " + made.message());
+        }
+        argv.insert(argv.end(), {"--ct2", ct2.string()});
+    }
     std::fprintf(stderr, "bench: running peers for %s\n", m.name.c_str());
     auto run = runProcess(argv);
     if (!run) return run.error();

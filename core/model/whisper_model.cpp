@@ -78,7 +78,13 @@ Result<std::shared_ptr<const WhisperModel>> WhisperModel::load(const std::filesy
         parts = loadHuggingFaceDirectory(dir, options);
     }
     if (!parts) return parts.error();
-    return std::shared_ptr<const WhisperModel>(std::make_shared<WhisperModel>(std::move(parts).value()));
+    auto model = std::make_shared<const WhisperModel>(std::move(parts).value());
+    model->releaseResidentPages();  // the finite-value scan read every weight
+    return std::shared_ptr<const WhisperModel>(std::move(model));
+}
+
+void WhisperModel::releaseResidentPages() const {
+    for (const auto& file : m_files) file->releaseResidentPages();
 }
 
 Result<void> bindWeights(std::map<std::string, FoundTensor> tensors, bool ggmlNames, const LoadOptions& options,

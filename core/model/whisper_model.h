@@ -66,6 +66,10 @@ public:
 
     // Bytes of weights as stored (all tensors), for reporting.
     size_t weightBytes() const { return m_weightBytes; }
+    // Gives the pages of the mapped model files back to the system (MappedFile::releaseResidentPages):
+    // after the load's scan of every weight, and once a backend has its copies. Weights read in
+    // place afterwards come back page by page as they are used.
+    void releaseResidentPages() const;
 
     // Used by the loaders.
     struct Parts {

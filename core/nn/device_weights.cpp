@@ -9,6 +9,9 @@ Result<std::shared_ptr<const DeviceWeights>> DeviceWeights::upload(std::shared_p
     if (!backend) return makeError("cannot upload weights without a backend");
     auto network = NetworkWeights::load(*model, *backend);
     if (!network) return network.error().prefixed("cannot use model " + model->path().string() + ": ");
+    // What the backend copied (a GPU's weights, unaligned or converted tensors) need not stay
+    // resident in the map as well.
+    model->releaseResidentPages();
     return std::shared_ptr<const DeviceWeights>(
         std::make_shared<const DeviceWeights>(std::move(model), std::move(backend), std::move(network).value()));
 }

@@ -43,6 +43,11 @@ Result<std::shared_ptr<const MappedFile>> MappedFile::open(const std::filesystem
     return std::shared_ptr<const MappedFile>(std::move(file));
 }
 
+void MappedFile::releaseResidentPages() const {
+    // Advice only: a failure changes nothing but the resident size.
+    if (m_data && m_size) ::madvise(const_cast<std::byte*>(m_data), m_size, MADV_DONTNEED);
+}
+
 MappedFile::~MappedFile() {
     if (m_data) ::munmap(const_cast<std::byte*>(m_data), m_size);
 }

@@ -22,6 +22,10 @@ public:
     size_t size() const { return m_size; }
     std::span<const std::byte> bytes() const { return {m_data, m_size}; }
     const std::filesystem::path& path() const { return m_path; }
+    // Lets the system take back the pages read so far (they count as this process's resident
+    // memory until then): the contents stay, a page read again comes back from the file (the
+    // page cache). For after a scan of the whole file or a copy out of it.
+    void releaseResidentPages() const;
 
 private:
     MappedFile() = default;

@@ -313,9 +313,12 @@ def convert_ct2(hf_dir, out_dir):
         from transformers import WhisperTokenizerFast
         WhisperTokenizerFast.from_pretrained(hf_dir).backend_tokenizer.save(os.path.join(out_dir, "tokenizer.json"))
     if not os.path.exists(os.path.join(out_dir, "preprocessor_config.json")):
-        from transformers import WhisperFeatureExtractor
+        # The front end's parameters, as faster-whisper's FeatureExtractor takes them (Whisper's
+        # fixed 16 kHz, 25 ms window, 10 ms hop, 30 s chunks); only the mel count varies.
         n_mels = json.load(open(os.path.join(hf_dir, "config.json")))["num_mel_bins"]
-        WhisperFeatureExtractor(feature_size=n_mels).save_pretrained(out_dir)
+        with open(os.path.join(out_dir, "preprocessor_config.json"), "w") as f:
+            json.dump({"feature_size": n_mels, "sampling_rate": 16000, "hop_length": 160, "chunk_length": 30,
+                       "n_fft": 400}, f)
 
 
 def fw_peer(args):

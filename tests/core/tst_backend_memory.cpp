@@ -1,11 +1,14 @@
 // Backend::memoryInfo on the CPU (system RAM from /proc/meminfo, checked against the kernel's
 // sysinfo()), the same figures in a session's cacheStats(), and allocation failures whose text
-// names the bytes requested and the memory available.
+// names the bytes requested and the memory available; a model's map is not resident twice (its
+// pages are given back after the load's scan and after the backend's copies).
 #include "core/backend/cpu_backend.h"
+#include "core/nn/device_weights.h"
 #include "engine_test_model.h"
 
 #include <QFile>
 #include <QRegularExpression>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <algorithm>
@@ -25,6 +28,40 @@ double memAvailable() {
     const QRegularExpression line("^MemAvailable:\\s+(\\d+) kB$", QRegularExpression::MultilineOption);
     const QRegularExpressionMatch match = line.match(QString::fromLatin1(file.readAll()));
     return match.hasMatch() ? match.captured(1).toDouble() * 1024.0 : 0.0;
+}
+
+// Resident kB of this process's mappings of `file` (/proc/self/smaps).
+long residentKbOf(const std::string& file) {
+    QFile smaps("/proc/self/smaps");
+    if (!smaps.open(QIODevice::ReadOnly | QIODevice::Text)) return -1;
+    long total = 0;
+    bool inFile = false;
+    const QStringList lines = QString::fromLatin1(smaps.readAll()).split('\n');
+    for (const QString& line : lines) {
+        if (QRegularExpression("^[0-9a-f]+-[0-9a-f]+ ").match(line).hasMatch()) {
+            inFile = line.endsWith(QString::fromStdString(file));
+        } else if (inFile && line.startsWith("Rss:")) {
+            total += line.section(QRegularExpression("\\s+"), 1, 1).toLong();
+        }
+    }
+    return total;
+}
+
+// A checksum of every weight byte (reads each page of the map).
+uint64_t weightChecksum(const WhisperModel& model) {
+    uint64_t sum = 0;
+    auto add = [&](const TensorView& v) {
+        const auto* bytes = reinterpret_cast<const unsigned char*>(v.data);
+        for (size_t i = 0; i < v.bytes; ++i) sum = sum * 1099511628211ull + bytes[i];
+    };
+    const WhisperWeights& w = model.weights();
+    add(w.tokenEmbedding);
+    for (const auto& layer : w.encoderLayers) {
+        add(layer.fc1.weight);
+        add(layer.fc2.weight);
+    }
+    for (const auto& layer : w.decoderLayers) add(layer.fc1.weight);
+    return sum;
 }
 
 } // namespace
@@ -71,6 +108,25 @@ private slots:
         QVERIFY(!stats.device.gpu);
         QCOMPARE(stats.device.totalBytes, backend->memoryInfo().totalBytes);
         QVERIFY(stats.device.freeBytes > 0 && stats.device.freeBytes < stats.device.totalBytes);
+    }
+
+    void modelMapIsGivenBackAfterLoadAndUpload() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("model").toStdString();
+        QVERIFY(test::writeTestModel(path, "128x2x2", 3, DType::F16).ok());
+        const std::string weights = path + "/model.safetensors";
+        auto model = WhisperModel::load(path);
+        QVERIFY2(model.ok(), model.ok() ? "" : model.message().c_str());
+        // The load read every weight (the finite-value scan) and gave the pages back.
+        QCOMPARE(residentKbOf(weights), 0L);
+        const uint64_t before = weightChecksum(*model.value());
+        const long read = residentKbOf(weights);
+        QVERIFY2(read > 1000, qPrintable(QString::number(read)));  // the f16 embedding alone is 13 MB
+        // The backend's copies made, the map is given back again; the weights read the same.
+        auto uploaded = DeviceWeights::upload(model.value(), test::cpuBackend(1));
+        QVERIFY2(uploaded.ok(), uploaded.ok() ? "" : uploaded.message().c_str());
+        QCOMPARE(residentKbOf(weights), 0L);
+        QCOMPARE(weightChecksum(*model.value()), before);
     }
 
     void failedAllocationNamesTheBytes() {
