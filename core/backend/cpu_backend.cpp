@@ -4,6 +4,7 @@
 // error results, never an abort). Each op checks its arguments, then hands its work (a closure
 // over pointers and values) to submit(): run now, or taped while record() is active.
 #include "core/backend/cpu_backend.h"
+#include "core/backend/flush_denormals.h"
 
 #include "core/backend/cpu_simd.h"
 #include "core/backend/cpu_vector_math.h"
@@ -186,6 +187,7 @@ public:
         : m_backend(backend), m_tape(std::move(tape)) {}
     void replay() override {
         if (m_backend.recording()) fail("replay() while recording");
+        const ScopedFlushDenormals flush;
         for (const auto& op : m_tape) op();
     }
     size_t operations() const override { return m_tape.size(); }
@@ -329,6 +331,7 @@ template <class Work> void CpuBackend::submit(Work&& work) {
         m_tape.emplace_back(std::forward<Work>(work));
         return;
     }
+    const ScopedFlushDenormals flush;  // the pool's workers run with it always (ThreadPool)
     work();
 }
 

@@ -1,6 +1,7 @@
 // Fixed worker pool: workers take chunks of the index range from an atomic counter, so uneven
 // chunks balance themselves; they spin for a few microseconds between jobs, then sleep.
 #include "core/backend/thread_pool.h"
+#include "core/backend/flush_denormals.h"
 
 #include <algorithm>
 
@@ -21,7 +22,12 @@ constexpr int kSpinIterations = 2000;
 ThreadPool::ThreadPool(int threads) {
     const int workers = std::max(0, threads - 1);
     m_workers.reserve(static_cast<size_t>(workers));
-    for (int i = 0; i < workers; ++i) m_workers.emplace_back([this, i] { workerLoop(i + 1); });
+    // The workers run the CPU backend's ops only: denormals flushed for their whole life, as the
+    // backend does for the calling thread while it runs an op (flush_denormals.h).
+    for (int i = 0; i < workers; ++i) m_workers.emplace_back([this, i] {
+        const ScopedFlushDenormals flush;
+        workerLoop(i + 1);
+    });
 }
 
 ThreadPool::~ThreadPool() {

@@ -2,8 +2,11 @@
 // tolerances: the vectorised softmax and GELU (the path this CPU runs, named in the output)
 // and the portable ones, over lengths with every tail size and the extremes the encoder meets;
 // q8_0 weights kept as blocks (dotQ8, convertQ8, and linear() on every path) against the same
-// weights dequantised to float32 (the path they replace).
+// weights dequantised to float32 (the path they replace); denormal results flushed to zero in the
+// backend's ops, on the caller and the pool's workers, and the caller's own mode left as it was.
 #include "core/backend/cpu_backend.h"
+#include "core/backend/flush_denormals.h"
+#include "core/backend/thread_pool.h"
 #include "core/backend/cpu_simd.h"
 #include "core/backend/cpu_vector_math.h"
 #include "core/model/quantize.h"
@@ -12,7 +15,10 @@
 #include <QtTest>
 
 #include <cmath>
+#include <limits>
+#include <mutex>
 #include <random>
+#include <set>
 #include <vector>
 
 using namespace hearsay;
@@ -159,6 +165,44 @@ private slots:
                 QVERIFY2(worst <= 2e-6, qPrintable(QString("rows %1 accumulate %2: %3").arg(rows).arg(accumulate).arg(worst)));
             }
         }
+    }
+
+    void denormalsAreFlushed() {
+        // 1e-20 · 1e-20 = 1e-40 is a denormal float (below 1.18e-38): the ops give 0, on every
+        // path (a dot product for one row, the GEMM for 40, both threads working).
+        const float tiny = 1e-20f;
+        const bool callerFlushedBefore = ScopedFlushDenormals::active();
+        CpuBackend backend(2);
+        const int in = 64, out = 256;
+        std::vector<float> w(size_t(in * out), tiny);
+        auto dw = backend.allocate(w.size());
+        backend.upload(BufferView(dw.get()), w.data(), w.size());
+        for (int rows : {1, 40}) {
+            std::vector<float> x(size_t(rows * in), 0.0f);
+            for (int r = 0; r < rows; ++r) x[size_t(r * in)] = tiny;  // one product per output: 1e-40
+            auto dx = backend.allocate(x.size());
+            backend.upload(BufferView(dx.get()), x.data(), x.size());
+            auto dy = backend.allocate(size_t(rows * out));
+            backend.linear(BufferView(dx.get()), BufferView(dw.get()), {}, BufferView(dy.get()), rows, in, out, false);
+            std::vector<float> y(size_t(rows * out), -1.0f);
+            backend.download(BufferView(dy.get()), y.data(), y.size());
+            for (float v : y) QVERIFY2(v == 0.0f, qPrintable(QString("rows %1: %2").arg(rows).arg(double(v))));
+        }
+        QCOMPARE(ScopedFlushDenormals::active(), callerFlushedBefore);  // restored after each op
+        // The pool's workers run with it always.
+        ThreadPool pool(3);
+        std::mutex mutex;
+        std::set<int> flushed, seen;
+        for (int round = 0; round < 50 && seen.size() < 2; ++round) {
+            pool.parallelFor(64, 1, [&](size_t, size_t, int thread) {
+                if (thread == 0) return;
+                std::lock_guard lock(mutex);
+                seen.insert(thread);
+                if (ScopedFlushDenormals::active()) flushed.insert(thread);
+            });
+        }
+        QVERIFY(!seen.empty());
+        QCOMPARE(flushed, seen);
     }
 };
 
