@@ -20,7 +20,7 @@ which=${1:-all}
 jobs=$(nproc)
 supp=$here/tests/sanitizers
 export QT_QPA_PLATFORM=offscreen
-export QTEST_FUNCTION_TIMEOUT=1800000  # instrumented code runs several times slower
+export QTEST_FUNCTION_TIMEOUT=3600000  # instrumented code runs several times slower
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$supp/ubsan.supp"
 
 asan_options="detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1"

@@ -26,11 +26,22 @@ struct Run {
     QString err;
 };
 
+// How long a CLI run may take: 10 minutes, 40 under a sanitizer (a Debug ASan or TSan build runs
+// the cache-less decoding several times slower).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr int kCliTimeoutMs = 2400000;
+#else
+constexpr int kCliTimeoutMs = 600000;
+#endif
+
 Run runCli(const QStringList& args) {
     QProcess p;
     p.start(QStringLiteral(HEARSAY_CLI_PATH), args);
     Run r;
-    if (!p.waitForFinished(600000)) return r;
+    if (!p.waitForFinished(kCliTimeoutMs)) {
+        r.err = QString("hearsay-cli did not finish within %1 s").arg(kCliTimeoutMs / 1000);
+        return r;
+    }
     r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
     r.out = QString::fromUtf8(p.readAllStandardOutput());
     r.err = QString::fromUtf8(p.readAllStandardError());
