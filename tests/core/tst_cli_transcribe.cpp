@@ -28,7 +28,7 @@ struct Run {
 
 // How long a CLI run may take: 10 minutes, 40 under a sanitizer (a Debug ASan or TSan build runs
 // the cache-less decoding several times slower).
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#ifdef HEARSAY_SANITIZED
 constexpr int kCliTimeoutMs = 2400000;
 #else
 constexpr int kCliTimeoutMs = 600000;

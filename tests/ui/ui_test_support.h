@@ -14,7 +14,11 @@
 
 namespace hearsay::test {
 
+#ifdef HEARSAY_SANITIZED
+constexpr int kJobTimeoutMs = 1800000;  // a Debug ASan or TSan build runs a job several times slower
+#else
 constexpr int kJobTimeoutMs = 300000;  // a generous bound for slow, shared CI machines
+#endif
 
 // Lower-case words without punctuation, for comparing what was said with what was written.
 inline QStringList words(const QString& text) {
