@@ -14,11 +14,13 @@
 
 #include <QtTest>
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <mutex>
 #include <random>
 #include <set>
+#include <thread>
 #include <vector>
 
 using namespace hearsay;
@@ -195,6 +197,8 @@ private slots:
         std::set<int> flushed, seen;
         for (int round = 0; round < 50 && seen.size() < 2; ++round) {
             pool.parallelFor(64, 1, [&](size_t, size_t, int thread) {
+                // Slow chunks: the caller alone cannot take them all before the workers wake.
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
                 if (thread == 0) return;
                 std::lock_guard lock(mutex);
                 seen.insert(thread);

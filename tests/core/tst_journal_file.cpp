@@ -4,15 +4,13 @@
 // record and the journal catches up once there is room, and the XDG state directory decides where
 // it lives.
 #include "core/transcript/dictation_journal.h"
+#include "file_size_limit.h"
 
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <csignal>
 #include <fstream>
 #include <iterator>
-
-#include <sys/resource.h>
 
 using namespace hearsay;
 
@@ -64,8 +62,7 @@ private slots:
         QCOMPARE(entries.value()[0].text, std::string(" whole"));
     }
 
-    // The disk fills mid-dictation: the file size limit (RLIMIT_FSIZE) makes the kernel refuse the
-    // bytes past 300 (EFBIG, where a full disk says ENOSPC; the same failed write(2) either way).
+    // The disk fills mid-dictation (file_size_limit.h: no byte past the 300th).
     // The record that does not fit is cut off, not left torn; the records after it wait in memory;
     // once there is room the next commit writes them all, in order.
     void diskFullLeavesNoTornRecordAndCatchesUp() {
@@ -75,12 +72,8 @@ private slots:
         QVERIFY(journal.ok());
         QVERIFY(journal->beginRun("mic"));
 
-        rlimit saved{};
-        QCOMPARE(getrlimit(RLIMIT_FSIZE, &saved), 0);
-        rlimit full = saved;
-        full.rlim_cur = 300;
-        std::signal(SIGXFSZ, SIG_IGN);  // a full disk sends no signal; the limit would
-        QCOMPARE(setrlimit(RLIMIT_FSIZE, &full), 0);
+        test::FileSizeLimit full(300);
+        QVERIFY(full.ok());
         std::vector<std::string> said;
         int firstFailure = -1;
         std::string message;
@@ -95,8 +88,7 @@ private slots:
         const auto sizeWhileFull = std::filesystem::file_size(file);
         std::ifstream in(file, std::ios::binary);
         const std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        QCOMPARE(setrlimit(RLIMIT_FSIZE, &saved), 0);  // room again
-        std::signal(SIGXFSZ, SIG_DFL);
+        full.lift();  // room again
 
         QVERIFY2(firstFailure > 0, "the limit should have stopped a write after the first few");
         QVERIFY2(message.find(file.string()) != std::string::npos && message.find("too large") != std::string::npos,

@@ -7,6 +7,7 @@
 // screen and the journal catches up. The transcript model passes QAbstractItemModelTester all along.
 #include "core/real_models.h"
 #include "core/transcript/dictation_journal.h"
+#include "core/file_size_limit.h"
 #include "ui/message_bar.h"
 #include "ui/live_chart.h"
 #include "ui/live_panel.h"
@@ -24,9 +25,6 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
-
-#include <csignal>
-#include <sys/resource.h>
 
 using namespace hearsay;
 using namespace hearsay::test;
@@ -221,8 +219,8 @@ private slots:
                  window->lastDictationSummary().text.c_str());
     }
 
-    // The disk fills while dictating (the file size limit, RLIMIT_FSIZE, lets the journal grow to 120
-    // bytes: its header, the run and about one record), then has room again. The window warns,
+    // The disk fills while dictating (file_size_limit.h: the journal may grow to 120 bytes, its
+    // header, the run and about one record), then has room again. The window warns,
     // keeps dictating and shows every word; the journal catches up and holds the whole text.
     void diskFullWhileDictatingLosesNothing() {
         auto window = makeWindow();
@@ -232,12 +230,8 @@ private slots:
         QSignalSpy ended(window.get(), &ui::MainWindow::dictationEnded);
         QSignalSpy committed(window.get(), &ui::MainWindow::committedShown);
 
-        rlimit saved{};
-        QCOMPARE(getrlimit(RLIMIT_FSIZE, &saved), 0);
-        rlimit full = saved;
-        full.rlim_cur = 120;
-        std::signal(SIGXFSZ, SIG_IGN);  // a full disk sends no signal; the limit would
-        QCOMPARE(setrlimit(RLIMIT_FSIZE, &full), 0);
+        test::FileSizeLimit full(120);
+        QVERIFY(full.ok());
         window->dictateFile(jfk(), 1.0);
         const auto warned = [&] {
             return window->messageBar()->kind() == ui::MessageBar::Kind::Warning &&
@@ -247,13 +241,12 @@ private slots:
         const bool warnedWhileDictating = warned();
         const QString warning = window->messageBar()->text();
         const int committedWhenWarned = committed.count();
-        QCOMPARE(setrlimit(RLIMIT_FSIZE, &saved), 0);  // room again
+        full.lift();  // room again
         QVERIFY2(warnedWhileDictating, qPrintable(window->messageBar()->text()));
         QVERIFY2(warning.contains("dictation.journal"), qPrintable(warning));
         QVERIFY(window->isDictating());  // it goes on
 
         QVERIFY2(ended.wait(kJobTimeoutMs), "the dictation did not end");
-        std::signal(SIGXFSZ, SIG_DFL);
         QVERIFY(ended.at(0).at(0).toBool());
         const StreamingSummary& summary = window->lastDictationSummary();
         QVERIFY2(committed.count() > committedWhenWarned, "no text was committed after the disk filled");
