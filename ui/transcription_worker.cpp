@@ -432,19 +432,19 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
         callbacks.tentative = [this](const TentativeText& t) { emit tentativeChanged(t); };
         // A journal write that fails (disk full) keeps the text waiting in the journal's backlog; the
         // user is told once, and again when the journal has caught up.
-        bool journalBehind = false;
-        callbacks.committed = [this, &journal, &journalBehind](const CommittedText& c) {
+        const QString caughtUp = tr("The dictation journal has caught up: every committed word is on disk again.");
+        callbacks.committed = [this, &journal, &caughtUp](const CommittedText& c) {
             // On disk first: what the window shows as committed survives a kill.
             if (journal) {
+                const bool wasBehind = journal->backlog() > 0;
                 auto ok = journal->commit(c.text, c.start, c.end, c.endOfUtterance);
-                if (!ok && !journalBehind)
+                if (!ok && !wasBehind)
                     emit warning(tr("Dictated text cannot be journaled for now (%1). It stays on screen; the journal "
                                     "catches up when the disk has room again.")
                                      .arg(text(ok.message())),
                                  false);
-                else if (ok && journalBehind)
-                    emit notice(tr("The dictation journal has caught up: every committed word is on disk again."));
-                journalBehind = !ok;
+                else if (ok && wasBehind)
+                    emit notice(caughtUp);
             }
             emit textCommitted(c);
         };
@@ -478,7 +478,7 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
                                  .arg(text(ok.message())),
                              false);
             else
-                emit notice(tr("The dictation journal has caught up: every committed word is on disk again."));
+                emit notice(caughtUp);
         }
         emit inputLevelChanged(InputLevel{});
         emit dictationFinished(summary);

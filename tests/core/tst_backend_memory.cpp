@@ -34,14 +34,16 @@ double memAvailable() {
 long residentKbOf(const std::string& file) {
     QFile smaps("/proc/self/smaps");
     if (!smaps.open(QIODevice::ReadOnly | QIODevice::Text)) return -1;
+    const QRegularExpression mapping("^[0-9a-f]+-[0-9a-f]+ "), spaces("\\s+");
+    const QString name = QString::fromStdString(file);
     long total = 0;
     bool inFile = false;
     const QStringList lines = QString::fromLatin1(smaps.readAll()).split('\n');
     for (const QString& line : lines) {
-        if (QRegularExpression("^[0-9a-f]+-[0-9a-f]+ ").match(line).hasMatch()) {
-            inFile = line.endsWith(QString::fromStdString(file));
+        if (mapping.match(line).hasMatch()) {
+            inFile = line.endsWith(name);
         } else if (inFile && line.startsWith("Rss:")) {
-            total += line.section(QRegularExpression("\\s+"), 1, 1).toLong();
+            total += line.section(spaces, 1, 1).toLong();
         }
     }
     return total;

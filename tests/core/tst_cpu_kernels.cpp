@@ -16,7 +16,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <limits>
 #include <mutex>
 #include <random>
 #include <set>
