@@ -51,7 +51,7 @@ Result<void> AudioBlockDecoder::openReader(bool ffmpegOnly) {
             auto ffmpeg = openWithFfmpeg(m_path);
             if (!ffmpeg) {
                 return fileError("not a recognised audio format (libsndfile: " + sndfile->whyNot +
-                                 " FFmpeg: " + ffmpeg.message() + ")");
+                                 "; FFmpeg: " + ffmpeg.message() + ")");
             }
             m_reader = std::move(ffmpeg).value();
             m_info.decoder = "FFmpeg";

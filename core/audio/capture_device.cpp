@@ -13,6 +13,8 @@
 // Hence the watchdog (no audio for a while = lost), and stop/close on a thread of its own.
 #include "core/audio/capture_device.h"
 
+#include "core/audio/audio_limits.h"
+
 #include "core/audio/portaudio_library.h"
 
 #include <portaudio.h>
@@ -180,6 +182,12 @@ Result<ResolvedDevice> findDevice(const std::string& wanted) {
 // two of its channels (fewer if it refuses two).
 Result<PaStreamParameters> chooseFormat(const ResolvedDevice& device, double* rate) {
     const PaDeviceInfo* info = Pa_GetDeviceInfo(device.index);
+    if (!info) return makeError("the audio input device '" + device.info.id() + "' has gone");
+    // What the device reports is checked like a file's header before it reaches the resampler.
+    if (info->maxInputChannels < 1) return makeError("the audio input device '" + device.info.id() + "' has no input channels");
+    if (auto shape = checkAudioShape(info->defaultSampleRate, std::min(info->maxInputChannels, 2)); !shape) {
+        return makeError("the audio input device '" + device.info.id() + "' reports an " + shape.message());
+    }
     PaStreamParameters params{};
     params.device = device.index;
     params.sampleFormat = paFloat32;

@@ -3,6 +3,8 @@
 // for all decoders, in audio_block_decoder.cpp).
 #include "core/audio/ffmpeg_decoder.h"
 
+#include "core/audio/audio_limits.h"
+
 #ifdef HEARSAY_HAVE_FFMPEG
 
 extern "C" {
@@ -43,18 +45,94 @@ struct FrameCloser {
     void operator()(AVFrame* frame) const { av_frame_free(&frame); }
 };
 
+// The sample layout a converter was set up for: a decoded frame must match it exactly, or the
+// converter reads planes the frame does not have (a channel count that changes mid-stream made
+// libswresample read address 0).
+struct FrameShape {
+    AVSampleFormat format = AV_SAMPLE_FMT_NONE;
+    int rate = 0;
+    AVChannelLayout layout{};
+
+    FrameShape() = default;
+    FrameShape(const FrameShape&) = delete;
+    FrameShape& operator=(const FrameShape&) = delete;
+    ~FrameShape() { av_channel_layout_uninit(&layout); }
+
+    // Copies the shape of a frame or a codec context; an unspecified layout becomes the default
+    // one for its channel count.
+    Result<void> assign(AVSampleFormat newFormat, int newRate, const AVChannelLayout& newLayout) {
+        av_channel_layout_uninit(&layout);
+        format = newFormat;
+        rate = newRate;
+        const int channels = newLayout.nb_channels;
+        if (newLayout.order == AV_CHANNEL_ORDER_UNSPEC) {
+            av_channel_layout_default(&layout, channels);
+            return {};
+        }
+        if (int rc = av_channel_layout_copy(&layout, &newLayout); rc < 0) return makeError(avError(rc));
+        return {};
+    }
+
+    bool matches(const AVFrame& frame) const {
+        if (frame.format != format || frame.sample_rate != rate) return false;
+        if (frame.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC) return frame.ch_layout.nb_channels == layout.nb_channels;
+        return av_channel_layout_compare(&frame.ch_layout, &layout) == 0;
+    }
+};
+
+// Every value here comes from the file: checked before any of it reaches libswresample.
+Result<void> checkStreamValues(int format, int rate, int channels) {
+    if (auto shape = checkAudioShape(rate, channels); !shape) return shape;
+    if (format < 0 || format >= AV_SAMPLE_FMT_NB || av_get_bytes_per_sample(AVSampleFormat(format)) <= 0) {
+        return makeError("invalid sample format " + std::to_string(format));
+    }
+    return {};
+}
+
+// A frame's sample planes must all be there before libswresample reads them.
+bool framePlanesPresent(const AVFrame& frame) {
+    if (!frame.extended_data || frame.nb_samples < 0) return false;
+    const int planes = av_sample_fmt_is_planar(AVSampleFormat(frame.format)) ? frame.ch_layout.nb_channels : 1;
+    for (int p = 0; p < planes; ++p) {
+        if (!frame.extended_data[p]) return false;
+    }
+    return true;
+}
+
+// A converter from `in` to interleaved float with the reader's fixed rate and layout.
+Result<std::unique_ptr<SwrContext, SwrCloser>> makeConverter(const FrameShape& in, const AVChannelLayout& outLayout,
+                                                              int outRate) {
+    // swr_alloc_set_opts2 takes its layouts by non-const pointer in FFmpeg 5: pass copies.
+    AVChannelLayout inLayout{}, out{};
+    int rc = av_channel_layout_copy(&inLayout, &in.layout);
+    if (rc >= 0) rc = av_channel_layout_copy(&out, &outLayout);
+    SwrContext* raw = nullptr;
+    if (rc >= 0) rc = swr_alloc_set_opts2(&raw, &out, AV_SAMPLE_FMT_FLT, outRate, &inLayout, in.format, in.rate, 0, nullptr);
+    av_channel_layout_uninit(&inLayout);
+    av_channel_layout_uninit(&out);
+    std::unique_ptr<SwrContext, SwrCloser> swr(raw);
+    if (rc >= 0 && !swr) rc = AVERROR(ENOMEM);
+    if (rc < 0 || (rc = swr_init(swr.get())) < 0) return makeError("cannot set up audio conversion: " + avError(rc));
+    return swr;
+}
+
 // One open file: demuxes packets, decodes the chosen stream, converts each decoded frame to
-// interleaved float. Each next() returns the output of at least one decoded frame.
+// interleaved float at the stream's first rate and channel layout (a frame whose rate, layout or
+// sample format differs, as a damaged or concatenated stream has, is converted to those by a
+// converter set up anew). Each next() returns the output of at least one decoded frame.
 class FfmpegReader final : public PcmReader {
 public:
     FfmpegReader(std::unique_ptr<AVFormatContext, FormatCloser> format, std::unique_ptr<AVCodecContext, CodecCloser> codec,
-                 std::unique_ptr<SwrContext, SwrCloser> swr, int stream, std::string description)
+                 std::unique_ptr<SwrContext, SwrCloser> swr, std::unique_ptr<FrameShape> in,
+                 std::unique_ptr<FrameShape> out, int stream, std::string description)
         : m_format(std::move(format)),
           m_codec(std::move(codec)),
           m_swr(std::move(swr)),
+          m_in(std::move(in)),
+          m_out(std::move(out)),
           m_stream(stream),
-          m_channels(m_codec->ch_layout.nb_channels),
-          m_rate(m_codec->sample_rate),
+          m_channels(m_out->layout.nb_channels),
+          m_rate(m_out->rate),
           m_description(std::move(description)),
           m_packet(av_packet_alloc()),
           m_frame(av_frame_alloc()) {}
@@ -90,7 +168,7 @@ public:
         // The converter's remainder (nothing at equal rates, but cheap to ask), once.
         if (!m_swrFlushed) {
             m_swrFlushed = true;
-            if (auto flushed = convert(nullptr, block); !flushed) return flushed.error();
+            if (auto flushed = drain(block); !flushed) return flushed.error();
             if (!block.empty()) return block.size() / size_t(m_channels);
         }
         if (m_framesOut == 0 && m_badPackets > 0) {
@@ -127,7 +205,29 @@ private:
     }
 
     // Converts one decoded frame (nullptr: the converter's remainder) and appends it to block.
+    // A frame whose planes are missing or whose values are out of range is skipped as damaged.
     Result<void> convert(const AVFrame* frame, std::vector<float>& block) {
+        if (frame) {
+            if (auto valid = checkStreamValues(frame->format, frame->sample_rate, frame->ch_layout.nb_channels); !valid) {
+                noteBadFrame("a decoded frame has an " + valid.message());
+                return {};
+            }
+            if (!framePlanesPresent(*frame)) {
+                noteBadFrame("a decoded frame lacks sample planes");
+                return {};
+            }
+            if (!m_in->matches(*frame)) {
+                // The stream changed shape: drain the old converter, then convert from the new one.
+                if (auto drained = drain(block); !drained) return drained;
+                if (auto assigned = m_in->assign(AVSampleFormat(frame->format), frame->sample_rate, frame->ch_layout);
+                    !assigned) {
+                    return assigned;
+                }
+                auto swr = makeConverter(*m_in, m_out->layout, m_rate);
+                if (!swr) return swr.error();
+                m_swr = std::move(swr).value();
+            }
+        }
         const int inFrames = frame ? frame->nb_samples : 0;
         const int capacity = swr_get_out_samples(m_swr.get(), inFrames);
         if (capacity < 0) return makeError("audio conversion failed: " + avError(capacity));
@@ -146,9 +246,18 @@ private:
         return {};
     }
 
+    Result<void> drain(std::vector<float>& block) { return convert(nullptr, block); }
+
+    void noteBadFrame(std::string why) {
+        ++m_badPackets;
+        m_lastError = std::move(why);
+    }
+
     std::unique_ptr<AVFormatContext, FormatCloser> m_format;
     std::unique_ptr<AVCodecContext, CodecCloser> m_codec;
     std::unique_ptr<SwrContext, SwrCloser> m_swr;
+    std::unique_ptr<FrameShape> m_in;   // what m_swr converts from
+    std::unique_ptr<FrameShape> m_out;  // what every block is converted to
     int m_stream;
     int m_channels;
     int m_rate;
@@ -175,6 +284,13 @@ Result<std::unique_ptr<PcmReader>> openWithFfmpeg(const std::filesystem::path& p
         return makeError(avError(rc));
     }
     std::unique_ptr<AVFormatContext, FormatCloser> format(rawFormat);
+    // A container FFmpeg only guesses at (it warns "misdetection possible" at these scores) is
+    // not taken for audio: bytes that merely contain an MPEG sync word decode to noise.
+    if (format->probe_score <= AVPROBE_SCORE_RETRY) {
+        return makeError(std::string("only a guess (") + format->iformat->name +
+                         ", probe score " + std::to_string(format->probe_score) + " of " +
+                         std::to_string(AVPROBE_SCORE_MAX) + ")");
+    }
     if (int rc = avformat_find_stream_info(format.get(), nullptr); rc < 0) return makeError(avError(rc));
 
     const AVCodec* codec = nullptr;
@@ -192,28 +308,27 @@ Result<std::unique_ptr<PcmReader>> openWithFfmpeg(const std::filesystem::path& p
     if (int rc = avcodec_open2(context.get(), codec, nullptr); rc < 0) {
         return makeError(std::string("cannot open the ") + codec->name + " decoder: " + avError(rc));
     }
-    const int rate = context->sample_rate;
-    const int channels = context->ch_layout.nb_channels;
-    if (rate <= 0 || channels <= 0) {
-        return makeError("invalid audio stream (" + std::to_string(channels) + " channels at " +
-                         std::to_string(rate) + " Hz)");
+    if (auto valid = checkStreamValues(context->sample_fmt, context->sample_rate, context->ch_layout.nb_channels);
+        !valid) {
+        return makeError("invalid audio stream: " + valid.message());
     }
-    // Same rate and channels out, only the sample format changes: to interleaved float.
-    AVChannelLayout layout{};
-    if (context->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC) {
-        av_channel_layout_default(&layout, channels);
-    } else {
-        av_channel_layout_copy(&layout, &context->ch_layout);
+    // The stream's first rate and channels out, only the sample format changes: to interleaved
+    // float (mixing and resampling happen later, in one place for all decoders).
+    auto in = std::make_unique<FrameShape>();
+    auto out = std::make_unique<FrameShape>();
+    for (FrameShape* shape : {in.get(), out.get()}) {
+        if (auto assigned = shape->assign(context->sample_fmt, context->sample_rate, context->ch_layout); !assigned) {
+            return assigned.error();
+        }
     }
-    SwrContext* rawSwr = nullptr;
-    int rc = swr_alloc_set_opts2(&rawSwr, &layout, AV_SAMPLE_FMT_FLT, rate, &layout, context->sample_fmt, rate, 0, nullptr);
-    av_channel_layout_uninit(&layout);
-    std::unique_ptr<SwrContext, SwrCloser> swr(rawSwr);
-    if (rc < 0 || (rc = swr_init(swr.get())) < 0) return makeError("cannot set up audio conversion: " + avError(rc));
+    out->format = AV_SAMPLE_FMT_FLT;
+    auto swr = makeConverter(*in, out->layout, out->rate);
+    if (!swr) return swr.error();
 
     std::string description = std::string(format->iformat->name) + " / " + codec->name;
     return std::unique_ptr<PcmReader>(
-        std::make_unique<FfmpegReader>(std::move(format), std::move(context), std::move(swr), stream, std::move(description)));
+        std::make_unique<FfmpegReader>(std::move(format), std::move(context), std::move(swr).value(),
+                                       std::move(in), std::move(out), stream, std::move(description)));
 }
 
 } // namespace hearsay

@@ -2,6 +2,8 @@
 // report (it quietly shortens a WAV whose data chunk runs past the end of the file).
 #include "core/audio/sndfile_decoder.h"
 
+#include "core/audio/audio_limits.h"
+
 #include <sndfile.h>
 
 #include <cstdint>
@@ -110,11 +112,11 @@ Result<SndfileOpened> openWithSndfile(const std::filesystem::path& path) {
     std::unique_ptr<SNDFILE, SndfileCloser> file(sf_open(path.c_str(), SFM_READ, &info));
     if (!file) {
         opened.whyNot = sf_strerror(nullptr);
+        while (!opened.whyNot.empty() && (opened.whyNot.back() == '.' || opened.whyNot.back() == '\n')) opened.whyNot.pop_back();
         return opened;
     }
-    if (info.channels <= 0 || info.samplerate <= 0) {
-        return makeError("invalid header (" + std::to_string(info.channels) + " channels at " +
-                         std::to_string(info.samplerate) + " Hz)");
+    if (auto shape = checkAudioShape(info.samplerate, info.channels); !shape) {
+        return makeError("invalid header: " + shape.message());
     }
     const int major = info.format & SF_FORMAT_TYPEMASK;
     if (major == SF_FORMAT_WAV || major == SF_FORMAT_WAVEX) {

@@ -254,6 +254,19 @@ private slots:
         QCOMPARE(int(segments.size()), said.captured(3).toInt());
     }
 
+    // Every audio file the fuzzer ever crashed on: exit status 1 and a message naming the file
+    // (the first of them made the CLI die with SIGSEGV).
+    void fuzzFindingsAreClearErrors() {
+        const QDir regressions(QString(HEARSAY_TEST_DATA_DIR) + "/../fuzz/regressions/fuzz_audio_file");
+        const QStringList inputs = regressions.entryList(QDir::Files);
+        QVERIFY2(!inputs.isEmpty(), qPrintable(regressions.path()));
+        for (const QString& name : inputs) {
+            Run r = runCli({"transcribe", "--model", m_model, "--language", "en", regressions.filePath(name)});
+            QCOMPARE(r.exitCode, 1);
+            QVERIFY2(r.err.contains("cannot decode audio file") && r.err.contains(name), qPrintable(r.err));
+        }
+    }
+
     void oneBadFileDoesNotLoseTheOthers() {
         const QString garbage = m_dir.filePath("garbage.wav");
         QFile g(garbage);

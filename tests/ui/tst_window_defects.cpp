@@ -4,12 +4,14 @@
 // the Record action's explanation when it cannot act, Help › About. The random 64x2x2 test model
 // (hearsay-cli make-test-model) stands in for a real one.
 #include "ui/cache_panel.h"
+#include "ui/message_bar.h"
 #include "ui/settings_panel.h"
 #include "ui/transcript_model.h"
 #include "ui_test_support.h"
 
 #include <QAction>
 #include <QComboBox>
+#include <QDir>
 #include <QFile>
 #include <QIcon>
 #include <QMenuBar>
@@ -137,6 +139,32 @@ private slots:
         const QString about = window->aboutText();
         QVERIFY(about.contains("model-64x2x2"));
         QVERIFY(about.contains("MIT") && about.contains("LGPL") && about.contains("PortAudio"));
+    }
+
+    // Every audio file the fuzzer ever crashed on (tests/fuzz/regressions/fuzz_audio_file), opened
+    // after a transcription: a clear error naming the file, and the transcript stays as it was.
+    void fuzzFindingsGiveAnErrorAndKeepTheTranscript() {
+        auto window = makeWindow();
+        QVERIFY(loadModel(*window, m_model));
+        QSignalSpy ended(window.get(), &MainWindow::transcriptionEnded);
+        window->openAudio(jfk());
+        QVERIFY(ended.wait(kJobTimeoutMs));
+        QCOMPARE(ended.takeFirst().at(0).toBool(), true);
+        const QString before = transcriptText(*window->transcriptModel());
+        QVERIFY(!before.isEmpty());
+        const QDir regressions(QString(HEARSAY_TEST_DATA_DIR) + "/../fuzz/regressions/fuzz_audio_file");
+        const QStringList inputs = regressions.entryList(QDir::Files);
+        QVERIFY2(!inputs.isEmpty(), qPrintable(regressions.path()));
+        for (const QString& name : inputs) {
+            window->openAudio(regressions.filePath(name));
+            QVERIFY(ended.wait(kJobTimeoutMs));
+            QCOMPARE(ended.takeFirst().at(0).toBool(), false);
+            QCOMPARE(window->messageBar()->kind(), hearsay::ui::MessageBar::Kind::Error);
+            QVERIFY2(window->messageBar()->text().contains("cannot decode audio file") &&
+                         window->messageBar()->text().contains(name),
+                     qPrintable(window->messageBar()->text()));
+            QCOMPARE(transcriptText(*window->transcriptModel()), before);
+        }
     }
 
     void screenshotExitStatusSaysWhetherTheJobWorked() {
