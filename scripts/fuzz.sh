@@ -1,19 +1,39 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (tests/fuzz, the `fuzz` preset: clang, ASan + UBSan) and runs each
-# for FUZZ_SECONDS (default 60) on its committed seed corpus (tests/fuzz/corpus/<target>), plus,
-# for the model loaders, whole small models made by the main build's hearsay-cli when it exists.
-# Every input that crashes, hangs (FUZZ_TIMEOUT, default 10 s) or leaks is kept under
-# build-fuzz/findings/<target>/ and makes the script fail. The seed is fixed (FUZZ_SEED, default 1),
-# so a run repeats the same inputs on the same corpus. The executions, coverage and features
-# of each run go to build-fuzz/fuzz-results.md.
-#   FUZZ_SECONDS=600 bash scripts/fuzz.sh            # a longer campaign
-#   bash scripts/fuzz.sh fuzz_ggml fuzz_json          # only these targets
+# from its committed seed corpus (tests/fuzz/corpus/<target>) and every past finding
+# (tests/fuzz/regressions/<target>), plus, for the model loaders, whole small models made by the
+# main build's hearsay-cli when it exists.
+#
+# Two ways to bound a run:
+# - by executions (the default, what the test command runs): each target runs the fixed count in
+#   tests/fuzz/runs.txt (FUZZ_RUNS overrides it for all), from a fresh working corpus and a fixed
+#   seed (FUZZ_SEED, default 1). The same commit then executes the same inputs on any machine,
+#   fast or slow: the result depends on the commit, not on the machine's speed.
+# - by time (FUZZ_SECONDS=N): a campaign, `FUZZ_SECONDS=600 bash scripts/fuzz.sh` for ten minutes a
+#   target; the working corpus (build-fuzz/corpus/<target>) grows across campaigns.
+# Every input that crashes, hangs (FUZZ_TIMEOUT, default 30 s) or leaks is kept under
+# build-fuzz/findings/<target>/ and makes the script fail; copy it to tests/fuzz/regressions/
+# <target>/ with the fix, so that the ordinary test build replays it (fuzz.<name> in CTest). The
+# executions, coverage and features of each run go to build-fuzz/fuzz-results.md.
+#   bash scripts/fuzz.sh                              # the bounded run, every target
+#   FUZZ_SECONDS=600 bash scripts/fuzz.sh fuzz_json   # ten minutes of one target
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
-seconds=${FUZZ_SECONDS:-60}
+seconds=${FUZZ_SECONDS:-}
 seed=${FUZZ_SEED:-1}  # a fixed seed: the same run every time (FUZZ_SEED=0: libFuzzer picks one)
-timeout=${FUZZ_TIMEOUT:-10}
+timeout=${FUZZ_TIMEOUT:-30}
+# The executions of a bounded run: the target's line in tests/fuzz/runs.txt, or FUZZ_RUNS.
+runs_for() {
+    if [ -n "${FUZZ_RUNS:-}" ]; then echo "$FUZZ_RUNS"; return; fi
+    local n
+    n=$(awk -v t="$1" '$1 == t { print $2 }' tests/fuzz/runs.txt)
+    if [ -z "$n" ]; then
+        echo "fuzz.sh: $1 has no execution count in tests/fuzz/runs.txt" >&2
+        return 1
+    fi
+    echo "$n"
+}
 cmake --preset fuzz >/dev/null
 cmake --build build-fuzz -j "$(nproc)" --target fuzz_targets
 
@@ -38,31 +58,43 @@ fi
 
 results=build-fuzz/fuzz-results.md
 {
-    echo "| target | seconds | executions | exec/s | coverage (edges) | features | corpus files | findings |"
-    echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+    echo "| target | bound | executions | seconds | exec/s | coverage (edges) | features | corpus files | findings |"
+    echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
 } > "$results"
 failed=0
 for t in "${targets[@]}"; do
     work=build-fuzz/corpus/$t findings=build-fuzz/findings/$t
     rm -rf "$findings"
+    if [ -z "$seconds" ]; then
+        n=$(runs_for "$t")
+        bound=(-runs="$n")
+        label="$n runs"
+        rm -rf "$work"  # a fresh working corpus: the run depends on the commit alone
+    else
+        bound=(-max_total_time="$seconds")
+        label="$seconds s"
+    fi
     mkdir -p "$work" "$findings"
     seeds=(tests/fuzz/corpus/"$t")
+    [ -d tests/fuzz/regressions/"$t" ] && seeds+=(tests/fuzz/regressions/"$t")
     [ -d "$generated/$t" ] && seeds+=("$generated/$t")
     log=build-fuzz/$t.log
-    echo "== $t: ${seconds} s"
+    echo "== $t: $label"
+    start=$(date +%s)
     set +e
     ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
-        build-fuzz/bin/"$t" "$work" "${seeds[@]}" -max_total_time="$seconds" -timeout="$timeout" \
+        build-fuzz/bin/"$t" "$work" "${seeds[@]}" "${bound[@]}" -timeout="$timeout" \
         -rss_limit_mb=4096 -max_len=2097152 -seed="$seed" -artifact_prefix="$findings/" -print_final_stats=1 >"$log" 2>&1
     rc=$?
     set -e
-    runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)
+    took=$(( $(date +%s) - start ))
+    executed=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)
     rate=$(grep -oE 'stat::average_exec_per_sec: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)
     cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+')
     ft=$(grep -oE 'ft: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+')
     files=$(find "$work" -type f | wc -l)
     found=$(find "$findings" -type f | wc -l)
-    echo "| $t | $seconds | ${runs:-?} | ${rate:-?} | ${cov:-?} | ${ft:-?} | $files | $found |" >> "$results"
+    echo "| $t | $label | ${executed:-?} | $took | ${rate:-?} | ${cov:-?} | ${ft:-?} | $files | $found |" >> "$results"
     if [ $rc -ne 0 ] || [ "$found" -ne 0 ]; then
         failed=1
         echo "fuzz.sh: $t failed (exit $rc); its inputs are in $findings; the end of $log:"

