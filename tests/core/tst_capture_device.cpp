@@ -179,6 +179,25 @@ private slots:
         QVERIFY(QString::fromStdString(opened.message()).contains("no audio input device found"));
     }
 
+    // A start with no JACK server (the usual desktop) prints nothing of JACK's probe: the CLI's
+    // device list, run as a user would, has none of the lines libjack writes when it cannot
+    // connect, and no other stderr line but its own.
+    void quietStartWithoutAJackServer() {
+        QProcess cli;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("JACK_NO_START_SERVER", "1");
+        cli.setProcessEnvironment(env);
+        cli.start(HEARSAY_CLI_PATH, {"audio", "devices"});
+        QVERIFY(cli.waitForFinished(60000));
+        const QString err = QString::fromUtf8(cli.readAllStandardError());
+        for (const char* noise : {"Cannot connect to server", "jack server is not running", "JackShmReadWritePtr"}) {
+            QVERIFY2(!err.contains(noise), qPrintable(err));
+        }
+        for (const QString& line : err.split('\n', Qt::SkipEmptyParts)) {
+            QVERIFY2(line.startsWith("hearsay-cli") || line.startsWith("no input devices"), qPrintable(err));
+        }
+    }
+
     void listsAndFindsDevices() {
         PulseServer server;
         START_SERVER(server);
