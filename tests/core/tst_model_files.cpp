@@ -736,12 +736,11 @@ private slots:
     // Cross-implementation: the reference harness (Python: NumPy + torch + transformers) commits
     // scheme vectors and checkpoints written by transformers itself (sharded fp16, bf16). They
     // must load here and hold exactly the weights this writer generates for the same seed.
-    // Skipped where the harness's files are not in the tree yet.
+    // The harness's files are committed: missing ones are a failure.
     void referenceHarnessFiles() {
         const fs::path golden = fs::path(HEARSAY_TEST_DATA_DIR) / "golden";
-        if (!fs::exists(golden / "init_vectors.json") || !fs::exists(golden / "checkpoints.json")) {
-            QSKIP("tests/data/golden (reference harness output) not present");
-        }
+        QVERIFY2(fs::exists(golden / "init_vectors.json") && fs::exists(golden / "checkpoints.json"),
+                 "tests/data/golden (the reference harness's output) is missing");
         auto vectors = Json::parse(readTextFile(golden / "init_vectors.json").value());
         QVERIFY(vectors.ok());
         int checked = 0;

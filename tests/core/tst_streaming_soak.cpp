@@ -1,7 +1,7 @@
 // Soak: the real tiny.en model transcribing a long stream of speech and pauses played at real-time
 // pace (SimulatedLiveSource, speed 1 by default), the cache switches flipped every few seconds from
 // another thread, as a user at the settings panel would. Resident memory after a whole cycle must
-// not grow by more than 5 MB, latency must not grow over time, no audio may be dropped.
+// not grow by more than 5 MB, the decoded windows must not grow over time, no audio may be dropped.
 // HEARSAY_SOAK_MINUTES (default 5, the CI version), HEARSAY_SOAK_SPEED (default 1) and
 // HEARSAY_SOAK_CSV (a file for one row per step: time, RSS, latency, switches) set the run;
 // (HEARSAY_SOAK_FLIP_SECONDS: a fifteenth of the run) scripts/soak.sh runs the 60-minute version.
@@ -38,6 +38,7 @@ struct Row {
     size_t rss = 0;
     double behind = 0;
     double stepMs = 0;
+    double windowSeconds = 0;  // audio in the decoded window: the work a step does
     bool decoded = false, selfCache = true, crossCache = true;
     size_t cacheBytes = 0;
 };
@@ -107,6 +108,7 @@ private slots:
             r.behind = s.behindSeconds;
             r.stepMs = s.stepMs;
             r.decoded = s.decoded;
+            r.windowSeconds = s.windowSeconds;
             r.selfCache = s.selfCache;
             r.crossCache = s.crossCache;
             r.cacheBytes = s.cache.selfAllocated + s.cache.crossAllocated + s.cache.workspaceBytes;
@@ -160,7 +162,10 @@ private slots:
 
         // Like is compared with like: the periods with both caches on (the memory and the speed
         // of each switch state differ); the last is compared with a baseline after the warm-up.
-        // The resident set may not grow by more than 5 MB between them, nor the commit latency.
+        // The resident set may not grow by more than 5 MB between them, nor the audio a decoded
+        // step works on (windows that stop being trimmed are what would make latency grow). The
+        // commit latency is printed, not asserted: it depends on the machine's speed and load,
+        // and the streaming benchmark (hearsay-cli bench --streaming) is where it is measured.
         std::vector<std::pair<size_t, size_t>> bothOn;  // [first, last) rows
         for (size_t i = 0; i < rows.size();) {
             if (!(rows[i].selfCache && rows[i].crossCache)) {
@@ -192,6 +197,13 @@ private slots:
         const double warm = rssMedian(baseline), last = rssMedian(lastPeriod);
         const double growthMb = (last - warm) / 1048576.0;
         const double early = latencyMedian(baseline), late = latencyMedian(lastPeriod);
+        auto windowMedian = [&](std::pair<size_t, size_t> period) {
+            std::vector<double> v;
+            for (size_t i = period.first; i < period.second; ++i)
+                if (rows[i].decoded) v.push_back(rows[i].windowSeconds);
+            return v.empty() ? 0.0 : median(v);
+        };
+        const double windowEarly = windowMedian(baseline), windowLate = windowMedian(lastPeriod);
         double maxBehind = 0.0;
         for (const Row& r : rows) maxBehind = std::max(maxBehind, r.behind);
         qInfo("soak %.1f min at %.1fx: %d steps (%d decoded), %d switch changes, RSS %.1f MB after the warm-up -> %.1f MB at the end "
@@ -199,8 +211,9 @@ private slots:
               rows.back().streamSeconds / 60.0, speed, summary.steps, summary.decodedSteps, flips, warm / 1048576.0, last / 1048576.0, growthMb,
               early, late, maxBehind, summary.realTimeFactor, static_cast<unsigned long long>(summary.droppedSamples));
         QVERIFY2(growthMb <= 5.0, qPrintable(QString("resident memory grew %1 MB after warm-up").arg(growthMb)));
-        QVERIFY2(late <= early * 1.5 + 0.5,
-                 qPrintable(QString("commit latency grew from %1 s to %2 s").arg(early).arg(late)));
+        qInfo("decoded window median %.2f s then %.2f s", windowEarly, windowLate);
+        QVERIFY2(windowLate <= windowEarly * 1.5 + 2.0,
+                 qPrintable(QString("decoded windows grew from %1 s to %2 s").arg(windowEarly).arg(windowLate)));
     }
 };
 
