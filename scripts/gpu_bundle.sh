@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Prepares a build for a bare GPU machine (CUDA, CMake and PyTorch there; no Qt, OpenBLAS or
 # Debian -dev packages): builds the engine-only configuration here (builtin BLAS, one CUDA
-# architecture, Release), then gathers into ONE folder, build-gpu/carry, everything a GPU session
-# needs beside the repository: hearsay-cli, every core and kernels test executable (debug info
-# stripped), the shared libraries such a machine lacks, the shared test data, and the paths the
-# executables were compiled with (paths.env), and packs it as build-gpu/carry.tar.xz. It prints
-# the archive's size (the device tool carries 64 MiB at most) and fails when it is over 48 MiB.
+# architecture, Release), then gathers into ONE folder, build-gpu/carry, everything a run on the
+# GPU machine needs beside the repository: hearsay-cli, every core and kernels test executable
+# (debug info stripped), the shared libraries such a machine lacks, the shared test data, and the
+# paths the executables were compiled with (paths.env), and packs it as build-gpu/carry.tar.xz.
+# It prints the archive's size and fails when it is over 48 MiB (the GPU machine is sent 64 MiB
+# at most, repository included).
 #
 # Here:    bash scripts/gpu_bundle.sh            (CUDA_ARCH=90 for H100/H200 by default)
-# There:   carry build-gpu/carry.tar.xz (the device tool's `carry: ["build-gpu/carry.tar.xz"]`, about
-#          13 MB), then: bash scripts/gpu_session.sh check | test | bench SIZE... (it unpacks the archive)
-#          (see its header)
+# There:   copy build-gpu/carry.tar.xz (about 13 MB) into the checkout, then:
+#          bash scripts/gpu_session.sh check | test | bench SIZE... (it unpacks the archive;
+#          see its header)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
@@ -62,14 +63,14 @@ chmod -R u+w "$carry/shared-data"  # the shared data is read-only; the next bund
     echo "CUDA_ARCH=$arch"
 } >"$carry/paths.env"
 
-# Every test executable holds the kernels' fatbin: the folder is larger than the device tool
-# carries (97 MiB at the end of the third session), the archive (13 MiB) a seventh of it.
+# Every test executable holds the kernels' fatbin: the folder is larger than the 64 MiB
+# limit (97 MiB when last measured), the archive (13 MiB) a seventh of it.
 archive="$build/carry.tar.xz"
 tar -C "$build" -cf - carry | xz -T0 -6 >"$archive.part" && mv "$archive.part" "$archive"
 echo "gpu_bundle: $(du -sh "$carry"/bin "$carry"/tests "$carry"/lib "$carry"/shared-data | awk '{print $2 ": " $1}' | tr '\n' ' ')"
 size_kib=$(du -sk "$archive" | cut -f1)
 echo "gpu_bundle: carry $archive ($((size_kib / 1024)) MiB; unpacked $(du -sm "$carry" | cut -f1) MiB)"
 if [ "$size_kib" -gt $((48 * 1024)) ]; then
-    echo "gpu_bundle: $archive is over 48 MiB; the device tool carries 64 MiB with the repository" >&2
+    echo "gpu_bundle: $archive is over 48 MiB; the GPU machine is sent 64 MiB at most, repository included" >&2
     exit 1
 fi

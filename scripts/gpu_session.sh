@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The steps of a GPU session, each one command that ends within the device tool's 10 minutes.
-# Prepare here with `bash scripts/gpu_bundle.sh` (it packs build-gpu/carry.tar.xz), then on the GPU
-# machine, from the repository root, carrying the archive (device tool: command
-# "bash scripts/gpu_session.sh check", carry ["build-gpu/carry.tar.xz"], timeout_s 600); the first
-# command unpacks it into build-gpu/carry (tar, or Python's tarfile where tar lacks xz):
+# The steps of a run on a GPU machine, each one command that ends within 10 minutes.
+# Prepare on the build machine with `bash scripts/gpu_bundle.sh` (it packs build-gpu/carry.tar.xz),
+# copy the archive to the GPU machine's checkout, then run there from the repository root, e.g.
+# `bash scripts/gpu_session.sh check` with a 600 s limit; the first command unpacks the archive
+# into build-gpu/carry (tar, or Python's tarfile where tar lacks xz):
 #
 #   bash scripts/gpu_session.sh check              GPU, driver, libraries, python/torch/transformers,
 #                                                  compute-sanitizer, the GPU peak probe (~1 min)
@@ -20,10 +20,10 @@
 #   bash scripts/gpu_session.sh models SIZE...     only write the random models (cached between commands)
 #   bash scripts/gpu_session.sh render             tables.md from every result of this machine so far
 #
-# A session plan (30 minutes of device time): check; test; bench tiny base small; bench medium
+# A plan for 30 minutes on the GPU: check; test; bench tiny base small; bench medium
 # large-v3-turbo; bench large-v3; bench-fp32 tiny; bench-baseline tiny large-v3 if time is left.
 # Models and results stay in build-gpu/ while the machine is warm; every command copies its
-# logs, JSON reports and tables.md to $OUT (at most 8 files).
+# logs, JSON reports and tables.md to $OUT (default build-gpu/out; at most 8 files).
 # Environment: BENCH_ARGS (extra bench options), PEERS (default
 # transformers-static), LENGTHS (cache table, default 20,128,224), BUDGET_S (default 560),
 # PEERS_PYTHON (default: python3). Dry run of the bench pipeline without a GPU:

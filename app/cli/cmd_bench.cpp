@@ -354,7 +354,7 @@ fs::path sourceTree() {
 }
 
 // The peers to run: the given list, or transformers' static cache alone on the GPU (the peer the
-// issue compares with), or every peer of peers.py on the CPU.
+// GPU targets are set against), or every peer of peers.py on the CPU.
 std::string peersToRun(const Settings& s) {
     if (!s.peersList.empty()) return s.peersList;
     return s.backend == BackendKind::Cuda ? "transformers-static" : "";

@@ -267,7 +267,7 @@ def measure_hf(args, variant, run_once, sync, device, version, torch):
     compile_s = None
     if variant == "static-compiled":
         # Compilation (and CUDA-graph capture) happens in the first runs; bound it so a slow
-        # compiler cannot eat the session. The warm-up runs absorb it; at least one is forced.
+        # compiler cannot eat the bench run's time. The warm-up runs absorb it; at least one is forced.
         def expired(signum, frame):
             raise TimeoutError(f"torch.compile did not finish within --compile-timeout {args.compile_timeout} s")
 

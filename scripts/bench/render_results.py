@@ -7,7 +7,7 @@ the cache table. Plain Python, no dependencies.
 
 Reports of CUDA runs (one per size, or several sizes each) also get the GPU tables: the device,
 its measured and spec-sheet peaks, per size the figures against their floors, against
-transformers' static cache measured in the same run, and against the issue's targets.
+transformers' static cache measured in the same run, and against the GPU speed targets.
 """
 
 import json
@@ -79,7 +79,7 @@ def cache_table(model):
 
 # --- GPU tables -----------------------------------------------------------------------------------
 
-# The issue's targets (H100/H200, random weights of real dimensions): (size, figure) -> at most ms.
+# The GPU speed targets (H100/H200, random weights of real dimensions): (size, figure) -> at most ms.
 TARGETS = [("large-v3", "encoderMs", 6.0), ("large-v3", "decodeMsPerToken", 0.8),
            ("large-v3-turbo", "decodeMsPerToken", 0.15), ("tiny", "decodeMsPerToken", 0.05)]
 SIZE_ORDER = ["tiny", "base", "small", "medium", "large-v3", "large-v3-turbo"]
@@ -202,7 +202,7 @@ def render_gpu(docs):
     print(gpu_floor_table(models))
     print("\n#### Against transformers' static cache, same GPU, same weights, same run\n")
     print(gpu_peer_table(models))
-    print("\n#### The issue's targets\n")
+    print("\n#### The targets\n")
     print(gpu_target_table(models))
     for model in models:
         if model["cacheTable"]:

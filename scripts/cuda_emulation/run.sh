@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CPU emulation of two CUDA kernels (tensor_attention, small_linear) for sessions without a GPU:
+# CPU emulation of two CUDA kernels (tensor_attention, small_linear) for machines without a GPU:
 # their device code compiled as C++ over shim.h and compared with double-precision references.
 # It checks indexing, masking and synchronisation logic, not the hardware, nvcc or the real WMMA
 # fragment layouts; the CUDA tests on a GPU remain the proof. Usage: bash scripts/cuda_emulation/run.sh [--encoder]

@@ -1,7 +1,8 @@
 // A real PulseAudio server as a virtual microphone, owned by one test: its own runtime
 // directory, a null sink "virt" whose monitor is the default source (paplay into the sink is
 // what the "microphone" hears), and this process pointed at it (PortAudio reaches it through
-// ALSA's pulse plugin). Recipe: /work/shared/ENVIRONMENT.md.
+// ALSA's pulse plugin). Recipe: ../shared/ENVIRONMENT.md
+// (the shared folder beside the repository).
 #pragma once
 
 #include <QDir>

@@ -1,5 +1,5 @@
 // The GPU benchmark's arithmetic, checked against numbers worked out by hand from the model
-// dimensions: the sizes of the issue (turbo included) are known with their real dimensions, the
+// dimensions: the benchmark's sizes (turbo included) are known with their real dimensions, the
 // bytes and FLOPs behind the floors of large-v3 and turbo, the element bytes per backend and
 // precision, the spec-sheet table by device name, and `bench --floors-only --backend cuda`
 // writing those floors (with given peaks, so it runs without a GPU).
@@ -95,7 +95,7 @@ private slots:
         const WorkFloors f = computeFloors(c, work, peak, kHalf);
         QVERIFY(near(f.decodeBytesPerToken, 1867596800.0));
         QVERIFY(near(f.decodeMsPerToken, 1e3 * 1867596800.0 / 3.35e12, 1e-9));
-        QVERIFY(f.decodeMsPerToken < 0.8);  // the issue's target lies above the floor
+        QVERIFY(f.decodeMsPerToken < 0.8);  // the 0.8 ms/token target lies above the floor
         // As built (CUDA fp16: half weights and cross cache, float32 self cache): the self K/V
         // read doubles, 1,888,650,240 bytes, 0.5638 ms.
         const WorkFloors built = computeFloors(c, work, peak, floorElementBytes(BackendKind::Cuda, "f16", Precision::Fp16));

@@ -28,7 +28,8 @@ namespace {
 
 const fs::path kSharedData = HEARSAY_SHARED_DATA_DIR;
 
-// The brief's reference implementation of one element, kept verbatim as an independent check.
+// The random-weight specification's reference implementation of one element, kept verbatim as
+// an independent check.
 uint64_t referenceFnv1a(std::string_view s) {
     uint64_t h = 0xcbf29ce484222325ull;
     for (unsigned char c : s) {

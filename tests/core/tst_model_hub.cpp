@@ -108,7 +108,7 @@ private slots:
     }
 
     void catalogEntriesAndUrls() {
-        // Every size the issue names, in the three formats where published.
+        // Every catalogued size, in the three formats where published.
         for (const char* name : {"tiny", "tiny.en", "base", "base.en", "small", "small.en", "medium", "medium.en",
                                  "large-v3", "large-v3-turbo", "distil-large-v3", "distil-large-v3.5"}) {
             QVERIFY2(findCatalogEntry(name, ModelFormat::CTranslate2), name);

@@ -7,7 +7,7 @@
 // Tolerance: 1e-5 relative (max |gpu - cpu| / max |cpu|) in fp32 mode (TF32 off). In fp16 mode
 // (the *Half cases) the weights are loaded with loadWeight (half on the GPU) and the CPU gets the
 // same fp16-rounded values, so only the GPU's rounding of x to half and the summation order
-// differ: 1e-2 relative (issue 4's fp16 tolerance); lookups (embed, add) are exact. The few-rows
+// differ: 1e-2 relative (the fp16 tolerance); lookups (embed, add) are exact. The few-rows
 // kernel (kernels/small_linear, rows ≤ 8) does not round x, so it is held to 1e-5 as well.
 #include "cuda_test_support.h"
 

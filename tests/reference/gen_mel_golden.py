@@ -3,7 +3,7 @@
 # transformers WhisperFeatureExtractor (numpy path) on the real speech clips in ../shared/data.
 #
 # Usage (from the repository root):
-#   /work/main/.venv-reference/bin/python tests/reference/gen_mel_golden.py [--shared ../shared/data]
+#   .venv-reference/bin/python tests/reference/gen_mel_golden.py [--shared ../shared/data]
 #
 # Output, under tests/data/mel/ (float32 .npy):
 #   <clip>_<n_mels>.npy        [n_mels][K]  frames 0..K-1 of the 3000-frame window, where K covers
@@ -44,7 +44,7 @@ def read_wav(path: pathlib.Path) -> np.ndarray:
 
 def numpy_features(audio: np.ndarray, n_mels: int) -> np.ndarray:
     # torch is installed in the reference venv, which makes the extractor take its torch path;
-    # the brief names the numpy path (float64 STFT), so force it.
+    # the golden data is defined by the numpy path (float64 STFT), so force it.
     fe_module.is_torch_available = lambda: False
     extractor = fe_module.WhisperFeatureExtractor(feature_size=n_mels)
     out = extractor(audio, sampling_rate=SAMPLE_RATE, return_tensors="np")["input_features"][0]
