@@ -109,6 +109,31 @@ inline Result<std::vector<int>> greedyDecode(InferenceSession& session, std::vec
     return tokens;
 }
 
+// The token a no-repeat greedy step picks: the highest logit among tokens not yet in `tokens`.
+// Random-weight models fall into repeating one or two tokens under plain greedy decoding, which
+// would make "the same tokens" a weak check; this keeps every step's choice a new token while it
+// still follows the logits (a wrong logit changes the choice).
+inline int bestUnusedToken(const std::vector<float>& logits, const std::vector<int>& tokens) {
+    int best = -1;
+    for (int t = 0; t < static_cast<int>(logits.size()); ++t) {
+        if (std::find(tokens.begin(), tokens.end(), t) != tokens.end()) continue;
+        if (best < 0 || logits[size_t(t)] > logits[size_t(best)]) best = t;
+    }
+    return best;
+}
+
+// greedyDecode with bestUnusedToken: `steps` distinct new tokens.
+inline Result<std::vector<int>> distinctGreedyDecode(InferenceSession& session, std::vector<int> tokens, int steps,
+                                                     std::vector<float>* allLogits = nullptr) {
+    std::vector<float> logits;
+    for (int s = 0; s < steps; ++s) {
+        if (auto ok = session.decode({tokens}, logits); !ok) return ok.error();
+        if (allLogits) allLogits->insert(allLogits->end(), logits.begin(), logits.end());
+        tokens.push_back(bestUnusedToken(logits, tokens));
+    }
+    return tokens;
+}
+
 // max |a - b| / max |b|: the relative error used by the engine tests (b: float or double).
 template <class Reference>
 inline double relativeError(const std::vector<float>& a, const std::vector<Reference>& b) {
