@@ -5,7 +5,7 @@
 
 #include "core/backend/backend.h"
 #include "core/backend/backend_error.h"
-#include "core/decoding/kv_cache.h"
+#include "core/nn/kv_cache.h"
 #include "core/nn/device_weights.h"
 #include "core/nn/network_weights.h"
 #include "core/nn/step_recordings.h"

@@ -6,7 +6,7 @@
 #pragma once
 
 #include "core/backend/backend.h"
-#include "core/decoding/kv_cache.h"
+#include "core/nn/kv_cache.h"
 #include "core/model/whisper_config.h"
 #include "core/nn/network_weights.h"
 

@@ -2,7 +2,7 @@
 // session's exact accounting: 2·layers·448·d·4·beams bytes for the self cache and
 // 2·layers·1500·d·4 for the cross cache, for several sizes, following the switches, and
 // readable from another thread while decoding.
-#include "core/decoding/kv_cache.h"
+#include "core/nn/kv_cache.h"
 #include "engine_test_model.h"
 
 #include <QtTest>

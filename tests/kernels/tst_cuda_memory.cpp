@@ -5,7 +5,7 @@
 #include "cuda_test_support.h"
 
 #include "core/engine/backend_factory.h"
-#include "core/decoding/kv_cache.h"
+#include "core/nn/kv_cache.h"
 #include "kernels/device_info.h"
 
 #include <QtTest>

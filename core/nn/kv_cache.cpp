@@ -1,5 +1,5 @@
 // KvCache: allocation, cursors, beam reordering through a slot map, and exact accounting.
-#include "core/decoding/kv_cache.h"
+#include "core/nn/kv_cache.h"
 
 #include "core/backend/backend_error.h"
 
