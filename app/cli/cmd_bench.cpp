@@ -38,9 +38,6 @@
 #ifndef HEARSAY_BUILD_TYPE
 #define HEARSAY_BUILD_TYPE "unknown"
 #endif
-#ifndef HEARSAY_SOURCE_DIR
-#define HEARSAY_SOURCE_DIR "."
-#endif
 
 namespace hearsay::cli {
 namespace {
@@ -340,17 +337,21 @@ void printCacheTable(const ModelReport& m) {
     }
 }
 
-// The source tree this executable was configured from, or, when that path does not exist here
-// (a build carried to another machine), the nearest folder above the executable that holds
-// scripts/bench/peers.py (build/bin/.. or build-gpu/carry/bin/../..).
+// The folder holding scripts/bench (the peers' Python scripts), found at run time, never compiled
+// in: HEARSAY_BENCH_ROOT when set; else the nearest folder above the executable that holds
+// scripts/bench/peers.py (a build tree: build/bin/..); else the install's share/hearsay
+// (PREFIX/bin/../share/hearsay). Empty when none holds them.
 fs::path sourceTree() {
     std::error_code ec;
-    if (fs::exists(fs::path(HEARSAY_SOURCE_DIR) / "scripts/bench/peers.py", ec)) return HEARSAY_SOURCE_DIR;
-    fs::path dir = fs::path(currentExecutablePath()).parent_path();
+    auto holds = [&](const fs::path& dir) { return fs::exists(dir / "scripts/bench/peers.py", ec); };
+    if (const char* root = std::getenv("HEARSAY_BENCH_ROOT"); root && *root && holds(root)) return root;
+    const fs::path bin = fs::path(currentExecutablePath()).parent_path();
+    fs::path dir = bin;
     for (int up = 0; up < 4 && !dir.empty() && dir != dir.root_path(); ++up, dir = dir.parent_path()) {
-        if (fs::exists(dir / "scripts/bench/peers.py", ec)) return dir;
+        if (holds(dir)) return dir;
     }
-    return HEARSAY_SOURCE_DIR;
+    if (holds(bin.parent_path() / "share/hearsay")) return bin.parent_path() / "share/hearsay";
+    return {};
 }
 
 // The peers to run: the given list, or transformers' static cache alone on the GPU (the peer the
@@ -365,8 +366,13 @@ bool ranOnCuda(const Settings& s, const ModelReport& m) {
     return s.backend == BackendKind::Cuda || m.backendName.rfind("cuda", 0) == 0;
 }
 
+constexpr const char* kNoScripts =
+    "the bench's peer scripts (scripts/bench/peers.py) are not in a folder above hearsay-cli nor in its "
+    "share/hearsay; set HEARSAY_BENCH_ROOT to the folder that holds scripts/bench";
+
 Result<Json> runPeers(const Settings& s, const ModelReport& m) {
     const fs::path source = sourceTree();
+    if (source.empty()) return makeError(kNoScripts);
     std::error_code ec;
     const fs::path venv = source / ".venv-bench/bin/python";
     const std::string python = !s.python.empty() ? s.python : fs::exists(venv, ec) ? venv.string() : "python3";
@@ -502,6 +508,7 @@ int printFloorsOnly(const Settings& s) {
 int runRealFileSection(const Settings& s, const std::vector<std::string>& args) {
     if (s.realModels.empty()) return fail("--real-files needs --real-models (CTranslate2 directories)");
     const fs::path source = sourceTree();
+    if (source.empty()) return fail(kNoScripts, 1);
     std::error_code ec;
     const fs::path venv = source / ".venv-bench/bin/python";
     RealFilePlan plan;
