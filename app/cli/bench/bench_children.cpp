@@ -1,0 +1,139 @@
+// hearsay-cli bench: the engine it drives, and the child processes it runs itself as (one row of
+// the cache table each, for honest peak memory; one real-file transcription each).
+#include "app/cli/bench/bench_cli.h"
+
+#include "app/cli/command.h"
+#include "app/cli/options.h"
+#include "core/backend/backend.h"
+#include "core/bench/bench_input.h"
+#include "core/bench/cache_run.h"
+#include "core/bench/fixed_work.h"
+#include "core/bench/machine_info.h"
+#include "core/bench/peak_memory.h"
+#include "core/bench/real_file_bench.h"
+#include "core/bench/real_file_run.h"
+#include "core/bench/roofline.h"
+#include "core/bench/subprocess.h"
+#include "core/engine/engine.h"
+#include "core/model/whisper_model.h"
+#include "core/nn/inference_session.h"
+#include "core/util/json.h"
+#include "core/util/mapped_file.h"
+#include "core/bench/gpu_specs.h"
+#ifdef HEARSAY_HAVE_STREAMING
+#include "core/streaming/streaming_benchmark.h"
+#endif
+#ifdef HEARSAY_HAVE_CUDA
+#include "kernels/peak_rates.h"
+#endif
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace hearsay::cli::bench {
+
+Result<BenchEngine> openEngine(const std::string& path, BackendKind kind, Precision precision, int threads,
+                               bool stepGraphs, SessionOptions options) {
+    EngineOptions engineOptions;
+    engineOptions.backend = kind;
+    engineOptions.backendOptions.threads = threads;
+    engineOptions.backendOptions.precision = precision;
+    auto engine = Engine::load(path, engineOptions);
+    if (!engine) return engine.error();
+    options.threads = threads;
+    options.stepGraphs = stepGraphs;
+    auto session = engine->createSession(options);
+    if (!session) return session.error();
+    return BenchEngine{std::move(engine).value(), std::move(session).value()};
+}
+
+// --- child: one row of the cache table ------------------------------------------------------
+
+int runChild(const Options& options, const Settings& settings) {
+    const auto path = options.value("model");
+    CacheMode mode;
+    if (!path || !parseCacheMode(options.value("mode", ""), mode)) return fail("child run needs --model and --mode");
+    auto length = parsePositive("--length", options.value("length", ""));
+    if (!length) return fail(length.message());
+
+    SessionOptions sessionOptions;
+    sessionOptions.maxBeams = 1;
+    sessionOptions.selfAttentionCache = usesSelfCache(mode);
+    sessionOptions.crossAttentionCache = usesCrossCache(mode);
+    auto engine = openEngine(*path, settings.backend, settings.precision, settings.threads, settings.stepGraphs,
+                             sessionOptions);
+    if (!engine) return fail(engine.message(), 1);
+    auto mel = benchWindow(settings.audio, engine->engine.model().config().nMels);
+    if (!mel) return fail(mel.message(), 1);
+    const size_t afterLoad = currentResidentBytes();
+    auto row = runCacheConfiguration(*engine->session, mel.value(), length.value(), mode);
+    if (!row) return fail(row.message(), 1);
+    row->residentAfterLoadBytes = afterLoad;
+    row->peakResidentBytes = peakResidentBytes();
+    std::printf("%s\n", toJson(row.value()).dump().c_str());
+    return 0;
+}
+
+// --- child: one real-file transcription -----------------------------------------------------
+
+int runRealFileChild(const Options& options, const Settings& settings) {
+    const auto path = options.value("model");
+    const auto audio = options.value("audio");
+    const auto out = options.value("json");
+    if (!path || !audio || !out) return fail("--child-real-file needs --model, --audio and --json");
+    auto beam = parsePositive("--beam-size", options.value("beam-size", "1"));
+    if (!beam) return fail(beam.message());
+    SessionOptions sessionOptions;
+    sessionOptions.maxBeams = beam.value();
+    auto engine = openEngine(*path, settings.backend, settings.precision, settings.threads, settings.stepGraphs,
+                             sessionOptions);
+    if (!engine) return fail(engine.message(), 1);
+    RealFileTask task;
+    task.audio = *audio;
+    task.beamSize = beam.value();
+    task.language = options.value("language", "en");
+    auto run = runRealFile(*engine->session, engine->engine.tokenizer(), task);
+    if (!run) return fail(run.message(), 1);
+    run->program = options.value("name", "hearsay");
+    Json json = toJson(run.value());
+    json["version"] = std::string(engine->engine.backend().name());
+    std::ofstream file(*out);
+    file << json.dump() << "\n";
+    return file ? 0 : fail("cannot write '" + *out + "'", 1);
+}
+
+// --- parent ---------------------------------------------------------------------------------
+
+// Runs this executable again with `args`; returns its stdout or an error with its status.
+Result<std::string> runSelf(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {currentExecutablePath()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto result = runProcess(argv);
+    if (!result) return result.error();
+    if (result->exitCode != 0) {
+        std::string command;
+        for (size_t i = 1; i < argv.size(); ++i) command += (i > 1 ? " " : "") + argv[i];
+        return makeError("'" + command + "' failed (" +
+                         (result->signal ? "signal " + std::to_string(result->signal) : "exit " + std::to_string(result->exitCode)) + ")");
+    }
+    return result->output;
+}
+
+// The made test model of `size` in `format`, created with make-test-model when missing.
+Result<std::string> ensureTestModel(const Settings& s, const std::string& size, const std::string& format) {
+    const fs::path dir = fs::path(s.workDir) / (size + "-seed" + s.seed + "-" + s.dtype);
+    const fs::path path = dir / (format == "hf" ? "hf" : "model.ggml.bin");
+    std::error_code ec;
+    if (fs::exists(format == "hf" ? path / "model.safetensors" : path, ec)) return path.string();
+    fs::create_directories(dir, ec);
+    if (ec) return makeError("cannot create '" + dir.string() + "': " + ec.message());
+    std::fprintf(stderr, "bench: making %s (%s, %s, seed %s)\n", path.c_str(), size.c_str(), s.dtype.c_str(), s.seed.c_str());
+    auto made = runSelf({"make-test-model", "--dims", size, "--seed", s.seed, "--format", format, "--dtype", s.dtype, path.string()});
+    if (!made) return made.error();
+    return path.string();
+}
+
+} // namespace hearsay::cli::bench

@@ -1,0 +1,130 @@
+// hearsay-cli bench, in pieces (app/cli/bench/*.cpp, the command itself in app/cli/cmd_bench.cpp):
+// the settings parsed from its options, the engine it drives, the report of one model, and the
+// functions of each section. Internal to the CLI.
+#pragma once
+
+#include "app/cli/options.h"
+#include "core/backend/backend.h"
+#include "core/backend/gpu_info.h"
+#include "core/bench/cache_run.h"
+#include "core/bench/fixed_work.h"
+#include "core/bench/gpu_specs.h"
+#include "core/bench/roofline.h"
+#include "core/engine/engine.h"
+#include "core/model/whisper_model.h"
+#include "core/util/json.h"
+#include "core/util/result.h"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hearsay::cli::bench {
+
+namespace fs = std::filesystem;
+
+extern const char* const kUsage;  // `hearsay-cli bench --help`
+
+struct Settings {
+    std::vector<std::string> sizes;
+    std::vector<std::string> models;
+    std::string format = "ggml";
+    std::string dtype = "f16";
+    std::string seed = "1";
+    BackendKind backend = BackendKind::Cpu;
+    Precision precision = Precision::Fp16;  // CUDA only; the CPU backend computes in float32
+    int threads = 0;
+    FixedWork work;
+    std::vector<int> lengths = {20, 128, 224};
+    std::vector<CacheMode> modes = {CacheMode::Both, CacheMode::SelfOnly, CacheMode::CrossOnly, CacheMode::None};
+    bool cacheTable = true;
+    bool stepGraphs = true;    // SessionOptions::stepGraphs
+    bool floors = true;
+    bool floorsOnly = false;
+    double peakGflops = 0.0;   // assumed peaks instead of the probe's, when given
+    double peakGbs = 0.0;
+    bool peers = false;
+    std::string peersList;
+    bool peersCompile = false;
+    int peersCompileTimeout = 300;
+    std::string python;
+    std::string audio = std::string(HEARSAY_SHARED_DATA_DIR) + "/speech-30s-a.wav";
+    std::string workDir = "/tmp/hearsay-bench";
+    std::string json;
+    // the real-file section
+    std::vector<std::string> realFiles;
+    std::vector<std::string> realModels;
+    std::vector<int> realBeams = {1, 5};
+    int realRounds = 3;
+    std::vector<std::string> realPrograms = {"hearsay", "hearsay-q8_0", "faster-whisper-float32", "faster-whisper-int8",
+                                             "whisper.cpp", "whisper.cpp-q8_0"};
+    std::string whisperCli;
+    std::string language = "en";
+    // the streaming section
+    std::vector<std::string> streamingFiles;
+    double speed = 1.0;
+    double step = 1.0;
+    std::vector<double> audioContexts = {-1.0};  // < 0: full
+};
+
+// One engine (model, backend, weights) and the one session the bench drives on it.
+struct BenchEngine {
+    Engine engine;
+    std::unique_ptr<ControlledSession> session;
+};
+
+struct ModelReport {
+    std::string name;
+    std::string path;
+    std::string hfPath;    // for the peers
+    std::string ggmlPath;
+    WhisperConfig config;
+    size_t weightBytes = 0;
+    std::string backendName;
+    size_t stepOperations = 0;  // of the decode step recording (CUDA: graph nodes per token)
+    FixedWorkResult fixed;
+    WorkFloors floors;
+    ElementBytes elementBytes;  // what the floors assumed
+    std::vector<CacheRunResult> rows;
+    Json peers;            // peers.py's document, null when not run
+};
+
+// The commit and build type this binary was built from (bench_build_info.cpp).
+const char* buildCommit();
+const char* buildType();
+
+// bench_settings.cpp: the options.
+Result<Settings> parseSettings(const Options& o);
+std::vector<std::string> splitList(const std::string& text);
+Result<int> parsePositive(const std::string& what, const std::string& text);
+int fail(const std::string& message, int code = 2);  // prints "hearsay-cli bench: message", returns code
+double mib(size_t bytes);
+
+// bench_children.cpp: the engine, and the child processes (one cache-table row, one real file).
+Result<BenchEngine> openEngine(const std::string& path, BackendKind kind, Precision precision, int threads,
+                               bool stepGraphs, SessionOptions options);
+int runChild(const Options& options, const Settings& settings);
+int runRealFileChild(const Options& options, const Settings& settings);
+Result<std::string> runSelf(const std::vector<std::string>& args);
+Result<std::string> ensureTestModel(const Settings& s, const std::string& size, const std::string& format);
+
+// bench_report.cpp: tables, peaks and floors.
+void printFixedWork(const ModelReport& m, const Settings& s, bool haveFloors);
+void printCacheTable(const ModelReport& m);
+PeakRates peakRates(const Settings& s, std::optional<GpuInfo>* gpu = nullptr);
+int printFloorsOnly(const Settings& s);
+
+// bench_peers.cpp: the Python peers.
+fs::path sourceTree();  // the folder holding scripts/bench; empty when not found
+extern const char* const kNoScripts;  // the message when it is not found
+std::string peersToRun(const Settings& s);
+bool ranOnCuda(const Settings& s, const ModelReport& m);
+Result<Json> runPeers(const Settings& s, const ModelReport& m);
+bool peersNeed(const Settings& s, const std::string& format);
+
+// bench_sections.cpp: the real-file and streaming sections.
+int runRealFileSection(const Settings& s, const std::vector<std::string>& args);
+int runStreamingSection(const Settings& s);
+
+} // namespace hearsay::cli::bench

@@ -1,0 +1,169 @@
+// hearsay-cli bench: the fixed-work and cache tables, the peaks the floors divide by, --floors-only.
+#include "app/cli/bench/bench_cli.h"
+
+#include "app/cli/command.h"
+#include "app/cli/options.h"
+#include "core/backend/backend.h"
+#include "core/bench/bench_input.h"
+#include "core/bench/cache_run.h"
+#include "core/bench/fixed_work.h"
+#include "core/bench/machine_info.h"
+#include "core/bench/peak_memory.h"
+#include "core/bench/real_file_bench.h"
+#include "core/bench/real_file_run.h"
+#include "core/bench/roofline.h"
+#include "core/bench/subprocess.h"
+#include "core/engine/engine.h"
+#include "core/model/whisper_model.h"
+#include "core/nn/inference_session.h"
+#include "core/util/json.h"
+#include "core/util/mapped_file.h"
+#include "core/bench/gpu_specs.h"
+#ifdef HEARSAY_HAVE_STREAMING
+#include "core/streaming/streaming_benchmark.h"
+#endif
+#ifdef HEARSAY_HAVE_CUDA
+#include "kernels/peak_rates.h"
+#endif
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace hearsay::cli::bench {
+
+void printFixedWork(const ModelReport& m, const Settings& s, bool haveFloors) {
+    std::printf("\n%s (%dx%dx%d, %s): fixed work, median of %d after %d warm-up\n", m.name.c_str(), m.config.nAudioState,
+                m.config.nAudioLayer, m.config.nAudioHead, m.backendName.c_str(), s.work.repeats, s.work.warmup);
+    std::printf("  %-30s %12s %14s %14s %14s\n", "", "encoder ms", "decode ms/tok", "batch ms/tok", "prompt ms/tok");
+    const double hearsay[4] = {m.fixed.encoderMs.median(), m.fixed.decodeMsPerToken.median(), m.fixed.batchMsPerToken.median(),
+                               m.fixed.promptMsPerToken.median()};
+    std::printf("  %-30s %12.2f %14.3f %14.3f %14.4f\n", "hearsay", hearsay[0], hearsay[1], hearsay[2], hearsay[3]);
+    if (haveFloors) {
+        std::printf("  %-30s %12.2f %14.3f %14.3f %14.4f\n", "floor (peaks below)", m.floors.encoderMs, m.floors.decodeMsPerToken,
+                    m.floors.batchMsPerToken, m.floors.promptMsPerToken);
+    }
+    if (m.peers.isNull()) return;
+    static const char* figures[4] = {"encoderMs", "decodeMsPerToken", "batchMsPerToken", "promptMsPerToken"};
+    for (const auto& [peer, data] : m.peers["peers"].toObject()) {
+        double v[4];
+        for (int i = 0; i < 4; ++i) v[i] = data["figures"][figures[i]]["median"].toDouble(0.0);
+        std::printf("  %-30s %12.2f %14.3f %14.3f %14.4f\n", peer.c_str(), v[0], v[1], v[2], v[3]);
+        std::printf("  %-30s", ("  hearsay/" + peer).c_str());
+        for (int i = 0; i < 4; ++i) {
+            if (v[i] > 0) std::printf(" %*.2fx", i == 0 ? 11 : 13, hearsay[i] / v[i]);
+            else std::printf(" %*s", i == 0 ? 12 : 14, "-");
+        }
+        std::printf("\n");
+    }
+    for (const auto& [peer, error] : m.peers["errors"].toObject()) {
+        std::printf("  %-30s not measured: %s\n", peer.c_str(), error.toString().c_str());
+    }
+}
+
+void printCacheTable(const ModelReport& m) {
+    std::printf("\n%s: cache table (greedy, one beam; ms per decoded token; caches from cacheStats())\n", m.name.c_str());
+    std::printf("  %6s %4s %6s %10s %12s %13s %13s %13s\n", "length", "win", "caches", "ms/token", "peak RSS MiB",
+                "self MiB alloc", "self MiB used", "cross MiB");
+    for (const CacheRunResult& r : m.rows) {
+        std::printf("  %6d %4d %6s %10.3f %12.1f %13.2f %13.2f %13.2f\n", r.length, r.windows,
+                    std::string(cacheModeName(r.mode)).c_str(), r.msPerToken, mib(r.peakResidentBytes), mib(r.selfAllocatedBytes),
+                    mib(r.selfInUseBytes), mib(r.crossAllocatedBytes));
+    }
+}
+
+// The peaks the floors divide by: measured by the probe unless given on the command line.
+// CUDA: the GPU probe (kernels/peak_rates.h), with the spec sheet's figures for known devices;
+// `gpu` gets the device's description. CPU: the SGEMM and read probe.
+PeakRates peakRates(const Settings& s, std::optional<GpuInfo>* gpu) {
+    PeakRates peak;
+    if (s.backend == BackendKind::Cuda) {
+#ifdef HEARSAY_HAVE_CUDA
+        if (s.peakGflops <= 0 || s.peakGbs <= 0) {
+            std::fprintf(stderr, "bench: measuring the GPU's attainable peaks\n");
+            auto probe = cuda::measureGpuPeakRates(0);
+            if (probe) {
+                peak.flopsPerSecond = probe->flopsPerSecond;
+                peak.flopsSource = probe->flopsSource;
+                peak.bytesPerSecond = probe->bytesPerSecond;
+                peak.bytesSource = probe->bytesSource;
+                if (gpu) *gpu = probe->gpu;
+            } else {
+                std::fprintf(stderr, "bench: %s\n", probe.message().c_str());
+                peak.flopsSource = peak.bytesSource = "not measured: " + probe.message();
+            }
+        }
+        if (gpu && !*gpu) {
+            if (auto info = cuda::describeGpu(0)) *gpu = info.value();
+        }
+#endif
+        if (gpu && *gpu) {
+            if (auto spec = lookupGpuSpec((*gpu)->name)) {
+                peak.specFlopsPerSecond = spec->fp16TensorFlops;
+                peak.specBytesPerSecond = spec->memoryBytesPerSecond;
+                peak.specSource = spec->model + ": " + spec->source;
+            }
+        }
+    } else if (s.peakGflops <= 0 || s.peakGbs <= 0) {
+        std::fprintf(stderr, "bench: measuring the machine's attainable peaks\n");
+        peak = measurePeakRates(s.threads);
+    }
+    if (s.peakGflops > 0) {
+        peak.flopsPerSecond = s.peakGflops * 1e9;
+        peak.flopsSource = "given (--peak-gflops)";
+    }
+    if (s.peakGbs > 0) {
+        peak.bytesPerSecond = s.peakGbs * 1e9;
+        peak.bytesSource = "given (--peak-gbs)";
+    }
+    return peak;
+}
+
+// --floors-only: the physical floors of the fixed work for each size, nothing run.
+int printFloorsOnly(const Settings& s) {
+    std::optional<GpuInfo> gpu;
+    const PeakRates peak = peakRates(s, &gpu);
+    if (peak.flopsPerSecond <= 0 || peak.bytesPerSecond <= 0) {
+        return fail("no peaks to compute floors with (" + peak.flopsSource + "); give --peak-gflops and --peak-gbs", 1);
+    }
+    const ElementBytes bytes = floorElementBytes(s.backend, s.dtype, s.precision);
+    std::printf("floors of the fixed work at %.1f GFLOP/s (%s) and %.1f GB/s (%s), %g-byte weights, %g-byte self "
+                "cache, %g-byte cross cache\n",
+                peak.flopsPerSecond / 1e9, peak.flopsSource.c_str(), peak.bytesPerSecond / 1e9, peak.bytesSource.c_str(),
+                bytes.weights, bytes.caches, bytes.crossCache);
+    std::printf("  %-16s %12s %12s %14s %14s %14s %14s\n", "size", "enc GFLOP", "encoder ms", "MB/token", "decode ms/tok",
+                "batch ms/tok", "prompt ms/tok");
+    Json::Array list;
+    for (const auto& size : s.sizes) {
+        auto config = WhisperConfig::fromName(size);
+        if (!config) return fail(config.message());
+        const WorkFloors f = computeFloors(config.value(), s.work, peak, bytes);
+        std::printf("  %-16s %12.1f %12.2f %14.1f %14.3f %14.3f %14.4f\n", size.c_str(), f.encoderFlops / 1e9, f.encoderMs,
+                    f.decodeBytesPerToken / 1e6, f.decodeMsPerToken, f.batchMsPerToken, f.promptMsPerToken);
+        Json j = toJson(f);
+        j["name"] = size;
+        list.push_back(j);
+    }
+    if (!s.json.empty()) {
+        Json doc;
+        doc["schema"] = "hearsay-bench-floors/1";
+        doc["date"] = utcTimestamp();
+        MachineInfo machine = collectMachineInfo();
+        machine.gpu = gpu;
+        doc["machine"] = toJson(machine);
+        doc["peaks"] = toJson(peak);
+        doc["elementBytes"]["weights"] = bytes.weights;
+        doc["elementBytes"]["caches"] = bytes.caches;
+        doc["elementBytes"]["crossCache"] = bytes.crossCache;
+        doc["work"] = toJson(s.work);
+        doc["floors"] = Json(std::move(list));
+        std::ofstream out(s.json);
+        out << doc.dump(1) << "\n";
+        if (!out) return fail("cannot write '" + s.json + "'", 1);
+    }
+    return 0;
+}
+
+} // namespace hearsay::cli::bench

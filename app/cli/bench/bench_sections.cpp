@@ -1,0 +1,162 @@
+// hearsay-cli bench: the real-file section (every program on real recordings) and the streaming
+// section (files played as a microphone).
+#include "app/cli/bench/bench_cli.h"
+
+#include "app/cli/command.h"
+#include "app/cli/options.h"
+#include "core/backend/backend.h"
+#include "core/bench/bench_input.h"
+#include "core/bench/cache_run.h"
+#include "core/bench/fixed_work.h"
+#include "core/bench/machine_info.h"
+#include "core/bench/peak_memory.h"
+#include "core/bench/real_file_bench.h"
+#include "core/bench/real_file_run.h"
+#include "core/bench/roofline.h"
+#include "core/bench/subprocess.h"
+#include "core/engine/engine.h"
+#include "core/model/whisper_model.h"
+#include "core/nn/inference_session.h"
+#include "core/util/json.h"
+#include "core/util/mapped_file.h"
+#include "core/bench/gpu_specs.h"
+#ifdef HEARSAY_HAVE_STREAMING
+#include "core/streaming/streaming_benchmark.h"
+#endif
+#ifdef HEARSAY_HAVE_CUDA
+#include "kernels/peak_rates.h"
+#endif
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace hearsay::cli::bench {
+
+// --real-files: every program transcribes every file with every model and beam size, rounds
+// interleaved; prints one table per case and writes them all to --json.
+int runRealFileSection(const Settings& s, const std::vector<std::string>& args) {
+    if (s.realModels.empty()) return fail("--real-files needs --real-models (CTranslate2 directories)");
+    const fs::path source = sourceTree();
+    if (source.empty()) return fail(kNoScripts, 1);
+    std::error_code ec;
+    const fs::path venv = source / ".venv-bench/bin/python";
+    RealFilePlan plan;
+    plan.hearsay = currentExecutablePath();
+    plan.python = !s.python.empty() ? s.python : fs::exists(venv, ec) ? venv.string() : "python3";
+    plan.peersScript = (source / "scripts/bench/real_peers.py").string();
+    plan.whisperCli = !s.whisperCli.empty() ? s.whisperCli : (source / "build-whispercpp/build/bin/whisper-cli").string();
+    plan.threads = s.threads;
+    plan.language = s.language;
+    plan.programs = s.realPrograms;
+    MachineInfo machine = collectMachineInfo();
+    const std::string date = utcTimestamp();
+    std::printf("hearsay bench, real files, %s\n  machine: %s, %d CPUs (%s), %.1f GiB, load average %.2f\n  build: %s, %s, commit %s\n",
+                date.c_str(), machine.cpuModel.c_str(), machine.logicalCpus, machine.cpuFlags.c_str(),
+                double(machine.memoryBytes) / (1024.0 * 1024.0 * 1024.0), machine.loadAverage, buildType(),
+                compilerDescription().c_str(), buildCommit());
+    Json::Array cases;
+    for (const std::string& model : s.realModels) {
+        const std::string name = fs::path(model).filename().string().empty() ? fs::path(model).parent_path().filename().string()
+                                                                              : fs::path(model).filename().string();
+        plan.ct2 = model;
+        // whisper.cpp and hearsay-q8_0 read conversions of the same directory.
+        for (auto [dtype, target] : {std::pair{"f16", &plan.ggmlF16}, std::pair{"q8_0", &plan.ggmlQ8}}) {
+            const fs::path out = fs::path(s.workDir) / (name + "-" + dtype + ".ggml.bin");
+            *target = out.string();
+            if (fs::exists(out, ec)) continue;
+            fs::create_directories(s.workDir, ec);
+            std::fprintf(stderr, "bench: converting %s to ggml %s\n", model.c_str(), dtype);
+            auto made = runSelf({"convert", "--to", "ggml", "--dtype", dtype, model, out.string()});
+            if (!made) return fail(made.message(), 1);
+        }
+        {
+            auto engine = Engine::load(model, EngineOptions{BackendKind::Cpu, {}});
+            if (!engine) return fail(model + ": " + engine.message(), 1);
+            plan.eot = engine->tokenizer().special().eot;
+        }
+        for (const std::string& audio : s.realFiles) {
+            for (int beam : s.realBeams) {
+                plan.audio = audio;
+                plan.beamSize = beam;
+                auto programs = realFilePrograms(plan);
+                if (!programs) return fail(programs.message());
+                const RealFileCase c = runRealFileCase(name, audio, beam, programs.value(), s.realRounds,
+                                                       (fs::path(s.workDir) / "real-runs").string());
+                std::printf("%s", formatRealFileCase(c).c_str());
+                std::fflush(stdout);
+                cases.push_back(toJson(c));
+            }
+        }
+    }
+    if (!s.json.empty()) {
+        Json doc;
+        doc["schema"] = "hearsay-bench-real/1";
+        doc["date"] = date;
+        doc["command"] = [&] {
+            std::string c = "hearsay-cli bench";
+            for (const auto& a : args) c += " " + a;
+            return c;
+        }();
+        doc["machine"] = toJson(machine);
+        doc["machine"]["loadAverageAtEnd"] = collectMachineInfo().loadAverage;
+        BuildInfo build;
+        build.buildType = buildType();
+        build.compiler = compilerDescription();
+        build.commit = buildCommit();
+        doc["build"] = toJson(build);
+        doc["threads"] = s.threads;
+        doc["rounds"] = s.realRounds;
+        doc["cases"] = Json(std::move(cases));
+        std::ofstream out(s.json);
+        out << doc.dump(1) << "\n";
+        if (!out) return fail("cannot write '" + s.json + "'", 1);
+    }
+    return 0;
+}
+
+// --streaming: every file through a live session of every model, at --speed.
+int runStreamingSection(const Settings& s) {
+#ifdef HEARSAY_HAVE_STREAMING
+    if (s.realModels.empty()) return fail("--streaming needs --real-models (the models to stream with)");
+    std::vector<StreamingBenchCase> cases;
+    Json report = Json(Json::Array{});
+    const MachineInfo machine = collectMachineInfo();
+    std::printf("hearsay bench, streaming, %s\n  machine: %s, %d CPUs (%s), %.1f GiB, load average %.2f\n  build: %s, %s, commit %s, "
+                "%d threads\n\n",
+                utcTimestamp().c_str(), machine.cpuModel.c_str(), machine.logicalCpus, machine.cpuFlags.c_str(),
+                double(machine.memoryBytes) / (1024.0 * 1024.0 * 1024.0), machine.loadAverage, buildType(),
+                compilerDescription().c_str(), buildCommit(), s.threads);
+    for (const std::string& model : s.realModels) {
+        auto engine = Engine::load(model, EngineOptions{BackendKind::Cpu, BackendOptions{s.threads, 0}});
+        if (!engine) return fail(engine.message());
+        for (const std::string& audio : s.streamingFiles)
+        for (double padding : s.audioContexts) {
+            StreamingOptions options;
+            options.audioContextPaddingSeconds = padding;
+            options.stepSeconds = s.step;
+            options.decoding.language = engine->tokenizer().isMultilingual() ? s.language : "";
+            std::fprintf(stderr, "hearsay-cli bench: streaming %s with %s at %.1fx\n", audio.c_str(), model.c_str(), s.speed);
+            auto c = runStreamingBenchmark(engine.value(), fs::path(model).filename().string(), audio, options, s.speed);
+            if (!c) return fail(c.message());
+            report.push_back(toJson(c.value()));
+            cases.push_back(std::move(c).value());
+        }
+    }
+    std::printf("%s", formatStreamingBenchmark(cases).c_str());
+    if (!s.json.empty()) {
+        Json doc;
+        doc["machine"] = toJson(machine);
+        doc["streaming"] = report;
+        std::ofstream(s.json) << doc.dump(2) << "\n";
+    }
+    return 0;
+#else
+    (void)s;
+    return fail("this build has no streaming (an engine-only build)");
+#endif
+}
+
+} // namespace hearsay::cli::bench

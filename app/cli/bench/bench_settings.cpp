@@ -1,0 +1,248 @@
+// hearsay-cli bench: its usage text and options, parsed into Settings.
+#include "app/cli/bench/bench_cli.h"
+
+#include "app/cli/command.h"
+#include "app/cli/options.h"
+#include "core/backend/backend.h"
+#include "core/bench/bench_input.h"
+#include "core/bench/cache_run.h"
+#include "core/bench/fixed_work.h"
+#include "core/bench/machine_info.h"
+#include "core/bench/peak_memory.h"
+#include "core/bench/real_file_bench.h"
+#include "core/bench/real_file_run.h"
+#include "core/bench/roofline.h"
+#include "core/bench/subprocess.h"
+#include "core/engine/engine.h"
+#include "core/model/whisper_model.h"
+#include "core/nn/inference_session.h"
+#include "core/util/json.h"
+#include "core/util/mapped_file.h"
+#include "core/bench/gpu_specs.h"
+#ifdef HEARSAY_HAVE_STREAMING
+#include "core/streaming/streaming_benchmark.h"
+#endif
+#ifdef HEARSAY_HAVE_CUDA
+#include "kernels/peak_rates.h"
+#endif
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace hearsay::cli::bench {
+
+const char* const kUsage =
+    "usage: hearsay-cli bench [OPTIONS]\n"
+    "  Fixed work per model (as whisper.cpp's bench): one encoder pass over a 30 s window (with the\n"
+    "  cross-attention K/V projection), 256 single-token decode steps (cache 0..255), 64 steps of 5\n"
+    "  beams, a 256-token prompt run 16 times; medians of --repeats runs after --warmup runs. Then the\n"
+    "  cache table: time per token and peak memory for each decode length with caches {both, self,\n"
+    "  cross, none}, each row in a fresh child process. Floors from measured machine peaks.\n"
+    "  --sizes LIST      model sizes to make with make-test-model (default tiny,base)\n"
+    "  --model PATH      benchmark this model instead (HF directory or ggml file); repeatable via commas\n"
+    "  --format F        format Hearsay loads for made models: ggml (default, as whisper.cpp) or hf\n"
+    "  --dtype T         weights of made models: f16 (default: what whisper.cpp's bench needs; its\n"
+    "                    convolutions take f16 only) or f32\n"
+    "  --seed N          seed of the random weights (default 1)\n"
+    "  --backend B       cpu, cuda or auto (default cpu)\n"
+    "  --precision P     CUDA weights and GEMMs: fp16 (default; tensor cores, fp32 accumulation) or fp32;\n"
+    "                    also the floors' element bytes and the transformers peers' dtype\n"
+    "  --threads N       CPU threads (default: all available)\n"
+    "  --no-step-graphs  run every decode step op by op (default: record each step shape once and\n"
+    "                    replay it per token; a CUDA graph on the GPU)\n"
+    "  --repeats N       timed repeats (default 3)      --warmup N   untimed runs first (default 1)\n"
+    "  --lengths LIST    cache-table decode lengths (default 20,128,224; longer ones such as 444\n"
+    "                    chain 30 s windows, see bench_work.h)\n"
+    "  --modes LIST      cache-table switches (default both,self,cross,none)\n"
+    "  --no-cache-table  skip the cache table          --no-floors  skip the peak probe and floors\n"
+    "  --peak-gflops X --peak-gbs Y   assume these peaks for the floors instead of measuring them\n"
+    "                    (CUDA: the probe times an fp16 cuBLAS GEMM and a 1 GiB read/copy on the GPU and\n"
+    "                    reports the spec sheet's figures beside them for known devices)\n"
+    "  --floors-only     print the floors of --sizes (any official size or DxLxH) and stop\n"
+    "  --peers           run scripts/bench/peers.py in the same run and print ratios Hearsay/peer\n"
+    "  --peers-list L    peers to run (default: all of peers.py; with --backend cuda: transformers-static)\n"
+    "  --peers-compile   also time transformers' static cache under torch.compile (reduce-overhead),\n"
+    "                    bounded by --peers-compile-timeout S (default 300)\n"
+    "  --python PATH     interpreter for peers.py (default: SOURCE/.venv-bench/bin/python when it\n"
+    "                    exists, else python3)\n"
+    "  --audio WAV       16 kHz mono 16-bit input (default: shared data speech-30s-a.wav)\n"
+    "  --work-dir DIR    where made models are kept (default: /tmp/hearsay-bench)\n"
+    "  --json FILE       also write the full report as JSON\n"
+    "  --decode-steps N --batch-steps N --batch-beams N --prompt-tokens N --prompt-runs N\n"
+    "                    change the fixed work (default 256, 64, 5, 256, 16)\n"
+    "Real-file section (instead of the fixed work and the cache table when --real-files is given):\n"
+    "  --real-files LIST     WAVs (16 kHz mono 16-bit) each program transcribes; a sibling FILE.txt is the\n"
+    "                        reference for the word error rates (else faster-whisper-float32's text)\n"
+    "  --real-models LIST    CTranslate2 model directories (converted here to ggml f16 and q8_0 for\n"
+    "                        whisper.cpp and hearsay-q8_0, kept in --work-dir)\n"
+    "  --real-beams LIST     beam sizes (default 1,5; 1 is greedy; Hearsay uses CTranslate2's beam rules)\n"
+    "  --real-rounds N       interleaved rounds, one fresh process per program and round (default 3)\n"
+    "  --real-programs LIST  default hearsay,hearsay-q8_0,faster-whisper-float32,faster-whisper-int8,\n"
+    "                        whisper.cpp,whisper.cpp-q8_0\n"
+    "  --whisper-cli PATH    whisper.cpp's CLI (default: SOURCE/build-whispercpp/build/bin/whisper-cli)\n"
+    "  --language CODE       spoken language given to every program (default en)\n"
+    "Streaming section (instead, when --streaming is given): each file played through a live session\n"
+    "  --streaming LIST      audio files, played as a microphone at --speed (default 1: real time)\n"
+    "  --real-models LIST    model directories (or files) to stream with (CPU, --threads)\n"
+    "  --speed X             real-time multiple (default 1); --step S (default 1.0)\n"
+    "  --audio-context LIST  full (default) and/or paddings in seconds (e.g. full,0.5,2): reduced\n"
+    "                        audio context, the window plus that much padding encoded\n"
+    "  reports per-step figures, latency (median, p90) from the end of a word's audio to its tentative\n"
+    "  and committed display, real-time factor, dropped audio, and the WER of the committed text\n"
+    "  against the offline transcript of the same file and model\n";
+
+std::vector<std::string> splitList(const std::string& text) {
+    std::vector<std::string> items;
+    std::stringstream in(text);
+    for (std::string item; std::getline(in, item, ',');) {
+        if (!item.empty()) items.push_back(item);
+    }
+    return items;
+}
+
+Result<int> parsePositive(const std::string& what, const std::string& text) {
+    try {
+        size_t used = 0;
+        const int v = std::stoi(text, &used);
+        if (used == text.size() && v > 0) return v;
+    } catch (const std::exception&) {
+    }
+    return makeError(what + " expects a positive integer, got '" + text + "'");
+}
+
+int fail(const std::string& message, int code) {
+    std::fprintf(stderr, "hearsay-cli bench: %s\n", message.c_str());
+    return code;
+}
+
+double mib(size_t bytes) { return double(bytes) / (1024.0 * 1024.0); }
+
+Result<Settings> parseSettings(const Options& o) {
+    Settings s;
+    s.sizes = splitList(o.value("sizes", "tiny,base"));
+    s.models = splitList(o.value("model", ""));
+    s.format = o.value("format", s.format);
+    if (s.format != "ggml" && s.format != "hf") return makeError("--format must be ggml or hf, got '" + s.format + "'");
+    s.dtype = o.value("dtype", s.dtype);
+    if (s.dtype == "fp32") s.dtype = "f32";
+    if (s.dtype == "fp16") s.dtype = "f16";
+    if (s.dtype != "f32" && s.dtype != "f16") return makeError("--dtype must be f32 or f16, got '" + s.dtype + "'");
+    s.seed = o.value("seed", s.seed);
+    auto backend = parseBackendKind(o.value("backend", "cpu"));
+    if (!backend) return backend.error();
+    s.backend = backend.value();
+    auto precision = parsePrecision(o.value("precision", "fp16"));
+    if (!precision) return precision.error();
+    s.precision = precision.value();
+    if (o.value("threads")) {
+        auto t = parsePositive("--threads", *o.value("threads"));
+        if (!t) return t.error();
+        s.threads = t.value();
+    } else {
+        s.threads = collectMachineInfo().logicalCpus;
+    }
+    struct IntOption {
+        const char* name;
+        int* out;
+        bool zeroAllowed;
+    };
+    for (const IntOption& opt : {IntOption{"repeats", &s.work.repeats, false}, IntOption{"warmup", &s.work.warmup, true},
+                                 IntOption{"decode-steps", &s.work.decodeSteps, false},
+                                 IntOption{"batch-steps", &s.work.batchSteps, false},
+                                 IntOption{"batch-beams", &s.work.batchBeams, false},
+                                 IntOption{"prompt-tokens", &s.work.promptTokens, false},
+                                 IntOption{"prompt-runs", &s.work.promptRuns, false}}) {
+        if (auto v = o.value(opt.name)) {
+            if (opt.zeroAllowed && *v == "0") {
+                *opt.out = 0;
+                continue;
+            }
+            auto n = parsePositive(std::string("--") + opt.name, *v);
+            if (!n) return n.error();
+            *opt.out = n.value();
+        }
+    }
+    if (auto v = o.value("lengths")) {
+        s.lengths.clear();
+        for (const auto& item : splitList(*v)) {
+            auto n = parsePositive("--lengths", item);
+            if (!n) return n.error();
+            s.lengths.push_back(n.value());
+        }
+    }
+    if (auto v = o.value("modes")) {
+        s.modes.clear();
+        for (const auto& item : splitList(*v)) {
+            CacheMode m;
+            if (!parseCacheMode(item, m)) return makeError("--modes: unknown '" + item + "' (both, self, cross, none)");
+            s.modes.push_back(m);
+        }
+    }
+    s.cacheTable = !o.has("no-cache-table");
+    s.stepGraphs = !o.has("no-step-graphs");
+    s.floors = !o.has("no-floors");
+    s.floorsOnly = o.has("floors-only");
+    for (auto [name, out] : {std::pair{"peak-gflops", &s.peakGflops}, std::pair{"peak-gbs", &s.peakGbs}}) {
+        auto v = o.doubleValue(name, 0.0);
+        if (!v || v.value() < 0) return makeError(std::string("--") + name + " expects a positive number");
+        *out = v.value();
+    }
+    s.peers = o.has("peers");
+    s.peersList = o.value("peers-list", "");
+    s.peersCompile = o.has("peers-compile");
+    if (auto v = o.value("peers-compile-timeout")) {
+        auto n = parsePositive("--peers-compile-timeout", *v);
+        if (!n) return n.error();
+        s.peersCompileTimeout = n.value();
+    }
+    s.python = o.value("python", "");
+    s.audio = o.value("audio", s.audio);
+    s.workDir = o.value("work-dir", s.workDir);
+    s.json = o.value("json", "");
+    s.realFiles = splitList(o.value("real-files", ""));
+    s.realModels = splitList(o.value("real-models", ""));
+    if (auto v = o.value("real-beams")) {
+        s.realBeams.clear();
+        for (const auto& item : splitList(*v)) {
+            auto n = parsePositive("--real-beams", item);
+            if (!n) return n.error();
+            s.realBeams.push_back(n.value());
+        }
+    }
+    if (auto v = o.value("real-rounds")) {
+        auto n = parsePositive("--real-rounds", *v);
+        if (!n) return n.error();
+        s.realRounds = n.value();
+    }
+    if (auto v = o.value("real-programs")) s.realPrograms = splitList(*v);
+    s.whisperCli = o.value("whisper-cli", "");
+    s.language = o.value("language", s.language);
+    s.streamingFiles = splitList(o.value("streaming", ""));
+    if (auto v = o.value("audio-context")) {
+        s.audioContexts.clear();
+        for (const std::string& item : splitList(*v)) {
+            if (item == "full") {
+                s.audioContexts.push_back(-1.0);
+                continue;
+            }
+            char* end = nullptr;
+            const double padding = std::strtod(item.c_str(), &end);
+            if (end == item.c_str() || *end != '\0' || !(padding >= 0.0 && padding < 30.0)) {
+                return makeError("--audio-context takes full or paddings in seconds (0 to 30), got '" + item + "'");
+            }
+            s.audioContexts.push_back(padding);
+        }
+    }
+    for (auto [name, field] : {std::pair{"speed", &s.speed}, std::pair{"step", &s.step}}) {
+        auto v = o.doubleValue(name, *field);
+        if (!v) return v.error();
+        if (!(v.value() > 0.0)) return makeError(std::string("--") + name + " must be positive");
+        *field = v.value();
+    }
+    return s;
+}
+
+} // namespace hearsay::cli::bench
