@@ -31,9 +31,10 @@ test_regex() { printf '%s\n' "$@" | sed -E 's/^(core|ui)_tst_/\1./' | paste -sd'
 
 if [ "$which" = ci ]; then
     checked=(core_tst_json core_tst_model_files core_tst_ctranslate2_model core_tst_tokenizer core_tst_audio_file
-             core_tst_audio_block_decoder core_tst_audio_edge_formats core_tst_audio_hostile_files core_tst_voice_activity core_tst_ring_buffer
-             core_tst_journal_file core_tst_kv_cache core_tst_cpu_kernels core_tst_engine_ops core_tst_log_mel
-             core_tst_transcript_export core_tst_simulated_live_source core_tst_streaming_policy)
+             core_tst_audio_block_decoder core_tst_audio_edge_formats core_tst_audio_hostile_files core_tst_voice_activity
+             core_tst_ring_buffer core_tst_journal_file core_tst_journal_store core_tst_kv_cache core_tst_cpu_kernels
+             core_tst_engine_ops core_tst_log_mel core_tst_transcript_export core_tst_simulated_live_source
+             core_tst_streaming_policy)
     cmake --preset fuzz >/dev/null
     cmake --build build-fuzz -j "$jobs" --target hearsay-cli "${checked[@]}"
     ASAN_OPTIONS=$asan_options LSAN_OPTIONS=$lsan_options \

@@ -6,6 +6,7 @@
 #include "ui/live_panel.h"
 #include "ui/message_bar.h"
 #include "ui/model_manager_dialog.h"
+#include "ui/recovery_bar.h"
 #include "ui/settings_panel.h"
 #include "ui/transcript_model.h"
 #include "ui/transcription_worker.h"
@@ -41,7 +42,6 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
-#include <filesystem>
 
 namespace hearsay::ui {
 namespace {
@@ -99,9 +99,13 @@ MainWindow::MainWindow(std::unique_ptr<QSettings> settings, QWidget* parent)
     m_centre->addWidget(m_hint);
     m_centre->addWidget(m_view);
     m_messageBar = new MessageBar(this);
+    m_recoveryBar = new RecoveryBar(this);
+    connect(m_recoveryBar, &RecoveryBar::restoreRequested, this, &MainWindow::restoreJournal);
+    connect(m_recoveryBar, &RecoveryBar::discardRequested, this, &MainWindow::discardJournal);
     auto* centre = new QWidget(this);
     auto* layout = new QVBoxLayout(centre);
     layout->setContentsMargins(4, 4, 4, 0);
+    layout->addWidget(m_recoveryBar);
     layout->addWidget(m_messageBar);
     // The dictation strip: the big Record/Stop button and the input level.
     auto* strip = new QHBoxLayout;
@@ -191,22 +195,8 @@ MainWindow::MainWindow(std::unique_ptr<QSettings> settings, QWidget* parent)
     memoryPoll->start(kMemoryPollMs);
     emit inputDevicesRequested();
 
-    // A journal left by a run that did not end normally (a crash, a kill) is offered for restoring.
-    m_journalPath = QString::fromStdString((DictationJournal::defaultDirectory() / DictationJournal::kFileName).string());
-    if (auto found = DictationJournal::read(m_journalPath.toStdString()); !found) {
-        m_messageBar->showMessage(MessageBar::Kind::Warning, QString::fromStdString(found.message()));
-    } else if (!found->empty()) {
-        m_recovered = std::move(found).value();
-        // Kept aside: a new dictation starts a fresh journal, the old one stays until restored or closed.
-        std::error_code ec;
-        std::filesystem::rename(m_journalPath.toStdString(), m_journalPath.toStdString() + ".previous", ec);
-        const QString text = QString::fromStdString(journalText(m_recovered)).simplified();
-        m_messageBar->showMessage(MessageBar::Kind::Information,
-                                  tr("Hearsay did not close normally last time. The journal kept %n word(s) of dictated "
-                                     "text: \"%1\"", nullptr, int(text.split(' ', Qt::SkipEmptyParts).size()))
-                                      .arg(text.size() > 120 ? text.left(117) + "…" : text),
-                                  tr("Restore"), [this] { restoreJournal(); });
-    }
+    // Journals left by runs that did not end normally (a crash, a kill) are offered for restoring.
+    offerRecovery();
 
     restoreGeometry(m_settings->value("window/geometry").toByteArray());
     restoreState(m_settings->value("window/state").toByteArray());
@@ -218,6 +208,8 @@ MainWindow::~MainWindow() {
     m_controls->cancel = true;
     if (m_dictation) m_dictation->stop = true;
     m_thread.reset();
+    // Ended without a close (the application quit another way): a normal end all the same.
+    [[maybe_unused]] auto removed = m_sessionJournal.remove();
 }
 
 void MainWindow::createDocks() {
@@ -263,6 +255,9 @@ void MainWindow::createActions() {
     file->addSeparator();
     m_export = file->addAction(tr("&Export transcript…"), this, &MainWindow::chooseExport);
     m_export->setShortcut(QKeySequence(tr("Ctrl+E")));
+    QAction* recover = file->addAction(tr("&Recover last dictation…"), this, [this] { offerRecovery(true); });
+    recover->setObjectName("recoverAction");
+    recover->setStatusTip(tr("Offer again the dictated text that a run which did not close normally left on disk"));
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -735,9 +730,16 @@ void MainWindow::beginDictation(const QString& file, double speed) {
     m_controls->cancel = false;
     m_livePanel->clear();
     m_transcript->closeUtterance();
+    if (!m_sessionJournal.held()) {  // this window's own journal, new (never an earlier run's)
+        auto lease = m_journals.create();
+        if (!lease)
+            m_messageBar->showMessage(MessageBar::Kind::Warning,
+                                      tr("Dictated text is not journaled: %1").arg(QString::fromStdString(lease.message())));
+        else m_sessionJournal = std::move(lease).value();
+    }
     m_statusText->setText(tr("Starting dictation…"));
     setState(State::Dictating);
-    emit dictationRequested(request, m_engineSettings, m_journalPath);
+    emit dictationRequested(request, m_engineSettings, journalPath());
 }
 
 void MainWindow::stopDictation() {
@@ -747,18 +749,51 @@ void MainWindow::stopDictation() {
     setState(State::Stopping);
 }
 
+void MainWindow::offerRecovery(bool tellIfNone) {
+    auto found = m_journals.leftovers();
+    if (!found) {
+        m_messageBar->showMessage(MessageBar::Kind::Warning, QString::fromStdString(found.message()));
+        return;
+    }
+    m_recoveryBar->setJournals(found.value());  // the unreadable ones are named there, and left alone
+    m_leftovers.clear();
+    for (LeftoverJournal& j : found.value())
+        if (j.error.empty()) m_leftovers.push_back(std::move(j));
+    if (found->empty() && tellIfNone)
+        m_messageBar->showMessage(MessageBar::Kind::Information, tr("No dictated text is waiting to be recovered."));
+}
+
 bool MainWindow::restoreJournal() {
-    if (m_recovered.empty()) return false;
+    if (m_leftovers.empty()) return false;
     keepingScroll([&] {
-        m_transcript->closeUtterance();
-        for (const JournalEntry& e : m_recovered) m_transcript->appendCommitted(e.text, e.start, e.end, e.endOfUtterance);
+        for (const LeftoverJournal& j : m_leftovers) {
+            m_transcript->closeUtterance();
+            for (const JournalEntry& e : j.entries) m_transcript->appendCommitted(e.text, e.start, e.end, e.endOfUtterance);
+        }
         m_transcript->closeUtterance();
     });
-    m_recovered.clear();
-    std::error_code ec;
-    std::filesystem::remove(m_journalPath.toStdString() + ".previous", ec);
-    m_messageBar->showMessage(MessageBar::Kind::Information, tr("The dictated text of the last run was restored."));
+    // On disk from now on as this window's own text (a crash after restoring loses nothing).
+    if (!m_sessionJournal.held()) {
+        if (auto lease = m_journals.create(); lease) m_sessionJournal = std::move(lease).value();
+    }
+    const auto moved = m_sessionJournal.held() ? m_journals.moveInto(m_sessionJournal.path(), m_leftovers)
+                                               : Result<void>(makeError("no journal of this window"));
+    m_leftovers.clear();
+    m_recoveryBar->setJournals({});
+    if (moved) m_messageBar->showMessage(MessageBar::Kind::Information, tr("The dictated text was restored."));
+    else m_messageBar->showMessage(MessageBar::Kind::Warning,
+                                   tr("The dictated text was restored; its journal files stay on disk (%1).")
+                                       .arg(QString::fromStdString(moved.message())));
     setState(m_state);
+    return true;
+}
+
+bool MainWindow::discardJournal() {
+    if (m_leftovers.empty()) return false;
+    const auto removed = m_journals.remove(m_leftovers);
+    m_leftovers.clear();
+    m_recoveryBar->setJournals({});
+    if (!removed) m_messageBar->showMessage(MessageBar::Kind::Warning, QString::fromStdString(removed.message()));
     return true;
 }
 
@@ -890,10 +925,9 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     m_settings->setValue("window/state", saveState());
     if (m_state == State::Transcribing) m_controls->cancel = true;
     if (m_dictation) m_dictation->stop = true;
-    // A normal close: the journal is not needed to restore anything at the next start.
-    std::error_code ec;
-    std::filesystem::remove(m_journalPath.toStdString(), ec);
-    std::filesystem::remove(m_journalPath.toStdString() + ".previous", ec);
+    // A normal close: this window's own journal goes (its text was on screen until now). Text
+    // left by earlier runs stays on disk until the user restores or discards it.
+    [[maybe_unused]] auto removed = m_sessionJournal.remove();
     QMainWindow::closeEvent(event);
 }
 

@@ -3,7 +3,7 @@
 // window only sends it requests and paints what it reports.
 #pragma once
 
-#include "core/transcript/dictation_journal.h"
+#include "core/transcript/journal_store.h"
 #include "core/transcript/transcript_export.h"
 #include "ui/engine_settings.h"
 #include "ui/message_bar.h"
@@ -34,6 +34,7 @@ namespace hearsay::ui {
 class CachePanel;
 class LevelMeterBar;
 class LivePanel;
+class RecoveryBar;
 class SettingsPanel;
 class TranscriptModel;
 class TranscriptionWorker;
@@ -59,12 +60,19 @@ public:
     void dictateFile(const QString& file, double speed);
     // Stop: the audio already captured is transcribed and committed, then the window is idle.
     void stopDictation();
-    // The journal of an earlier run that did not end normally, restored into the transcript
-    // (appended); false when there was none.
+    // The text that runs which did not end normally left in the journal directory (JournalStore),
+    // offered in the recovery bar at start and by File › Recover last dictation…; `tellIfNone`:
+    // say so when there is none.
+    void offerRecovery(bool tellIfNone = false);
+    // Restores that text into the transcript (appended, oldest run first) and removes it from
+    // the disk; false when there was none.
     bool restoreJournal();
-    bool hasJournalToRestore() const { return !m_recovered.empty(); }
-    // Where committed dictation is journaled: DictationJournal::defaultDirectory() (XDG state).
-    QString journalPath() const { return m_journalPath; }
+    // Removes that text from the disk without restoring it; false when there was none.
+    bool discardJournal();
+    bool hasJournalToRestore() const { return !m_leftovers.empty(); }
+    // This window's own journal (in JournalStore's directory), made at its first dictation;
+    // empty before.
+    QString journalPath() const { return QString::fromStdString(m_sessionJournal.path().string()); }
     // The model manager (File > Models…); `introduction` heads it (the first start's words).
     void showModelManager(const QString& introduction = {});
 
@@ -75,6 +83,7 @@ public:
     SettingsPanel* settingsPanel() const { return m_settingsPanel; }
     CachePanel* cachePanel() const { return m_cachePanel; }
     MessageBar* messageBar() const { return m_messageBar; }
+    RecoveryBar* recoveryBar() const { return m_recoveryBar; }
     LivePanel* livePanel() const { return m_livePanel; }
     LevelMeterBar* levelMeter() const { return m_levelMeter; }
     QAction* recordAction() const { return m_record; }
@@ -160,8 +169,9 @@ private:
     std::unique_ptr<QSettings> m_settings;
     std::shared_ptr<SessionControls> m_controls;  // Cancel and the switches, read by the engine's sessions
     std::shared_ptr<DictationControl> m_dictation; // Stop of the current dictation run
-    QString m_journalPath;
-    std::vector<JournalEntry> m_recovered;      // an earlier run's journal, offered for restoring
+    JournalStore m_journals;                    // the journal directory
+    JournalLease m_sessionJournal;              // this window's journal, locked while it is open
+    std::vector<LeftoverJournal> m_leftovers;   // earlier runs' journals, offered for restoring
     QString m_dictationSource;
     StreamingSummary m_lastSummary;
     EngineSettings m_engineSettings;
@@ -183,6 +193,7 @@ private:
     QStackedWidget* m_centre = nullptr;
     QTableView* m_view = nullptr;
     MessageBar* m_messageBar = nullptr;
+    RecoveryBar* m_recoveryBar = nullptr;
     SettingsPanel* m_settingsPanel = nullptr;
     CachePanel* m_cachePanel = nullptr;
     QLabel* m_statusText = nullptr;

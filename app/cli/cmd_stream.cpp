@@ -10,12 +10,14 @@
 #include "core/engine/engine.h"
 #include "core/streaming/streaming_benchmark.h"
 #include "core/streaming/streaming_session.h"
+#include "core/transcript/journal_store.h"
 #include "core/transcript/timestamp_format.h"
 #include "core/util/json.h"
 
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <optional>
 #include <unistd.h>
 
 namespace hearsay::cli {
@@ -47,6 +49,10 @@ const char* kUsage = R"(usage: hearsay-cli stream --model PATH (--mic [--device 
   --output-format F        text (default) or json (one JSON object per line: every event, then a
                            summary with latency median and p90, real-time factor, dropped samples)
   --quiet                  no status lines on stderr
+  --no-journal             do not journal: by default each committed piece of text is also
+                           written to a journal file in $XDG_STATE_HOME/hearsay as it is committed,
+                           which a normal end removes and a crash or a kill leaves for
+                           `hearsay-cli journal show|restore|discard`
 )";
 
 std::atomic<StreamingSession*> g_session{nullptr};
@@ -83,7 +89,7 @@ int runStream(const std::vector<std::string>& args) {
                                   "audio-context-padding", "context-pause", "language", "task", "beam-size", "temperature-increment", "threads", "backend",
                                   "output-format"},
                                  {"help", "list-devices", "mic", "realtime", "no-vad", "no-tentative", "no-self-cache",
-                                  "no-cross-cache", "quiet"});
+                                  "no-cross-cache", "quiet", "no-journal"});
     if (!parsed) return fail(parsed.message() + " (see --help)", 2);
     const Options& options = parsed.value();
     if (options.has("help")) {
@@ -177,6 +183,24 @@ int runStream(const std::vector<std::string>& args) {
                      mic ? "Ctrl-C stops" : realtime ? "real-time pace" : "as fast as possible, one step at a time");
     }
 
+    // The journal: each committed piece on disk before it is printed (a crash or a kill loses
+    // nothing committed); a normal end removes it, the text having been printed.
+    JournalLease journalFile;
+    std::optional<DictationJournal> journal;
+    if (!options.has("no-journal")) {
+        auto lease = JournalStore().create();
+        auto opened = lease ? DictationJournal::open(lease->path()) : Result<DictationJournal>(lease.error());
+        if (opened && !opened->beginRun(source->description()))
+            opened = Result<DictationJournal>(makeError("cannot write " + lease->path().string()));
+        if (!opened) {
+            std::fprintf(stderr, "hearsay-cli stream: committed text is not journaled: %s\n", opened.message().c_str());
+        } else {
+            journal = std::move(opened).value();
+            journalFile = std::move(lease).value();
+        }
+    }
+    bool journalWarned = false;
+
     auto controls = std::make_shared<SessionControls>();
     controls->selfCache = !options.has("no-self-cache");
     controls->crossCache = !options.has("no-cross-cache");
@@ -205,6 +229,14 @@ int runStream(const std::vector<std::string>& args) {
         std::fflush(stdout);
     };
     callbacks.committed = [&](const CommittedText& c) {
+        if (journal) {
+            // A failed write keeps the record in the journal's backlog, written with the next one.
+            if (auto ok = journal->commit(c.text, c.start, c.end, c.endOfUtterance); !ok && !journalWarned) {
+                std::fprintf(stderr, "hearsay-cli stream: committed text cannot be journaled for now: %s\n",
+                             ok.message().c_str());
+                journalWarned = true;
+            }
+        }
         if (json) {
             Json j;
             j["event"] = "committed";
@@ -224,13 +256,19 @@ int runStream(const std::vector<std::string>& args) {
     };
 
     auto session = StreamingSession::create(engine.value(), *source, so, callbacks, controls);
-    if (!session) return fail(session.message(), 2);
+    if (!session) {
+        [[maybe_unused]] auto removed = journalFile.remove();
+        return fail(session.message(), 2);
+    }
     g_session.store(session.value().get());
     std::signal(SIGINT, onInterrupt);
     const StreamingSummary summary = session.value()->run();
     std::signal(SIGINT, SIG_DFL);
     g_session.store(nullptr);
     clearTentative();
+    journal.reset();
+    if (auto removed = journalFile.remove(); !removed)
+        std::fprintf(stderr, "hearsay-cli stream: %s\n", removed.message().c_str());
 
     if (json) {
         Json j;

@@ -1,8 +1,8 @@
 // The dictation journal: committed text written to disk as it is committed, so that a crash or a
 // kill loses nothing said. Append-only, one line per record, each written with a single write(2)
 // (no user-space buffer: a killed process leaves everything committed in the file); the reader
-// ignores a torn last line. The application removes it when it closes normally; a journal found
-// at start belongs to a run that did not, and is offered for restoring.
+// ignores a torn last line. Where the files live, whose they are, and what becomes of a journal
+// whose run did not end normally: journal_store.h.
 //
 // A write that fails (disk full, quota, an I/O error) leaves no torn record behind: the file is cut
 // back to where the record began. The record is kept in memory, in order with those after it, and
@@ -33,9 +33,8 @@ struct JournalEntry {
 
 class DictationJournal {
 public:
-    // $XDG_STATE_HOME/hearsay (default ~/.local/state/hearsay): where the application keeps it.
+    // $XDG_STATE_HOME/hearsay (default ~/.local/state/hearsay): where the application keeps them.
     static std::filesystem::path defaultDirectory();
-    static constexpr const char* kFileName = "dictation.journal";
 
     // Opens `file` for appending (creating it and its directory); a new file gets the header.
     static Result<DictationJournal> open(const std::filesystem::path& file);
