@@ -10,15 +10,22 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
-bash scripts/setup.sh
-bash scripts/fetch_real_models.sh
-cmake --preset dev
-cmake --build build -j "$(nproc)"
-ctest --test-dir build --output-on-failure -j "$(nproc)" -LE soak
+phase() {  # phase NAME COMMAND...: runs it and prints how long it took (for the README's figures)
+    local name=$1 start=$SECONDS
+    shift
+    "$@"
+    echo "test.sh: $name took $(( (SECONDS - start) / 60 )) min $(( (SECONDS - start) % 60 )) s"
+}
+phase setup bash scripts/setup.sh
+phase models bash scripts/fetch_real_models.sh
+phase configure cmake --preset dev
+phase build cmake --build build -j "$(nproc)"
+phase ctest ctest --test-dir build --output-on-failure -j "$(nproc)" -LE soak
 if [ "${HEARSAY_QUICK:-0}" != 1 ]; then
     # The soak (real-time pace, latency measured) alone, once the rest is done.
-    ctest --test-dir build --output-on-failure -L soak
-    bash scripts/fuzz.sh  # a fixed number of executions per target (tests/fuzz/runs.txt)
+    phase soak ctest --test-dir build --output-on-failure -L soak
+    phase fuzzing bash scripts/fuzz.sh  # a fixed number of executions per target (tests/fuzz/runs.txt)
     # After the fuzzing: its clang ASan + UBSan build (build-fuzz) is reused for the checked suites.
-    bash scripts/sanitizers.sh ci
+    phase sanitizers bash scripts/sanitizers.sh ci
 fi
+echo "test.sh: all passed in $(( SECONDS / 60 )) min $(( SECONDS % 60 )) s"
