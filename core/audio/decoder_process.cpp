@@ -241,9 +241,11 @@ Error DecoderProcess::exitFailure(int status, bool killedHere) {
     }
     if (WIFSIGNALED(status)) {
         const int sig = WTERMSIG(status);
-        const char* name = sigabbrev_np(sig);
-        return failure("the decoder crashed (signal " + std::to_string(sig) + (name ? std::string(", SIG") + name : "") +
-                       ")");
+        const char* abbreviation = sigabbrev_np(sig);
+        const std::string name = "signal " + std::to_string(sig) + (abbreviation ? std::string(", SIG") + abbreviation : "");
+        // Not from us (we reap what we kill): most likely the kernel's OOM killer.
+        if (sig == SIGKILL) return failure("the decoder was killed (" + name + "; the system may be out of memory)");
+        return failure("the decoder crashed (" + name + ")");
     }
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     if (code == protocol::kExitOutOfMemory) return failure("the decoder ran out of memory");
