@@ -147,6 +147,10 @@ Result<void> DecoderProcess::start() {
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&actions, 2, 1);  // stray library output goes to stderr
     posix_spawn_file_actions_adddup2(&actions, writeFd, protocol::kStreamFd);
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 34)
+    // Whatever else this process has open without O_CLOEXEC (a library's descriptors) stays here.
+    posix_spawn_file_actions_addclosefrom_np(&actions, protocol::kStreamFd + 1);
+#endif
     sigset_t mask;
     sigemptyset(&mask);
     posix_spawnattr_setsigmask(&attributes, &mask);

@@ -15,6 +15,7 @@
 #include "core/audio/decoder_protocol.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -323,11 +324,26 @@ private slots:
     }
 
     void destroyedMidFileLeavesNothing() {
+        // A descriptor opened without O_CLOEXEC here does not reach the helper: it holds only
+        // stdin, stdout, stderr, its stream and the audio file.
+        QTemporaryDir dir;
+        const QString marker = dir.filePath("stray-descriptor");
+        QVERIFY(writeBytes(marker, "x"));
+        const int stray = ::open(marker.toLocal8Bit().constData(), O_RDONLY);
+        QVERIFY(stray >= 0);
         const int descriptors = openDescriptors();
         std::vector<pid_t> pids;
         for (int i = 0; i < 5; ++i) {
             auto decoder = DecoderProcess::open((kShared + "/speech-30s-a.wav").toStdString(), helperOptions());
             QVERIFY(decoder.ok());
+            if (i == 0) {  // 30 s of samples do not fit the pipe: the helper is still there, blocked
+                const QString fdDir = QString("/proc/%1/fd").arg(decoder->pid());
+                QStringList targets;
+                for (const QString& fd : QDir(fdDir).entryList(QDir::AllEntries | QDir::System | QDir::NoDotAndDotDot)) {
+                    targets << fd + " " + QFile::symLinkTarget(fdDir + "/" + fd);
+                }
+                QVERIFY2(targets.size() == 5 && !targets.join(' ').contains(marker), qPrintable(targets.join(", ")));
+            }
             std::vector<float> block;
             QVERIFY(decoder->next(block).value());
             pids.push_back(decoder->pid());
@@ -346,6 +362,7 @@ private slots:
         }
         QVERIFY(reaped(pid));
         QCOMPARE(openDescriptors(), descriptors);
+        ::close(stray);
     }
 
     void parserRefusesOversizedRecords() {
