@@ -6,7 +6,7 @@
 
 #ifdef HEARSAY_HAVE_AUDIO
 
-#include "core/audio/audio_block_decoder.h"
+#include "core/audio/audio_file_reader.h"
 #include "core/audio/audio_writer.h"
 #include "core/audio/capture_device.h"
 #include "core/audio/simulated_live_source.h"
@@ -15,6 +15,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
 
 namespace hearsay::cli {
 namespace {
@@ -29,13 +32,26 @@ const char* kUsage = R"(usage: hearsay-cli audio ACTION [OPTIONS]
   audio replay FILE [--speed X] [--output FILE.wav]
                                  play FILE as simulated live input at X times real time (default 1;
                                  0 = as fast as possible) through the same ring buffer
-  audio decode FILE              decode FILE block by block; prints samples, time and peak memory
+  audio decode FILE [--in-process]
+                                 decode FILE block by block, in the decoder helper process (or in
+                                 this one); prints samples, time and the peak memory of both
 )";
 
 double peakRssMiB() {
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     return double(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+// A running process's peak RSS so far (VmHWM). Not getrusage(RUSAGE_CHILDREN): posix_spawn's
+// child shares this process's memory until it execs, and its ru_maxrss counts that.
+double peakRssMiB(pid_t pid) {
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind("VmHWM:", 0) == 0) return std::strtod(line.c_str() + 6, nullptr) / 1024.0;  // kB
+    }
+    return 0.0;
 }
 
 const char* stateName(SourceState state) {
@@ -111,9 +127,11 @@ int consume(AudioSource& source, double seconds, const std::string& output) {
     return status.state == SourceState::Failed ? 1 : 0;
 }
 
-int decodeBlocks(const std::string& path) {
+int decodeBlocks(const std::string& path, bool inProcess) {
     const auto begin = std::chrono::steady_clock::now();
-    auto decoder = AudioBlockDecoder::open(path);
+    AudioDecodeOptions options;
+    options.isolation = inProcess ? DecodeIsolation::InProcess : DecodeIsolation::Auto;
+    auto decoder = AudioFileReader::open(path, options);
     if (!decoder) {
         std::fprintf(stderr, "hearsay-cli audio: %s\n", decoder.message().c_str());
         return 1;
@@ -121,7 +139,11 @@ int decodeBlocks(const std::string& path) {
     std::vector<float> block;
     size_t blocks = 0, largest = 0;
     double sumSquares = 0.0;
+    double helperPeak = 0.0;  // sampled every 64 blocks: the helper's memory is flat after its start
     while (true) {
+        if (blocks % 64 == 0 && decoder->process() && decoder->process()->pid() > 0) {
+            helperPeak = std::max(helperPeak, peakRssMiB(decoder->process()->pid()));
+        }
         auto more = decoder->next(block);
         if (!more) {
             std::fprintf(stderr, "hearsay-cli audio: %s\n", more.message().c_str());
@@ -139,13 +161,17 @@ int decodeBlocks(const std::string& path) {
                 info.sourceRate, info.sourceChannels);
     std::printf("%.0f samples at 16 kHz (%.1f s of audio) in %zu blocks (largest %zu), rms %.4f\n", samples,
                 samples / AudioSource::kSampleRate, blocks, largest, samples > 0 ? std::sqrt(sumSquares / samples) : 0.0);
-    std::printf("decoded in %.1f s (%.0fx real time); peak RSS %.1f MiB\n", seconds,
-                samples / AudioSource::kSampleRate / std::max(seconds, 1e-9), peakRssMiB());
+    const bool helper = decoder->process() != nullptr;
+    std::printf("decoded in %.2f s (%.0fx real time) %s; peak RSS %.1f MiB", seconds,
+                samples / AudioSource::kSampleRate / std::max(seconds, 1e-9),
+                helper ? "through the helper" : "in this process", peakRssMiB());
+    if (helper) std::printf(", helper %.1f MiB", helperPeak);
+    std::printf("\n");
     return 0;
 }
 
 int runAudio(const std::vector<std::string>& args) {
-    auto options = Options::parse(args, {"device", "seconds", "output", "speed"}, {"help"});
+    auto options = Options::parse(args, {"device", "seconds", "output", "speed"}, {"help", "in-process"});
     if (!options) {
         std::fprintf(stderr, "hearsay-cli audio: %s\n", options.message().c_str());
         return 2;
@@ -178,7 +204,7 @@ int runAudio(const std::vector<std::string>& args) {
             std::fprintf(stderr, "hearsay-cli audio %s: give one FILE\n", action.c_str());
             return 2;
         }
-        if (action == "decode") return decodeBlocks(positional[1]);
+        if (action == "decode") return decodeBlocks(positional[1], options->has("in-process"));
         auto speed = options->doubleValue("speed", 1.0);
         if (!speed) {
             std::fprintf(stderr, "hearsay-cli audio: %s\n", speed.message().c_str());

@@ -1,7 +1,6 @@
-// decodeAudioFile: the whole file at once, as the concatenation of AudioBlockDecoder's blocks.
+// decodeAudioFile: the whole file at once, as the concatenation of AudioFileReader's blocks.
 #include "core/audio/audio_file.h"
 
-#include "core/audio/audio_block_decoder.h"
 
 namespace hearsay {
 
@@ -13,8 +12,8 @@ bool ffmpegAvailable() {
 #endif
 }
 
-Result<AudioBuffer> decodeAudioFile(const std::filesystem::path& path) {
-    auto decoder = AudioBlockDecoder::open(path);
+Result<AudioBuffer> decodeAudioFile(const std::filesystem::path& path, const AudioDecodeOptions& options) {
+    auto decoder = AudioFileReader::open(path, options);
     if (!decoder) return decoder.error();
     AudioBuffer buffer;
     std::vector<float> block;

@@ -2,6 +2,7 @@
 // or, as the fallback, FFmpeg (video files, m4a, ...), as 16 kHz mono float samples.
 #pragma once
 
+#include "core/audio/audio_file_reader.h"
 #include "core/util/result.h"
 
 #include <filesystem>
@@ -24,10 +25,11 @@ struct AudioBuffer {
 };
 
 // Decodes a whole file: channels averaged to mono, resampled to 16 kHz with libsamplerate
-// (best quality): the concatenated blocks of AudioBlockDecoder (audio_block_decoder.h), which
-// long files should use directly (here 3 hours cost 690 MB of 16 kHz floats).
-// Errors name the file and the reason: missing, empty, truncated, unrecognised, no audio.
-Result<AudioBuffer> decodeAudioFile(const std::filesystem::path& path);
+// (best quality): the concatenated blocks of AudioFileReader (audio_file_reader.h: in the
+// decoder helper process by default), which long files should use directly (here 3 hours cost
+// 690 MB of 16 kHz floats). Errors name the file and the reason: missing, empty, truncated,
+// unrecognised, no audio; or the helper's failure (crashed, stopped responding, out of memory).
+Result<AudioBuffer> decodeAudioFile(const std::filesystem::path& path, const AudioDecodeOptions& options = {});
 
 // Whether this build has the FFmpeg fallback (the HEARSAY_FFMPEG option).
 bool ffmpegAvailable();

@@ -20,7 +20,7 @@ std::string describe(const std::filesystem::path& path, double speed) {
 
 } // namespace
 
-SimulatedLiveSource::SimulatedLiveSource(AudioBlockDecoder decoder, const SimulatedLiveOptions& options)
+SimulatedLiveSource::SimulatedLiveSource(AudioFileReader decoder, const SimulatedLiveOptions& options)
     : RingSource(Resampler::Quality::Best),  // the ring holds 16 kHz mono already: nothing is converted
       m_options(options),
       m_info(decoder.info()),
@@ -35,7 +35,7 @@ Result<std::unique_ptr<SimulatedLiveSource>> SimulatedLiveSource::open(const std
     if (!(options.ringSeconds > 0.0) || !(options.chunkSeconds > 0.0) || options.chunkSeconds > options.ringSeconds) {
         return makeError("simulated live input: the ring and chunk lengths must be positive, the chunk the shorter");
     }
-    auto decoder = AudioBlockDecoder::open(path);
+    auto decoder = AudioFileReader::open(path);
     if (!decoder) return decoder.error();
     return std::unique_ptr<SimulatedLiveSource>(new SimulatedLiveSource(std::move(decoder).value(), options));
 }

@@ -3,7 +3,7 @@
 // or as fast as the consumer takes it). For tests, benchmarks and demos of live transcription.
 #pragma once
 
-#include "core/audio/audio_block_decoder.h"
+#include "core/audio/audio_file_reader.h"
 #include "core/audio/ring_source.h"
 
 #include <condition_variable>
@@ -30,7 +30,7 @@ struct SimulatedLiveOptions {
 // (a truncated file) makes it Failed, with the samples before the error readable.
 class SimulatedLiveSource final : public RingSource {
 public:
-    // Opens the file (errors as AudioBlockDecoder::open); nothing is pushed before start().
+    // Opens the file (errors as AudioFileReader::open); nothing is pushed before start().
     static Result<std::unique_ptr<SimulatedLiveSource>> open(const std::filesystem::path& path,
                                                              const SimulatedLiveOptions& options = {});
     ~SimulatedLiveSource() override;  // stops
@@ -43,7 +43,7 @@ public:
     const AudioFileInfo& fileInfo() const { return m_info; }  // any thread (fixed at open)
 
 private:
-    SimulatedLiveSource(AudioBlockDecoder decoder, const SimulatedLiveOptions& options);
+    SimulatedLiveSource(AudioFileReader decoder, const SimulatedLiveOptions& options);
     void feed(std::shared_ptr<CaptureChannel> channel);
     bool sleepUntil(std::chrono::steady_clock::time_point when);  // false: stop requested
     void joinFeeder();
@@ -51,7 +51,7 @@ private:
     const SimulatedLiveOptions m_options;
     const AudioFileInfo m_info;
     const std::string m_description;
-    AudioBlockDecoder m_decoder;  // the feeder thread's while it runs
+    AudioFileReader m_decoder;    // the feeder thread's while it runs
     bool m_played = false;        // the decoder must rewind before the next run
 
     std::mutex m_control;  // start() and stop() one at a time

@@ -283,6 +283,22 @@ private slots:
         QVERIFY(!QFile::exists(out + "/garbage.wav.json"));
     }
 
+    // The audio decoder crashing on a file (the helper made to crash, as a hostile file would
+    // make it): an error naming the file and the signal, exit status 1, not the CLI's own death.
+    void decoderCrashIsAnError() {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("HEARSAY_DECODER_FAULT", "crash");
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(HEARSAY_CLI_PATH), {"transcribe", "--model", m_model, "--language", "en", "--beam-size",
+                                                   "1", "--sample-len", "8", "--output-format", "txt", kJfk});
+        QVERIFY(p.waitForFinished(kCliTimeoutMs));
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 1);
+        QVERIFY2(err.contains("could not decode '" + kJfk + "': the decoder crashed (signal 11"), qPrintable(err));
+    }
+
     // An output that cannot be written (here a directory stands where the file should go, which
     // fails for root too): a clear message, a failing exit code, no half-written file, and the
     // transcript on stdout instead, so that nothing is lost.

@@ -1,8 +1,8 @@
 // The defects seen when the window was tried as a new user would, each checked where it could
 // come back: the progress box of a second file, the centre hint while a model is loaded and a
 // file is transcribed, the window icon, segment ends within the audio, --screenshot's exit status,
-// the Record action's explanation when it cannot act, Help › About. The random 64x2x2 test model
-// (hearsay-cli make-test-model) stands in for a real one.
+// the Record action's explanation when it cannot act, Help › About, an audio decoder that crashes
+// on a file. The random 64x2x2 test model (hearsay-cli make-test-model) stands in for a real one.
 #include "ui/cache_panel.h"
 #include "ui/message_bar.h"
 #include "ui/settings_panel.h"
@@ -96,6 +96,35 @@ private slots:
         // The earlier transcript was kept: the second file's rows follow it (and it says so).
         QVERIFY(window->messageBar()->isVisibleTo(window.get()));
         QVERIFY(labelText(window->messageBar(), "messageText").contains("follows the earlier text"));
+    }
+
+    // The decoder helper crashing on the second file (made to, as a hostile file would): an error
+    // naming the signal, the first file's transcript untouched, the window ready for the next.
+    void decoderCrashKeepsTheTranscript() {
+        auto window = makeWindow();
+        QVERIFY(loadModel(*window, m_model));
+        QSignalSpy ended(window.get(), &MainWindow::transcriptionEnded);
+        window->openAudio(jfk());
+        QVERIFY(ended.wait(kJobTimeoutMs));
+        QCOMPARE(ended.at(0).at(0).toBool(), true);
+        const QString before = transcriptText(*window->transcriptModel());
+        QVERIFY(!before.isEmpty());
+
+        qputenv("HEARSAY_DECODER_FAULT", "crash");
+        window->openAudio(speech30());
+        const bool crashed = ended.wait(kJobTimeoutMs);
+        qunsetenv("HEARSAY_DECODER_FAULT");
+        QVERIFY(crashed);
+        QCOMPARE(ended.at(1).at(0).toBool(), false);
+        const QString message = window->messageBar()->text();
+        QVERIFY2(message.contains("speech-30s-a.wav") && message.contains("the decoder crashed (signal 11"),
+                 qPrintable(message));
+        QCOMPARE(transcriptText(*window->transcriptModel()), before);
+        QVERIFY(!window->isBusy());
+
+        window->openAudio(jfk());  // the window goes on working
+        QVERIFY(ended.wait(kJobTimeoutMs));
+        QCOMPARE(ended.at(2).at(0).toBool(), true);
     }
 
     void segmentsEndWithinTheAudio() {
