@@ -206,16 +206,7 @@ int runBench(const std::vector<std::string>& args) {
     }
 
     if (!s.json.empty()) {
-        Json doc;
-        doc["schema"] = "hearsay-bench/1";
-        doc["date"] = date;
-        doc["command"] = [&] {
-            std::string c = "hearsay-cli bench";
-            for (const auto& a : args) c += " " + a;
-            return c;
-        }();
-        doc["machine"] = toJson(machine);
-        doc["machine"]["loadAverageAtEnd"] = collectMachineInfo().loadAverage;
+        Json doc = reportHeader("hearsay-bench/1", date, args, machine);
         doc["build"] = toJson(build);
         Json settings;
         settings["backend"] = std::string(backendKindName(s.backend));

@@ -96,17 +96,26 @@ inline std::vector<LogMel> speechClipMels(int nMels, std::string* why = nullptr)
     return mels;
 }
 
-// Greedy argmax decoding for `steps` tokens after `prompt`; every step's logits are appended
-// to *allLogits when given. Fails the calling test through the returned error text.
-inline Result<std::vector<int>> greedyDecode(InferenceSession& session, std::vector<int> tokens, int steps,
-                                             std::vector<float>* allLogits = nullptr) {
+// `steps` decode steps after `tokens`, each appending pick(logits, tokens); every step's logits
+// are appended to *allLogits when given. Fails the calling test through the returned error text.
+template <class Pick>
+inline Result<std::vector<int>> decodeSteps(InferenceSession& session, std::vector<int> tokens, int steps,
+                                            std::vector<float>* allLogits, Pick pick) {
     std::vector<float> logits;
     for (int s = 0; s < steps; ++s) {
         if (auto ok = session.decode({tokens}, logits); !ok) return ok.error();
         if (allLogits) allLogits->insert(allLogits->end(), logits.begin(), logits.end());
-        tokens.push_back(static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin()));
+        tokens.push_back(pick(logits, tokens));
     }
     return tokens;
+}
+
+// Greedy argmax decoding.
+inline Result<std::vector<int>> greedyDecode(InferenceSession& session, std::vector<int> tokens, int steps,
+                                             std::vector<float>* allLogits = nullptr) {
+    return decodeSteps(session, std::move(tokens), steps, allLogits, [](const std::vector<float>& logits, const std::vector<int>&) {
+        return static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+    });
 }
 
 // The token a no-repeat greedy step picks: the highest logit among tokens not yet in `tokens`.
@@ -125,13 +134,7 @@ inline int bestUnusedToken(const std::vector<float>& logits, const std::vector<i
 // greedyDecode with bestUnusedToken: `steps` distinct new tokens.
 inline Result<std::vector<int>> distinctGreedyDecode(InferenceSession& session, std::vector<int> tokens, int steps,
                                                      std::vector<float>* allLogits = nullptr) {
-    std::vector<float> logits;
-    for (int s = 0; s < steps; ++s) {
-        if (auto ok = session.decode({tokens}, logits); !ok) return ok.error();
-        if (allLogits) allLogits->insert(allLogits->end(), logits.begin(), logits.end());
-        tokens.push_back(bestUnusedToken(logits, tokens));
-    }
-    return tokens;
+    return decodeSteps(session, std::move(tokens), steps, allLogits, bestUnusedToken);
 }
 
 // max |a - b| / max |b|: the relative error used by the engine tests (b: float or double).

@@ -9,6 +9,7 @@
 #include "core/bench/cache_run.h"
 #include "core/bench/fixed_work.h"
 #include "core/bench/gpu_specs.h"
+#include "core/bench/machine_info.h"
 #include "core/bench/roofline.h"
 #include "core/engine/engine.h"
 #include "core/model/whisper_model.h"
@@ -114,6 +115,9 @@ void printFixedWork(const ModelReport& m, const Settings& s, bool haveFloors);
 void printCacheTable(const ModelReport& m);
 PeakRates peakRates(const Settings& s, std::optional<GpuInfo>* gpu = nullptr);
 int printFloorsOnly(const Settings& s);
+// The head of a JSON report: schema, date, the command line, the machine (with its load at the end).
+Json reportHeader(const std::string& schema, const std::string& date, const std::vector<std::string>& args,
+                  const MachineInfo& machine);
 
 // bench_peers.cpp: the Python peers.
 fs::path sourceTree();  // the folder holding scripts/bench; empty when not found

@@ -166,4 +166,17 @@ int printFloorsOnly(const Settings& s) {
     return 0;
 }
 
+Json reportHeader(const std::string& schema, const std::string& date, const std::vector<std::string>& args,
+                  const MachineInfo& machine) {
+    Json doc;
+    doc["schema"] = schema;
+    doc["date"] = date;
+    std::string command = "hearsay-cli bench";
+    for (const auto& a : args) command += " " + a;
+    doc["command"] = command;
+    doc["machine"] = toJson(machine);
+    doc["machine"]["loadAverageAtEnd"] = collectMachineInfo().loadAverage;
+    return doc;
+}
+
 } // namespace hearsay::cli::bench

@@ -92,16 +92,7 @@ int runRealFileSection(const Settings& s, const std::vector<std::string>& args) 
         }
     }
     if (!s.json.empty()) {
-        Json doc;
-        doc["schema"] = "hearsay-bench-real/1";
-        doc["date"] = date;
-        doc["command"] = [&] {
-            std::string c = "hearsay-cli bench";
-            for (const auto& a : args) c += " " + a;
-            return c;
-        }();
-        doc["machine"] = toJson(machine);
-        doc["machine"]["loadAverageAtEnd"] = collectMachineInfo().loadAverage;
+        Json doc = reportHeader("hearsay-bench-real/1", date, args, machine);
         BuildInfo build;
         build.buildType = buildType();
         build.compiler = compilerDescription();
