@@ -11,7 +11,8 @@
 #   fast or slow: the result depends on the commit, not on the machine's speed.
 # - by time (FUZZ_SECONDS=N): a campaign, `FUZZ_SECONDS=600 bash scripts/fuzz.sh` for ten minutes a
 #   target; the working corpus (build-fuzz/corpus/<target>) grows across campaigns.
-# Every input that crashes, hangs (FUZZ_TIMEOUT, default 30 s) or leaks is kept under
+# Every input that crashes, hangs (FUZZ_TIMEOUT, default 30 s) or leaks (third-party leaks listed in
+# tests/sanitizers/lsan.supp aside) is kept under
 # build-fuzz/findings/<target>/ and makes the script fail; copy it to tests/fuzz/regressions/
 # <target>/ with the fix, so that the ordinary test build replays it (fuzz.<name> in CTest). The
 # executions, coverage and features of each run go to build-fuzz/fuzz-results.md.
@@ -83,6 +84,7 @@ for t in "${targets[@]}"; do
     start=$(date +%s)
     set +e
     ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+        LSAN_OPTIONS=suppressions=$here/tests/sanitizers/lsan.supp:print_suppressions=0 \
         build-fuzz/bin/"$t" "$work" "${seeds[@]}" "${bound[@]}" -timeout="$timeout" \
         -rss_limit_mb=4096 -max_len=2097152 -seed="$seed" -artifact_prefix="$findings/" -print_final_stats=1 >"$log" 2>&1
     rc=$?
