@@ -7,8 +7,11 @@
 # Two ways to bound a run:
 # - by executions (the default, what the test command runs): each target runs the fixed count in
 #   tests/fuzz/runs.txt (FUZZ_RUNS overrides it for all), from a fresh working corpus and a fixed
-#   seed (FUZZ_SEED, default 1). The same commit then executes the same inputs on any machine,
-#   fast or slow: the result depends on the commit, not on the machine's speed.
+#   seed (FUZZ_SEED, default 1). A fast and a slow machine then execute the same number of inputs
+#   from the same start: the result depends on the commit, not on the machine's speed. (Runs
+#   repeat exactly where a target keeps no address-dependent state: fuzz_ggml gave the same
+#   coverage, features and corpus in two runs and on another clone; fuzz_tokenizer's coverage
+#   varied by about 1%.)
 # - by time (FUZZ_SECONDS=N): a campaign, `FUZZ_SECONDS=600 bash scripts/fuzz.sh` for ten minutes a
 #   target; the working corpus (build-fuzz/corpus/<target>) grows across campaigns.
 # Every input that crashes, hangs (FUZZ_TIMEOUT, default 30 s) or leaks (third-party leaks listed in

