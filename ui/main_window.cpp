@@ -730,12 +730,9 @@ void MainWindow::beginDictation(const QString& file, double speed) {
     m_controls->cancel = false;
     m_livePanel->clear();
     m_transcript->closeUtterance();
-    if (!m_sessionJournal.held()) {  // this window's own journal, new (never an earlier run's)
-        auto lease = m_journals.create();
-        if (!lease)
-            m_messageBar->showMessage(MessageBar::Kind::Warning,
-                                      tr("Dictated text is not journaled: %1").arg(QString::fromStdString(lease.message())));
-        else m_sessionJournal = std::move(lease).value();
+    if (auto journal = ensureSessionJournal(); !journal) {
+        m_messageBar->showMessage(MessageBar::Kind::Warning,
+                                  tr("Dictated text is not journaled: %1").arg(QString::fromStdString(journal.message())));
     }
     m_statusText->setText(tr("Starting dictation…"));
     setState(State::Dictating);
@@ -747,6 +744,14 @@ void MainWindow::stopDictation() {
     m_dictation->stop = true;
     m_statusText->setText(tr("Stopping: transcribing the words already spoken…"));
     setState(State::Stopping);
+}
+
+Result<void> MainWindow::ensureSessionJournal() {
+    if (m_sessionJournal.held()) return {};
+    auto lease = m_journals.create();  // this window's own journal, new (never an earlier run's)
+    if (!lease) return lease.error();
+    m_sessionJournal = std::move(lease).value();
+    return {};
 }
 
 void MainWindow::offerRecovery(bool tellIfNone) {
@@ -773,11 +778,8 @@ bool MainWindow::restoreJournal() {
         m_transcript->closeUtterance();
     });
     // On disk from now on as this window's own text (a crash after restoring loses nothing).
-    if (!m_sessionJournal.held()) {
-        if (auto lease = m_journals.create(); lease) m_sessionJournal = std::move(lease).value();
-    }
-    const auto moved = m_sessionJournal.held() ? m_journals.moveInto(m_sessionJournal.path(), m_leftovers)
-                                               : Result<void>(makeError("no journal of this window"));
+    auto moved = ensureSessionJournal();
+    if (moved) moved = m_journals.moveInto(m_sessionJournal.path(), m_leftovers);
     m_leftovers.clear();
     m_recoveryBar->setJournals({});
     if (moved) m_messageBar->showMessage(MessageBar::Kind::Information, tr("The dictated text was restored."));

@@ -122,6 +122,8 @@ private:
     enum class State { Idle, LoadingModel, Transcribing, Dictating, Stopping };
 
     void createActions();
+    // Creates this window's own journal unless it has one; why not, when it cannot.
+    Result<void> ensureSessionJournal();
     void createDocks();
     void setState(State state);
     void chooseModel();

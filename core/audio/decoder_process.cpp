@@ -188,12 +188,7 @@ Result<void> DecoderProcess::start() {
 
     auto first = readRecord();
     if (!first) return first.error();
-    if (m_record.type == protocol::RecordType::Error) {
-        const std::string message = m_record.message;
-        stop();
-        m_ended = true;
-        return makeError(message);
-    }
+    if (m_record.type == protocol::RecordType::Error) return helperReported();
     m_info.decoder = m_record.info.decoder;
     m_info.format = m_record.info.format;
     m_info.sourceRate = m_record.info.sourceRate;
@@ -229,6 +224,13 @@ Result<bool> DecoderProcess::readRecord() {
             return failure(std::string("cannot read from the decoder: ") + strerror(errno));
         }
     }
+}
+
+Error DecoderProcess::helperReported() {
+    const std::string message = m_record.message;  // the decoder's own words, as in process
+    stop();
+    m_ended = true;
+    return makeError(message);
 }
 
 Error DecoderProcess::helperEnded() {
@@ -293,12 +295,7 @@ Result<bool> DecoderProcess::next(std::vector<float>& block) {
         m_ended = true;
         return false;
     }
-    case protocol::RecordType::Error: {
-        const std::string message = m_record.message;
-        stop();
-        m_ended = true;
-        return makeError(message);
-    }
+    case protocol::RecordType::Error: return helperReported();
     case protocol::RecordType::Info: break;  // the parser allows only one, taken by start()
     }
     return failure("the decoder's output is not valid (an unexpected record)");

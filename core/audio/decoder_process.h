@@ -66,7 +66,8 @@ private:
     Result<void> start();  // spawn, then read the info record
     Result<bool> readRecord();  // the next record into m_record; false: nothing more can come
     Error failure(const std::string& reason);  // stops the helper; "could not decode 'F': reason"
-    Error helperEnded();    // the stream ended early: why, from the exit status
+    Error helperEnded();     // the stream ended early: why, from the exit status
+    Error helperReported();  // an Error record: the helper stopped on a bad file, with its message
     Error exitFailure(int waitStatus, bool killedHere);  // the message for an exit status
     // Waits for the helper, killing it after `graceSeconds` (at once when 0); the wait status.
     // `killedHere`: whether it had to be killed.
