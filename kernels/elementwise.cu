@@ -19,7 +19,7 @@ __global__ void geluKernel(float* x, size_t n) {
     const float kInvSqrt2 = 0.70710678118654752440f;
     for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
         const float v = x[i];
-        x[i] = 0.5f * v * (1.0f + erff(v * kInvSqrt2));
+        x[i] = 0.5f * v * erfcf(-v * kInvSqrt2);  // 1 + erf(v/√2), without cancellation for v < 0
     }
 }
 

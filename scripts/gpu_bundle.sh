@@ -21,9 +21,14 @@ jobs=${JOBS:-$(nproc)}
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHEARSAY_ENGINE_ONLY=ON -DHEARSAY_BLAS=builtin \
     -DHEARSAY_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$arch" >/dev/null
+# Every kernels test, and the core tests that reach the CUDA backend (the others run the same on
+# any machine); only those the engine-only configuration has (no Qt Multimedia or PortAudio tests).
+known=$(ninja -C "$build" -t targets all | sed -n 's/^\(\(core\|kernels\)_tst_[a-z0-9_]*\): .*/\1/p' | sort -u)
 targets=(hearsay-cli)
-for source in tests/core/tst_*.cpp; do targets+=("core_$(basename "$source" .cpp)"); done
-for source in tests/kernels/tst_*.cpp; do targets+=("kernels_$(basename "$source" .cpp)"); done
+for source in tests/kernels/tst_*.cpp $(grep -l -i -E "cuda|gpu" tests/core/tst_*.cpp); do
+    target="$(basename "$(dirname "$source")")_$(basename "$source" .cpp)"
+    grep -qx "$target" <<<"$known" && targets+=("$target")
+done
 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 
 carry="$build/carry"
@@ -51,6 +56,16 @@ for data in "$carry"/lib/libicudata.so.*; do
         -o "$carry/lib/libicudata.so.$version" scripts/gpu/icu_stub_data.c
 done
 
+# The real tiny.en (scripts/fetch_real_models.sh) as ggml q4_0 (25 MB instead of 75): the weights
+# that CUDA and the CPU both read in `gpu_session.sh real`.
+real_models=${HEARSAY_TEST_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/hearsay/test-models}
+if [ -f "$real_models/tiny.en/.stamp" ]; then
+    mkdir -p "$carry/models"
+    "$build/bin/hearsay-cli" convert --to ggml --dtype q4_0 "$real_models/tiny.en" "$carry/models/tiny.en-q4_0.bin"
+else
+    echo "gpu_bundle: no real tiny.en in $real_models (scripts/fetch_real_models.sh): 'gpu_session.sh real' will not run" >&2
+fi
+
 # The test data the executables read (their paths are compiled in; gpu_session.sh links them).
 shared=$(sed -n 's/^HEARSAY_SHARED_DATA_DIR:PATH=//p' "$build/CMakeCache.txt")
 cp -r "$shared" "$carry/shared-data"
@@ -67,7 +82,7 @@ chmod -R u+w "$carry/shared-data"  # the shared data is read-only; the next bund
 # limit (97 MiB when last measured), the archive (13 MiB) a seventh of it.
 archive="$build/carry.tar.xz"
 tar -C "$build" -cf - carry | xz -T0 -6 >"$archive.part" && mv "$archive.part" "$archive"
-echo "gpu_bundle: $(du -sh "$carry"/bin "$carry"/tests "$carry"/lib "$carry"/shared-data | awk '{print $2 ": " $1}' | tr '\n' ' ')"
+echo "gpu_bundle: $(du -sh "$carry"/bin "$carry"/tests "$carry"/lib "$carry"/shared-data "$carry"/models | awk '{print $2 ": " $1}' | tr '\n' ' ')"
 size_kib=$(du -sk "$archive" | cut -f1)
 echo "gpu_bundle: carry $archive ($((size_kib / 1024)) MiB; unpacked $(du -sm "$carry" | cut -f1) MiB)"
 if [ "$size_kib" -gt $((48 * 1024)) ]; then

@@ -7,7 +7,8 @@
 #
 #   bash scripts/gpu_session.sh check              GPU, driver, libraries, python/torch/transformers,
 #                                                  compute-sanitizer, the GPU peak probe (~1 min)
-#   bash scripts/gpu_session.sh test               kernels tests (fails if any skips), core tests, then
+#   bash scripts/gpu_session.sh test               kernels tests (fails if any skips), core tests (SUITES: a
+#                                                  regular expression picking some), then
 #                                                  compute-sanitizer on the kernels tests (TEST_SANITIZE_S,
 #                                                  default 180 s in all)
 #   bash scripts/gpu_session.sh sanitize [TOOL...] compute-sanitizer only (memcheck racecheck synccheck)
@@ -19,6 +20,11 @@
 #                                                  split-attention,lt-bias,half-kv): their A/B, *-baseline
 #   bash scripts/gpu_session.sh models SIZE...     only write the random models (cached between commands)
 #   bash scripts/gpu_session.sh render             tables.md from every result of this machine so far
+#   bash scripts/gpu_session.sh real               CUDA against CPU tokens on the real tiny.en (the bundle's
+#                                                  q4_0 copy), then memcheck over one transcription
+#   bash scripts/gpu_session.sh all SIZE...        check, tests, real, bench SIZE..., memcheck on the
+#                                                  kernels suites: each step capped, for a lease of one
+#                                                  command (BUDGET_S); one archive, gpu-results.tar.gz
 #
 # A plan for 30 minutes on the GPU: check; test; bench tiny base small; bench medium
 # large-v3-turbo; bench large-v3; bench-fp32 tiny; bench-baseline tiny large-v3 if time is left.
@@ -106,8 +112,8 @@ check() {
         echo "== compute-sanitizer"; sanitizer_path || echo "not found"
         echo "== nvcc"; command -v nvcc && nvcc --version | tail -2
         echo "== disk"; df -h "$root" | tail -1
-        echo "== device query (kernels_tst_device)"; "$carry/tests/kernels_tst_device" 2>&1 | tail -8
-        echo "== GPU peaks and floors"; "$cli" bench --floors-only --backend cuda --sizes tiny,base,small,medium,large-v3,large-v3-turbo \
+        echo "== device query (kernels_tst_device)"; timeout 60 "$carry/tests/kernels_tst_device" 2>&1 | tail -8
+        echo "== GPU peaks and floors"; timeout 60 "$cli" bench --floors-only --backend cuda --sizes tiny,base,small,medium,large-v3,large-v3-turbo \
             --json "$out/floors.json" 2>&1
     } 2>&1 | tee "$out/check.txt"
 }
@@ -131,6 +137,8 @@ run_suite() {
     name=$(basename "$exe")
     log="$state/logs/$name.log"
     local limit; limit=$(left)
+    [ "$limit" -gt "${SUITE_S:-240}" ] && limit=${SUITE_S:-240}
+    [ -n "${tests_until:-}" ] && [ "$limit" -gt $((tests_until - SECONDS)) ] && limit=$((tests_until - SECONDS))
     if [ "$limit" -lt 20 ]; then
         echo "NOT RUN  $name (out of time)" | tee -a "$summary"; failures=$((failures + 1)); return
     fi
@@ -161,7 +169,7 @@ run_sanitizer() {
     if [ "$limit" -lt 30 ]; then
         echo "NOT RUN  $tool $name (out of time: run 'gpu_session.sh sanitize $tool')" | tee -a "$summary"; return
     fi
-    timeout "$limit" "$sanitizer" --tool "$tool" --error-exitcode 86 --print-limit 20 "$exe" >"$log" 2>&1
+    timeout "$limit" "$sanitizer" --tool "$tool" --report-api-errors no --error-exitcode 86 --print-limit 20 "$exe" >"$log" 2>&1
     rc=$?
     if [ $rc -eq 124 ]; then
         echo "TIMEOUT  $tool $name after ${limit}s (no finding before; run alone: 'gpu_session.sh sanitize $tool')" | tee -a "$summary"
@@ -192,12 +200,19 @@ finish_tests() {
     [ $failures -eq 0 ]
 }
 
-tests() {
+tests_without_sanitizer() {
     : >"$summary"
     echo "== kernels (none may skip)" | tee -a "$summary"
-    for exe in "$carry"/tests/kernels_tst_*; do run_suite "$exe" 1; done
+    for exe in "$carry"/tests/kernels_tst_*; do selected "$exe" && run_suite "$exe" 1; done
     echo "== core" | tee -a "$summary"
-    for exe in "$carry"/tests/core_tst_*; do run_suite "$exe" 0; done
+    for exe in "$carry"/tests/core_tst_*; do selected "$exe" && run_suite "$exe" 0; done
+}
+
+# SUITES, an extended regular expression over the executables' names, picks some (default: all).
+selected() { [ -z "${SUITES:-}" ] || basename "$1" | grep -q -E "$SUITES"; }
+
+tests() {
+    tests_without_sanitizer
     echo "== compute-sanitizer (at most ${TEST_SANITIZE_S:-180}s here; 'sanitize TOOL' runs one tool alone)" | tee -a "$summary"
     sanitize_until=$((SECONDS + ${TEST_SANITIZE_S:-180}))
     sanitize_suites
@@ -261,12 +276,61 @@ render() {
     say "tables.md from ${#reports[@]} report(s); all reports in results.tar.gz"
 }
 
+# --- real weights ----------------------------------------------------------------------------
+
+# CUDA against CPU tokens on the real tiny.en (the bundle's ggml q4_0 copy: the same weights on
+# both backends, small enough to travel) over jfk.wav and a 60 s clip (two windows, the second
+# prompted with the first's text), then compute-sanitizer memcheck over one greedy transcription.
+real() {
+    local model="$carry/models/tiny.en-q4_0.bin" data="$carry/shared-data" limit
+    [ -f "$model" ] || { say "no real model in the bundle (scripts/gpu_bundle.sh adds it where scripts/fetch_real_models.sh ran)"; return 1; }
+    local long="$state/speech-60s.wav"
+    [ -f "$long" ] || "$peers_python" - "$data/speech-30s-a.wav" "$data/speech-30s-b.wav" "$long" <<'PY'
+import sys, wave
+with wave.open(sys.argv[3], "wb") as out:
+    for i, name in enumerate(sys.argv[1:3]):
+        with wave.open(name) as clip:
+            if i == 0:
+                out.setparams(clip.getparams())
+            out.writeframes(clip.readframes(clip.getnframes()))
+PY
+    limit=$(left); [ "$limit" -gt "${REAL_S:-150}" ] && limit=${REAL_S:-150}
+    say "real weights: CUDA against CPU tokens, at most ${limit}s"
+    LD_LIBRARY_PATH="$LD_LIBRARY_PATH" timeout "$limit" python3 "$root/scripts/gpu/compare_backends.py" --cli "$cli" \
+        --model "$model" --out "$out/real-tokens.md" --timeout 60 "$data/jfk.wav" "$long" 2>&1 | tee "$state/logs/real-tokens.log"
+    local sanitizer; sanitizer=$(sanitizer_path) || { say "compute-sanitizer not found"; return 0; }
+    limit=$(left); [ "$limit" -gt "${MEMCHECK_S:-90}" ] && limit=${MEMCHECK_S:-90}
+    say "memcheck over one greedy transcription of jfk.wav, at most ${limit}s"
+    timeout "$limit" "$sanitizer" --tool memcheck --error-exitcode 86 --print-limit 20 "$cli" transcribe --model "$model" \
+        --backend cuda --beam-size 1 --quiet "$data/jfk.wav" >"$state/logs/memcheck-transcribe.log" 2>&1
+    say "memcheck exit $? ($(grep -m1 'ERROR SUMMARY' "$state/logs/memcheck-transcribe.log"))"
+    tail -5 "$state/logs/memcheck-transcribe.log"
+}
+
+# Everything in one command for a short lease: check, the tests, the real weights, the bench of
+# SIZE..., each step capped, the results packed into $OUT/gpu-results.tar.gz with the summaries
+# beside it (the device returns at most 8 files).
+all() {
+    local final=$out
+    out="$state/out"; rm -rf "$out"; mkdir -p "$out"
+    check
+    tests_until=$((SECONDS + ${TESTS_S:-200})) SUITE_S=${SUITE_S:-90} tests_without_sanitizer
+    tests_until=
+    real
+    [ $# -gt 0 ] && bench fp16 "$@"
+    sanitize_until=$((SECONDS + $(left) - 10)) sanitize_suites memcheck
+    finish_tests
+    tar -czf "$final/gpu-results.tar.gz" -C "$state" out logs results
+    for f in check.txt test-summary.txt real-tokens.md tables.md bench.log; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
+    say "done in $((SECONDS - start_s))s"
+}
+
 # --- main ------------------------------------------------------------------------------------
 
 command=${1:-}
 [ $# -gt 0 ] && shift
 case "$command" in
-    check|test|sanitize|bench|bench-fp32|models|render) setup ;;
+    check|test|sanitize|bench|bench-fp32|bench-baseline|models|render|real|all) setup ;;
     *) sed -n '2,27p' "$0"; exit 2 ;;
 esac
 case "$command" in
@@ -279,4 +343,6 @@ case "$command" in
                         bench fp16 "$@" ;;
     models) make_models "$@" ;;
     render) render ;;
+    real) real ;;
+    all) all "$@" ;;
 esac

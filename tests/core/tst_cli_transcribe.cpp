@@ -145,8 +145,10 @@ private slots:
         QString reference;
         for (QStringList switches : {QStringList{}, QStringList{"--no-self-cache"}, QStringList{"--no-cross-cache"},
                                      QStringList{"--no-self-cache", "--no-cross-cache"}}) {
+            // fp32: where a GPU is, auto picks CUDA, and fp16 rounding (other GEMM shapes without a
+            // cache) can flip a near tie among the random model's logits; the CPU is float32 anyway.
             QStringList args = {"transcribe", "--model", m_model, "--language", "en", "--beam-size", "1",
-                                "--sample-len", "32", "--output-format", "json", "--quiet", kJfk};
+                                "--precision", "fp32", "--sample-len", "32", "--output-format", "json", "--quiet", kJfk};
             args.append(switches);
             Run r = runCli(args);
             QVERIFY2(r.exitCode == 0, qPrintable(r.err));
@@ -265,7 +267,12 @@ private slots:
             Run r = runCli({"transcribe", "--model", m_model, "--language", "en", regressions.filePath(name)});
             QVERIFY2(r.exitCode == 0 || r.exitCode == 1, qPrintable(name + ": exit " + QString::number(r.exitCode)));
             if (r.exitCode == 1) {
-                QVERIFY2(r.err.contains("cannot decode audio file") && r.err.contains(name), qPrintable(r.err));
+#ifdef HEARSAY_DECODER_PATH
+                const bool said = r.err.contains("cannot decode audio file");
+#else  // the engine-only build reads 16 kHz mono 16-bit WAV itself
+                const bool said = r.err.contains("is not a usable WAV file");
+#endif
+                QVERIFY2(said && r.err.contains(name), qPrintable(r.err));
             }
         }
     }
@@ -289,6 +296,9 @@ private slots:
     // The audio decoder crashing on a file (the helper made to crash, as a hostile file would
     // make it): an error naming the file and the signal, exit status 1, not the CLI's own death.
     void decoderCrashIsAnError() {
+#ifndef HEARSAY_DECODER_PATH
+        QSKIP("this build has no decoder helper (engine only: WAV files are read in the CLI)");
+#endif
         QProcess p;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert("HEARSAY_DECODER_FAULT", "crash");
