@@ -206,10 +206,10 @@ MainWindow::MainWindow(std::unique_ptr<QSettings> settings, QWidget* parent)
 MainWindow::~MainWindow() {
     // A running transcription stops at its next decoder step; the thread's deleter then waits for it.
     m_controls->cancel = true;
-    if (m_dictation) m_dictation->stop = true;
+    m_dictation.stop();
     m_thread.reset();
     // Ended without a close (the application quit another way): a normal end all the same.
-    [[maybe_unused]] auto removed = m_sessionJournal.remove();
+    m_dictation.closeNormally();
 }
 
 void MainWindow::createDocks() {
@@ -718,69 +718,45 @@ void MainWindow::beginDictation(const QString& file, double speed) {
         showError(tr("Open a model before dictating (File › Open model)."));
         return;
     }
-    DictationRequest request;
-    request.device = m_engineSettings.inputDevice;
-    request.file = file;
-    request.speed = speed;
-    request.stepSeconds = m_engineSettings.stepSeconds;
-    request.vadThreshold = m_engineSettings.vadThreshold;
-    request.showTentative = m_engineSettings.showTentative;
-    request.control = std::make_shared<DictationControl>();
-    m_dictation = request.control;
     m_controls->cancel = false;
     m_livePanel->clear();
     m_transcript->closeUtterance();
-    if (auto journal = ensureSessionJournal(); !journal) {
-        m_messageBar->showMessage(MessageBar::Kind::Warning,
-                                  tr("Dictated text is not journaled: %1").arg(QString::fromStdString(journal.message())));
-    }
+    QString journalProblem;
+    const DictationRequest request = m_dictation.begin(m_engineSettings, file, speed, &journalProblem);
+    if (!journalProblem.isEmpty())
+        m_messageBar->showMessage(MessageBar::Kind::Warning, tr("Dictated text is not journaled: %1").arg(journalProblem));
     m_statusText->setText(tr("Starting dictation…"));
     setState(State::Dictating);
     emit dictationRequested(request, m_engineSettings, journalPath());
 }
 
 void MainWindow::stopDictation() {
-    if (m_state != State::Dictating || !m_dictation) return;
-    m_dictation->stop = true;
+    if (m_state != State::Dictating || !m_dictation.stop()) return;
     m_statusText->setText(tr("Stopping: transcribing the words already spoken…"));
     setState(State::Stopping);
 }
 
-Result<void> MainWindow::ensureSessionJournal() {
-    if (m_sessionJournal.held()) return {};
-    auto lease = m_journals.create();  // this window's own journal, new (never an earlier run's)
-    if (!lease) return lease.error();
-    m_sessionJournal = std::move(lease).value();
-    return {};
-}
-
 void MainWindow::offerRecovery(bool tellIfNone) {
-    auto found = m_journals.leftovers();
+    auto found = m_dictation.scanLeftovers();
     if (!found) {
         m_messageBar->showMessage(MessageBar::Kind::Warning, QString::fromStdString(found.message()));
         return;
     }
     m_recoveryBar->setJournals(found.value());  // the unreadable ones are named there, and left alone
-    m_leftovers.clear();
-    for (LeftoverJournal& j : found.value())
-        if (j.error.empty()) m_leftovers.push_back(std::move(j));
     if (found->empty() && tellIfNone)
         m_messageBar->showMessage(MessageBar::Kind::Information, tr("No dictated text is waiting to be recovered."));
 }
 
 bool MainWindow::restoreJournal() {
-    if (m_leftovers.empty()) return false;
+    if (m_dictation.leftovers().empty()) return false;
     keepingScroll([&] {
-        for (const LeftoverJournal& j : m_leftovers) {
+        for (const LeftoverJournal& j : m_dictation.leftovers()) {
             m_transcript->closeUtterance();
             for (const JournalEntry& e : j.entries) m_transcript->appendCommitted(e.text, e.start, e.end, e.endOfUtterance);
         }
         m_transcript->closeUtterance();
     });
-    // On disk from now on as this window's own text (a crash after restoring loses nothing).
-    auto moved = ensureSessionJournal();
-    if (moved) moved = m_journals.moveInto(m_sessionJournal.path(), m_leftovers);
-    m_leftovers.clear();
+    const auto moved = m_dictation.adoptLeftovers();
     m_recoveryBar->setJournals({});
     if (moved) m_messageBar->showMessage(MessageBar::Kind::Information, tr("The dictated text was restored."));
     else m_messageBar->showMessage(MessageBar::Kind::Warning,
@@ -791,9 +767,8 @@ bool MainWindow::restoreJournal() {
 }
 
 bool MainWindow::discardJournal() {
-    if (m_leftovers.empty()) return false;
-    const auto removed = m_journals.remove(m_leftovers);
-    m_leftovers.clear();
+    if (m_dictation.leftovers().empty()) return false;
+    const auto removed = m_dictation.discardLeftovers();
     m_recoveryBar->setJournals({});
     if (!removed) m_messageBar->showMessage(MessageBar::Kind::Warning, QString::fromStdString(removed.message()));
     return true;
@@ -812,21 +787,14 @@ void MainWindow::onInputDevices(const InputDeviceList& devices, const QString& e
 }
 
 void MainWindow::onDictationStarted(const DictationInfo& info) {
-    m_dictationSource = info.source;
     // The cache panel follows the dictation's session from now on (its counters from zero).
-    EngineMetrics m = m_cachePanel->metrics();
-    m.windows = 0;
-    m.decodeMs = 0.0;
-    m.decodeCalls = 0;
-    m.audioSeconds = m.wallSeconds = 0.0;
-    m.running = true;
-    m_cachePanel->setMetrics(m);
+    m_cachePanel->setMetrics(m_dictation.started(info, m_cachePanel->metrics()));
     m_statusText->setText(tr("Listening: %1").arg(info.source));
     emit dictationStarted();
 }
 
 void MainWindow::onDictationFailed(const QString& message) {
-    m_dictation.reset();
+    m_dictation.failed();
     showError(message);
     setState(State::Idle);
     emit inputDevicesRequested();  // the device list may have changed (a device that vanished)
@@ -847,32 +815,15 @@ void MainWindow::onCommitted(const CommittedText& text) {
 
 void MainWindow::onDictationStep(const StreamingStep& step) {
     m_livePanel->setStep(step);
-    // The model and caches panel shows the dictation's session: its caches and switches as the
-    // step reports them, its speed summed over the run.
-    EngineMetrics m = m_cachePanel->metrics();
-    const DeviceMemory device = m.cache.device;
-    m.cache = step.cache;
-    if (!m.cache.device.known) m.cache.device = device;
-    m.selfCache = step.selfCache;
-    m.crossCache = step.crossCache;
-    m.maxBeams = std::max(1, step.cache.beams);
-    if (step.decoded) {
-        m.lastEncoderMs = step.encoderMs;
-        ++m.windows;
-        m.decodeMs += step.decodeMs;
-        m.decodeCalls += step.tokens;
-    }
-    m.audioSeconds = step.streamSeconds;
-    m.wallSeconds += step.stepMs / 1000.0;
-    m_cachePanel->setMetrics(m);
+    // The model and caches panel shows the dictation's session.
+    m_cachePanel->setMetrics(DictationController::withStep(m_cachePanel->metrics(), step));
     emit stepShown(step);
 }
 
 void MainWindow::onInputLevel(const InputLevel& level) { m_levelMeter->setLevel(level); }
 
 void MainWindow::onDictationFinished(const StreamingSummary& summary) {
-    m_dictation.reset();
-    m_lastSummary = summary;
+    m_dictation.finished(summary);
     keepingScroll([&] {
         m_transcript->setTentative(QString());
         m_transcript->closeUtterance();
@@ -885,7 +836,7 @@ void MainWindow::onDictationFinished(const StreamingSummary& summary) {
     setState(State::Idle);
     if (!summary.error.empty()) {
         showError(tr("Dictation from %1 ended: %2\nThe text committed until then is kept.")
-                      .arg(m_dictationSource, QString::fromStdString(summary.error)));
+                      .arg(m_dictation.source(), QString::fromStdString(summary.error)));
         emit inputDevicesRequested();  // a device that was lost: the list as it is now
     } else {
         m_statusText->setText(tr("Dictation ended: %1").arg(figures));
@@ -926,10 +877,10 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     m_settings->setValue("window/geometry", saveGeometry());
     m_settings->setValue("window/state", saveState());
     if (m_state == State::Transcribing) m_controls->cancel = true;
-    if (m_dictation) m_dictation->stop = true;
+    m_dictation.stop();
     // A normal close: this window's own journal goes (its text was on screen until now). Text
     // left by earlier runs stays on disk until the user restores or discards it.
-    [[maybe_unused]] auto removed = m_sessionJournal.remove();
+    m_dictation.closeNormally();
     QMainWindow::closeEvent(event);
 }
 

@@ -3,8 +3,8 @@
 // window only sends it requests and paints what it reports.
 #pragma once
 
-#include "core/transcript/journal_store.h"
 #include "core/transcript/transcript_export.h"
+#include "ui/dictation_controller.h"
 #include "ui/engine_settings.h"
 #include "ui/message_bar.h"
 #include "ui/worker_messages.h"
@@ -69,10 +69,10 @@ public:
     bool restoreJournal();
     // Removes that text from the disk without restoring it; false when there was none.
     bool discardJournal();
-    bool hasJournalToRestore() const { return !m_leftovers.empty(); }
+    bool hasJournalToRestore() const { return !m_dictation.leftovers().empty(); }
     // This window's own journal (in JournalStore's directory), made at its first dictation;
     // empty before.
-    QString journalPath() const { return QString::fromStdString(m_sessionJournal.path().string()); }
+    QString journalPath() const { return m_dictation.journalPath(); }
     // The model manager (File > Models…); `introduction` heads it (the first start's words).
     void showModelManager(const QString& introduction = {});
 
@@ -89,7 +89,7 @@ public:
     QAction* recordAction() const { return m_record; }
     QTableView* transcriptView() const { return m_view; }
     // The summary of the last dictation run, as the streaming session returned it.
-    const StreamingSummary& lastDictationSummary() const { return m_lastSummary; }
+    const StreamingSummary& lastDictationSummary() const { return m_dictation.lastSummary(); }
     // Help › About: version, model, backend, licenses.
     QString aboutText() const;
 
@@ -122,8 +122,6 @@ private:
     enum class State { Idle, LoadingModel, Transcribing, Dictating, Stopping };
 
     void createActions();
-    // Creates this window's own journal unless it has one; why not, when it cannot.
-    Result<void> ensureSessionJournal();
     void createDocks();
     void setState(State state);
     void chooseModel();
@@ -170,12 +168,7 @@ private:
 
     std::unique_ptr<QSettings> m_settings;
     std::shared_ptr<SessionControls> m_controls;  // Cancel and the switches, read by the engine's sessions
-    std::shared_ptr<DictationControl> m_dictation; // Stop of the current dictation run
-    JournalStore m_journals;                    // the journal directory
-    JournalLease m_sessionJournal;              // this window's journal, locked while it is open
-    std::vector<LeftoverJournal> m_leftovers;   // earlier runs' journals, offered for restoring
-    QString m_dictationSource;
-    StreamingSummary m_lastSummary;
+    DictationController m_dictation;            // the dictation runs and their journals
     EngineSettings m_engineSettings;
 
     // The engine's thread and its worker (deleted on that thread when it finishes).
