@@ -20,7 +20,7 @@ static void printUsage(FILE* out) {
     std::sort(commands.begin(), commands.end(), [](auto& a, auto& b) { return a.name < b.name; });
     std::fprintf(out, "usage: hearsay-cli COMMAND [OPTIONS]\n\ncommands:\n");
     for (const auto& c : commands) std::fprintf(out, "  %-18s %s\n", c.name.c_str(), c.summary.c_str());
-    std::fprintf(out, "\nRun 'hearsay-cli COMMAND --help' for a command's options.\n");
+    std::fprintf(out, "\nRun 'hearsay-cli COMMAND --help' for a command's options; --version prints the version.\n");
 }
 
 int main(int argc, char** argv) {
@@ -30,6 +30,10 @@ int main(int argc, char** argv) {
     }
     if (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
         printUsage(stdout);
+        return 0;
+    }
+    if (!std::strcmp(argv[1], "--version") || !std::strcmp(argv[1], "-V") || !std::strcmp(argv[1], "version")) {
+        std::printf("hearsay-cli %s (commit %s)\n", HEARSAY_VERSION, HEARSAY_GIT_COMMIT);
         return 0;
     }
     std::vector<std::string> args(argv + 2, argv + argc);

@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setApplicationName("Hearsay");
     QApplication::setOrganizationName("Hearsay");
-    QApplication::setApplicationVersion("0.1.0");
+    QApplication::setApplicationVersion(HEARSAY_VERSION " (commit " HEARSAY_GIT_COMMIT ")");
     QApplication::setWindowIcon(QIcon(":/icons/hearsay.svg"));
 
     QCommandLineParser parser;
