@@ -63,6 +63,7 @@ private:
     void onProgress(int index, const QString& file, qint64 done, qint64 total, double bytesPerSecond);
     void onFinished(int index, const QString& path);
     void onFailed(int index, const QString& message, bool cancelled);
+    void onWarning(int index, const QString& message);
 
     std::vector<hub::CatalogEntry> m_entries;
     QString m_modelsDir;
@@ -70,6 +71,7 @@ private:
     QStringList m_userFolders;
     hub::ScanResult m_scan;
     int m_downloading = -1;
+    QStringList m_warnings;  // of the running download, shown when it ends
 
     WorkerThread m_thread;
     ModelDownloadWorker* m_worker = nullptr;

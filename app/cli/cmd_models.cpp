@@ -112,6 +112,11 @@ int download(const hub::CatalogEntry& e, const fs::path& modelsDir, const Option
                      p.fileTotal ? human(p.fileTotal).c_str() : "?", percent, p.bytesPerSecond / 1e6);
         printed = true;
     };
+    d.warning = [&](const std::string& message) {
+        if (printed) std::fprintf(stderr, "\n");
+        printed = false;
+        std::fprintf(stderr, "hearsay-cli models download: warning: %s\n", message.c_str());
+    };
     g_cancel.store(false);
     auto previous = std::signal(SIGINT, onInterrupt);
     auto path = hub::downloadModel(e, modelsDir, d);

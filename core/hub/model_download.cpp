@@ -28,10 +28,13 @@ Result<fs::path> downloadModel(const CatalogEntry& entry, const fs::path& models
     p.fileCount = int(entry.files.size());
     p.total = entry.diskBytes;
     uint64_t doneBefore = 0;
+    DownloadOptions fileOptions = options;  // loses the token once the hub refuses it
     for (size_t i = 0; i < entry.files.size(); ++i) {
         const CatalogFile& file = entry.files[i];
         FileRequest request;
         request.url = hubFileUrl(base, entry, file);
+        request.repo = entry.repo;
+        request.revision = entry.revision;
         request.target = single ? final : staging / file.path;
         request.expectedBytes = file.bytes;
         request.expectedSha256 = file.sha256;
@@ -47,7 +50,7 @@ Result<fs::path> downloadModel(const CatalogEntry& entry, const fs::path& models
             doneBefore += fs::file_size(request.target, ec);
             continue;
         }
-        auto outcome = downloadFile(request, options, [&](uint64_t done, uint64_t total, double rate) {
+        auto outcome = downloadFile(request, fileOptions, [&](uint64_t done, uint64_t total, double rate) {
             if (!options.progress) return;
             p.fileDone = done;
             p.fileTotal = total;
@@ -59,6 +62,13 @@ Result<fs::path> downloadModel(const CatalogEntry& entry, const fs::path& models
         if (!outcome) {
             if (!single && fs::is_empty(staging, ec)) fs::remove(staging, ec);  // nothing to resume
             return outcome.error().prefixed(entry.installName() + ": ");
+        }
+        if (outcome->tokenRefused && !fileOptions.token.empty()) {
+            fileOptions.token.clear();
+            if (options.warning)
+                options.warning("your saved hub token was refused (expired?); " + entry.repo +
+                                " is public and was downloaded without it. Renew the token (HF_TOKEN or "
+                                "~/.cache/huggingface/token) or remove it.");
         }
         doneBefore += outcome->bytes;
     }

@@ -38,12 +38,20 @@ struct DownloadOptions {
     std::string token;         // bearer token; empty: none is sent
     std::function<void(const DownloadProgress&)> progress;  // called from the downloading thread
     const std::atomic<bool>* cancel = nullptr;               // set from any thread to stop
+    // Called from the downloading thread with something the user should know though the download
+    // went on (a saved token the hub refused).
+    std::function<void(const std::string&)> warning;
     long connectTimeoutSeconds = 30;
     long stallSeconds = 60;    // a transfer slower than 1 byte/s for this long fails (and resumes later)
+    // Transfers per file, counted: a cut transfer resumes, a partial file the server cannot resume
+    // (416 past its end with other bytes, or Range ignored) starts over; then the file fails.
+    int maxAttempts = 3;
 };
 
 struct FileRequest {
     std::string url;
+    std::string repo;               // for messages: "ggerganov/whisper.cpp"
+    std::string revision;           // for messages: the revision the URL names
     std::filesystem::path target;   // the final path; the partial file is target + ".part"
     uint64_t expectedBytes = 0;     // 0: from the hub's X-Linked-Size or Content-Length
     std::string expectedSha256;     // empty: from the hub's X-Linked-Etag when it is a SHA-256
@@ -58,9 +66,13 @@ struct FileOutcome {
     std::string sha256;
     bool hashChecked = false;       // false: no expected hash known (size checked only)
     int httpStatus = 0;             // of the last response (404 for a skipped optional file)
+    std::string repoCommit;         // the hub's X-Repo-Commit: the commit the file was taken from
+    bool tokenRefused = false;      // the token got a 401 and the file came without it
+    int attempts = 0;               // transfers it took
 };
 
-// One file. Error kinds: BadInput for everything but cancel (Cancelled).
+// One file, in at most options.maxAttempts transfers (a 401 with a token adds one without it).
+// Error kinds: BadInput for everything but cancel (Cancelled).
 Result<FileOutcome> downloadFile(const FileRequest& request, const DownloadOptions& options,
                                  const std::function<void(uint64_t done, uint64_t total, double rate)>& progress = {});
 

@@ -137,6 +137,7 @@ private slots:
         QCOMPARE(ggml.installName(), std::string("ggml-base.en-q5_1.bin"));
         QCOMPARE(ct2.installName(), std::string("tiny.en-ct2"));
 
+
         qputenv("HEARSAY_HUB_URL", "http://mirror.example");
         QCOMPARE(hubBaseUrl(), std::string("http://mirror.example"));
         QCOMPARE(hubBaseUrl("http://option.example"), std::string("http://option.example"));
@@ -305,8 +306,9 @@ private slots:
         const fs::path fixture = real_models::directory() / "tiny.en";
         for (const char* f : {"config.json", "model.bin", "tokenizer.json", "vocabulary.txt"}) {
             HubTestServer::Route r{readAll(fixture / f)};
-            r.cutAfter = std::string(f) == "model.bin" ? 5000000 : 0;  // the first try is cut: run it twice
-            r.cuts = 1;
+            // Every transfer of the first run is cut after 5 MB (three attempts): run it twice.
+            r.cutAfter = std::string(f) == "model.bin" ? 5000000 : 0;
+            r.cuts = 3;
             server.add("Systran/faster-whisper-tiny.en", f, r);
         }
         const QStringList download = {"models", "download", "tiny.en", "--hub-url",
@@ -316,7 +318,8 @@ private slots:
         QCOMPARE(cli.exitCode(), 1);
         const QString cut = QString::fromUtf8(cli.readAllStandardError());
         qInfo("user sees: %s", qPrintable(cut.trimmed()));
-        QVERIFY2(cut.contains("was cut after 5.0 MB"), qPrintable(cut));
+        QVERIFY2(cut.contains("gave up on model.bin after 3 attempts") && cut.contains("was cut after 15.0 MB"),
+                 qPrintable(cut));
         cli.start(HEARSAY_CLI_PATH, download);
         QVERIFY(cli.waitForFinished(60000));
         const QString progress = QString::fromUtf8(cli.readAllStandardError());
@@ -424,6 +427,7 @@ private slots:
         const fs::path models = root() / "dl-cut";
         DownloadOptions o;
         o.hubUrl = server.baseUrl();
+        o.maxAttempts = 1;  // the resume happens in the next run
         auto first = downloadModel(e, models, o);
         QVERIFY(!first.ok());
         qInfo("user sees: %s", first.message().c_str());
@@ -477,6 +481,192 @@ private slots:
         qInfo("user sees: %s", r.message().c_str());
         QVERIFY2(r.message().find("SHA-256 mismatch") != std::string::npos, r.message().c_str());
         QVERIFY2(r.message().find(sha256Hex(m_ggml)) != std::string::npos, r.message().c_str());
+    }
+
+    // A resume whose range starts at or past the end gets 416: the part is compared with the file
+    // the server holds and either completes or starts over from zero, never asked for again.
+    void resumePastTheEnd_data() {
+        QTest::addColumn<QString>("part");     // what an earlier run left
+        QTest::addColumn<bool>("pinned");      // the catalog knows size and hash
+        QTest::addColumn<int>("requests");
+        QTest::addColumn<bool>("startedOver");
+        QTest::newRow("part is the whole file: completes") << "whole" << true << 1 << false;
+        QTest::newRow("part is the whole file, unpinned: completes") << "whole" << false << 1 << false;
+        QTest::newRow("same size, other bytes: starts over") << "other" << true << 2 << true;
+        QTest::newRow("longer than the file, unpinned: starts over") << "longer" << false << 2 << true;
+    }
+    void resumePastTheEnd() {
+        QFETCH(QString, part);
+        QFETCH(bool, pinned);
+        QFETCH(int, requests);
+        QFETCH(bool, startedOver);
+        HubTestServer server;
+        const CatalogEntry e = pinned ? ggmlTestEntry(m_ggml) : ggmlTestEntry(m_ggml, false);
+        CatalogEntry entry = e;
+        if (!pinned) entry.files[0].bytes = 0;
+        server.add(e.repo, e.files[0].path, {m_ggml});
+        const fs::path models = root() / ("dl-416-" + part.toStdString() + (pinned ? "-pinned" : ""));
+        std::string kept = m_ggml;
+        if (part == "other") kept[kept.size() / 2] = char(kept[kept.size() / 2] ^ 0x5a);
+        if (part == "longer") kept += "trailing bytes of another file";
+        writeAll(models / "ggml-test-small.bin.part", kept);
+        DownloadOptions o;
+        o.hubUrl = server.baseUrl();
+        auto r = downloadModel(entry, models, o);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+        QCOMPARE(readAll(r.value()), m_ggml);
+        const auto seen = server.requests();
+        QCOMPARE(int(seen.size()), requests);
+        QCOMPARE(seen[0].rangeStart, int64_t(kept.size()));
+        if (startedOver) QCOMPARE(seen[1].rangeStart, int64_t(-1));  // from zero
+        QVERIFY(!fs::exists(models / "ggml-test-small.bin.part"));
+    }
+
+    // A server that ignores Range answers a resume with 200 and the whole file (libcurl stops with
+    // CURLE_RANGE_ERROR): the part is dropped and the file fetched from zero.
+    void resumeIgnoredStartsOver() {
+        HubTestServer server;
+        const CatalogEntry e = ggmlTestEntry(m_ggml);
+        HubTestServer::Route route{m_ggml};
+        route.ignoreRange = true;
+        server.add(e.repo, e.files[0].path, route);
+        const fs::path models = root() / "dl-no-range";
+        writeAll(models / "ggml-test-small.bin.part", m_ggml.substr(0, m_ggml.size() / 3));
+        DownloadOptions o;
+        o.hubUrl = server.baseUrl();
+        auto r = downloadModel(e, models, o);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+        QCOMPARE(readAll(r.value()), m_ggml);
+        const auto seen = server.requests();
+        QCOMPARE(seen.size(), size_t(2));
+        QCOMPARE(seen[0].rangeStart, int64_t(m_ggml.size() / 3));
+        QCOMPARE(seen[1].rangeStart, int64_t(-1));
+    }
+
+    // The transfers of one file are counted: a connection cut every time gives up after
+    // maxAttempts with the last cause, keeping what arrived for the next run.
+    void attemptsAreCapped() {
+        HubTestServer server;
+        const CatalogEntry e = ggmlTestEntry(m_ggml);
+        HubTestServer::Route route{m_ggml};
+        route.cutAfter = m_ggml.size() / 10;
+        route.cuts = 1000;
+        server.add(e.repo, e.files[0].path, route);
+        const fs::path models = root() / "dl-capped";
+        DownloadOptions o;
+        o.hubUrl = server.baseUrl();
+        o.maxAttempts = 3;
+        auto r = downloadModel(e, models, o);
+        QVERIFY(!r.ok());
+        qInfo("user sees: %s", r.message().c_str());
+        QVERIFY2(r.message().find("gave up on ggml-test-small.bin after 3 attempts") != std::string::npos,
+                 r.message().c_str());
+        QVERIFY2(r.message().find("was cut after") != std::string::npos, r.message().c_str());
+        const auto seen = server.requests();
+        QCOMPARE(seen.size(), size_t(3));
+        for (size_t i = 0; i < seen.size(); ++i)  // each attempt resumed where the last one was cut
+            QCOMPARE(seen[i].rangeStart, i == 0 ? int64_t(-1) : int64_t(i * route.cutAfter));
+        QCOMPARE(fs::file_size(models / "ggml-test-small.bin.part"), uint64_t(3 * route.cutAfter));
+    }
+
+    // The catalog pins a file's size and SHA-256; a hub that now serves another file under that
+    // name is reported as such at once (no download of it, no retry).
+    void pinnedFileChanged_data() {
+        QTest::addColumn<QString>("change");
+        QTest::addColumn<bool>("resume");
+        QTest::newRow("other size") << "size" << false;
+        QTest::newRow("same size, other hash") << "hash" << false;
+        QTest::newRow("other size, on a resume past the end (416)") << "size" << true;
+        QTest::newRow("same size, other hash, on a resume (206)") << "hash" << true;
+    }
+    void pinnedFileChanged() {
+        QFETCH(QString, change);
+        QFETCH(bool, resume);
+        HubTestServer server;
+        const CatalogEntry e = ggmlTestEntry(m_ggml);  // pins m_ggml
+        std::string now = m_ggml;
+        if (change == "size") now.resize(m_ggml.size() / 2);
+        else now[100] = char(now[100] ^ 0x5a);
+        server.add(e.repo, e.files[0].path, {now});
+        const fs::path models = root() / ("dl-changed-" + change.toStdString() + (resume ? "-resume" : ""));
+        if (resume) writeAll(models / "ggml-test-small.bin.part", m_ggml.substr(0, change == "size" ? m_ggml.size() * 3 / 4 : 1000));
+        DownloadOptions o;
+        o.hubUrl = server.baseUrl();
+        auto r = downloadModel(e, models, o);
+        QVERIFY(!r.ok());
+        qInfo("user sees: %s", r.message().c_str());
+        QVERIFY2(r.message().find("the hub now serves a different file than this version of Hearsay knows: ") !=
+                     std::string::npos, r.message().c_str());
+        QVERIFY2(r.message().find(change == "size" ? std::to_string(now.size()) + " bytes" : sha256Hex(now)) !=
+                     std::string::npos, r.message().c_str());
+        QCOMPARE(server.requests().size(), size_t(1));
+        QVERIFY(!fs::exists(models / "ggml-test-small.bin.part"));
+        QVERIFY(visible(models).empty());
+    }
+
+    // An expired token is refused by the hub even for a public repository: the file comes without
+    // it, once, and the user is told.
+    void expiredTokenOnPublicRepository() {
+        HubTestServer server;
+        const CatalogEntry e = ggmlTestEntry(m_ggml);
+        server.add(e.repo, e.files[0].path, {m_ggml});
+        DownloadOptions o;
+        o.hubUrl = server.baseUrl();
+        o.token = "hf_expired";
+        std::vector<std::string> warnings;
+        o.warning = [&](const std::string& w) { warnings.push_back(w); };
+        auto r = downloadModel(e, root() / "dl-expired", o);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+        QCOMPARE(readAll(r.value()), m_ggml);
+        QCOMPARE(warnings.size(), size_t(1));
+        qInfo("user sees: %s", warnings[0].c_str());
+        QVERIFY2(warnings[0].find("your saved hub token was refused (expired?)") != std::string::npos, warnings[0].c_str());
+        const auto seen = server.requests();
+        QCOMPARE(seen.size(), size_t(2));
+        QCOMPARE(seen[0].authorization, std::string("Bearer hf_expired"));
+        QCOMPARE(seen[1].authorization, std::string());
+    }
+
+    // The hub answers 401 for a repository that does not exist (as for a private one) with
+    // X-Error-Code RepoNotFound, and 404 RevisionNotFound for a revision it lacks.
+    void missingRepositoryOrRevision_data() {
+        QTest::addColumn<QString>("repo");
+        QTest::addColumn<QString>("revision");
+        QTest::addColumn<QString>("token");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("missing repository") << "hearsay-test/nowhere" << "main" << ""
+                                            << "the repository hearsay-test/nowhere does not exist on the hub (HTTP 401)";
+        QTest::newRow("missing repository, expired token")
+            << "hearsay-test/nowhere" << "main" << "hf_expired"
+            << "the repository hearsay-test/nowhere does not exist on the hub (HTTP 401)";
+        QTest::newRow("missing revision") << "hearsay-test/ggml" << "v9" << ""
+                                          << "the revision v9 of hearsay-test/ggml does not exist on the hub (HTTP 404)";
+    }
+    void missingRepositoryOrRevision() {
+        QFETCH(QString, repo);
+        QFETCH(QString, revision);
+        QFETCH(QString, token);
+        QFETCH(QString, expected);
+        HubTestServer server;
+        const CatalogEntry served = ggmlTestEntry(m_ggml);
+        server.add(served.repo, served.files[0].path, {m_ggml});
+        CatalogEntry e = served;
+        e.repo = repo.toStdString();
+        e.revision = revision.toStdString();
+        DownloadOptions o;
+        o.hubUrl = server.baseUrl();
+        o.token = token.toStdString();
+        auto r = downloadModel(e, root() / "dl-missing", o);
+        QVERIFY(!r.ok());
+        qInfo("user sees: %s", r.message().c_str());
+        QVERIFY2(r.message().find(expected.toStdString()) != std::string::npos, r.message().c_str());
+        QVERIFY(r.message().find("access denied") == std::string::npos);
+        if (!token.isEmpty()) {
+            QVERIFY2(r.message().find("your saved hub token was refused too") != std::string::npos, r.message().c_str());
+            QCOMPARE(server.requests().size(), size_t(2));  // once with the token, once without
+        } else {
+            QCOMPARE(server.requests().size(), size_t(1));
+        }
     }
 
     // A write-failing file: the partial file is /dev/full (ENOSPC on every write).
@@ -574,6 +764,7 @@ private slots:
         const fs::path models = root() / "dl-dir";
         DownloadOptions o;
         o.hubUrl = server.baseUrl();
+        o.maxAttempts = 1;  // the resume happens in the next run
         auto first = downloadModel(e, models, o);
         QVERIFY(!first.ok());
         qInfo("user sees: %s", first.message().c_str());
