@@ -274,6 +274,8 @@ Result<Attempt> transferOnce(const FileRequest& request, const DownloadOptions& 
     curl_slist* headers = nullptr;
     if (!token.empty()) headers = curl_slist_append(headers, ("Authorization: Bearer " + token).c_str());
     curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
+    // The hub answers 302 to its CDN (another host: libcurl does not send the token there) and 307
+    // for a renamed repository.
     curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
     curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 10L);
     curl_easy_setopt(curl, CURLOPT_USERAGENT, "hearsay/0.1 (model manager)");

@@ -3,7 +3,8 @@
 // X-Linked-Etag / X-Linked-Size headers the hub sends for LFS files and X-Repo-Commit, honours
 // "Range: bytes=N-" (416 past the end), answers as the hub does for what it lacks (401
 // RepoNotFound for a repository, 404 RevisionNotFound / EntryNotFound), refuses a token it does
-// not know with 401 (an expired token, even on a public repository), and can misbehave on purpose: answer
+// not know with 401 (an expired token, even on a public repository), redirects like the hub (302
+// to a CDN on another port, 307 for a renamed repository), and can misbehave on purpose: answer
 // with an error status, cut the connection after N bytes (N times), send other bytes than it
 // advertises, ignore Range, demand a bearer token. One connection at a time, each closed after
 // its response; a thread accepts until the server is destroyed.
@@ -37,6 +38,8 @@ public:
         bool linkedHeaders = true; // X-Linked-Etag / X-Linked-Size
         std::string token;         // non-empty: 401 GatedRepo without "Authorization: Bearer TOKEN"
         bool ignoreRange = false;  // answer a range request with 200 and the whole file
+        std::string redirect;      // non-empty: answer redirectStatus with this Location (a URL or a path)
+        int redirectStatus = 302;  // 302: to the CDN, with the X-Linked headers of `body`; 307: a renamed repository
     };
     struct Request {
         std::string path;
@@ -71,6 +74,11 @@ public:
     void add(const std::string& repo, const std::string& file, Route route, const std::string& revision = "main") {
         std::lock_guard lock(m_mutex);
         m_routes["/" + repo + "/resolve/" + revision + "/" + file] = std::move(route);
+    }
+    // Serves `route` at a plain path (a CDN's URL).
+    void addPath(const std::string& path, Route route) {
+        std::lock_guard lock(m_mutex);
+        m_routes[path] = std::move(route);
     }
     // `branch` of `repo` is now at `commit` (X-Repo-Commit); the branch's files are served at that
     // commit, and at every commit it was at before (a moved branch). Without it a branch's commit
@@ -132,7 +140,10 @@ private:
     Resolved resolve(const std::string& path) {
         Resolved r;
         const auto at = path.find("/resolve/");
-        if (at == std::string::npos) return r;
+        if (at == std::string::npos) {  // a CDN path
+            if (auto it = m_routes.find(path); it != m_routes.end()) r.route = &it->second;
+            return r;
+        }
         const std::string repo = path.substr(1, at - 1);
         const std::string rest = path.substr(at + 9);
         const std::string revision = rest.substr(0, rest.find('/'));
@@ -215,6 +226,16 @@ private:
             errorCode = "GatedRepo";
         }
         const std::string repoCommit = commit.empty() ? std::string() : "X-Repo-Commit: " + commit + "\r\n";
+        if (status == 200 && !route.redirect.empty()) {
+            std::string response = "HTTP/1.1 " + std::to_string(route.redirectStatus) + " Redirect\r\nLocation: " +
+                                   route.redirect + "\r\n" + repoCommit;
+            if (route.redirectStatus == 302 && route.linkedHeaders)
+                response += "X-Linked-Etag: \"" + hearsay::hub::sha256Hex(route.body) + "\"\r\nX-Linked-Size: " +
+                            std::to_string(route.body.size()) + "\r\n";
+            response += "Content-Length: 0\r\nConnection: close\r\n\r\n";
+            sendAll(fd, response.data(), response.size());
+            return;
+        }
         if (status != 200) {
             const std::string text = "error " + std::to_string(status) + "\n";
             const std::string response = "HTTP/1.1 " + std::to_string(status) + " Error\r\nContent-Length: " +

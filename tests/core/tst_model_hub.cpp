@@ -669,6 +669,69 @@ private slots:
         }
     }
 
+    // The hub answers a file of an LFS repository with 302 to its CDN on another host, sending
+    // X-Linked-Size and X-Linked-Etag on that first response only; a renamed repository answers
+    // 307 to its new name first. The downloader follows both, checks the file against the first
+    // response's linked size and hash, and sends the token to the hub only.
+    void redirectsAsTheHub_data() {
+        QTest::addColumn<bool>("renamed");
+        QTest::addColumn<bool>("cdnLies");    // the CDN sends other bytes (same length)
+        QTest::addColumn<bool>("resume");
+        QTest::newRow("302 to the CDN") << false << false << false;
+        QTest::newRow("302 to the CDN, resumed there") << false << false << true;
+        QTest::newRow("307 renamed repository, then 302 to the CDN") << true << false << false;
+        QTest::newRow("302 to a CDN sending other bytes") << false << true << false;
+    }
+    void redirectsAsTheHub() {
+        QFETCH(bool, renamed);
+        QFETCH(bool, cdnLies);
+        QFETCH(bool, resume);
+        HubTestServer hub, cdn;
+        CatalogEntry e = ggmlTestEntry(m_ggml, false);
+        e.files[0].bytes = 0;  // unpinned: the first response's X-Linked-* are the reference
+        const std::string file = e.files[0].path;
+        HubTestServer::Route blob{m_ggml};
+        blob.linkedHeaders = false;  // the CDN sends Content-Length and its own ETag only
+        blob.wrongBytes = cdnLies;
+        cdn.addPath("/repos/ab/cd/blob-0001", blob);
+        HubTestServer::Route toCdn{m_ggml};
+        toCdn.redirect = cdn.baseUrl() + "/repos/ab/cd/blob-0001";
+        toCdn.redirectStatus = 302;
+        hub.add(e.repo, file, toCdn);
+        hub.addValidToken("hf_valid");
+        if (renamed) {
+            HubTestServer::Route moved;
+            moved.redirect = "/" + e.repo + "/resolve/main/" + file;
+            moved.redirectStatus = 307;
+            hub.add("hearsay-test/old-name", file, moved);
+            e.repo = "hearsay-test/old-name";
+        }
+        const fs::path models = root() / ("dl-redirect-" + std::to_string(int(renamed)) + std::to_string(int(cdnLies)) +
+                                          std::to_string(int(resume)));
+        if (resume) writeAll(models / (file + ".part"), m_ggml.substr(0, m_ggml.size() / 2));
+        DownloadOptions o;
+        o.hubUrl = hub.baseUrl();
+        o.token = "hf_valid";
+        auto r = downloadModel(e, models, o);
+        if (cdnLies) {
+            QVERIFY(!r.ok());
+            qInfo("user sees: %s", r.message().c_str());
+            QVERIFY2(r.message().find("SHA-256 mismatch") != std::string::npos, r.message().c_str());
+            QVERIFY2(r.message().find("expected " + sha256Hex(m_ggml)) != std::string::npos, r.message().c_str());
+            return;
+        }
+        QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+        QCOMPARE(readAll(r.value()), m_ggml);
+        const auto atHub = hub.requests();
+        QCOMPARE(atHub.size(), size_t(renamed ? 2 : 1));
+        for (const auto& q : atHub) QCOMPARE(q.authorization, std::string("Bearer hf_valid"));
+        const auto atCdn = cdn.requests();
+        QCOMPARE(atCdn.size(), size_t(1));
+        QCOMPARE(atCdn[0].path, std::string("/repos/ab/cd/blob-0001"));
+        QCOMPARE(atCdn[0].authorization, std::string());  // another host: no token
+        QCOMPARE(atCdn[0].rangeStart, resume ? int64_t(m_ggml.size() / 2) : int64_t(-1));
+    }
+
     // A write-failing file: the partial file is /dev/full (ENOSPC on every write).
     void diskFull() {
         if (!fs::exists("/dev/full")) QSKIP("no /dev/full");
