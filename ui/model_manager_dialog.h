@@ -25,7 +25,7 @@ class ModelManagerDialog : public QDialog {
     Q_OBJECT
 public:
     // `entries`: the catalog to offer (the built-in one by default; tests pass their own).
-    // `modelsDir` and `hubUrl`: empty for the defaults (hub_paths.h, HEARSAY_HUB_URL).
+    // `modelsDir` and `hubUrl`: empty for the defaults (hub_paths.h; HEARSAY_HUB_URL, HF_ENDPOINT).
     explicit ModelManagerDialog(QWidget* parent = nullptr, std::vector<hub::CatalogEntry> entries = hub::catalog(),
                                 QString modelsDir = {}, QString hubUrl = {});
     ~ModelManagerDialog() override;

@@ -28,7 +28,7 @@ constexpr const char* kUsage =
     "  sizes                the official Whisper sizes and their dimensions\n"
     "options:\n"
     "  --format hf|ct2|ggml the format (default: ct2, else ggml, else hf; quantised names are ggml)\n"
-    "  --hub-url URL        the hub (default $HEARSAY_HUB_URL, else https://huggingface.co)\n"
+    "  --hub-url URL        the hub (default $HEARSAY_HUB_URL, else $HF_ENDPOINT, else https://huggingface.co)\n"
     "  --models-dir DIR     where downloads go (default $HEARSAY_MODELS_DIR, else ~/.local/share/hearsay/models)\n"
     "  --dir DIR[:DIR...]   more folders to scan (also $HEARSAY_MODEL_DIRS)\n"
     "  --quiet              no progress line\n";
@@ -67,7 +67,8 @@ const hub::FoundModel* foundElsewhere(const hub::CatalogEntry& e, const hub::Sca
 std::atomic<bool> g_cancel{false};
 extern "C" void onInterrupt(int) { g_cancel.store(true); }
 
-int list(const fs::path& modelsDir, const hub::ScanResult& scan) {
+int list(const fs::path& modelsDir, const hub::ScanResult& scan, const std::string& hubUrlOption) {
+    std::printf("hub: %s (%s)\n", hub::hubBaseUrl(hubUrlOption).c_str(), hub::hubBaseUrlSource(hubUrlOption).c_str());
     std::printf("%-22s %-5s %-5s %9s %9s %7s %-12s %-14s %s\n", "name", "fmt", "prec", "disk", "memory", "params",
                 "languages", "speed", "status");
     for (const auto& e : hub::catalog()) {
@@ -170,7 +171,7 @@ int runModels(const std::vector<std::string>& args) {
         }
         return 0;
     }
-    if (verb == "list") return list(modelsDir, hub::scanForModels(scanLocations));
+    if (verb == "list") return list(modelsDir, hub::scanForModels(scanLocations), options->value("hub-url", ""));
     if (verb == "scan") {
         auto scan = hub::scanForModels(scanLocations);
         for (const auto& f : scan.models)

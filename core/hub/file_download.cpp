@@ -219,7 +219,7 @@ std::string httpError(long status, const std::string& errorCode, const FileReque
     const std::string s = std::to_string(status);
     const std::string& url = request.url;
     const std::string repo = request.repo.empty() ? url : request.repo;
-    const std::string hubHint = " — check the model name and the hub URL (--hub-url, HEARSAY_HUB_URL)";
+    const std::string hubHint = " — check the model name and the hub URL (--hub-url, HEARSAY_HUB_URL, HF_ENDPOINT)";
     if (errorCode == "RepoNotFound")
         return "the repository " + repo + " does not exist on the hub (HTTP " + s + "): " + url + hubHint +
                (tokenRefused ? "; your saved hub token was refused too (expired?)" : "");
@@ -227,7 +227,7 @@ std::string httpError(long status, const std::string& errorCode, const FileReque
         return "the revision " + request.revision + " of " + repo + " does not exist on the hub (HTTP " + s + "): " + url;
     if (status == 404)
         return "not found on the hub (HTTP 404): " + url + " — check the model name, its revision and the hub URL "
-               "(--hub-url, HEARSAY_HUB_URL)";
+               "(--hub-url, HEARSAY_HUB_URL, HF_ENDPOINT)";
     if (status == 401 || status == 403) {
         std::string what = "access denied (HTTP " + s + "): " + url + " — the repository is gated or private: accept its terms on the hub, then ";
         if (tokenRefused) return what + "renew the saved hub token: it was refused (expired?)";

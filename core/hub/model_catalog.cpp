@@ -47,10 +47,27 @@ std::string hubFileUrl(std::string_view base, const CatalogEntry& entry, const C
     return b + "/" + entry.repo + "/resolve/" + entry.revision + "/" + file.path;
 }
 
+namespace {
+
+const char* environment(const char* name) {
+    const char* v = std::getenv(name);
+    return v && *v ? v : nullptr;
+}
+
+} // namespace
+
 std::string hubBaseUrl(std::string_view option) {
     if (!option.empty()) return std::string(option);
-    if (const char* env = std::getenv("HEARSAY_HUB_URL"); env && *env) return env;
+    if (const char* env = environment("HEARSAY_HUB_URL")) return env;
+    if (const char* env = environment("HF_ENDPOINT")) return env;
     return std::string(kDefaultHubUrl);
+}
+
+std::string hubBaseUrlSource(std::string_view option) {
+    if (!option.empty()) return "--hub-url";
+    if (environment("HEARSAY_HUB_URL")) return "HEARSAY_HUB_URL";
+    if (environment("HF_ENDPOINT")) return "HF_ENDPOINT";
+    return "default";
 }
 
 } // namespace hearsay::hub

@@ -62,7 +62,10 @@ const CatalogEntry* findCatalogEntry(std::string_view name, std::optional<ModelF
 std::string hubFileUrl(std::string_view base, const CatalogEntry& entry, const CatalogFile& file);
 
 constexpr std::string_view kDefaultHubUrl = "https://huggingface.co";
-// The hub base URL: `option` when not empty, else $HEARSAY_HUB_URL, else huggingface.co.
+// The hub base URL: `option` (--hub-url) when not empty, else $HEARSAY_HUB_URL, else $HF_ENDPOINT
+// (the variable huggingface_hub reads, so a mirror set for it serves Hearsay too), else huggingface.co.
 std::string hubBaseUrl(std::string_view option = {});
+// Where hubBaseUrl(option) comes from: "--hub-url", "HEARSAY_HUB_URL", "HF_ENDPOINT" or "default".
+std::string hubBaseUrlSource(std::string_view option = {});
 
 } // namespace hearsay::hub

@@ -138,11 +138,19 @@ private slots:
         QCOMPARE(ct2.installName(), std::string("tiny.en-ct2"));
 
 
+        // Precedence: --hub-url, HEARSAY_HUB_URL, HF_ENDPOINT, huggingface.co.
+        qputenv("HF_ENDPOINT", "http://endpoint.example");
+        QCOMPARE(hubBaseUrl(), std::string("http://endpoint.example"));
+        QCOMPARE(hubBaseUrlSource(), std::string("HF_ENDPOINT"));
         qputenv("HEARSAY_HUB_URL", "http://mirror.example");
         QCOMPARE(hubBaseUrl(), std::string("http://mirror.example"));
+        QCOMPARE(hubBaseUrlSource(), std::string("HEARSAY_HUB_URL"));
         QCOMPARE(hubBaseUrl("http://option.example"), std::string("http://option.example"));
+        QCOMPARE(hubBaseUrlSource("http://option.example"), std::string("--hub-url"));
         qunsetenv("HEARSAY_HUB_URL");
+        qunsetenv("HF_ENDPOINT");
         QCOMPARE(hubBaseUrl(), std::string("https://huggingface.co"));
+        QCOMPARE(hubBaseUrlSource(), std::string("default"));
     }
 
     void tokenFromEnvironmentOrFile() {
@@ -339,6 +347,40 @@ private slots:
         QVERIFY(cli.waitForFinished(60000));
         QCOMPARE(cli.exitCode(), 0);
         QVERIFY(!fs::exists(installed.toStdString()));
+    }
+
+    // HF_ENDPOINT (huggingface_hub's variable for a mirror) is honoured when neither --hub-url nor
+    // HEARSAY_HUB_URL is given, and shown by `models list`. The loopback hub serves another file
+    // than the catalog pins for tiny.en, so the download ends with that message: it came from here.
+    void cliHonoursHfEndpoint() {
+        HubTestServer server;
+        const CatalogEntry& e = *findCatalogEntry("tiny.en", ModelFormat::Ggml);
+        server.add(e.repo, e.files[0].path, {m_ggml}, e.revision);
+        const QString models = QString::fromStdString((root() / "cli-endpoint").string());
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove("HEARSAY_HUB_URL");
+        env.insert("HF_ENDPOINT", QString::fromStdString(server.baseUrl()));
+        QProcess cli;
+        cli.setProcessEnvironment(env);
+        cli.start(HEARSAY_CLI_PATH, {"models", "download", "tiny.en", "--format", "ggml", "--models-dir", models});
+        QVERIFY(cli.waitForFinished(60000));
+        const QString error = QString::fromUtf8(cli.readAllStandardError());
+        qInfo("user sees: %s", qPrintable(error.trimmed()));
+        QCOMPARE(cli.exitCode(), 1);
+        QVERIFY2(error.contains("the hub now serves a different file than this version of Hearsay knows"), qPrintable(error));
+        const auto seen = server.requests();
+        QCOMPARE(seen.size(), size_t(1));
+        QCOMPARE(seen[0].path, "/" + e.repo + "/resolve/" + e.revision + "/ggml-tiny.en.bin");
+
+        cli.start(HEARSAY_CLI_PATH, {"models", "list", "--models-dir", models});
+        QVERIFY(cli.waitForFinished(60000));
+        const QString list = QString::fromUtf8(cli.readAllStandardOutput());
+        QVERIFY2(list.startsWith(QString::fromStdString("hub: " + server.baseUrl() + " (HF_ENDPOINT)\n")), qPrintable(list));
+        env.insert("HEARSAY_HUB_URL", "http://mirror.example");
+        cli.setProcessEnvironment(env);
+        cli.start(HEARSAY_CLI_PATH, {"models", "list", "--models-dir", models});
+        QVERIFY(cli.waitForFinished(60000));
+        QVERIFY(QString::fromUtf8(cli.readAllStandardOutput()).startsWith("hub: http://mirror.example (HEARSAY_HUB_URL)\n"));
     }
 
     void offlineConnectionRefused() {
