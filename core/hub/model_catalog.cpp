@@ -5,13 +5,30 @@
 namespace hearsay::hub {
 
 std::string CatalogEntry::installName() const {
-    if (format == ModelFormat::Ggml) return files.empty() ? "ggml-" + name + ".bin" : files.front().path;
+    if (format == ModelFormat::Ggml) return "ggml-" + name + ".bin";
     return name + "-" + std::string(formatWord(format));
+}
+
+CatalogEntry CatalogEntry::atRevision(const std::string& otherRevision) const {
+    if (otherRevision == revision) return *this;
+    CatalogEntry e = *this;
+    e.revision = otherRevision;
+    for (auto& f : e.files) {
+        f.bytes = 0;
+        f.sha256.clear();
+    }
+    return e;
 }
 
 bool CatalogEntry::hashesKnown() const {
     for (const auto& f : files)
         if (f.sha256.empty()) return false;
+    return !files.empty();
+}
+
+bool CatalogEntry::sizesKnown() const {
+    for (const auto& f : files)
+        if (f.bytes == 0) return false;
     return !files.empty();
 }
 

@@ -18,7 +18,17 @@ Result<fs::path> downloadModel(const CatalogEntry& entry, const fs::path& models
     const std::string base = options.hubUrl.empty() ? hubBaseUrl() : options.hubUrl;
     const bool single = entry.format == ModelFormat::Ggml;
     const fs::path final = modelsDir / entry.installName();
-    const fs::path staging = modelsDir / ("." + entry.installName() + ".partial");
+    const fs::path staging = stagingPath(entry, modelsDir);
+    fs::path partFile = final;
+    partFile += ".part";
+
+    // The commit the first file came from; a resumed download goes on from the one it recorded.
+    ModelOrigin origin{base, entry.repo, entry.revision, {}};
+    if (fs::exists(single ? partFile : staging, ec)) {
+        if (auto earlier = readOrigin(entry, modelsDir); earlier && earlier->repo == entry.repo &&
+                                                         earlier->revision == entry.revision)
+            origin.commit = earlier->commit;
+    }
     if (!single) {
         fs::create_directories(staging, ec);
         if (ec) return makeError("cannot create " + staging.string() + ": " + ec.message());
@@ -32,9 +42,11 @@ Result<fs::path> downloadModel(const CatalogEntry& entry, const fs::path& models
     for (size_t i = 0; i < entry.files.size(); ++i) {
         const CatalogFile& file = entry.files[i];
         FileRequest request;
-        request.url = hubFileUrl(base, entry, file);
+        CatalogEntry at = entry;
+        if (!origin.commit.empty()) at.revision = origin.commit;
+        request.url = hubFileUrl(base, at, file);
         request.repo = entry.repo;
-        request.revision = entry.revision;
+        request.revision = at.revision;
         request.target = single ? final : staging / file.path;
         request.expectedBytes = file.bytes;
         request.expectedSha256 = file.sha256;
@@ -63,6 +75,10 @@ Result<fs::path> downloadModel(const CatalogEntry& entry, const fs::path& models
             if (!single && fs::is_empty(staging, ec)) fs::remove(staging, ec);  // nothing to resume
             return outcome.error().prefixed(entry.installName() + ": ");
         }
+        if (origin.commit.empty() && !outcome->repoCommit.empty()) {
+            origin.commit = outcome->repoCommit;
+            if (auto w = writeOrigin(entry, modelsDir, origin); !w) return w.error().prefixed(entry.installName() + ": ");
+        }
         if (outcome->tokenRefused && !fileOptions.token.empty()) {
             fileOptions.token.clear();
             if (options.warning)
@@ -72,6 +88,7 @@ Result<fs::path> downloadModel(const CatalogEntry& entry, const fs::path& models
         }
         doneBefore += outcome->bytes;
     }
+    if (auto w = writeOrigin(entry, modelsDir, origin); !w) return w.error().prefixed(entry.installName() + ": ");
     if (single) return final;
 
     auto probed = probeModel(staging);

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "core/hub/model_catalog.h"
+#include "core/hub/model_store.h"
 #include "core/util/result.h"
 
 #include <atomic>
@@ -76,15 +77,10 @@ struct FileOutcome {
 Result<FileOutcome> downloadFile(const FileRequest& request, const DownloadOptions& options,
                                  const std::function<void(uint64_t done, uint64_t total, double rate)>& progress = {});
 
-// The model's path when already installed in `modelsDir` (and it reads as a model), else empty.
-std::filesystem::path installedPath(const CatalogEntry& entry, const std::filesystem::path& modelsDir);
-
 // Downloads `entry` into `modelsDir` (created when missing) and returns the installed path (the
-// directory, or the .bin). An installed model is returned at once.
+// directory, or the .bin). An installed model is returned at once. Every file comes from the
+// commit the hub named for the first one (recorded in the model's origin, model_store.h).
 Result<std::filesystem::path> downloadModel(const CatalogEntry& entry, const std::filesystem::path& modelsDir,
                                             const DownloadOptions& options);
-
-// Removes the installed model and any partial download of it; false when there was nothing.
-Result<bool> removeModel(const CatalogEntry& entry, const std::filesystem::path& modelsDir);
 
 } // namespace hearsay::hub

@@ -20,6 +20,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -133,10 +134,40 @@ private slots:
                  std::string("https://huggingface.co/Systran/faster-whisper-tiny.en/resolve/main/model.bin"));
         const CatalogEntry& ggml = *findCatalogEntry("base.en-q5_1");
         QCOMPARE(hubFileUrl("http://mirror.local/hf", ggml, ggml.files[0]),
-                 std::string("http://mirror.local/hf/ggerganov/whisper.cpp/resolve/main/ggml-base.en-q5_1.bin"));
+                 std::string("http://mirror.local/hf/ggerganov/whisper.cpp/resolve/"
+                             "5359861c739e955e79d9a303bcbc70fb988958b1/ggml-base.en-q5_1.bin"));
         QCOMPARE(ggml.installName(), std::string("ggml-base.en-q5_1.bin"));
         QCOMPARE(ct2.installName(), std::string("tiny.en-ct2"));
 
+        // Pins: every ggml file of whisper.cpp at the commit its size and hash are from; "main"
+        // only where the commit is not known (directory models, distil-large-v3.5's ggml file).
+        for (const auto& e : catalog()) {
+            QVERIFY2(!e.revision.empty(), e.repo.c_str());
+            if (e.repo == "ggerganov/whisper.cpp") {
+                QCOMPARE(e.revision, std::string("5359861c739e955e79d9a303bcbc70fb988958b1"));
+                QVERIFY2(e.files[0].bytes > 0 && e.files[0].sha256.size() == 64, e.name.c_str());
+            }
+            if (e.format == ModelFormat::Ggml && e.revision != "main") QVERIFY2(e.files[0].bytes > 0, e.name.c_str());
+            QVERIFY2(e.repo != "mobiuslabsgmbh/faster-whisper-large-v3-turbo", "moved to dropbox-dash");
+        }
+        QCOMPARE(findCatalogEntry("large-v3-turbo", ModelFormat::CTranslate2)->repo,
+                 std::string("dropbox-dash/faster-whisper-large-v3-turbo"));
+        const CatalogEntry& distil = *findCatalogEntry("distil-large-v3", ModelFormat::Ggml);
+        QCOMPARE(distil.revision, std::string("0d78dd96"));
+        QCOMPARE(distil.files[0].bytes, uint64_t(1'519'521'155));
+        QVERIFY(distil.files[0].sha256.empty());
+        const CatalogEntry* distil35 = findCatalogEntry("distil-large-v3.5", ModelFormat::Ggml);
+        QVERIFY(distil35);
+        QCOMPARE(distil35->repo, std::string("distil-whisper/distil-large-v3.5-ggml"));
+        QCOMPARE(distil35->files[0].path, std::string("ggml-model.bin"));
+        QCOMPARE(distil35->files[0].bytes, uint64_t(0));
+        QCOMPARE(distil35->installName(), std::string("ggml-distil-large-v3.5.bin"));
+        // Another revision is the user's choice; the pins do not hold there.
+        const CatalogEntry atMain = ggml.atRevision("main");
+        QCOMPARE(atMain.revision, std::string("main"));
+        QCOMPARE(atMain.files[0].bytes, uint64_t(0));
+        QVERIFY(atMain.files[0].sha256.empty());
+        QCOMPARE(ggml.atRevision(ggml.revision).files[0].bytes, ggml.files[0].bytes);
 
         // Precedence: --hub-url, HEARSAY_HUB_URL, HF_ENDPOINT, huggingface.co.
         qputenv("HF_ENDPOINT", "http://endpoint.example");
@@ -254,6 +285,10 @@ private slots:
         QVERIFY2(model.ok(), model.ok() ? "" : model.message().c_str());
         QCOMPARE(model.value()->config().nAudioState, 64);
         QCOMPARE(installedPath(e, models), path.value());
+        const auto origin = readOrigin(e, models);  // X-Repo-Commit, recorded beside the model
+        QVERIFY(origin.has_value());
+        QCOMPARE(origin->commit, HubTestServer::commitOfName(e.repo, "main"));
+        QCOMPARE(origin->hubUrl, server.baseUrl());
         // Installed: a second download asks nothing of the server.
         const size_t before = server.requests().size();
         QVERIFY(downloadModel(e, models, o).ok());
@@ -262,6 +297,7 @@ private slots:
         QVERIFY(removed.ok() && removed.value());
         QVERIFY(installedPath(e, models).empty());
         QVERIFY(visible(models).empty());
+        QVERIFY(!fs::exists(originPath(e, models)));
     }
 
     void downloadRealTinyEnFixtureAndLoad() {
@@ -287,10 +323,18 @@ private slots:
         QVERIFY2(model.ok(), model.ok() ? "" : model.message().c_str());
         QCOMPARE(model.value()->format(), ModelFormat::CTranslate2);
         QVERIFY(!model.value()->config().isMultilingual());
-        // The requests followed the hub's URL scheme.
+        // The requests followed the hub's URL scheme: the first file at the catalog's revision, the
+        // others at the commit the hub named for it, recorded beside the model.
+        const auto origin = readOrigin(e, models);
+        QVERIFY(origin.has_value());
+        QCOMPARE(origin->commit, HubTestServer::commitOfName(e.repo, e.revision));
+        QCOMPARE(origin->repo, e.repo);
+        QCOMPARE(origin->revision, e.revision);
+        const auto seen = server.requests();
+        QCOMPARE(seen[0].path, "/Systran/faster-whisper-tiny.en/resolve/" + e.revision + "/config.json");
         bool sawModel = false;
-        for (const auto& r : server.requests())
-            sawModel |= r.path == "/Systran/faster-whisper-tiny.en/resolve/main/model.bin";
+        for (const auto& r : seen)
+            sawModel |= r.path == "/Systran/faster-whisper-tiny.en/resolve/" + origin->commit + "/model.bin";
         QVERIFY(sawModel);
     }
 
@@ -298,7 +342,8 @@ private slots:
     // and a failure's message and exit status.
     void cliDownloadPathRemove() {
         HubTestServer server;
-        server.add("ggerganov/whisper.cpp", "ggml-base.en-q5_1.bin", {"not the model", 404});
+        server.add("ggerganov/whisper.cpp", "ggml-base.en-q5_1.bin", {"not the model", 404},
+                   findCatalogEntry("base.en-q5_1")->revision);
         const QString models = QString::fromStdString((root() / "cli-models").string());
         QProcess cli;
         cli.start(HEARSAY_CLI_PATH, {"models", "download", "base.en-q5_1", "--hub-url",
@@ -381,6 +426,32 @@ private slots:
         cli.start(HEARSAY_CLI_PATH, {"models", "list", "--models-dir", models});
         QVERIFY(cli.waitForFinished(60000));
         QVERIFY(QString::fromUtf8(cli.readAllStandardOutput()).startsWith("hub: http://mirror.example (HEARSAY_HUB_URL)\n"));
+    }
+
+    // The catalog's pinned commit is the default; `--revision main` is the user's explicit choice,
+    // where the pinned size and hash do not hold: the file is checked against the hub's headers.
+    void cliRevisionMainIsExplicit() {
+        HubTestServer server;
+        const CatalogEntry& e = *findCatalogEntry("base.en-q5_1");
+        QVERIFY(e.revision != "main");
+        server.add(e.repo, e.files[0].path, {m_ggml}, "main");
+        const QString models = QString::fromStdString((root() / "cli-main").string());
+        QProcess cli;
+        const QStringList download = {"models", "download", "base.en-q5_1", "--hub-url",
+                                      QString::fromStdString(server.baseUrl()), "--models-dir", models};
+        cli.start(HEARSAY_CLI_PATH, download);
+        QVERIFY(cli.waitForFinished(60000));
+        QCOMPARE(cli.exitCode(), 1);  // the pinned commit is not on this hub
+        QVERIFY2(QString::fromUtf8(cli.readAllStandardError()).contains("does not exist on the hub"), "");
+        cli.start(HEARSAY_CLI_PATH, download + QStringList{"--revision", "main"});
+        QVERIFY(cli.waitForFinished(60000));
+        QVERIFY2(cli.exitCode() == 0, qPrintable(QString::fromUtf8(cli.readAllStandardError())));
+        QCOMPARE(readAll(models.toStdString() + "/ggml-base.en-q5_1.bin"), m_ggml);
+        const auto origin = readOrigin(e, models.toStdString());
+        QVERIFY(origin.has_value());
+        QCOMPARE(origin->revision, std::string("main"));
+        QCOMPARE(origin->commit, HubTestServer::commitOfName(e.repo, "main"));
+        QCOMPARE(server.requests().back().path, "/" + e.repo + "/resolve/main/ggml-base.en-q5_1.bin");
     }
 
     void offlineConnectionRefused() {
@@ -855,10 +926,16 @@ private slots:
         e.format = ModelFormat::HuggingFace;
         e.repo = "hearsay-test/hf";
         HubTestServer server;
-        for (const auto& f : fs::directory_iterator(root() / "hf-dl-source")) {
-            const std::string name = f.path().filename().string();
+        std::vector<fs::path> sources;  // in name order, the weights (cut in the first run) last
+        for (const auto& f : fs::directory_iterator(root() / "hf-dl-source")) sources.push_back(f.path());
+        std::sort(sources.begin(), sources.end());
+        std::stable_partition(sources.begin(), sources.end(),
+                              [](const fs::path& p) { return p.filename() != "model.safetensors"; });
+        QVERIFY(sources.size() > 1 && sources.back().filename() == "model.safetensors");
+        for (const auto& f : sources) {
+            const std::string name = f.filename().string();
             e.files.push_back({name, 0, "", false});
-            HubTestServer::Route r{readAll(f.path())};
+            HubTestServer::Route r{readAll(f)};
             if (name == "model.safetensors") {
                 r.cutAfter = 100000;
                 r.cuts = 1;
@@ -866,6 +943,8 @@ private slots:
             server.add(e.repo, name, r);
         }
         e.files.push_back({"absent_optional.json", 0, "", true});
+        const std::string firstCommit(40, 'a'), movedCommit(40, 'b');
+        server.setCommit(e.repo, "main", firstCommit);
         const fs::path models = root() / "dl-dir";
         DownloadOptions o;
         o.hubUrl = server.baseUrl();
@@ -875,11 +954,18 @@ private slots:
         qInfo("user sees: %s", first.message().c_str());
         QVERIFY(visible(models).empty());
         QVERIFY(fs::exists(models / ".test-hf-hf.partial"));
+        server.setCommit(e.repo, "main", movedCommit);  // main moves on between the two runs
         auto second = downloadModel(e, models, o);
         QVERIFY2(second.ok(), second.ok() ? "" : second.message().c_str());
         QCOMPARE(visible(models), std::vector<std::string>{"test-hf-hf"});
         QVERIFY(!fs::exists(models / ".test-hf-hf.partial"));
         QVERIFY(WhisperModel::load(second.value()).ok());
+        // Every file came from the commit the first one was at, though main moved.
+        const auto seen = server.requests();
+        QCOMPARE(seen[0].path, "/" + e.repo + "/resolve/main/" + e.files[0].path);
+        for (size_t i = 1; i < seen.size(); ++i)
+            QVERIFY2(seen[i].path.starts_with("/" + e.repo + "/resolve/" + firstCommit + "/"), seen[i].path.c_str());
+        QCOMPARE(readOrigin(e, models)->commit, firstCommit);
     }
 #endif
 };
