@@ -116,7 +116,7 @@ CatalogEntry ggmlEntry(const Size& s, const char* quant, uint64_t bytes, const c
     e.precision = q.empty() ? "f16" : q;
     e.englishOnly = s.englishOnly;
     e.parametersMillions = s.parametersMillions;
-    e.diskBytes = bytes;
+    e.diskBytes = bytes ? bytes : uint64_t(s.parametersMillions) * kMB * 2;  // else an f16 estimate
     e.memoryBytes = expectedMemory(s.parametersMillions, q.empty() ? uint64_t(s.parametersMillions) * kMB * 4 : bytes);
     e.speed = s.speed;
     return e;
@@ -197,7 +197,6 @@ std::vector<CatalogEntry> build() {
     c.push_back(directoryEntry(distil35, ModelFormat::CTranslate2, "distil-whisper/distil-large-v3.5-ct2", kCt2FilesV3, "f16"));
     c.push_back(directoryEntry(distil35, ModelFormat::HuggingFace, "distil-whisper/distil-large-v3.5", kHfFiles, "f16"));
     c.push_back(ggmlEntry(distil35, "", 0, "", "distil-whisper/distil-large-v3.5-ggml", "ggml-model.bin"));
-    c.back().diskBytes = uint64_t(distil35.parametersMillions) * kMB * 2;  // estimate
     return c;
 }
 
