@@ -300,6 +300,7 @@ Result<Attempt> transferOnce(const FileRequest& request, const DownloadOptions& 
     curl_slist_free_all(headers);
     curl_easy_cleanup(curl);
 
+    if (!t.repoCommit.empty() && request.commitNamed) request.commitNamed(t.repoCommit);
     bool closeFailed = false;
     if (t.out) {
         if (std::fflush(t.out) != 0 && !t.writeErrno) t.writeErrno = errno;

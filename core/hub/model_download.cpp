@@ -51,6 +51,12 @@ Result<fs::path> downloadModel(const CatalogEntry& entry, const fs::path& models
         request.expectedBytes = file.bytes;
         request.expectedSha256 = file.sha256;
         request.optional = file.optional;
+        Result<void> recorded;
+        if (origin.commit.empty()) request.commitNamed = [&](const std::string& commit) {
+            if (!origin.commit.empty()) return;
+            origin.commit = commit;
+            recorded = writeOrigin(entry, modelsDir, origin);
+        };
         if (single) request.validate = [](const fs::path& part) -> Result<void> {
             auto probed = probeModel(part);
             if (!probed) return probed.error();
@@ -71,13 +77,10 @@ Result<fs::path> downloadModel(const CatalogEntry& entry, const fs::path& models
             if (p.done > p.total) p.total = p.done;
             options.progress(p);
         });
+        if (!recorded) return recorded.error().prefixed(entry.installName() + ": ");
         if (!outcome) {
             if (!single && fs::is_empty(staging, ec)) fs::remove(staging, ec);  // nothing to resume
             return outcome.error().prefixed(entry.installName() + ": ");
-        }
-        if (origin.commit.empty() && !outcome->repoCommit.empty()) {
-            origin.commit = outcome->repoCommit;
-            if (auto w = writeOrigin(entry, modelsDir, origin); !w) return w.error().prefixed(entry.installName() + ": ");
         }
         if (outcome->tokenRefused && !fileOptions.token.empty()) {
             fileOptions.token.clear();

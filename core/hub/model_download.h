@@ -59,6 +59,9 @@ struct FileRequest {
     bool optional = false;          // a 404 is an outcome (httpStatus 404, nothing written), not an error
     // Runs on the verified .part before the rename (a model check); an error removes the file.
     std::function<Result<void>(const std::filesystem::path&)> validate;
+    // Called after each transfer in which the hub named its commit (X-Repo-Commit), whether the
+    // transfer completed or not: a resumed download can then stay on that commit.
+    std::function<void(const std::string& commit)> commitNamed;
 };
 
 struct FileOutcome {

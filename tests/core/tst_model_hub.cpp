@@ -845,6 +845,35 @@ private slots:
         QCOMPARE(atCdn[0].rangeStart, resume ? int64_t(m_ggml.size() / 2) : int64_t(-1));
     }
 
+    // The commit is recorded as soon as the hub names it, so a download cut in its first file
+    // resumes from that commit even after the branch moved on.
+    void resumedDownloadKeepsItsCommit() {
+        HubTestServer server;
+        CatalogEntry e = ggmlTestEntry(m_ggml);
+        HubTestServer::Route route{m_ggml};
+        route.cutAfter = m_ggml.size() / 3;
+        route.cuts = 1;
+        server.add(e.repo, e.files[0].path, route);
+        const std::string firstCommit(40, 'c'), movedCommit(40, 'd');
+        server.setCommit(e.repo, "main", firstCommit);
+        const fs::path models = root() / "dl-keeps-commit";
+        DownloadOptions o;
+        o.hubUrl = server.baseUrl();
+        o.maxAttempts = 1;
+        QVERIFY(!downloadModel(e, models, o).ok());
+        QVERIFY(readOrigin(e, models).has_value());  // before the file is complete
+        QCOMPARE(readOrigin(e, models)->commit, firstCommit);
+        server.setCommit(e.repo, "main", movedCommit);
+        auto r = downloadModel(e, models, o);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+        QCOMPARE(readAll(r.value()), m_ggml);
+        const auto seen = server.requests();
+        QCOMPARE(seen.size(), size_t(2));
+        QCOMPARE(seen[1].path, "/" + e.repo + "/resolve/" + firstCommit + "/" + e.files[0].path);
+        QCOMPARE(seen[1].rangeStart, int64_t(route.cutAfter));
+        QCOMPARE(readOrigin(e, models)->commit, firstCommit);
+    }
+
     // A write-failing file: the partial file is /dev/full (ENOSPC on every write).
     void diskFull() {
         if (!fs::exists("/dev/full")) QSKIP("no /dev/full");

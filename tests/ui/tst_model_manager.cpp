@@ -36,6 +36,7 @@ private slots:
         qunsetenv("XDG_CACHE_HOME");
         qunsetenv("HF_HOME");
         qunsetenv("HF_HUB_CACHE");
+        qunsetenv("HF_TOKEN");
         TestModelOptions o;
         o.dims = "64x2x2";
         o.seed = 3;
@@ -90,6 +91,26 @@ private slots:
         dialog.removeSelected();
         QCOMPARE(dialog.catalogTable()->item(0, 7)->text(), QString());
         QVERIFY(!fs::exists(fs::path(models.toStdString()) / "ggml-test-small.bin"));
+    }
+
+    // A saved token the hub refuses (expired) on a public repository: the model is installed
+    // without it, and the status says so when the download ends.
+    void expiredTokenWarned() {
+        HubTestServer server;
+        server.add("hearsay-test/ggml", "ggml-test-small.bin", {m_ggml});
+        qputenv("HF_TOKEN", "hf_expired");
+        ui::ModelManagerDialog dialog(nullptr, m_entries, m_tmp.path() + "/models-token",
+                                      QString::fromStdString(server.baseUrl()));
+        QSignalSpy ended(&dialog, &ui::ModelManagerDialog::downloadEnded);
+        dialog.selectCatalogRow(0);
+        dialog.downloadSelected();
+        QVERIFY(ended.wait(20000));
+        qunsetenv("HF_TOKEN");
+        QCOMPARE(ended.first().first().toBool(), true);
+        QVERIFY2(dialog.statusText().startsWith("Installed") &&
+                     dialog.statusText().contains("Warning: your saved hub token was refused (expired?)"),
+                 qPrintable(dialog.statusText()));
+        QCOMPARE(server.requests().front().authorization, std::string("Bearer hf_expired"));
     }
 
     // A folder the user adds is scanned: its model is listed as found, and Open chooses it.
