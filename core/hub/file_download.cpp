@@ -1,4 +1,5 @@
-// One file over HTTP(S) with libcurl: resume, verification, atomic rename, clear errors.
+// One file over HTTP(S) with libcurl: resume, verification, atomic rename, clear errors, and a
+// counted number of transfers (a resume that cannot go on starts over; it is never repeated as is).
 #include "core/hub/model_download.h"
 
 #include "core/hub/sha256.h"

@@ -2,7 +2,9 @@
 // with libcurl: progress, resume of an interrupted file (HTTP Range; the partial file "X.part"
 // stays beside its target), size and SHA-256 checked before the file is renamed into place,
 // cancel from another thread, the proxy from the environment (libcurl reads http_proxy,
-// https_proxy, no_proxy), and a bearer token for gated repositories.
+// https_proxy, no_proxy), a bearer token for gated repositories (dropped, with a warning, when
+// the hub refuses it), the hub's redirects (302 to its CDN, 307 for a renamed repository), and
+// every file of a model from one commit.
 //
 // Placement is atomic: a ggml model is its .bin, renamed from .bin.part once verified; a
 // directory model is assembled in ".NAME.partial/" and renamed to "NAME" once every file is
