@@ -13,6 +13,7 @@ void ModelDownloadWorker::download(int index, const QString& modelsDir, const QS
     options.hubUrl = hub::hubBaseUrl(hubUrl.toStdString());
     options.token = hub::huggingFaceToken();
     options.cancel = &m_cancel;
+    options.warning = [&](const std::string& message) { emit warning(index, QString::fromStdString(message)); };
     options.progress = [&](const hub::DownloadProgress& p) {
         emit progress(index, QString::fromStdString(p.file), qint64(p.done), qint64(p.total), p.bytesPerSecond);
     };

@@ -25,6 +25,7 @@ public slots:
 signals:
     void progress(int index, const QString& file, qint64 done, qint64 total, double bytesPerSecond);
     void finished(int index, const QString& path);
+    void warning(int index, const QString& message);  // the download goes on
     void failed(int index, const QString& message, bool cancelled);
 
 private:

@@ -116,6 +116,7 @@ ModelManagerDialog::ModelManagerDialog(QWidget* parent, std::vector<hub::Catalog
     connect(m_worker, &ModelDownloadWorker::progress, this, &ModelManagerDialog::onProgress, Qt::QueuedConnection);
     connect(m_worker, &ModelDownloadWorker::finished, this, &ModelManagerDialog::onFinished, Qt::QueuedConnection);
     connect(m_worker, &ModelDownloadWorker::failed, this, &ModelManagerDialog::onFailed, Qt::QueuedConnection);
+    connect(m_worker, &ModelDownloadWorker::warning, this, &ModelManagerDialog::onWarning, Qt::QueuedConnection);
     m_thread->start();
     refresh();
 }
@@ -258,10 +259,17 @@ void ModelManagerDialog::onProgress(int index, const QString& file, qint64 done,
 void ModelManagerDialog::onFinished(int index, const QString& path) {
     m_downloading = -1;
     m_progress->hide();
-    m_status->setText(tr("Installed %1 — Open loads it.").arg(path));
+    m_status->setText(tr("Installed %1 — Open loads it.").arg(path) +
+                      (m_warnings.isEmpty() ? QString() : tr(" Warning: %1").arg(m_warnings.join(' '))));
+    m_warnings.clear();
     refresh();
     selectCatalogRow(index);
     emit downloadEnded(true);
+}
+
+// Kept until the download ends: progress lines replace the status text meanwhile.
+void ModelManagerDialog::onWarning(int index, const QString& message) {
+    if (index == m_downloading) m_warnings << message;
 }
 
 void ModelManagerDialog::onFailed(int index, const QString& message, bool cancelled) {
@@ -269,6 +277,7 @@ void ModelManagerDialog::onFailed(int index, const QString& message, bool cancel
     m_downloading = -1;
     m_progress->hide();
     m_status->setText(cancelled ? tr("Cancelled. %1").arg(message) : tr("Download failed: %1").arg(message));
+    m_warnings.clear();
     refresh();
     emit downloadEnded(false);
 }

@@ -25,7 +25,7 @@ class ModelManagerDialog : public QDialog {
     Q_OBJECT
 public:
     // `entries`: the catalog to offer (the built-in one by default; tests pass their own).
-    // `modelsDir` and `hubUrl`: empty for the defaults (hub_paths.h, HEARSAY_HUB_URL).
+    // `modelsDir` and `hubUrl`: empty for the defaults (hub_paths.h; HEARSAY_HUB_URL, HF_ENDPOINT).
     explicit ModelManagerDialog(QWidget* parent = nullptr, std::vector<hub::CatalogEntry> entries = hub::catalog(),
                                 QString modelsDir = {}, QString hubUrl = {});
     ~ModelManagerDialog() override;
@@ -63,6 +63,7 @@ private:
     void onProgress(int index, const QString& file, qint64 done, qint64 total, double bytesPerSecond);
     void onFinished(int index, const QString& path);
     void onFailed(int index, const QString& message, bool cancelled);
+    void onWarning(int index, const QString& message);
 
     std::vector<hub::CatalogEntry> m_entries;
     QString m_modelsDir;
@@ -70,6 +71,7 @@ private:
     QStringList m_userFolders;
     hub::ScanResult m_scan;
     int m_downloading = -1;
+    QStringList m_warnings;  // of the running download, shown when it ends
 
     WorkerThread m_thread;
     ModelDownloadWorker* m_worker = nullptr;

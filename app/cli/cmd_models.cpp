@@ -28,7 +28,9 @@ constexpr const char* kUsage =
     "  sizes                the official Whisper sizes and their dimensions\n"
     "options:\n"
     "  --format hf|ct2|ggml the format (default: ct2, else ggml, else hf; quantised names are ggml)\n"
-    "  --hub-url URL        the hub (default $HEARSAY_HUB_URL, else https://huggingface.co)\n"
+    "  --revision REV       download REV (a commit, a branch such as main) instead of the catalog's pinned commit;\n"
+    "                       the catalog's sizes and hashes then do not apply, the hub's are checked\n"
+    "  --hub-url URL        the hub (default $HEARSAY_HUB_URL, else $HF_ENDPOINT, else https://huggingface.co)\n"
     "  --models-dir DIR     where downloads go (default $HEARSAY_MODELS_DIR, else ~/.local/share/hearsay/models)\n"
     "  --dir DIR[:DIR...]   more folders to scan (also $HEARSAY_MODEL_DIRS)\n"
     "  --quiet              no progress line\n";
@@ -56,7 +58,7 @@ const hub::FoundModel* foundElsewhere(const hub::CatalogEntry& e, const hub::Sca
         if (f.source == "models directory") continue;
         if (f.model.format != e.format) continue;
         if (e.format == ModelFormat::Ggml) {
-            if (f.model.path.filename() == e.files.front().path) return &f;
+            if (f.model.path.filename() == e.installName()) return &f;
         } else if (f.repo == e.repo || (f.repo.empty() && f.model.sizeName == e.size)) {
             return &f;  // the repository's snapshot, or a folder holding a model of that size
         }
@@ -67,21 +69,22 @@ const hub::FoundModel* foundElsewhere(const hub::CatalogEntry& e, const hub::Sca
 std::atomic<bool> g_cancel{false};
 extern "C" void onInterrupt(int) { g_cancel.store(true); }
 
-int list(const fs::path& modelsDir, const hub::ScanResult& scan) {
+int list(const fs::path& modelsDir, const hub::ScanResult& scan, const std::string& hubUrlOption) {
+    std::printf("hub: %s (%s)\n", hub::hubBaseUrl(hubUrlOption).c_str(), hub::hubBaseUrlSource(hubUrlOption).c_str());
     std::printf("%-22s %-5s %-5s %9s %9s %7s %-12s %-14s %s\n", "name", "fmt", "prec", "disk", "memory", "params",
                 "languages", "speed", "status");
     for (const auto& e : hub::catalog()) {
         std::string status = "-";
         if (auto p = hub::installedPath(e, modelsDir); !p.empty()) status = "installed";
         else if (auto* f = foundElsewhere(e, scan)) status = "found: " + f->model.path.string();
-        const std::string disk = (e.hashesKnown() ? "" : "~") + human(e.diskBytes);
+        const std::string disk = (e.sizesKnown() ? "" : "~") + human(e.diskBytes);
         std::printf("%-22s %-5s %-5s %9s %9s %6dM %-12s %-14s %s\n", e.name.c_str(),
                     std::string(hub::formatWord(e.format)).c_str(), e.precision.c_str(), disk.c_str(),
                     ("~" + human(e.memoryBytes)).c_str(), e.parametersMillions, e.languages().c_str(), e.speed.c_str(),
                     status.c_str());
     }
-    std::printf("models directory: %s\n(~: estimated; SHA-256 recorded for the ggml files, taken from the hub's "
-                "X-Linked-Etag for the others)\n",
+    std::printf("models directory: %s\n(~: estimated; sizes and SHA-256 recorded for the pinned ggml files, taken "
+                "from the hub's X-Linked-Size / X-Linked-Etag for the others)\n",
                 modelsDir.string().c_str());
     return 0;
 }
@@ -112,6 +115,11 @@ int download(const hub::CatalogEntry& e, const fs::path& modelsDir, const Option
                      p.fileTotal ? human(p.fileTotal).c_str() : "?", percent, p.bytesPerSecond / 1e6);
         printed = true;
     };
+    d.warning = [&](const std::string& message) {
+        if (printed) std::fprintf(stderr, "\n");
+        printed = false;
+        std::fprintf(stderr, "hearsay-cli models download: warning: %s\n", message.c_str());
+    };
     g_cancel.store(false);
     auto previous = std::signal(SIGINT, onInterrupt);
     auto path = hub::downloadModel(e, modelsDir, d);
@@ -134,7 +142,7 @@ int download(const hub::CatalogEntry& e, const fs::path& modelsDir, const Option
 }
 
 int runModels(const std::vector<std::string>& args) {
-    auto options = Options::parse(args, {"format", "hub-url", "models-dir", "dir"}, {"help", "quiet"});
+    auto options = Options::parse(args, {"format", "hub-url", "models-dir", "dir", "revision"}, {"help", "quiet"});
     if (!options) {
         std::fprintf(stderr, "hearsay-cli models: %s\n%s", options.message().c_str(), kUsage);
         return 2;
@@ -165,7 +173,7 @@ int runModels(const std::vector<std::string>& args) {
         }
         return 0;
     }
-    if (verb == "list") return list(modelsDir, hub::scanForModels(scanLocations));
+    if (verb == "list") return list(modelsDir, hub::scanForModels(scanLocations), options->value("hub-url", ""));
     if (verb == "scan") {
         auto scan = hub::scanForModels(scanLocations);
         for (const auto& f : scan.models)
@@ -191,7 +199,11 @@ int runModels(const std::vector<std::string>& args) {
                      name.c_str(), format ? (" in format " + std::string(hub::formatWord(*format))).c_str() : "");
         return 2;
     }
-    if (verb == "download") return download(*entry, modelsDir, options.value());
+    if (verb == "download") {
+        if (auto revision = options->value("revision"); revision && !revision->empty())
+            return download(entry->atRevision(*revision), modelsDir, options.value());
+        return download(*entry, modelsDir, options.value());
+    }
     if (verb == "remove") {
         // Without --format: every installed format of the name.
         int removed = 0;

@@ -1,10 +1,15 @@
 // The catalog's table. Sources:
 // - ggml files (ggerganov/whisper.cpp): sizes and SHA-256 are the LFS object ids Hugging Face
-//   publishes for these files (the same values are pinned by several independent projects).
-// - Hugging Face (openai/*, distil-whisper/*) and CTranslate2 (Systran/*, mobiuslabsgmbh/*,
-//   distil-whisper/*-ct2) repositories: file lists only. Their sizes and hashes are NOT recorded
-//   here (left 0/empty: not known to us); the downloader verifies them against the hub's
-//   X-Linked-Size / X-Linked-Etag headers, and diskBytes is an estimate from the parameter count.
+//   publishes for these files at the commit kRevisions names, the revision they are fetched from.
+// - distil-whisper/distil-large-v3-ggml: the file's size at commit 0d78dd96 (a prefix the hub
+//   resolves); its SHA-256 is not recorded (the hub's X-Linked-Etag checks it).
+//   distil-whisper/distil-large-v3.5-ggml: neither size nor hash known; unpinned ("main").
+// - Hugging Face (openai/*, distil-whisper/*) and CTranslate2 (Systran/*, dropbox-dash/*,
+//   distil-whisper/*-ct2) repositories: file lists only, at "main": their commits, sizes and
+//   hashes are not known here. scripts/update_catalog.py reads them from the hub's API; until
+//   then the downloader takes every file of one download from the commit the hub names for the
+//   first (X-Repo-Commit), verifies them against X-Linked-Size / X-Linked-Etag, and diskBytes
+//   is an estimate from the parameter count.
 // - Parameters: OpenAI's model card and distil-whisper's. Speed: OpenAI's relative speeds
 //   (large = 1x) and distil-whisper's published factor against large-v3.
 #include "core/hub/model_catalog.h"
@@ -21,6 +26,53 @@ struct Size {
 
 constexpr uint64_t kMB = 1000 * 1000;
 
+// The revision each repository is fetched at (scripts/update_catalog.py rewrites these lines).
+// ggerganov/whisper.cpp: the commit whose LFS objects the ggml sizes and hashes below are.
+// distil-large-v3-ggml: the commit its file size was read at. The others are "main" until their
+// commits are read from the hub (not known offline); a download then takes all the files of one
+// model from the commit the hub names for the first.
+struct Pin {
+    const char* repo;
+    const char* revision;
+};
+constexpr Pin kRevisions[] = {
+    // BEGIN REVISIONS
+    {"ggerganov/whisper.cpp", "5359861c739e955e79d9a303bcbc70fb988958b1"},
+    {"distil-whisper/distil-large-v3-ggml", "0d78dd96"},
+    {"distil-whisper/distil-large-v3.5-ggml", "main"},
+    {"Systran/faster-whisper-tiny", "main"},
+    {"Systran/faster-whisper-tiny.en", "main"},
+    {"Systran/faster-whisper-base", "main"},
+    {"Systran/faster-whisper-base.en", "main"},
+    {"Systran/faster-whisper-small", "main"},
+    {"Systran/faster-whisper-small.en", "main"},
+    {"Systran/faster-whisper-medium", "main"},
+    {"Systran/faster-whisper-medium.en", "main"},
+    {"Systran/faster-whisper-large-v3", "main"},
+    {"dropbox-dash/faster-whisper-large-v3-turbo", "main"},
+    {"Systran/faster-distil-whisper-large-v3", "main"},
+    {"distil-whisper/distil-large-v3.5-ct2", "main"},
+    {"openai/whisper-tiny", "main"},
+    {"openai/whisper-tiny.en", "main"},
+    {"openai/whisper-base", "main"},
+    {"openai/whisper-base.en", "main"},
+    {"openai/whisper-small", "main"},
+    {"openai/whisper-small.en", "main"},
+    {"openai/whisper-medium", "main"},
+    {"openai/whisper-medium.en", "main"},
+    {"openai/whisper-large-v3", "main"},
+    {"openai/whisper-large-v3-turbo", "main"},
+    {"distil-whisper/distil-large-v3", "main"},
+    {"distil-whisper/distil-large-v3.5", "main"},
+    // END REVISIONS
+};
+
+std::string revisionOf(std::string_view repo) {
+    for (const Pin& p : kRevisions)
+        if (repo == p.repo) return p.revision;
+    return {};  // a repository missing above: the catalog test fails on the empty revision
+}
+
 // Resident memory while transcribing on the CPU backend: the weights as the engine holds them
 // (float32 for f16/f32 files, quantised blocks kept as stored) plus caches and work buffers.
 uint64_t expectedMemory(int parametersMillions, uint64_t weightBytesHeld) {
@@ -35,6 +87,7 @@ CatalogEntry directoryEntry(const Size& s, ModelFormat format, std::string repo,
     e.size = s.name;
     e.format = format;
     e.repo = std::move(repo);
+    e.revision = revisionOf(e.repo);
     for (auto& f : files) {
         const bool optional = !f.empty() && f.back() == '?';
         if (optional) f.pop_back();
@@ -53,6 +106,7 @@ CatalogEntry directoryEntry(const Size& s, ModelFormat format, std::string repo,
 CatalogEntry ggmlEntry(const Size& s, const char* quant, uint64_t bytes, const char* sha256,
                        const char* repo = "ggerganov/whisper.cpp", const char* file = nullptr) {
     CatalogEntry e;
+    e.revision = revisionOf(repo);
     const std::string q = quant;
     e.name = q.empty() ? std::string(s.name) : std::string(s.name) + "-" + q;
     e.size = s.name;
@@ -62,7 +116,7 @@ CatalogEntry ggmlEntry(const Size& s, const char* quant, uint64_t bytes, const c
     e.precision = q.empty() ? "f16" : q;
     e.englishOnly = s.englishOnly;
     e.parametersMillions = s.parametersMillions;
-    e.diskBytes = bytes;
+    e.diskBytes = bytes ? bytes : uint64_t(s.parametersMillions) * kMB * 2;  // else an f16 estimate
     e.memoryBytes = expectedMemory(s.parametersMillions, q.empty() ? uint64_t(s.parametersMillions) * kMB * 4 : bytes);
     e.speed = s.speed;
     return e;
@@ -129,7 +183,8 @@ std::vector<CatalogEntry> build() {
     c.push_back(ggmlEntry(largeV3, "", 3'095'033'483, "64d182b440b98d5203c4f9bd541544d84c605196c4f7b845dfa11fb23594d1e2"));
     c.push_back(ggmlEntry(largeV3, "q5_0", 1'081'140'203, "d75795ecff3f83b5faa89d1900604ad8c780abd5739fae406de19f23ecd98ad1"));
 
-    c.push_back(directoryEntry(turbo, ModelFormat::CTranslate2, "mobiuslabsgmbh/faster-whisper-large-v3-turbo", kCt2FilesV3, "f16"));
+    // (moved from mobiuslabsgmbh/faster-whisper-large-v3-turbo)
+    c.push_back(directoryEntry(turbo, ModelFormat::CTranslate2, "dropbox-dash/faster-whisper-large-v3-turbo", kCt2FilesV3, "f16"));
     c.push_back(directoryEntry(turbo, ModelFormat::HuggingFace, "openai/whisper-large-v3-turbo", kHfFiles, "f16"));
     c.push_back(ggmlEntry(turbo, "", 1'624'555'275, "1fc70f774d38eb169993ac391eea357ef47c88757ef72ee5943879b7e8e2bc69"));
     c.push_back(ggmlEntry(turbo, "q5_0", 574'041'195, "394221709cd5ad1f40c46e6031ca61bce88931e6e088c188294c6d5a55ffa7e2"));
@@ -137,11 +192,11 @@ std::vector<CatalogEntry> build() {
 
     c.push_back(directoryEntry(distil, ModelFormat::CTranslate2, "Systran/faster-distil-whisper-large-v3", kCt2FilesV3, "f16"));
     c.push_back(directoryEntry(distil, ModelFormat::HuggingFace, "distil-whisper/distil-large-v3", kHfFiles, "f16"));
-    c.push_back(ggmlEntry(distil, "", 0, "", "distil-whisper/distil-large-v3-ggml", "ggml-distil-large-v3.bin"));
-    c.back().diskBytes = uint64_t(distil.parametersMillions) * kMB * 2;
+    c.push_back(ggmlEntry(distil, "", 1'519'521'155, "", "distil-whisper/distil-large-v3-ggml", "ggml-distil-large-v3.bin"));
 
     c.push_back(directoryEntry(distil35, ModelFormat::CTranslate2, "distil-whisper/distil-large-v3.5-ct2", kCt2FilesV3, "f16"));
     c.push_back(directoryEntry(distil35, ModelFormat::HuggingFace, "distil-whisper/distil-large-v3.5", kHfFiles, "f16"));
+    c.push_back(ggmlEntry(distil35, "", 0, "", "distil-whisper/distil-large-v3.5-ggml", "ggml-model.bin"));
     return c;
 }
 

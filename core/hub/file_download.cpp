@@ -1,10 +1,12 @@
-// One file over HTTP(S) with libcurl: resume, verification, atomic rename, clear errors.
+// One file over HTTP(S) with libcurl: resume, verification, atomic rename, clear errors, and a
+// counted number of transfers (a resume that cannot go on starts over; it is never repeated as is).
 #include "core/hub/model_download.h"
 
 #include "core/hub/sha256.h"
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -66,17 +68,21 @@ struct Transfer {
     std::FILE* out = nullptr;
     Sha256 hash;
     uint64_t have = 0;          // bytes in the part file
-    uint64_t resumedFrom = 0;
+    uint64_t resumedFrom = 0;   // > 0: this transfer asked for "Range: bytes=resumedFrom-"
     bool started = false;       // the body of a 2xx response is being written
     bool discard = false;       // an error response's body
     int writeErrno = 0;
+    std::string pinConflict;    // non-empty: the hub's file is not the pinned one (the transfer was stopped)
     // The last response's headers (a redirect's are replaced by the next response's).
     long status = 0;
     uint64_t contentLength = 0;
     bool haveContentLength = false;
-    uint64_t linkedSize = 0;     // X-Linked-Size (kept across redirects: the hub sends it before the CDN)
-    std::string linkedEtag;
-    uint64_t rangeTotal = 0;     // Content-Range: bytes a-b/TOTAL
+    uint64_t rangeTotal = 0;     // Content-Range: bytes a-b/TOTAL (or */TOTAL of a 416)
+    std::string errorCode;       // X-Error-Code: RepoNotFound, RevisionNotFound, EntryNotFound, GatedRepo
+    // Kept across redirects: the hub sends them on its own response, before the CDN's.
+    uint64_t linkedSize = 0;     // X-Linked-Size
+    std::string linkedEtag;      // X-Linked-Etag
+    std::string repoCommit;      // X-Repo-Commit
     std::chrono::steady_clock::time_point startTime = std::chrono::steady_clock::now();
     uint64_t bytesThisRun = 0;
 
@@ -89,6 +95,27 @@ struct Transfer {
     }
 };
 
+// What the hub says it serves, against the catalog's pin: a message when they differ, else empty.
+std::string pinConflictOf(const Transfer& t) {
+    const FileRequest& r = *t.request;
+    const std::string name = r.target.filename().string();
+    uint64_t served = t.linkedSize ? t.linkedSize : t.rangeTotal;
+    if (!served && t.status == 200 && t.haveContentLength) served = t.contentLength;
+    const std::string where = " (" + r.url + ")";
+    if (r.expectedBytes && served && served != r.expectedBytes)
+        return name + " is " + std::to_string(served) + " bytes there, this version knows " +
+               std::to_string(r.expectedBytes) + " bytes" + where;
+    const std::string servedSha = sha256FromEtag(t.linkedEtag);
+    if (!r.expectedSha256.empty() && !servedSha.empty() && servedSha != lower(r.expectedSha256))
+        return name + " has SHA-256 " + servedSha + " there, this version knows " + lower(r.expectedSha256) + where;
+    return {};
+}
+
+std::string differentFile(const std::string& conflict) {
+    return "the hub now serves a different file than this version of Hearsay knows: " + conflict +
+           "; nothing was kept (the catalog's pin needs an update)";
+}
+
 size_t onHeader(char* data, size_t size, size_t count, void* user) {
     auto* t = static_cast<Transfer*>(user);
     const size_t bytes = size * count;
@@ -99,6 +126,7 @@ size_t onHeader(char* data, size_t size, size_t count, void* user) {
         t->status = space == std::string::npos ? 0 : std::strtol(line.c_str() + space + 1, nullptr, 10);
         t->haveContentLength = false;
         t->rangeTotal = 0;
+        t->errorCode.clear();
         return bytes;
     }
     const auto colon = line.find(':');
@@ -112,6 +140,10 @@ size_t onHeader(char* data, size_t size, size_t count, void* user) {
         t->linkedSize = std::strtoull(value.c_str(), nullptr, 10);
     } else if (name == "x-linked-etag") {
         t->linkedEtag = value;
+    } else if (name == "x-repo-commit") {
+        t->repoCommit = lower(value);
+    } else if (name == "x-error-code") {
+        t->errorCode = value;
     } else if (name == "content-range") {
         if (auto slash = value.find('/'); slash != std::string::npos && value[slash + 1] != '*')
             t->rangeTotal = std::strtoull(value.c_str() + slash + 1, nullptr, 10);
@@ -124,8 +156,10 @@ size_t onBody(char* data, size_t size, size_t count, void* user) {
     const size_t bytes = size * count;
     if (!t->started && !t->discard) {
         if (t->status == 200 || t->status == 206) {
+            t->pinConflict = pinConflictOf(*t);
+            if (!t->pinConflict.empty()) return 0;  // not the pinned file: fetch none of it
             if (t->status == 200 && t->have > 0) {
-                // The server ignored the range: start over.
+                // A whole file where a range was asked for: it replaces the part.
                 t->have = 0;
                 t->resumedFrom = 0;
                 t->hash = Sha256();
@@ -179,24 +213,42 @@ Result<uint64_t> hashExisting(const fs::path& part, Sha256& hash) {
     return total;
 }
 
-std::string httpError(long status, const std::string& url, bool tokenSent) {
+// The user's words for an HTTP error. The hub names the cause in X-Error-Code; a repository
+// that does not exist answers 401 (as a private one would), a missing file or revision 404.
+std::string httpError(long status, const std::string& errorCode, const FileRequest& request, bool tokenSent,
+                      bool tokenRefused) {
     const std::string s = std::to_string(status);
+    const std::string& url = request.url;
+    const std::string repo = request.repo.empty() ? url : request.repo;
+    const std::string hubHint = " — check the model name and the hub URL (--hub-url, HEARSAY_HUB_URL, HF_ENDPOINT)";
+    if (errorCode == "RepoNotFound")
+        return "the repository " + repo + " does not exist on the hub (HTTP " + s + "): " + url + hubHint +
+               (tokenRefused ? "; your saved hub token was refused too (expired?)" : "");
+    if (errorCode == "RevisionNotFound")
+        return "the revision " + request.revision + " of " + repo + " does not exist on the hub (HTTP " + s + "): " + url;
     if (status == 404)
-        return "not found on the hub (HTTP 404): " + url + " — check the model name, its revision and the hub URL (--hub-url, HEARSAY_HUB_URL)";
-    if (status == 401 || status == 403)
-        return "access denied (HTTP " + s + "): " + url + " — the repository is gated or private: accept its terms on the hub, then " +
-               (tokenSent ? "check that the token (HF_TOKEN or ~/.cache/huggingface/token) has access to it"
-                          : "set HF_TOKEN or log in so that ~/.cache/huggingface/token holds a token");
+        return "not found on the hub (HTTP 404): " + url + " — check the model name, its revision and the hub URL "
+               "(--hub-url, HEARSAY_HUB_URL, HF_ENDPOINT)";
+    if (status == 401 || status == 403) {
+        std::string what = "access denied (HTTP " + s + "): " + url + " — the repository is gated or private: accept its terms on the hub, then ";
+        if (tokenRefused) return what + "renew the saved hub token: it was refused (expired?)";
+        return what + (tokenSent ? "check that the token (HF_TOKEN or ~/.cache/huggingface/token) has access to it"
+                                 : "set HF_TOKEN or log in so that ~/.cache/huggingface/token holds a token");
+    }
     if (status >= 500) return "the hub failed (HTTP " + s + ") for " + url + "; try again later";
     if (status == 429) return "the hub is rate-limiting this machine (HTTP 429) for " + url + "; try again later";
     return "unexpected answer (HTTP " + s + ") for " + url;
 }
 
-} // namespace
+// One transfer's end: the verified file, or what to do next.
+struct Attempt {
+    enum class Next { Done, Resume, StartOver, WithoutToken } next = Next::Done;
+    FileOutcome outcome;  // Done
+    std::string why;      // Resume, StartOver: what happened (the final message when no attempt is left)
+};
 
-Result<FileOutcome> downloadFile(const FileRequest& request, const DownloadOptions& options,
-                                 const std::function<void(uint64_t, uint64_t, double)>& progress) {
-    globalInit();
+Result<Attempt> transferOnce(const FileRequest& request, const DownloadOptions& options, const std::string& token,
+                             bool tokenRefused, const std::function<void(uint64_t, uint64_t, double)>& progress) {
     Transfer t;
     t.request = &request;
     t.options = &options;
@@ -215,13 +267,16 @@ Result<FileOutcome> downloadFile(const FileRequest& request, const DownloadOptio
             t.hash = Sha256();
         }
     }
+    const bool resuming = t.have > 0;
 
     CURL* curl = curl_easy_init();
     if (!curl) return makeError("cannot start a transfer (libcurl failed to initialise)");
     char errorText[CURL_ERROR_SIZE] = {};
     curl_slist* headers = nullptr;
-    if (!options.token.empty()) headers = curl_slist_append(headers, ("Authorization: Bearer " + options.token).c_str());
+    if (!token.empty()) headers = curl_slist_append(headers, ("Authorization: Bearer " + token).c_str());
     curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
+    // The hub answers 302 to its CDN (another host: libcurl does not send the token there) and 307
+    // for a renamed repository.
     curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
     curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 10L);
     curl_easy_setopt(curl, CURLOPT_USERAGENT, "hearsay/0.1 (model manager)");
@@ -238,7 +293,7 @@ Result<FileOutcome> downloadFile(const FileRequest& request, const DownloadOptio
     curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, onProgress);
     curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &t);
     if (headers) curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-    if (t.have > 0) curl_easy_setopt(curl, CURLOPT_RESUME_FROM_LARGE, curl_off_t(t.have));
+    if (resuming) curl_easy_setopt(curl, CURLOPT_RESUME_FROM_LARGE, curl_off_t(t.have));
 
     const CURLcode code = curl_easy_perform(curl);
     long status = 0;
@@ -246,6 +301,7 @@ Result<FileOutcome> downloadFile(const FileRequest& request, const DownloadOptio
     curl_slist_free_all(headers);
     curl_easy_cleanup(curl);
 
+    if (!t.repoCommit.empty() && request.commitNamed) request.commitNamed(t.repoCommit);
     bool closeFailed = false;
     if (t.out) {
         if (std::fflush(t.out) != 0 && !t.writeErrno) t.writeErrno = errno;
@@ -258,6 +314,17 @@ Result<FileOutcome> downloadFile(const FileRequest& request, const DownloadOptio
     const std::string kept = t.have > 0 ? "; " + megabytes(t.have) + " kept in " + t.part.string() +
                                               ", the next download resumes from there"
                                         : "";
+    Attempt next;
+    auto startOver = [&](std::string why) -> Result<Attempt> {
+        fs::remove(t.part, ec);
+        next.next = Attempt::Next::StartOver;
+        next.why = std::move(why);
+        return next;
+    };
+    if (!t.pinConflict.empty()) {
+        fs::remove(t.part, ec);
+        return makeError(differentFile(t.pinConflict));
+    }
     if (t.writeErrno) {
         const bool full = t.writeErrno == ENOSPC || t.writeErrno == EDQUOT;
         return makeError("cannot write " + t.part.string() + ": " + std::strerror(t.writeErrno) +
@@ -272,42 +339,70 @@ Result<FileOutcome> downloadFile(const FileRequest& request, const DownloadOptio
                          (errorText[0] ? errorText : curl_easy_strerror(code)));
     if (code == CURLE_OPERATION_TIMEDOUT)
         return makeError("the connection to " + host + " timed out or stalled while fetching " + name + kept);
-    const bool httpOk = status == 200 || status == 206 || (status == 416 && t.have > 0);
-    if (code == CURLE_OK && !httpOk) {
-        if (status == 404 && request.optional) {
-            FileOutcome missing;
-            missing.httpStatus = 404;
-            return missing;
+    // A 200 without Content-Range to a resume: the server ignores Range; libcurl stops at once.
+    if (code == CURLE_RANGE_ERROR && resuming)
+        return startOver("the server does not resume " + name + " (it ignored the byte range and sent the whole file)");
+    // 416 to a resume: the part is as long as the file or longer. Complete when it is the file.
+    const bool pastEnd = status == 416 && resuming;
+    if (pastEnd) {
+        t.pinConflict = pinConflictOf(t);
+        if (!t.pinConflict.empty()) {
+            fs::remove(t.part, ec);
+            return makeError(differentFile(t.pinConflict));
         }
-        return makeError(httpError(status, request.url, !options.token.empty()));
+        const uint64_t total = t.expectedTotal();
+        if (!total || t.have != total)
+            return startOver("the server has no bytes past the " + std::to_string(t.have) + " kept of " + name +
+                             (total ? " (the file is " + std::to_string(total) + " bytes)" : std::string()));
+    }
+    const bool httpOk = status == 200 || status == 206 || pastEnd;
+    if (code == CURLE_OK && !httpOk) {
+        if (status == 404 && request.optional && t.errorCode != "RepoNotFound" && t.errorCode != "RevisionNotFound") {
+            next.outcome.httpStatus = 404;
+            return next;
+        }
+        if (status == 401 && !token.empty()) {
+            next.next = Attempt::Next::WithoutToken;
+            return next;
+        }
+        return makeError(httpError(status, t.errorCode, request, !token.empty(), tokenRefused));
     }
     if (code == CURLE_PARTIAL_FILE || code == CURLE_RECV_ERROR || code == CURLE_GOT_NOTHING ||
         code == CURLE_SEND_ERROR) {
         const uint64_t total = t.expectedTotal();
-        return makeError("the connection to " + host + " was cut after " + megabytes(t.have) +
-                         (total ? " of " + megabytes(total) : std::string()) + " of " + name + kept);
+        next.next = Attempt::Next::Resume;
+        next.why = "the connection to " + host + " was cut after " + megabytes(t.have) +
+                   (total ? " of " + megabytes(total) : std::string()) + " of " + name + kept;
+        return next;
     }
     if (code != CURLE_OK)
         return makeError("cannot download " + request.url + ": " + (errorText[0] ? errorText : curl_easy_strerror(code)) + kept);
 
-    // Verification: size, then SHA-256, then the caller's check; only then the rename.
+    // Verification: size, then SHA-256, then the caller's check; only then the rename. A part that
+    // began in an earlier transfer and fails starts over: its first bytes may be another file's.
     const uint64_t expected = t.expectedTotal();
     const uint64_t onDisk = fs::exists(t.part, ec) ? fs::file_size(t.part, ec) : 0;
-    if (expected && onDisk < expected)
-        return makeError("the server ended " + name + " after " + megabytes(onDisk) + " of " + megabytes(expected) + kept);
+    if (expected && onDisk < expected) {
+        next.next = Attempt::Next::Resume;
+        next.why = "the server ended " + name + " after " + megabytes(onDisk) + " of " + megabytes(expected) + kept;
+        return next;
+    }
     if (expected && onDisk > expected) {
+        const std::string why = name + " is " + std::to_string(onDisk) + " bytes, expected " + std::to_string(expected);
+        if (t.resumedFrom > 0) return startOver(why);
         fs::remove(t.part, ec);
-        return makeError(name + " is " + std::to_string(onDisk) + " bytes, expected " + std::to_string(expected) +
-                         "; the download was removed");
+        return makeError(why + "; the download was removed");
     }
     std::string wanted = request.expectedSha256.empty() ? sha256FromEtag(t.linkedEtag) : lower(request.expectedSha256);
-    FileOutcome outcome;
+    FileOutcome& outcome = next.outcome;
     outcome.bytes = onDisk;
     outcome.resumedFrom = t.resumedFrom;
     outcome.sha256 = t.hash.hexDigest();
     outcome.httpStatus = int(status);
+    outcome.repoCommit = t.repoCommit;
     if (!wanted.empty()) {
         if (outcome.sha256 != wanted) {
+            if (resuming) return startOver("the SHA-256 of " + name + " after a resume is not the expected " + wanted);
             fs::remove(t.part, ec);
             return makeError("SHA-256 mismatch for " + name + ": expected " + wanted + ", got " + outcome.sha256 +
                              "; the download was removed (the server sent other bytes than the hub lists)");
@@ -322,7 +417,42 @@ Result<FileOutcome> downloadFile(const FileRequest& request, const DownloadOptio
     }
     fs::rename(t.part, request.target, ec);
     if (ec) return makeError("cannot move " + t.part.string() + " to " + request.target.string() + ": " + ec.message());
-    return outcome;
+    return next;
+}
+
+} // namespace
+
+Result<FileOutcome> downloadFile(const FileRequest& request, const DownloadOptions& options,
+                                 const std::function<void(uint64_t, uint64_t, double)>& progress) {
+    globalInit();
+    const int attempts = std::max(1, options.maxAttempts);
+    std::string token = options.token;
+    bool tokenRefused = false;
+    std::string last;
+    for (int i = 1; i <= attempts; ++i) {
+        auto attempt = transferOnce(request, options, token, tokenRefused, progress);
+        if (!attempt) return attempt.error();
+        switch (attempt->next) {
+        case Attempt::Next::Done:
+            attempt->outcome.tokenRefused = tokenRefused;
+            attempt->outcome.attempts = i;
+            return attempt->outcome;
+        case Attempt::Next::WithoutToken:
+            // The hub refuses an expired token even for a public repository: once more without it
+            // (not counted as an attempt: it happens once).
+            token.clear();
+            tokenRefused = true;
+            --i;
+            break;
+        case Attempt::Next::Resume:
+        case Attempt::Next::StartOver:
+            last = attempt->why;
+            break;
+        }
+    }
+    const std::string name = request.target.filename().string();
+    if (attempts == 1) return makeError(last);
+    return makeError("gave up on " + name + " after " + std::to_string(attempts) + " attempts; the last: " + last);
 }
 
 } // namespace hearsay::hub

@@ -5,13 +5,30 @@
 namespace hearsay::hub {
 
 std::string CatalogEntry::installName() const {
-    if (format == ModelFormat::Ggml) return files.empty() ? "ggml-" + name + ".bin" : files.front().path;
+    if (format == ModelFormat::Ggml) return "ggml-" + name + ".bin";
     return name + "-" + std::string(formatWord(format));
+}
+
+CatalogEntry CatalogEntry::atRevision(const std::string& otherRevision) const {
+    if (otherRevision == revision) return *this;
+    CatalogEntry e = *this;
+    e.revision = otherRevision;
+    for (auto& f : e.files) {
+        f.bytes = 0;
+        f.sha256.clear();
+    }
+    return e;
 }
 
 bool CatalogEntry::hashesKnown() const {
     for (const auto& f : files)
         if (f.sha256.empty()) return false;
+    return !files.empty();
+}
+
+bool CatalogEntry::sizesKnown() const {
+    for (const auto& f : files)
+        if (f.bytes == 0) return false;
     return !files.empty();
 }
 
@@ -47,10 +64,27 @@ std::string hubFileUrl(std::string_view base, const CatalogEntry& entry, const C
     return b + "/" + entry.repo + "/resolve/" + entry.revision + "/" + file.path;
 }
 
+namespace {
+
+const char* environment(const char* name) {
+    const char* v = std::getenv(name);
+    return v && *v ? v : nullptr;
+}
+
+} // namespace
+
 std::string hubBaseUrl(std::string_view option) {
     if (!option.empty()) return std::string(option);
-    if (const char* env = std::getenv("HEARSAY_HUB_URL"); env && *env) return env;
+    if (const char* env = environment("HEARSAY_HUB_URL")) return env;
+    if (const char* env = environment("HF_ENDPOINT")) return env;
     return std::string(kDefaultHubUrl);
+}
+
+std::string hubBaseUrlSource(std::string_view option) {
+    if (!option.empty()) return "--hub-url";
+    if (environment("HEARSAY_HUB_URL")) return "HEARSAY_HUB_URL";
+    if (environment("HF_ENDPOINT")) return "HF_ENDPOINT";
+    return "default";
 }
 
 } // namespace hearsay::hub

@@ -18,7 +18,17 @@ Result<fs::path> downloadModel(const CatalogEntry& entry, const fs::path& models
     const std::string base = options.hubUrl.empty() ? hubBaseUrl() : options.hubUrl;
     const bool single = entry.format == ModelFormat::Ggml;
     const fs::path final = modelsDir / entry.installName();
-    const fs::path staging = modelsDir / ("." + entry.installName() + ".partial");
+    const fs::path staging = stagingPath(entry, modelsDir);
+    fs::path partFile = final;
+    partFile += ".part";
+
+    // The commit the first file came from; a resumed download goes on from the one it recorded.
+    ModelOrigin origin{base, entry.repo, entry.revision, {}};
+    if (fs::exists(single ? partFile : staging, ec)) {
+        if (auto earlier = readOrigin(entry, modelsDir); earlier && earlier->repo == entry.repo &&
+                                                         earlier->revision == entry.revision)
+            origin.commit = earlier->commit;
+    }
     if (!single) {
         fs::create_directories(staging, ec);
         if (ec) return makeError("cannot create " + staging.string() + ": " + ec.message());
@@ -28,14 +38,25 @@ Result<fs::path> downloadModel(const CatalogEntry& entry, const fs::path& models
     p.fileCount = int(entry.files.size());
     p.total = entry.diskBytes;
     uint64_t doneBefore = 0;
+    DownloadOptions fileOptions = options;  // loses the token once the hub refuses it
     for (size_t i = 0; i < entry.files.size(); ++i) {
         const CatalogFile& file = entry.files[i];
         FileRequest request;
-        request.url = hubFileUrl(base, entry, file);
+        CatalogEntry at = entry;
+        if (!origin.commit.empty()) at.revision = origin.commit;
+        request.url = hubFileUrl(base, at, file);
+        request.repo = entry.repo;
+        request.revision = at.revision;
         request.target = single ? final : staging / file.path;
         request.expectedBytes = file.bytes;
         request.expectedSha256 = file.sha256;
         request.optional = file.optional;
+        Result<void> recorded;
+        if (origin.commit.empty()) request.commitNamed = [&](const std::string& commit) {
+            if (!origin.commit.empty()) return;
+            origin.commit = commit;
+            recorded = writeOrigin(entry, modelsDir, origin);
+        };
         if (single) request.validate = [](const fs::path& part) -> Result<void> {
             auto probed = probeModel(part);
             if (!probed) return probed.error();
@@ -47,7 +68,7 @@ Result<fs::path> downloadModel(const CatalogEntry& entry, const fs::path& models
             doneBefore += fs::file_size(request.target, ec);
             continue;
         }
-        auto outcome = downloadFile(request, options, [&](uint64_t done, uint64_t total, double rate) {
+        auto outcome = downloadFile(request, fileOptions, [&](uint64_t done, uint64_t total, double rate) {
             if (!options.progress) return;
             p.fileDone = done;
             p.fileTotal = total;
@@ -56,12 +77,21 @@ Result<fs::path> downloadModel(const CatalogEntry& entry, const fs::path& models
             if (p.done > p.total) p.total = p.done;
             options.progress(p);
         });
+        if (!recorded) return recorded.error().prefixed(entry.installName() + ": ");
         if (!outcome) {
             if (!single && fs::is_empty(staging, ec)) fs::remove(staging, ec);  // nothing to resume
             return outcome.error().prefixed(entry.installName() + ": ");
         }
+        if (outcome->tokenRefused && !fileOptions.token.empty()) {
+            fileOptions.token.clear();
+            if (options.warning)
+                options.warning("your saved hub token was refused (expired?); " + entry.repo +
+                                " is public and was downloaded without it. Renew the token (HF_TOKEN or "
+                                "~/.cache/huggingface/token) or remove it.");
+        }
         doneBefore += outcome->bytes;
     }
+    if (auto w = writeOrigin(entry, modelsDir, origin); !w) return w.error().prefixed(entry.installName() + ": ");
     if (single) return final;
 
     auto probed = probeModel(staging);

@@ -2,7 +2,9 @@
 // with libcurl: progress, resume of an interrupted file (HTTP Range; the partial file "X.part"
 // stays beside its target), size and SHA-256 checked before the file is renamed into place,
 // cancel from another thread, the proxy from the environment (libcurl reads http_proxy,
-// https_proxy, no_proxy), and a bearer token for gated repositories.
+// https_proxy, no_proxy), a bearer token for gated repositories (dropped, with a warning, when
+// the hub refuses it), the hub's redirects (302 to its CDN, 307 for a renamed repository), and
+// every file of a model from one commit.
 //
 // Placement is atomic: a ggml model is its .bin, renamed from .bin.part once verified; a
 // directory model is assembled in ".NAME.partial/" and renamed to "NAME" once every file is
@@ -12,6 +14,7 @@
 #pragma once
 
 #include "core/hub/model_catalog.h"
+#include "core/hub/model_store.h"
 #include "core/util/result.h"
 
 #include <atomic>
@@ -38,18 +41,29 @@ struct DownloadOptions {
     std::string token;         // bearer token; empty: none is sent
     std::function<void(const DownloadProgress&)> progress;  // called from the downloading thread
     const std::atomic<bool>* cancel = nullptr;               // set from any thread to stop
+    // Called from the downloading thread with something the user should know though the download
+    // went on (a saved token the hub refused).
+    std::function<void(const std::string&)> warning;
     long connectTimeoutSeconds = 30;
     long stallSeconds = 60;    // a transfer slower than 1 byte/s for this long fails (and resumes later)
+    // Transfers per file, counted: a cut transfer resumes, a partial file the server cannot resume
+    // (416 past its end with other bytes, or Range ignored) starts over; then the file fails.
+    int maxAttempts = 3;
 };
 
 struct FileRequest {
     std::string url;
+    std::string repo;               // for messages: "ggerganov/whisper.cpp"
+    std::string revision;           // for messages: the revision the URL names
     std::filesystem::path target;   // the final path; the partial file is target + ".part"
     uint64_t expectedBytes = 0;     // 0: from the hub's X-Linked-Size or Content-Length
     std::string expectedSha256;     // empty: from the hub's X-Linked-Etag when it is a SHA-256
     bool optional = false;          // a 404 is an outcome (httpStatus 404, nothing written), not an error
     // Runs on the verified .part before the rename (a model check); an error removes the file.
     std::function<Result<void>(const std::filesystem::path&)> validate;
+    // Called after each transfer in which the hub named its commit (X-Repo-Commit), whether the
+    // transfer completed or not: a resumed download can then stay on that commit.
+    std::function<void(const std::string& commit)> commitNamed;
 };
 
 struct FileOutcome {
@@ -58,21 +72,20 @@ struct FileOutcome {
     std::string sha256;
     bool hashChecked = false;       // false: no expected hash known (size checked only)
     int httpStatus = 0;             // of the last response (404 for a skipped optional file)
+    std::string repoCommit;         // the hub's X-Repo-Commit: the commit the file was taken from
+    bool tokenRefused = false;      // the token got a 401 and the file came without it
+    int attempts = 0;               // transfers it took
 };
 
-// One file. Error kinds: BadInput for everything but cancel (Cancelled).
+// One file, in at most options.maxAttempts transfers (a 401 with a token adds one without it).
+// Error kinds: BadInput for everything but cancel (Cancelled).
 Result<FileOutcome> downloadFile(const FileRequest& request, const DownloadOptions& options,
                                  const std::function<void(uint64_t done, uint64_t total, double rate)>& progress = {});
 
-// The model's path when already installed in `modelsDir` (and it reads as a model), else empty.
-std::filesystem::path installedPath(const CatalogEntry& entry, const std::filesystem::path& modelsDir);
-
 // Downloads `entry` into `modelsDir` (created when missing) and returns the installed path (the
-// directory, or the .bin). An installed model is returned at once.
+// directory, or the .bin). An installed model is returned at once. Every file comes from the
+// commit the hub named for the first one (recorded in the model's origin, model_store.h).
 Result<std::filesystem::path> downloadModel(const CatalogEntry& entry, const std::filesystem::path& modelsDir,
                                             const DownloadOptions& options);
-
-// Removes the installed model and any partial download of it; false when there was nothing.
-Result<bool> removeModel(const CatalogEntry& entry, const std::filesystem::path& modelsDir);
 
 } // namespace hearsay::hub

@@ -1,7 +1,12 @@
-// The models directory: what is installed there, and removing it (with any partial download).
-#include "core/hub/model_download.h"
-#include "core/hub/model_probe.h"
+// The models directory: what is installed there, where downloads are assembled, where each model
+// came from, and removing it (with any partial download).
+#include "core/hub/model_store.h"
 
+#include "core/hub/model_probe.h"
+#include "core/util/json.h"
+
+#include <fstream>
+#include <sstream>
 #include <system_error>
 
 namespace hearsay::hub {
@@ -14,10 +19,55 @@ fs::path installedPath(const CatalogEntry& entry, const fs::path& modelsDir) {
     return probeModel(path) ? path : fs::path();
 }
 
+fs::path stagingPath(const CatalogEntry& entry, const fs::path& modelsDir) {
+    return modelsDir / ("." + entry.installName() + ".partial");
+}
+
+fs::path originPath(const CatalogEntry& entry, const fs::path& modelsDir) {
+    return modelsDir / ("." + entry.installName() + ".origin");
+}
+
+Result<void> writeOrigin(const CatalogEntry& entry, const fs::path& modelsDir, const ModelOrigin& origin) {
+    Json doc;
+    doc["hub"] = origin.hubUrl;
+    doc["repo"] = origin.repo;
+    doc["revision"] = origin.revision;
+    doc["commit"] = origin.commit;
+    const fs::path path = originPath(entry, modelsDir);
+    fs::path temporary = path;
+    temporary += ".tmp";
+    {
+        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+        out << doc.dump(2) << "\n";
+        if (!out.flush()) return makeError("cannot write " + temporary.string());
+    }
+    std::error_code ec;
+    fs::rename(temporary, path, ec);
+    if (ec) return makeError("cannot move " + temporary.string() + " to " + path.string() + ": " + ec.message());
+    return {};
+}
+
+std::optional<ModelOrigin> readOrigin(const CatalogEntry& entry, const fs::path& modelsDir) {
+    std::ifstream in(originPath(entry, modelsDir), std::ios::binary);
+    if (!in) return std::nullopt;
+    std::stringstream text;
+    text << in.rdbuf();
+    auto parsed = Json::parse(text.str());
+    if (!parsed || !parsed.value().isObject()) return std::nullopt;
+    const Json& doc = parsed.value();
+    ModelOrigin o;
+    o.hubUrl = doc["hub"].toString();
+    o.repo = doc["repo"].toString();
+    o.revision = doc["revision"].toString();
+    o.commit = doc["commit"].toString();
+    return o;
+}
+
 Result<bool> removeModel(const CatalogEntry& entry, const fs::path& modelsDir) {
     const std::string name = entry.installName();
     bool removed = false;
-    for (const fs::path& p : {modelsDir / name, modelsDir / ("." + name + ".partial"), modelsDir / (name + ".part")}) {
+    for (const fs::path& p : {modelsDir / name, stagingPath(entry, modelsDir), modelsDir / (name + ".part"),
+                              originPath(entry, modelsDir)}) {
         std::error_code ec;
         if (!fs::exists(fs::symlink_status(p, ec))) continue;
         fs::remove_all(p, ec);

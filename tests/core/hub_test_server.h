@@ -1,9 +1,13 @@
 // A Hugging Face-like HTTP/1.1 server on loopback for the model downloader's tests: it serves
-// files under /{repo}/resolve/{revision}/{file} with Content-Length, Accept-Ranges, ETag and the
-// X-Linked-Etag / X-Linked-Size headers the hub sends for LFS files, honours "Range: bytes=N-",
-// and can misbehave on purpose: answer with an error status, cut the connection after N bytes
-// (once), send other bytes than it advertises, demand a bearer token. One connection at a time,
-// each closed after its response; a thread accepts until the server is destroyed.
+// files under /{repo}/resolve/{revision}/{file} with Content-Length, Accept-Ranges, ETag, the
+// X-Linked-Etag / X-Linked-Size headers the hub sends for LFS files and X-Repo-Commit, honours
+// "Range: bytes=N-" (416 past the end), answers as the hub does for what it lacks (401
+// RepoNotFound for a repository, 404 RevisionNotFound / EntryNotFound), refuses a token it does
+// not know with 401 (an expired token, even on a public repository), redirects like the hub (302
+// to a CDN on another port, 307 for a renamed repository), and can misbehave on purpose: answer
+// with an error status, cut the connection after N bytes (N times), send other bytes than it
+// advertises, ignore Range, demand a bearer token. One connection at a time, each closed after
+// its response; a thread accepts until the server is destroyed.
 #pragma once
 
 #include "core/hub/sha256.h"
@@ -15,6 +19,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -27,11 +32,14 @@ public:
     struct Route {
         std::string body;
         int status = 200;          // an error status is sent with a short text body
-        uint64_t cutAfter = 0;     // > 0: close the connection after this many body bytes ...
+        uint64_t cutAfter = 0;     // > 0: close the connection after this many bytes of a response's body ...
         int cuts = 0;              // ... this many times
         bool wrongBytes = false;   // flip a byte in the middle, headers unchanged
         bool linkedHeaders = true; // X-Linked-Etag / X-Linked-Size
-        std::string token;         // non-empty: 401 without "Authorization: Bearer TOKEN"
+        std::string token;         // non-empty: 401 GatedRepo without "Authorization: Bearer TOKEN"
+        bool ignoreRange = false;  // answer a range request with 200 and the whole file
+        std::string redirect;      // non-empty: answer redirectStatus with this Location (a URL or a path)
+        int redirectStatus = 302;  // 302: to the CDN, with the X-Linked headers of `body`; 307: a renamed repository
     };
     struct Request {
         std::string path;
@@ -67,6 +75,27 @@ public:
         std::lock_guard lock(m_mutex);
         m_routes["/" + repo + "/resolve/" + revision + "/" + file] = std::move(route);
     }
+    // Serves `route` at a plain path (a CDN's URL).
+    void addPath(const std::string& path, Route route) {
+        std::lock_guard lock(m_mutex);
+        m_routes[path] = std::move(route);
+    }
+    // `branch` of `repo` is now at `commit` (X-Repo-Commit); the branch's files are served at that
+    // commit, and at every commit it was at before (a moved branch). Without it a branch's commit
+    // is a digest of its name.
+    void setCommit(const std::string& repo, const std::string& branch, const std::string& commit) {
+        std::lock_guard lock(m_mutex);
+        m_commits[repo + "@" + branch] = commit;
+        m_commitBranch[repo + "@" + commit] = branch;
+    }
+    static std::string commitOfName(const std::string& repo, const std::string& revision) {
+        return hearsay::hub::sha256Hex(repo + "@" + revision).substr(0, 40);
+    }
+    // Tokens the hub takes besides the routes' own.
+    void addValidToken(const std::string& token) {
+        std::lock_guard lock(m_mutex);
+        m_validTokens.push_back(token);
+    }
     std::vector<Request> requests() const {
         std::lock_guard lock(m_mutex);
         return m_requests;
@@ -94,6 +123,59 @@ private:
         return true;
     }
 
+    static bool isCommit(const std::string& s) {
+        if (s.size() != 40) return false;
+        for (char c : s)
+            if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+        return true;
+    }
+
+    // What the hub would answer for a path no route serves, and the commit a path is at; under m_mutex.
+    struct Resolved {
+        Route* route = nullptr;
+        std::string commit;
+        int status = 404;
+        std::string errorCode;
+    };
+    Resolved resolve(const std::string& path) {
+        Resolved r;
+        const auto at = path.find("/resolve/");
+        if (at == std::string::npos) {  // a CDN path
+            if (auto it = m_routes.find(path); it != m_routes.end()) r.route = &it->second;
+            return r;
+        }
+        const std::string repo = path.substr(1, at - 1);
+        const std::string rest = path.substr(at + 9);
+        const std::string revision = rest.substr(0, rest.find('/'));
+        const std::string file = rest.substr(revision.size() + 1);
+        std::string branch = revision;  // a commit some branch is or was at serves that branch's files
+        if (auto b = m_commitBranch.find(repo + "@" + revision); b != m_commitBranch.end()) branch = b->second;
+        const std::string prefix = "/" + repo + "/resolve/";
+        for (const auto& [key, route] : m_routes) {
+            if (!key.starts_with(prefix)) continue;
+            const std::string b = key.substr(prefix.size(), key.find('/', prefix.size()) - prefix.size());
+            if (!m_commits.count(repo + "@" + b) && commitOfName(repo, b) == revision) branch = b;
+        }
+        const auto c = m_commits.find(repo + "@" + branch);
+        r.commit = c != m_commits.end() ? c->second : isCommit(revision) ? revision : commitOfName(repo, revision);
+        if (auto it = m_routes.find("/" + repo + "/resolve/" + branch + "/" + file); it != m_routes.end()) {
+            r.route = &it->second;
+            return r;
+        }
+        bool repoKnown = false, revisionKnown = false;
+        for (const auto& [key, route] : m_routes) {
+            repoKnown |= key.starts_with("/" + repo + "/resolve/");
+            revisionKnown |= key.starts_with("/" + repo + "/resolve/" + branch + "/");
+        }
+        if (!repoKnown) {
+            r.status = 401;  // as the hub: a missing repository looks like a private one
+            r.errorCode = "RepoNotFound";
+        } else {
+            r.errorCode = revisionKnown ? "EntryNotFound" : "RevisionNotFound";
+        }
+        return r;
+    }
+
     void handle(int fd) {
         std::string head;
         char buf[4096];
@@ -115,25 +197,55 @@ private:
 
         Route route;
         bool found = false;
+        int status = 404;
+        std::string errorCode, commit;
+        bool tokenKnown = req.authorization.empty();
         {
             std::lock_guard lock(m_mutex);
             m_requests.push_back(req);
-            if (auto it = m_routes.find(req.path); it != m_routes.end()) {
+            Resolved r = resolve(req.path);
+            commit = r.commit;
+            status = r.status;
+            errorCode = r.errorCode;
+            if (r.route) {
                 found = true;
-                route = it->second;
-                if (route.cuts > 0) --it->second.cuts;  // the cut happens this many times only
+                route = *r.route;
+                status = route.status;
+                errorCode.clear();
+                if (route.cuts > 0) --r.route->cuts;  // the cut happens this many times only
                 else route.cutAfter = 0;
             }
+            for (const auto& [key, any] : m_routes) tokenKnown |= !any.token.empty() && req.authorization == "Bearer " + any.token;
+            for (const auto& t : m_validTokens) tokenKnown |= req.authorization == "Bearer " + t;
         }
-        int status = found ? route.status : 404;
-        if (found && !route.token.empty() && req.authorization != "Bearer " + route.token) status = 401;
-        if (status != 200) {
-            const std::string text = "error " + std::to_string(status) + "\n";
-            const std::string response = "HTTP/1.1 " + std::to_string(status) + " Error\r\nContent-Length: " +
-                                         std::to_string(text.size()) + "\r\nConnection: close\r\n\r\n" + text;
+        if (!tokenKnown) {
+            status = 401;  // the hub checks a token before anything else
+            errorCode.clear();
+        } else if (found && !route.token.empty() && req.authorization != "Bearer " + route.token) {
+            status = 401;
+            errorCode = "GatedRepo";
+        }
+        const std::string repoCommit = commit.empty() ? std::string() : "X-Repo-Commit: " + commit + "\r\n";
+        if (status == 200 && !route.redirect.empty()) {
+            std::string response = "HTTP/1.1 " + std::to_string(route.redirectStatus) + " Redirect\r\nLocation: " +
+                                   route.redirect + "\r\n" + repoCommit;
+            if (route.redirectStatus == 302 && route.linkedHeaders)
+                response += "X-Linked-Etag: \"" + hearsay::hub::sha256Hex(route.body) + "\"\r\nX-Linked-Size: " +
+                            std::to_string(route.body.size()) + "\r\n";
+            response += "Content-Length: 0\r\nConnection: close\r\n\r\n";
             sendAll(fd, response.data(), response.size());
             return;
         }
+        if (status != 200) {
+            const std::string text = "error " + std::to_string(status) + "\n";
+            const std::string response = "HTTP/1.1 " + std::to_string(status) + " Error\r\nContent-Length: " +
+                                         std::to_string(text.size()) + "\r\n" +
+                                         (errorCode.empty() ? std::string() : "X-Error-Code: " + errorCode + "\r\n") +
+                                         "Connection: close\r\n\r\n" + text;
+            sendAll(fd, response.data(), response.size());
+            return;
+        }
+        if (route.ignoreRange) req.rangeStart = -1;
         const std::string sha = hearsay::hub::sha256Hex(route.body);
         std::string body = route.body;
         if (route.wrongBytes && !body.empty()) body[body.size() / 2] = char(body[body.size() / 2] ^ 0x5a);
@@ -157,10 +269,10 @@ private:
                               "\r\nAccept-Ranges: bytes\r\nETag: \"" + sha + "\"\r\n" + extra;
         if (route.linkedHeaders)
             headers += "X-Linked-Etag: \"" + sha + "\"\r\nX-Linked-Size: " + std::to_string(route.body.size()) + "\r\n";
-        headers += "Connection: close\r\n\r\n";
+        headers += repoCommit + "Connection: close\r\n\r\n";
         if (!sendAll(fd, headers.data(), headers.size()) || isHead) return;
         uint64_t end = total;
-        if (route.cutAfter > 0 && route.cutAfter > start && route.cutAfter < total) end = route.cutAfter;
+        if (route.cutAfter > 0 && start + route.cutAfter < total) end = start + route.cutAfter;
         sendAll(fd, body.data() + start, size_t(end - start));
     }
 
@@ -171,5 +283,8 @@ private:
     std::thread m_thread;
     mutable std::mutex m_mutex;
     std::map<std::string, Route> m_routes;
+    std::map<std::string, std::string> m_commits;       // "repo@branch" -> commit
+    std::map<std::string, std::string> m_commitBranch;  // "repo@commit" -> branch
+    std::vector<std::string> m_validTokens;
     std::vector<Request> m_requests;
 };

@@ -2,8 +2,11 @@
 // fake Hugging Face cache, and every download case against a Hugging Face-like server on loopback
 // (hub_test_server.h): a random-weight ggml model and the real tiny.en CTranslate2 fixture loaded
 // after download; offline, DNS failure, 404, 401/403, 500, a cut connection then resumed, wrong
-// bytes, a full disk, permission denied, cancel. Real hub URLs are not reachable here: their
-// forming is tested, the transfers are local.
+// bytes, a full disk, permission denied, cancel; and the real hub's ways: 416 past the end, a
+// server ignoring Range, a pinned file changed on the hub, the attempt cap, an expired token, a
+// missing repository or revision, 302 to a CDN and 307 for a renamed repository, pinned commits
+// and one commit per model, HF_ENDPOINT. Real hub URLs are not reachable here: their forming is
+// tested, the transfers are local.
 #include "hub_test_server.h"
 #include "real_models.h"
 
@@ -20,6 +23,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -133,15 +137,54 @@ private slots:
                  std::string("https://huggingface.co/Systran/faster-whisper-tiny.en/resolve/main/model.bin"));
         const CatalogEntry& ggml = *findCatalogEntry("base.en-q5_1");
         QCOMPARE(hubFileUrl("http://mirror.local/hf", ggml, ggml.files[0]),
-                 std::string("http://mirror.local/hf/ggerganov/whisper.cpp/resolve/main/ggml-base.en-q5_1.bin"));
+                 std::string("http://mirror.local/hf/ggerganov/whisper.cpp/resolve/"
+                             "5359861c739e955e79d9a303bcbc70fb988958b1/ggml-base.en-q5_1.bin"));
         QCOMPARE(ggml.installName(), std::string("ggml-base.en-q5_1.bin"));
         QCOMPARE(ct2.installName(), std::string("tiny.en-ct2"));
 
+        // Pins: every ggml file of whisper.cpp at the commit its size and hash are from; "main"
+        // only where the commit is not known (directory models, distil-large-v3.5's ggml file).
+        for (const auto& e : catalog()) {
+            QVERIFY2(!e.revision.empty(), e.repo.c_str());
+            if (e.repo == "ggerganov/whisper.cpp") {
+                QCOMPARE(e.revision, std::string("5359861c739e955e79d9a303bcbc70fb988958b1"));
+                QVERIFY2(e.files[0].bytes > 0 && e.files[0].sha256.size() == 64, e.name.c_str());
+            }
+            if (e.format == ModelFormat::Ggml && e.revision != "main") QVERIFY2(e.files[0].bytes > 0, e.name.c_str());
+            QVERIFY2(e.repo != "mobiuslabsgmbh/faster-whisper-large-v3-turbo", "moved to dropbox-dash");
+        }
+        QCOMPARE(findCatalogEntry("large-v3-turbo", ModelFormat::CTranslate2)->repo,
+                 std::string("dropbox-dash/faster-whisper-large-v3-turbo"));
+        const CatalogEntry& distil = *findCatalogEntry("distil-large-v3", ModelFormat::Ggml);
+        QCOMPARE(distil.revision, std::string("0d78dd96"));
+        QCOMPARE(distil.files[0].bytes, uint64_t(1'519'521'155));
+        QVERIFY(distil.files[0].sha256.empty());
+        const CatalogEntry* distil35 = findCatalogEntry("distil-large-v3.5", ModelFormat::Ggml);
+        QVERIFY(distil35);
+        QCOMPARE(distil35->repo, std::string("distil-whisper/distil-large-v3.5-ggml"));
+        QCOMPARE(distil35->files[0].path, std::string("ggml-model.bin"));
+        QCOMPARE(distil35->files[0].bytes, uint64_t(0));
+        QCOMPARE(distil35->installName(), std::string("ggml-distil-large-v3.5.bin"));
+        // Another revision is the user's choice; the pins do not hold there.
+        const CatalogEntry atMain = ggml.atRevision("main");
+        QCOMPARE(atMain.revision, std::string("main"));
+        QCOMPARE(atMain.files[0].bytes, uint64_t(0));
+        QVERIFY(atMain.files[0].sha256.empty());
+        QCOMPARE(ggml.atRevision(ggml.revision).files[0].bytes, ggml.files[0].bytes);
+
+        // Precedence: --hub-url, HEARSAY_HUB_URL, HF_ENDPOINT, huggingface.co.
+        qputenv("HF_ENDPOINT", "http://endpoint.example");
+        QCOMPARE(hubBaseUrl(), std::string("http://endpoint.example"));
+        QCOMPARE(hubBaseUrlSource(), std::string("HF_ENDPOINT"));
         qputenv("HEARSAY_HUB_URL", "http://mirror.example");
         QCOMPARE(hubBaseUrl(), std::string("http://mirror.example"));
+        QCOMPARE(hubBaseUrlSource(), std::string("HEARSAY_HUB_URL"));
         QCOMPARE(hubBaseUrl("http://option.example"), std::string("http://option.example"));
+        QCOMPARE(hubBaseUrlSource("http://option.example"), std::string("--hub-url"));
         qunsetenv("HEARSAY_HUB_URL");
+        qunsetenv("HF_ENDPOINT");
         QCOMPARE(hubBaseUrl(), std::string("https://huggingface.co"));
+        QCOMPARE(hubBaseUrlSource(), std::string("default"));
     }
 
     void tokenFromEnvironmentOrFile() {
@@ -245,6 +288,10 @@ private slots:
         QVERIFY2(model.ok(), model.ok() ? "" : model.message().c_str());
         QCOMPARE(model.value()->config().nAudioState, 64);
         QCOMPARE(installedPath(e, models), path.value());
+        const auto origin = readOrigin(e, models);  // X-Repo-Commit, recorded beside the model
+        QVERIFY(origin.has_value());
+        QCOMPARE(origin->commit, HubTestServer::commitOfName(e.repo, "main"));
+        QCOMPARE(origin->hubUrl, server.baseUrl());
         // Installed: a second download asks nothing of the server.
         const size_t before = server.requests().size();
         QVERIFY(downloadModel(e, models, o).ok());
@@ -253,6 +300,7 @@ private slots:
         QVERIFY(removed.ok() && removed.value());
         QVERIFY(installedPath(e, models).empty());
         QVERIFY(visible(models).empty());
+        QVERIFY(!fs::exists(originPath(e, models)));
     }
 
     void downloadRealTinyEnFixtureAndLoad() {
@@ -278,10 +326,18 @@ private slots:
         QVERIFY2(model.ok(), model.ok() ? "" : model.message().c_str());
         QCOMPARE(model.value()->format(), ModelFormat::CTranslate2);
         QVERIFY(!model.value()->config().isMultilingual());
-        // The requests followed the hub's URL scheme.
+        // The requests followed the hub's URL scheme: the first file at the catalog's revision, the
+        // others at the commit the hub named for it, recorded beside the model.
+        const auto origin = readOrigin(e, models);
+        QVERIFY(origin.has_value());
+        QCOMPARE(origin->commit, HubTestServer::commitOfName(e.repo, e.revision));
+        QCOMPARE(origin->repo, e.repo);
+        QCOMPARE(origin->revision, e.revision);
+        const auto seen = server.requests();
+        QCOMPARE(seen[0].path, "/Systran/faster-whisper-tiny.en/resolve/" + e.revision + "/config.json");
         bool sawModel = false;
-        for (const auto& r : server.requests())
-            sawModel |= r.path == "/Systran/faster-whisper-tiny.en/resolve/main/model.bin";
+        for (const auto& r : seen)
+            sawModel |= r.path == "/Systran/faster-whisper-tiny.en/resolve/" + origin->commit + "/model.bin";
         QVERIFY(sawModel);
     }
 
@@ -289,7 +345,8 @@ private slots:
     // and a failure's message and exit status.
     void cliDownloadPathRemove() {
         HubTestServer server;
-        server.add("ggerganov/whisper.cpp", "ggml-base.en-q5_1.bin", {"not the model", 404});
+        server.add("ggerganov/whisper.cpp", "ggml-base.en-q5_1.bin", {"not the model", 404},
+                   findCatalogEntry("base.en-q5_1")->revision);
         const QString models = QString::fromStdString((root() / "cli-models").string());
         QProcess cli;
         cli.start(HEARSAY_CLI_PATH, {"models", "download", "base.en-q5_1", "--hub-url",
@@ -305,8 +362,9 @@ private slots:
         const fs::path fixture = real_models::directory() / "tiny.en";
         for (const char* f : {"config.json", "model.bin", "tokenizer.json", "vocabulary.txt"}) {
             HubTestServer::Route r{readAll(fixture / f)};
-            r.cutAfter = std::string(f) == "model.bin" ? 5000000 : 0;  // the first try is cut: run it twice
-            r.cuts = 1;
+            // Every transfer of the first run is cut after 5 MB (three attempts): run it twice.
+            r.cutAfter = std::string(f) == "model.bin" ? 5000000 : 0;
+            r.cuts = 3;
             server.add("Systran/faster-whisper-tiny.en", f, r);
         }
         const QStringList download = {"models", "download", "tiny.en", "--hub-url",
@@ -316,7 +374,8 @@ private slots:
         QCOMPARE(cli.exitCode(), 1);
         const QString cut = QString::fromUtf8(cli.readAllStandardError());
         qInfo("user sees: %s", qPrintable(cut.trimmed()));
-        QVERIFY2(cut.contains("was cut after 5.0 MB"), qPrintable(cut));
+        QVERIFY2(cut.contains("gave up on model.bin after 3 attempts") && cut.contains("was cut after 15.0 MB"),
+                 qPrintable(cut));
         cli.start(HEARSAY_CLI_PATH, download);
         QVERIFY(cli.waitForFinished(60000));
         const QString progress = QString::fromUtf8(cli.readAllStandardError());
@@ -336,6 +395,66 @@ private slots:
         QVERIFY(cli.waitForFinished(60000));
         QCOMPARE(cli.exitCode(), 0);
         QVERIFY(!fs::exists(installed.toStdString()));
+    }
+
+    // HF_ENDPOINT (huggingface_hub's variable for a mirror) is honoured when neither --hub-url nor
+    // HEARSAY_HUB_URL is given, and shown by `models list`. The loopback hub serves another file
+    // than the catalog pins for tiny.en, so the download ends with that message: it came from here.
+    void cliHonoursHfEndpoint() {
+        HubTestServer server;
+        const CatalogEntry& e = *findCatalogEntry("tiny.en", ModelFormat::Ggml);
+        server.add(e.repo, e.files[0].path, {m_ggml}, e.revision);
+        const QString models = QString::fromStdString((root() / "cli-endpoint").string());
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove("HEARSAY_HUB_URL");
+        env.insert("HF_ENDPOINT", QString::fromStdString(server.baseUrl()));
+        QProcess cli;
+        cli.setProcessEnvironment(env);
+        cli.start(HEARSAY_CLI_PATH, {"models", "download", "tiny.en", "--format", "ggml", "--models-dir", models});
+        QVERIFY(cli.waitForFinished(60000));
+        const QString error = QString::fromUtf8(cli.readAllStandardError());
+        qInfo("user sees: %s", qPrintable(error.trimmed()));
+        QCOMPARE(cli.exitCode(), 1);
+        QVERIFY2(error.contains("the hub now serves a different file than this version of Hearsay knows"), qPrintable(error));
+        const auto seen = server.requests();
+        QCOMPARE(seen.size(), size_t(1));
+        QCOMPARE(seen[0].path, "/" + e.repo + "/resolve/" + e.revision + "/ggml-tiny.en.bin");
+
+        cli.start(HEARSAY_CLI_PATH, {"models", "list", "--models-dir", models});
+        QVERIFY(cli.waitForFinished(60000));
+        const QString list = QString::fromUtf8(cli.readAllStandardOutput());
+        QVERIFY2(list.startsWith(QString::fromStdString("hub: " + server.baseUrl() + " (HF_ENDPOINT)\n")), qPrintable(list));
+        env.insert("HEARSAY_HUB_URL", "http://mirror.example");
+        cli.setProcessEnvironment(env);
+        cli.start(HEARSAY_CLI_PATH, {"models", "list", "--models-dir", models});
+        QVERIFY(cli.waitForFinished(60000));
+        QVERIFY(QString::fromUtf8(cli.readAllStandardOutput()).startsWith("hub: http://mirror.example (HEARSAY_HUB_URL)\n"));
+    }
+
+    // The catalog's pinned commit is the default; `--revision main` is the user's explicit choice,
+    // where the pinned size and hash do not hold: the file is checked against the hub's headers.
+    void cliRevisionMainIsExplicit() {
+        HubTestServer server;
+        const CatalogEntry& e = *findCatalogEntry("base.en-q5_1");
+        QVERIFY(e.revision != "main");
+        server.add(e.repo, e.files[0].path, {m_ggml}, "main");
+        const QString models = QString::fromStdString((root() / "cli-main").string());
+        QProcess cli;
+        const QStringList download = {"models", "download", "base.en-q5_1", "--hub-url",
+                                      QString::fromStdString(server.baseUrl()), "--models-dir", models};
+        cli.start(HEARSAY_CLI_PATH, download);
+        QVERIFY(cli.waitForFinished(60000));
+        QCOMPARE(cli.exitCode(), 1);  // the pinned commit is not on this hub
+        QVERIFY2(QString::fromUtf8(cli.readAllStandardError()).contains("does not exist on the hub"), "");
+        cli.start(HEARSAY_CLI_PATH, download + QStringList{"--revision", "main"});
+        QVERIFY(cli.waitForFinished(60000));
+        QVERIFY2(cli.exitCode() == 0, qPrintable(QString::fromUtf8(cli.readAllStandardError())));
+        QCOMPARE(readAll(models.toStdString() + "/ggml-base.en-q5_1.bin"), m_ggml);
+        const auto origin = readOrigin(e, models.toStdString());
+        QVERIFY(origin.has_value());
+        QCOMPARE(origin->revision, std::string("main"));
+        QCOMPARE(origin->commit, HubTestServer::commitOfName(e.repo, "main"));
+        QCOMPARE(server.requests().back().path, "/" + e.repo + "/resolve/main/ggml-base.en-q5_1.bin");
     }
 
     void offlineConnectionRefused() {
@@ -424,6 +543,7 @@ private slots:
         const fs::path models = root() / "dl-cut";
         DownloadOptions o;
         o.hubUrl = server.baseUrl();
+        o.maxAttempts = 1;  // the resume happens in the next run
         auto first = downloadModel(e, models, o);
         QVERIFY(!first.ok());
         qInfo("user sees: %s", first.message().c_str());
@@ -477,6 +597,284 @@ private slots:
         qInfo("user sees: %s", r.message().c_str());
         QVERIFY2(r.message().find("SHA-256 mismatch") != std::string::npos, r.message().c_str());
         QVERIFY2(r.message().find(sha256Hex(m_ggml)) != std::string::npos, r.message().c_str());
+    }
+
+    // A resume whose range starts at or past the end gets 416: the part is compared with the file
+    // the server holds and either completes or starts over from zero, never asked for again.
+    void resumePastTheEnd_data() {
+        QTest::addColumn<QString>("part");     // what an earlier run left
+        QTest::addColumn<bool>("pinned");      // the catalog knows size and hash
+        QTest::addColumn<int>("requests");
+        QTest::addColumn<bool>("startedOver");
+        QTest::newRow("part is the whole file: completes") << "whole" << true << 1 << false;
+        QTest::newRow("part is the whole file, unpinned: completes") << "whole" << false << 1 << false;
+        QTest::newRow("same size, other bytes: starts over") << "other" << true << 2 << true;
+        QTest::newRow("longer than the file, unpinned: starts over") << "longer" << false << 2 << true;
+    }
+    void resumePastTheEnd() {
+        QFETCH(QString, part);
+        QFETCH(bool, pinned);
+        QFETCH(int, requests);
+        QFETCH(bool, startedOver);
+        HubTestServer server;
+        const CatalogEntry e = pinned ? ggmlTestEntry(m_ggml) : ggmlTestEntry(m_ggml, false);
+        CatalogEntry entry = e;
+        if (!pinned) entry.files[0].bytes = 0;
+        server.add(e.repo, e.files[0].path, {m_ggml});
+        const fs::path models = root() / ("dl-416-" + part.toStdString() + (pinned ? "-pinned" : ""));
+        std::string kept = m_ggml;
+        if (part == "other") kept[kept.size() / 2] = char(kept[kept.size() / 2] ^ 0x5a);
+        if (part == "longer") kept += "trailing bytes of another file";
+        writeAll(models / "ggml-test-small.bin.part", kept);
+        DownloadOptions o;
+        o.hubUrl = server.baseUrl();
+        auto r = downloadModel(entry, models, o);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+        QCOMPARE(readAll(r.value()), m_ggml);
+        const auto seen = server.requests();
+        QCOMPARE(int(seen.size()), requests);
+        QCOMPARE(seen[0].rangeStart, int64_t(kept.size()));
+        if (startedOver) QCOMPARE(seen[1].rangeStart, int64_t(-1));  // from zero
+        QVERIFY(!fs::exists(models / "ggml-test-small.bin.part"));
+    }
+
+    // A server that ignores Range answers a resume with 200 and the whole file (libcurl stops with
+    // CURLE_RANGE_ERROR): the part is dropped and the file fetched from zero.
+    void resumeIgnoredStartsOver() {
+        HubTestServer server;
+        const CatalogEntry e = ggmlTestEntry(m_ggml);
+        HubTestServer::Route route{m_ggml};
+        route.ignoreRange = true;
+        server.add(e.repo, e.files[0].path, route);
+        const fs::path models = root() / "dl-no-range";
+        writeAll(models / "ggml-test-small.bin.part", m_ggml.substr(0, m_ggml.size() / 3));
+        DownloadOptions o;
+        o.hubUrl = server.baseUrl();
+        auto r = downloadModel(e, models, o);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+        QCOMPARE(readAll(r.value()), m_ggml);
+        const auto seen = server.requests();
+        QCOMPARE(seen.size(), size_t(2));
+        QCOMPARE(seen[0].rangeStart, int64_t(m_ggml.size() / 3));
+        QCOMPARE(seen[1].rangeStart, int64_t(-1));
+    }
+
+    // The transfers of one file are counted: a connection cut every time gives up after
+    // maxAttempts with the last cause, keeping what arrived for the next run.
+    void attemptsAreCapped() {
+        HubTestServer server;
+        const CatalogEntry e = ggmlTestEntry(m_ggml);
+        HubTestServer::Route route{m_ggml};
+        route.cutAfter = m_ggml.size() / 10;
+        route.cuts = 1000;
+        server.add(e.repo, e.files[0].path, route);
+        const fs::path models = root() / "dl-capped";
+        DownloadOptions o;
+        o.hubUrl = server.baseUrl();
+        o.maxAttempts = 3;
+        auto r = downloadModel(e, models, o);
+        QVERIFY(!r.ok());
+        qInfo("user sees: %s", r.message().c_str());
+        QVERIFY2(r.message().find("gave up on ggml-test-small.bin after 3 attempts") != std::string::npos,
+                 r.message().c_str());
+        QVERIFY2(r.message().find("was cut after") != std::string::npos, r.message().c_str());
+        const auto seen = server.requests();
+        QCOMPARE(seen.size(), size_t(3));
+        for (size_t i = 0; i < seen.size(); ++i)  // each attempt resumed where the last one was cut
+            QCOMPARE(seen[i].rangeStart, i == 0 ? int64_t(-1) : int64_t(i * route.cutAfter));
+        QCOMPARE(fs::file_size(models / "ggml-test-small.bin.part"), uint64_t(3 * route.cutAfter));
+    }
+
+    // The catalog pins a file's size and SHA-256; a hub that now serves another file under that
+    // name is reported as such at once (no download of it, no retry).
+    void pinnedFileChanged_data() {
+        QTest::addColumn<QString>("change");
+        QTest::addColumn<bool>("resume");
+        QTest::newRow("other size") << "size" << false;
+        QTest::newRow("same size, other hash") << "hash" << false;
+        QTest::newRow("other size, on a resume past the end (416)") << "size" << true;
+        QTest::newRow("same size, other hash, on a resume (206)") << "hash" << true;
+    }
+    void pinnedFileChanged() {
+        QFETCH(QString, change);
+        QFETCH(bool, resume);
+        HubTestServer server;
+        const CatalogEntry e = ggmlTestEntry(m_ggml);  // pins m_ggml
+        std::string now = m_ggml;
+        if (change == "size") now.resize(m_ggml.size() / 2);
+        else now[100] = char(now[100] ^ 0x5a);
+        server.add(e.repo, e.files[0].path, {now});
+        const fs::path models = root() / ("dl-changed-" + change.toStdString() + (resume ? "-resume" : ""));
+        if (resume) writeAll(models / "ggml-test-small.bin.part", m_ggml.substr(0, change == "size" ? m_ggml.size() * 3 / 4 : 1000));
+        DownloadOptions o;
+        o.hubUrl = server.baseUrl();
+        auto r = downloadModel(e, models, o);
+        QVERIFY(!r.ok());
+        qInfo("user sees: %s", r.message().c_str());
+        QVERIFY2(r.message().find("the hub now serves a different file than this version of Hearsay knows: ") !=
+                     std::string::npos, r.message().c_str());
+        QVERIFY2(r.message().find(change == "size" ? std::to_string(now.size()) + " bytes" : sha256Hex(now)) !=
+                     std::string::npos, r.message().c_str());
+        QCOMPARE(server.requests().size(), size_t(1));
+        QVERIFY(!fs::exists(models / "ggml-test-small.bin.part"));
+        QVERIFY(visible(models).empty());
+    }
+
+    // An expired token is refused by the hub even for a public repository: the file comes without
+    // it, once, and the user is told.
+    void expiredTokenOnPublicRepository() {
+        HubTestServer server;
+        const CatalogEntry e = ggmlTestEntry(m_ggml);
+        server.add(e.repo, e.files[0].path, {m_ggml});
+        DownloadOptions o;
+        o.hubUrl = server.baseUrl();
+        o.token = "hf_expired";
+        std::vector<std::string> warnings;
+        o.warning = [&](const std::string& w) { warnings.push_back(w); };
+        auto r = downloadModel(e, root() / "dl-expired", o);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+        QCOMPARE(readAll(r.value()), m_ggml);
+        QCOMPARE(warnings.size(), size_t(1));
+        qInfo("user sees: %s", warnings[0].c_str());
+        QVERIFY2(warnings[0].find("your saved hub token was refused (expired?)") != std::string::npos, warnings[0].c_str());
+        const auto seen = server.requests();
+        QCOMPARE(seen.size(), size_t(2));
+        QCOMPARE(seen[0].authorization, std::string("Bearer hf_expired"));
+        QCOMPARE(seen[1].authorization, std::string());
+    }
+
+    // The hub answers 401 for a repository that does not exist (as for a private one) with
+    // X-Error-Code RepoNotFound, and 404 RevisionNotFound for a revision it lacks.
+    void missingRepositoryOrRevision_data() {
+        QTest::addColumn<QString>("repo");
+        QTest::addColumn<QString>("revision");
+        QTest::addColumn<QString>("token");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("missing repository") << "hearsay-test/nowhere" << "main" << ""
+                                            << "the repository hearsay-test/nowhere does not exist on the hub (HTTP 401)";
+        QTest::newRow("missing repository, expired token")
+            << "hearsay-test/nowhere" << "main" << "hf_expired"
+            << "the repository hearsay-test/nowhere does not exist on the hub (HTTP 401)";
+        QTest::newRow("missing revision") << "hearsay-test/ggml" << "v9" << ""
+                                          << "the revision v9 of hearsay-test/ggml does not exist on the hub (HTTP 404)";
+    }
+    void missingRepositoryOrRevision() {
+        QFETCH(QString, repo);
+        QFETCH(QString, revision);
+        QFETCH(QString, token);
+        QFETCH(QString, expected);
+        HubTestServer server;
+        const CatalogEntry served = ggmlTestEntry(m_ggml);
+        server.add(served.repo, served.files[0].path, {m_ggml});
+        CatalogEntry e = served;
+        e.repo = repo.toStdString();
+        e.revision = revision.toStdString();
+        DownloadOptions o;
+        o.hubUrl = server.baseUrl();
+        o.token = token.toStdString();
+        auto r = downloadModel(e, root() / "dl-missing", o);
+        QVERIFY(!r.ok());
+        qInfo("user sees: %s", r.message().c_str());
+        QVERIFY2(r.message().find(expected.toStdString()) != std::string::npos, r.message().c_str());
+        QVERIFY(r.message().find("access denied") == std::string::npos);
+        if (!token.isEmpty()) {
+            QVERIFY2(r.message().find("your saved hub token was refused too") != std::string::npos, r.message().c_str());
+            QCOMPARE(server.requests().size(), size_t(2));  // once with the token, once without
+        } else {
+            QCOMPARE(server.requests().size(), size_t(1));
+        }
+    }
+
+    // The hub answers a file of an LFS repository with 302 to its CDN on another host, sending
+    // X-Linked-Size and X-Linked-Etag on that first response only; a renamed repository answers
+    // 307 to its new name first. The downloader follows both, checks the file against the first
+    // response's linked size and hash, and sends the token to the hub only.
+    void redirectsAsTheHub_data() {
+        QTest::addColumn<bool>("renamed");
+        QTest::addColumn<bool>("cdnLies");    // the CDN sends other bytes (same length)
+        QTest::addColumn<bool>("resume");
+        QTest::newRow("302 to the CDN") << false << false << false;
+        QTest::newRow("302 to the CDN, resumed there") << false << false << true;
+        QTest::newRow("307 renamed repository, then 302 to the CDN") << true << false << false;
+        QTest::newRow("302 to a CDN sending other bytes") << false << true << false;
+    }
+    void redirectsAsTheHub() {
+        QFETCH(bool, renamed);
+        QFETCH(bool, cdnLies);
+        QFETCH(bool, resume);
+        HubTestServer hub, cdn;
+        CatalogEntry e = ggmlTestEntry(m_ggml, false);
+        e.files[0].bytes = 0;  // unpinned: the first response's X-Linked-* are the reference
+        const std::string file = e.files[0].path;
+        HubTestServer::Route blob{m_ggml};
+        blob.linkedHeaders = false;  // the CDN sends Content-Length and its own ETag only
+        blob.wrongBytes = cdnLies;
+        cdn.addPath("/repos/ab/cd/blob-0001", blob);
+        HubTestServer::Route toCdn{m_ggml};
+        toCdn.redirect = cdn.baseUrl() + "/repos/ab/cd/blob-0001";
+        toCdn.redirectStatus = 302;
+        hub.add(e.repo, file, toCdn);
+        hub.addValidToken("hf_valid");
+        if (renamed) {
+            HubTestServer::Route moved;
+            moved.redirect = "/" + e.repo + "/resolve/main/" + file;
+            moved.redirectStatus = 307;
+            hub.add("hearsay-test/old-name", file, moved);
+            e.repo = "hearsay-test/old-name";
+        }
+        const fs::path models = root() / ("dl-redirect-" + std::to_string(int(renamed)) + std::to_string(int(cdnLies)) +
+                                          std::to_string(int(resume)));
+        if (resume) writeAll(models / (file + ".part"), m_ggml.substr(0, m_ggml.size() / 2));
+        DownloadOptions o;
+        o.hubUrl = hub.baseUrl();
+        o.token = "hf_valid";
+        auto r = downloadModel(e, models, o);
+        if (cdnLies) {
+            QVERIFY(!r.ok());
+            qInfo("user sees: %s", r.message().c_str());
+            QVERIFY2(r.message().find("SHA-256 mismatch") != std::string::npos, r.message().c_str());
+            QVERIFY2(r.message().find("expected " + sha256Hex(m_ggml)) != std::string::npos, r.message().c_str());
+            return;
+        }
+        QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+        QCOMPARE(readAll(r.value()), m_ggml);
+        const auto atHub = hub.requests();
+        QCOMPARE(atHub.size(), size_t(renamed ? 2 : 1));
+        for (const auto& q : atHub) QCOMPARE(q.authorization, std::string("Bearer hf_valid"));
+        const auto atCdn = cdn.requests();
+        QCOMPARE(atCdn.size(), size_t(1));
+        QCOMPARE(atCdn[0].path, std::string("/repos/ab/cd/blob-0001"));
+        QCOMPARE(atCdn[0].authorization, std::string());  // another host: no token
+        QCOMPARE(atCdn[0].rangeStart, resume ? int64_t(m_ggml.size() / 2) : int64_t(-1));
+    }
+
+    // The commit is recorded as soon as the hub names it, so a download cut in its first file
+    // resumes from that commit even after the branch moved on.
+    void resumedDownloadKeepsItsCommit() {
+        HubTestServer server;
+        CatalogEntry e = ggmlTestEntry(m_ggml);
+        HubTestServer::Route route{m_ggml};
+        route.cutAfter = m_ggml.size() / 3;
+        route.cuts = 1;
+        server.add(e.repo, e.files[0].path, route);
+        const std::string firstCommit(40, 'c'), movedCommit(40, 'd');
+        server.setCommit(e.repo, "main", firstCommit);
+        const fs::path models = root() / "dl-keeps-commit";
+        DownloadOptions o;
+        o.hubUrl = server.baseUrl();
+        o.maxAttempts = 1;
+        QVERIFY(!downloadModel(e, models, o).ok());
+        QVERIFY(readOrigin(e, models).has_value());  // before the file is complete
+        QCOMPARE(readOrigin(e, models)->commit, firstCommit);
+        server.setCommit(e.repo, "main", movedCommit);
+        auto r = downloadModel(e, models, o);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+        QCOMPARE(readAll(r.value()), m_ggml);
+        const auto seen = server.requests();
+        QCOMPARE(seen.size(), size_t(2));
+        QCOMPARE(seen[1].path, "/" + e.repo + "/resolve/" + firstCommit + "/" + e.files[0].path);
+        QCOMPARE(seen[1].rangeStart, int64_t(route.cutAfter));
+        QCOMPARE(readOrigin(e, models)->commit, firstCommit);
     }
 
     // A write-failing file: the partial file is /dev/full (ENOSPC on every write).
@@ -560,10 +958,16 @@ private slots:
         e.format = ModelFormat::HuggingFace;
         e.repo = "hearsay-test/hf";
         HubTestServer server;
-        for (const auto& f : fs::directory_iterator(root() / "hf-dl-source")) {
-            const std::string name = f.path().filename().string();
+        std::vector<fs::path> sources;  // in name order, the weights (cut in the first run) last
+        for (const auto& f : fs::directory_iterator(root() / "hf-dl-source")) sources.push_back(f.path());
+        std::sort(sources.begin(), sources.end());
+        std::stable_partition(sources.begin(), sources.end(),
+                              [](const fs::path& p) { return p.filename() != "model.safetensors"; });
+        QVERIFY(sources.size() > 1 && sources.back().filename() == "model.safetensors");
+        for (const auto& f : sources) {
+            const std::string name = f.filename().string();
             e.files.push_back({name, 0, "", false});
-            HubTestServer::Route r{readAll(f.path())};
+            HubTestServer::Route r{readAll(f)};
             if (name == "model.safetensors") {
                 r.cutAfter = 100000;
                 r.cuts = 1;
@@ -571,19 +975,29 @@ private slots:
             server.add(e.repo, name, r);
         }
         e.files.push_back({"absent_optional.json", 0, "", true});
+        const std::string firstCommit(40, 'a'), movedCommit(40, 'b');
+        server.setCommit(e.repo, "main", firstCommit);
         const fs::path models = root() / "dl-dir";
         DownloadOptions o;
         o.hubUrl = server.baseUrl();
+        o.maxAttempts = 1;  // the resume happens in the next run
         auto first = downloadModel(e, models, o);
         QVERIFY(!first.ok());
         qInfo("user sees: %s", first.message().c_str());
         QVERIFY(visible(models).empty());
         QVERIFY(fs::exists(models / ".test-hf-hf.partial"));
+        server.setCommit(e.repo, "main", movedCommit);  // main moves on between the two runs
         auto second = downloadModel(e, models, o);
         QVERIFY2(second.ok(), second.ok() ? "" : second.message().c_str());
         QCOMPARE(visible(models), std::vector<std::string>{"test-hf-hf"});
         QVERIFY(!fs::exists(models / ".test-hf-hf.partial"));
         QVERIFY(WhisperModel::load(second.value()).ok());
+        // Every file came from the commit the first one was at, though main moved.
+        const auto seen = server.requests();
+        QCOMPARE(seen[0].path, "/" + e.repo + "/resolve/main/" + e.files[0].path);
+        for (size_t i = 1; i < seen.size(); ++i)
+            QVERIFY2(seen[i].path.starts_with("/" + e.repo + "/resolve/" + firstCommit + "/"), seen[i].path.c_str());
+        QCOMPARE(readOrigin(e, models)->commit, firstCommit);
     }
 #endif
 };
