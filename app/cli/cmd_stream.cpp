@@ -13,6 +13,10 @@
 #include "core/transcript/journal_store.h"
 #include "core/transcript/timestamp_format.h"
 #include "core/util/json.h"
+#ifdef HEARSAY_HAVE_TYPING
+#include "core/typing/insertion_spacing.h"
+#include "core/typing/text_typer.h"
+#endif
 
 #include <atomic>
 #include <csignal>
@@ -49,6 +53,8 @@ const char* kUsage = R"(usage: hearsay-cli stream --model PATH (--mic [--device 
   --output-format F        text (default) or json (one JSON object per line: every event, then a
                            summary with latency median and p90, real-time factor, dropped samples)
   --quiet                  no status lines on stderr
+  --type                   also type each committed piece into the window that has the keyboard
+                           focus (X11; see `hearsay-cli type`), with a space between pieces
   --no-journal             do not journal: by default each committed piece of text is also
                            written to a journal file in $XDG_STATE_HOME/hearsay as it is committed,
                            which a normal end removes and a crash or a kill leaves for
@@ -89,7 +95,7 @@ int runStream(const std::vector<std::string>& args) {
                                   "audio-context-padding", "context-pause", "language", "task", "beam-size", "temperature-increment", "threads", "backend",
                                   "output-format"},
                                  {"help", "list-devices", "mic", "realtime", "no-vad", "no-tentative", "no-self-cache",
-                                  "no-cross-cache", "quiet", "no-journal"});
+                                  "no-cross-cache", "quiet", "no-journal", "type"});
     if (!parsed) return fail(parsed.message() + " (see --help)", 2);
     const Options& options = parsed.value();
     if (options.has("help")) {
@@ -200,6 +206,23 @@ int runStream(const std::vector<std::string>& args) {
         }
     }
     bool journalWarned = false;
+#ifdef HEARSAY_HAVE_TYPING
+    // --type: the committed text also goes to the focused window (core/typing).
+    std::unique_ptr<TextTyper> typer;
+    InsertionSpacing spacing;
+    bool typingFailed = false;
+    if (options.has("type")) {
+        auto opened = openTextTyper();
+        if (!opened) {
+            [[maybe_unused]] auto removed = journalFile.remove();
+            return fail(opened.message(), 1);
+        }
+        typer = std::move(opened).value();
+        if (!quiet) std::fprintf(stderr, "hearsay-cli stream: typing into the focused window: %s\n", typer->describe().c_str());
+    }
+#else
+    if (options.has("type")) return fail("--type: this build cannot type into other applications", 2);
+#endif
 
     auto controls = std::make_shared<SessionControls>();
     controls->selfCache = !options.has("no-self-cache");
@@ -253,6 +276,16 @@ int runStream(const std::vector<std::string>& args) {
                         formatTimestamp(c.end, true, '.').c_str(), c.text.c_str());
         }
         std::fflush(stdout);
+#ifdef HEARSAY_HAVE_TYPING
+        // Typed once the journal and the output have it: a target that vanishes loses nothing.
+        if (typer && !typingFailed) {
+            if (auto typed = typer->type(spacing.next(c.text)); !typed) {
+                std::fprintf(stderr, "hearsay-cli stream: typing stopped: %s (the text is printed and journaled)\n",
+                             typed.message().c_str());
+                typingFailed = true;
+            }
+        }
+#endif
     };
 
     auto session = StreamingSession::create(engine.value(), *source, so, callbacks, controls);

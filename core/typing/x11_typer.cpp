@@ -1,0 +1,235 @@
+// X11 typing through the XTest extension (see text_typer.h).
+//
+// Each character becomes a keysym (libxkbcommon's Unicode table: the layouts' own legacy keysyms,
+// such as rcaron for ř, where they exist), and the keysym is looked up in the keyboard's current
+// layout group: the key that carries it and the level it sits on. The level's modifiers come from
+// the key's XKB type (Shift for level 2, the Level3/AltGr modifier for 3, both for 4 on the common
+// types), and their keys from the server's modifier mapping. A character the layout lacks gets a
+// spare keycode (one with no symbols) mapped to it for the length of the text, as a user's xmodmap
+// would; the spare keys are put back once the target has had the time to read the new mapping.
+// Targets that follow the core keyboard mapping (xterm) get those characters; Qt and GTK
+// programs, which keep an XKB keymap of their own, miss them (the paste path is for those).
+#include "core/typing/text_typer.h"
+
+#include <X11/XKBlib.h>
+#include <X11/Xlib.h>
+#include <X11/extensions/XTest.h>
+#include <X11/keysym.h>
+#include <xkbcommon/xkbcommon.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <optional>
+#include <thread>
+#include <vector>
+
+namespace hearsay {
+namespace {
+
+// The code points of UTF-8 text, or the byte offset of the first invalid sequence.
+Result<std::vector<uint32_t>> codePoints(std::string_view s) {
+    std::vector<uint32_t> out;
+    for (size_t i = 0; i < s.size();) {
+        const auto b = static_cast<unsigned char>(s[i]);
+        const int length = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+        if (length == 0 || i + size_t(length) > s.size()) return makeError("not UTF-8 at byte " + std::to_string(i));
+        uint32_t cp = length == 1 ? b : b & (0x7F >> length);
+        for (int k = 1; k < length; ++k) {
+            const auto c = static_cast<unsigned char>(s[i + size_t(k)]);
+            if ((c & 0xC0) != 0x80) return makeError("not UTF-8 at byte " + std::to_string(i));
+            cp = (cp << 6) | (c & 0x3F);
+        }
+        out.push_back(cp);
+        i += size_t(length);
+    }
+    return out;
+}
+
+std::string utf8Of(uint32_t cp) {
+    std::string s;
+    if (cp < 0x80) {
+        s += char(cp);
+    } else if (cp < 0x800) {
+        s += char(0xC0 | (cp >> 6));
+        s += char(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        s += char(0xE0 | (cp >> 12));
+        s += char(0x80 | ((cp >> 6) & 0x3F));
+        s += char(0x80 | (cp & 0x3F));
+    } else {
+        s += char(0xF0 | (cp >> 18));
+        s += char(0x80 | ((cp >> 12) & 0x3F));
+        s += char(0x80 | ((cp >> 6) & 0x3F));
+        s += char(0x80 | (cp & 0x3F));
+    }
+    return s;
+}
+
+class X11Typer final : public TextTyper {
+public:
+    X11Typer(Display* display, std::string name) : m_display(display), m_name(std::move(name)) {}
+    ~X11Typer() override { XCloseDisplay(m_display); }
+
+    std::string describe() const override {
+        XkbStateRec state{};
+        XkbGetState(m_display, XkbUseCoreKbd, &state);
+        return "X11 (XTest) on " + m_name + ", layout group " + std::to_string(int(state.group) + 1);
+    }
+
+    Result<void> type(std::string_view utf8) override {
+        auto points = codePoints(utf8);
+        if (!points) return makeError("cannot type the text: " + points.message());
+        XkbDescPtr xkb = XkbGetMap(m_display, XkbAllClientInfoMask, XkbUseCoreKbd);
+        XModifierKeymap* modifiers = XGetModifierMapping(m_display);
+        if (!xkb || !modifiers) {
+            if (xkb) XkbFreeKeyboard(xkb, 0, True);
+            if (modifiers) XFreeModifiermap(modifiers);
+            return makeError("cannot read the keyboard mapping of " + m_name);
+        }
+        XkbStateRec state{};
+        XkbGetState(m_display, XkbUseCoreKbd, &state);
+        Result<void> result;
+        std::vector<std::pair<KeySym, KeyCode>> remapped;  // spare keys given a symbol, this text
+        for (uint32_t cp : points.value()) {
+            const KeySym sym = cp == '\n' ? XK_Return : cp == '\t' ? XK_Tab : xkb_utf32_to_keysym(cp);
+            if (sym == NoSymbol || (cp < 0x20 && cp != '\n' && cp != '\t')) {
+                result = makeError("cannot type U+" + hex(cp) + ": no key symbol for it");
+                break;
+            }
+            std::optional<Stroke> stroke = find(xkb, modifiers, state.group, sym);
+            if (!stroke) {
+                for (const auto& [mapped, code] : remapped)
+                    if (mapped == sym) stroke = Stroke{code, {}};
+            }
+            if (!stroke) {
+                const KeyCode spare = spareKey(xkb, remapped);
+                if (spare == 0) {
+                    result = makeError("cannot type '" + utf8Of(cp) + "': the layout lacks it and no spare key is left");
+                    break;
+                }
+                if (!setKeySym(spare, sym)) {
+                    result = makeError("cannot type '" + utf8Of(cp) + "': the layout lacks it and the spare key could not be mapped");
+                    break;
+                }
+                remapped.emplace_back(sym, spare);
+                stroke = Stroke{spare, {}};
+            }
+            press(*stroke);
+        }
+        XSync(m_display, False);
+        if (!remapped.empty()) {
+            // The target reads the key's symbol from the mapping when it handles the event: the
+            // spare keys keep theirs until it has had the time to (as xdotool does).
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            for (const auto& entry : remapped) setKeySym(entry.second, NoSymbol);
+            XSync(m_display, False);
+        }
+        XFreeModifiermap(modifiers);
+        XkbFreeKeyboard(xkb, 0, True);
+        return result;
+    }
+
+private:
+    struct Stroke {
+        KeyCode code = 0;
+        std::vector<KeyCode> modifiers;  // held while the key goes down and up
+    };
+
+    static std::string hex(uint32_t cp) {
+        char buffer[16];
+        std::snprintf(buffer, sizeof buffer, "%04X", cp);
+        return buffer;
+    }
+
+    // The key and modifiers that give `sym` in `group`, lowest level first; none when the layout
+    // lacks it or a level's modifiers have no key.
+    static std::optional<Stroke> find(XkbDescPtr xkb, XModifierKeymap* modifiers, int group, KeySym sym) {
+        for (int level = 0; level < 4; ++level) {
+            for (int code = xkb->min_key_code; code <= xkb->max_key_code; ++code) {
+                const int groups = XkbKeyNumGroups(xkb, code);
+                if (groups == 0) continue;
+                const int g = group % groups;
+                if (level >= XkbKeyGroupWidth(xkb, code, g) || XkbKeySymEntry(xkb, code, level, g) != sym) continue;
+                XkbKeyTypePtr type = XkbKeyKeyType(xkb, code, g);
+                unsigned mask = 0;
+                bool reachable = level == 0;
+                for (int i = 0; i < type->map_count && !reachable; ++i) {
+                    if (type->map[i].active && type->map[i].level == level) {
+                        mask = type->map[i].mods.mask;
+                        reachable = true;
+                    }
+                }
+                if (!reachable) continue;
+                Stroke stroke{KeyCode(code), {}};
+                for (int bit = 0; bit < 8 && reachable; ++bit) {
+                    if (!(mask & (1u << bit))) continue;
+                    KeyCode held = 0;
+                    for (int k = 0; k < modifiers->max_keypermod && !held; ++k)
+                        held = modifiers->modifiermap[bit * modifiers->max_keypermod + k];
+                    if (held) stroke.modifiers.push_back(held);
+                    else reachable = false;
+                }
+                if (reachable) return stroke;
+            }
+        }
+        return std::nullopt;
+    }
+
+    // A keycode with no symbol in any group, not already used for this text; 0 when none.
+    KeyCode spareKey(XkbDescPtr xkb, const std::vector<std::pair<KeySym, KeyCode>>& taken) const {
+        for (int code = xkb->max_key_code; code >= xkb->min_key_code; --code) {
+            if (XkbKeyNumSyms(xkb, code) != 0) continue;
+            bool used = false;
+            for (const auto& entry : taken) used = used || entry.second == code;
+            if (!used) return KeyCode(code);
+        }
+        return 0;
+    }
+
+    // Gives `code` the symbol `sym` at both levels (NoSymbol: none), through the core protocol
+    // as xmodmap does. Clients that read the core mapping (xterm, Xlib programs) follow; clients
+    // that keep an XKB keymap of their own (Qt, GTK through libxkbcommon) were seen not to.
+    bool setKeySym(KeyCode code, KeySym sym) {
+        KeySym both[2] = {sym, sym};
+        XChangeKeyboardMapping(m_display, code, 2, both, 1);
+        XSync(m_display, False);
+        return true;
+    }
+
+    void press(const Stroke& stroke) {
+        for (KeyCode m : stroke.modifiers) XTestFakeKeyEvent(m_display, m, True, CurrentTime);
+        XTestFakeKeyEvent(m_display, stroke.code, True, CurrentTime);
+        XTestFakeKeyEvent(m_display, stroke.code, False, CurrentTime);
+        for (auto m = stroke.modifiers.rbegin(); m != stroke.modifiers.rend(); ++m)
+            XTestFakeKeyEvent(m_display, *m, False, CurrentTime);
+        XFlush(m_display);
+    }
+
+    Display* m_display;
+    std::string m_name;
+};
+
+} // namespace
+
+Result<std::unique_ptr<TextTyper>> openTextTyper() {
+    const char* name = std::getenv("DISPLAY");
+    if (!name || !*name) {
+        const char* wayland = std::getenv("WAYLAND_DISPLAY");
+        return makeError(wayland && *wayland
+                             ? "cannot type into other applications: this is a Wayland session without X11 ($DISPLAY "
+                               "is not set), and typing on Wayland is not supported yet"
+                             : "cannot type into other applications: no display ($DISPLAY is not set)");
+    }
+    Display* display = XOpenDisplay(name);
+    if (!display) return makeError(std::string("cannot type into other applications: cannot open the display ") + name);
+    int event = 0, error = 0, major = 0, minor = 0;
+    if (!XTestQueryExtension(display, &event, &error, &major, &minor)) {
+        XCloseDisplay(display);
+        return makeError(std::string("cannot type into other applications: the X server on ") + name +
+                         " lacks the XTest extension");
+    }
+    return std::unique_ptr<TextTyper>(std::make_unique<X11Typer>(display, name));
+}
+
+} // namespace hearsay

@@ -1,0 +1,196 @@
+// Dictated text typed into other programs on a real X server (Xvfb, started by the test): a Qt
+// text editor window of the test's own and an xterm running `cat > FILE` have the focus in turn.
+// `hearsay-cli type` types each layout's characters exactly with the us, de, fr and cz layouts into
+// both, and accented, Czech and typographic characters a layout lacks into the terminal (through a
+// spare key: Qt programs do not follow that remapping); `hearsay-cli stream
+// --type` types what it commits from jfk.wav with the real tiny.en, each piece once, in order,
+// spaced; without a display it says why and types nothing.
+#include "core/real_models.h"
+#include "ui_test_support.h"
+#include "x_display.h"
+
+#include <QApplication>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <X11/Xlib.h>
+
+using namespace hearsay;
+using namespace hearsay::test;
+
+namespace {
+
+const QString kSample = QString::fromUtf8("Grüße aus Köln — 30 € (Straße), déjà vu, řeřicha");
+
+struct Run {
+    int exitCode = -1;
+    QString out, err;
+};
+
+Run runCli(const QStringList& args, int timeoutMs = 120000) {
+    QProcess p;
+    p.start(HEARSAY_CLI_PATH, args);
+    Run r;
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        r.err = "did not finish";
+        return r;
+    }
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+QString setLayout(const QString& layout) {
+    QProcess p;
+    p.start("setxkbmap", {layout});
+    if (!p.waitForFinished(30000) || p.exitCode() != 0) return "setxkbmap " + layout + " failed: " + p.readAllStandardError();
+    return {};
+}
+
+} // namespace
+
+class TestTypingX11 : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+
+    // A fresh editor with the keyboard focus.
+    std::unique_ptr<QPlainTextEdit> focusedEditor() {
+        auto editor = std::make_unique<QPlainTextEdit>();
+        editor->setWindowTitle("typing target");
+        editor->resize(600, 300);
+        editor->show();
+        editor->activateWindow();
+        editor->setFocus();
+        if (!QTest::qWaitForWindowActive(editor.get(), 10000)) return nullptr;
+        return editor;
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(m_dir.isValid());
+        QCOMPARE(QGuiApplication::platformName(), QString("xcb"));
+    }
+
+    void cleanup() { QCOMPARE(setLayout("us"), QString()); }
+
+    // A Qt program reads keys through its own XKB keymap: each layout's own characters, on every
+    // level (Shift, AltGr), come out exactly.
+    void typesIntoAQtEditor_data() {
+        QTest::addColumn<QString>("layout");
+        QTest::addColumn<QString>("text");
+        QTest::addRow("us") << "us" << "Hello, World: 30% (x) {y} [z] @#$^&*_+=|\\~`'\"<>?/";
+        QTest::addRow("de") << "de" << QString::fromUtf8("Grüße aus Köln, 30 € (Straße) @{[]}\\~|µ");
+        QTest::addRow("fr") << "fr" << QString::fromUtf8("Déjà vu, où était l'été ? 30 € ç @#{[|]}");
+        QTest::addRow("cz") << "cz" << QString::fromUtf8("řeřicha, žluté kůly, čeština: 30 € ěšíáéů");
+    }
+
+    void typesIntoAQtEditor() {
+        QFETCH(QString, layout);
+        QFETCH(QString, text);
+        QCOMPARE(setLayout(layout), QString());
+        auto editor = focusedEditor();
+        QVERIFY2(editor, "the editor window did not become active");
+        const Run r = runCli({"type", "--quiet", text});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QTRY_COMPARE_WITH_TIMEOUT(editor->toPlainText(), text, 10000);
+    }
+
+    // A terminal: xterm running `cat > FILE`; a line reaches the file when Return is typed. xterm
+    // follows the core keyboard mapping, so the characters each layout lacks (— € ř on us, é à ř
+    // on de, ...) come through the spare keys too.
+    void typesIntoATerminal_data() {
+        QTest::addColumn<QString>("layout");
+        for (const char* layout : {"us", "de", "fr", "cz"}) QTest::addRow("%s", layout) << QString(layout);
+    }
+
+    void typesIntoATerminal() {
+        QFETCH(QString, layout);
+        QCOMPARE(setLayout(layout), QString());
+        const QString file = m_dir.filePath("terminal-" + layout + ".txt"), windowFile = m_dir.filePath("window-" + layout);
+        QProcess xterm;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("LANG", "C.UTF-8");
+        xterm.setProcessEnvironment(env);
+        xterm.start("xterm", {"-u8", "-e", "sh", "-c", "echo $WINDOWID > \"$0\"; exec cat > \"$1\"", windowFile, file});
+        QVERIFY2(xterm.waitForStarted(10000), qPrintable(xterm.errorString()));
+        QTRY_VERIFY_WITH_TIMEOUT(QFile(windowFile).size() > 0, 20000);
+        QFile ids(windowFile);
+        QVERIFY(ids.open(QIODevice::ReadOnly));
+        const Window window = ids.readAll().trimmed().toULong();
+        QVERIFY(window != 0);
+        // No window manager: the focus is given to the terminal as a user's click would.
+        Display* display = XOpenDisplay(nullptr);
+        QVERIFY(display);
+        XSetInputFocus(display, window, RevertToParent, CurrentTime);
+        XSync(display, False);
+        XCloseDisplay(display);
+        const Run r = runCli({"type", "--quiet", kSample + "\n"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QTRY_COMPARE_WITH_TIMEOUT(QFile(file).size(), qint64((kSample + "\n").toUtf8().size()), 10000);
+        QFile typed(file);
+        QVERIFY(typed.open(QIODevice::ReadOnly));
+        QCOMPARE(QString::fromUtf8(typed.readAll()), kSample + "\n");
+        xterm.terminate();
+        xterm.waitForFinished(5000);
+    }
+
+    // Live dictation typed as it is committed: every committed piece once, in order, one space
+    // between pieces and none before the first.
+    void streamTypesWhatItCommits() {
+        if (const QString why = real_models::missing("tiny.en"); !why.isEmpty()) QFAIL(qPrintable(why));
+        auto editor = focusedEditor();
+        QVERIFY2(editor, "the editor window did not become active");
+        const QString model = QString::fromStdString((real_models::directory() / "tiny.en").string());
+        const Run r = runCli({"stream", "--model", model, "--speed", "4", "--no-journal", "--quiet", "--output-format",
+                              "json", "--type", jfk()},
+                             kJobTimeoutMs);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QString expected;
+        for (const QString& line : r.out.split('\n', Qt::SkipEmptyParts)) {
+            const QJsonObject event = QJsonDocument::fromJson(line.toUtf8()).object();
+            if (event["event"].toString() != "committed") continue;
+            const QString piece = event["text"].toString().trimmed();
+            if (piece.isEmpty()) continue;
+            expected += (expected.isEmpty() ? "" : " ") + piece;
+        }
+        QVERIFY2(words(expected).join(' ').contains("ask not what your country can do for you"), qPrintable(expected));
+        QTRY_COMPARE_WITH_TIMEOUT(editor->toPlainText(), expected, 10000);
+    }
+
+    void noDisplayIsAClearError() {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove("DISPLAY");
+        env.remove("WAYLAND_DISPLAY");
+        p.setProcessEnvironment(env);
+        p.start(HEARSAY_CLI_PATH, {"type", "hello"});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 1);
+        QVERIFY2(p.readAllStandardError().contains("no display ($DISPLAY is not set)"), "no reason given");
+    }
+};
+
+int main(int argc, char** argv) {
+    // The X server first: the application connects to it as it starts.
+    XDisplay display;
+    if (display.name().isEmpty()) {
+        std::fprintf(stderr, "tst_typing_x11: %s\n", qPrintable(display.error()));
+        return 1;
+    }
+    qputenv("DISPLAY", display.name().toLocal8Bit());
+    qputenv("QT_QPA_PLATFORM", "xcb");
+    QApplication app(argc, argv);
+    TestTypingX11 test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_typing_x11.moc"
