@@ -162,6 +162,7 @@ StreamingSummary StreamingSession::run() {
             const std::vector<int> rest = m_agreement.commitAll();
             emitCommitted(first, rest.size(), m_tentativeShownAt, m_samplesRead, true);
         }
+        closeUtteranceLatency();
     }
     const SourceStatus status = m_source.status();
     if (m_summary.error.empty() && status.state == SourceState::Failed) m_summary.error = status.message;
@@ -173,6 +174,7 @@ StreamingSummary StreamingSession::run() {
     m_summary.realTimeFactor = m_summary.audioSeconds > 0.0 ? m_stepTotalMs / 1000.0 / m_summary.audioSeconds : 0.0;
     m_summary.tentativeLatency = summariseLatencies(m_tentativeLatencies);
     m_summary.commitLatency = summariseLatencies(m_commitLatencies);
+    m_summary.finalLatency = summariseLatencies(m_finalLatencies);
     m_summary.language = m_language;
     return m_summary;
 }
@@ -233,6 +235,7 @@ Result<void> StreamingSession::step(uint64_t end, bool draining) {
             emitTentative(e);
         }
         ++m_summary.utterances;
+        closeUtteranceLatency();
         m_lastSpeechEnd = std::max(m_lastSpeechEnd, e);
         // Everything of the utterance is committed: the next window starts at its end.
         if (m_options.contextSilenceSeconds <= 0.0 && m_agreement.tentative().empty()) startNewWindow(e);
@@ -420,6 +423,7 @@ void StreamingSession::emitCommitted(size_t first, size_t count, const std::vect
             out.commitLatency.push_back(committed);
             m_tentativeLatencies.push_back(tentative);
             m_commitLatencies.push_back(committed);
+            m_lastWordCommitLatency = committed;
         }
         wordEnd = -1.0;
     };
@@ -525,6 +529,11 @@ void StreamingSession::startNewWindow(uint64_t at) {
     m_tentativeShownAt.clear();
     m_windowStart = std::max(m_windowStart, alignDown(guardedWindowStart(at)));
     m_decodedEnd = m_windowStart;
+}
+
+void StreamingSession::closeUtteranceLatency() {
+    if (m_lastWordCommitLatency) m_finalLatencies.push_back(*m_lastWordCommitLatency);
+    m_lastWordCommitLatency.reset();
 }
 
 uint64_t StreamingSession::guardedWindowEnd(uint64_t end) {

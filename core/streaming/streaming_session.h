@@ -68,6 +68,8 @@ private:
     void emitTentative(uint64_t windowEnd);
     void maybeTrim(uint64_t end);
     void startNewWindow(uint64_t at);
+    // An utterance ended (or the stream): the commit latency of its last word is its final latency.
+    void closeUtteranceLatency();
     // The guard that keeps committed audio from being decoded and committed again: a window
     // decoded with committed text as its prefix ends no earlier than that text's audio, and a
     // new window starts no earlier. Returns `end` / `at`, moved (and counted) where it had to be.
@@ -101,7 +103,8 @@ private:
     std::vector<double> m_tentativeShownAt;  // wall time each tentative text token was first shown
     std::string m_language;           // detected once (multilingual models without a set language)
     StreamingSummary m_summary;
-    std::vector<double> m_tentativeLatencies, m_commitLatencies;
+    std::vector<double> m_tentativeLatencies, m_commitLatencies, m_finalLatencies;
+    std::optional<double> m_lastWordCommitLatency;  // of the last word committed in the open utterance
     std::chrono::steady_clock::time_point m_epoch;
     double m_stepTotalMs = 0.0;
 };

@@ -1,7 +1,8 @@
 // A capture source for tests that delivers a clip in scripted bursts: each waitForData() of the
 // consumer that finds too little audio releases the next arrival of the script (a device block,
 // or seconds at once, as a sound server gives them at its start or while a step runs late).
-// Deterministic: what the consumer sees depends on its own calls only, never on the clock.
+// Deterministic: what the consumer sees depends on its own calls only, never on the clock. The
+// sample clock (timeOfSample) is real-time pace from start(), for the session's latency figures.
 #pragma once
 
 #include "core/audio/audio_source.h"
@@ -20,6 +21,7 @@ public:
 
     Result<void> start() override {
         m_state = m_delivered < m_samples.size() ? SourceState::Running : SourceState::Finished;
+        m_startedAt = std::chrono::steady_clock::now();
         return {};
     }
     void stop() override {
@@ -51,7 +53,11 @@ public:
         return c;
     }
     InputLevel level() const override { return {}; }
-    std::optional<std::chrono::steady_clock::time_point> timeOfSample(uint64_t) const override { return std::nullopt; }
+    std::optional<std::chrono::steady_clock::time_point> timeOfSample(uint64_t n) const override {
+        if (m_state == SourceState::Idle) return std::nullopt;
+        return m_startedAt + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                 std::chrono::duration<double>(double(n) / double(kSampleRate)));
+    }
     std::string description() const override { return "scripted bursts"; }
 
 private:
@@ -67,6 +73,7 @@ private:
     size_t m_delivered = 0;
     size_t m_read = 0;
     SourceState m_state = SourceState::Idle;
+    std::chrono::steady_clock::time_point m_startedAt;
 };
 
 } // namespace hearsay::test

@@ -4,8 +4,8 @@
 // pauses at random offsets, delivered in random bursts (a device block at a time, or seconds at
 // once, as at a sound server's start or while a step runs late), with random steps, window
 // lengths and VAD pauses. Every run checks: each committed piece starts at or after the previous
-// one's end, the session's guard against committing audio twice never had to act, and every
-// sample read was processed. Seeded; bounded by a count of runs, never by time.
+// one's end, the session's guard against committing audio twice never had to act, every sample
+// read was processed, and each utterance with committed text has its final latency. Seeded; bounded by a count of runs, never by time.
 #include "burst_source.h"
 #include "engine_test_model.h"
 
@@ -115,6 +115,14 @@ class TestStreamingInvariants : public QObject {
                     .arg(i).arg(c.start).arg(c.end).arg(run.committed[i - 1].start).arg(run.committed[i - 1].end);
             }
         }
+        // The final latency: one per utterance whose words were committed (the stream's end
+        // closes the last one), each the commit latency of a committed word.
+        const LatencySummary& final = run.summary.finalLatency;
+        if (!run.committed.empty() && final.count < 1) return "text was committed but no final latency was recorded";
+        if (final.count > run.summary.utterances + 1) {
+            return QString("%1 final latencies for %2 utterances").arg(final.count).arg(run.summary.utterances);
+        }
+        if (final.count > 0 && final.max > run.summary.commitLatency.max) return "a final latency that is no commit latency";
         return {};
     }
 
