@@ -319,15 +319,17 @@ int runStream(const std::vector<std::string>& args) {
         j["real_time_factor"] = summary.realTimeFactor;
         j["tentative_latency"] = toJson(summary.tentativeLatency);
         j["commit_latency"] = toJson(summary.commitLatency);
+        j["final_latency"] = toJson(summary.finalLatency);
         if (!summary.error.empty()) j["error"] = summary.error;
         std::printf("%s\n", j.dump().c_str());
     } else if (!quiet) {
         std::fprintf(stderr,
                      "hearsay-cli stream: %.1f s of audio, %d steps (%d decoded), real-time factor %.3f; latency "
-                     "(median/p90): tentative %.2f/%.2f s, committed %.2f/%.2f s; dropped %llu samples\n",
+                     "(median/p90): tentative %.2f/%.2f s, committed %.2f/%.2f s, final %.2f/%.2f s; dropped %llu samples\n",
                      summary.audioSeconds, summary.steps, summary.decodedSteps, summary.realTimeFactor,
                      summary.tentativeLatency.median, summary.tentativeLatency.p90, summary.commitLatency.median,
-                     summary.commitLatency.p90, static_cast<unsigned long long>(summary.droppedSamples));
+                     summary.commitLatency.p90, summary.finalLatency.median, summary.finalLatency.p90,
+                     static_cast<unsigned long long>(summary.droppedSamples));
     }
     if (!summary.error.empty()) return fail(summary.error + " (what was committed is printed above)", 1);
     return 0;

@@ -92,6 +92,7 @@ Json toJson(const StreamingBenchCase& c) {
     j["real_time_factor"] = c.summary.realTimeFactor;
     j["tentative_latency"] = toJson(c.summary.tentativeLatency);
     j["commit_latency"] = toJson(c.summary.commitLatency);
+    j["final_latency"] = toJson(c.summary.finalLatency);
     j["dropped_samples"] = int64_t(c.summary.droppedSamples);
     j["overflow_events"] = int64_t(c.summary.overflowEvents);
     j["mean_window_seconds"] = c.meanWindowSeconds;
@@ -113,19 +114,20 @@ Json toJson(const StreamingBenchCase& c) {
 std::string formatStreamingBenchmark(const std::vector<StreamingBenchCase>& cases) {
     std::string out =
         "| model | audio | speed | audio context | steps (decoded) | mean window s | encoder ms | ms/token | step ms | RTF | behind (max s, steps) "
-        "| tentative latency median / p90 s | commit latency median / p90 s | WER vs offline | dropped |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+        "| tentative latency median / p90 s | commit latency median / p90 s | final latency median / p90 s | WER vs offline | dropped |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     char line[1024];
     for (const auto& c : cases) {
         char context[64];
         if (c.audioContextPadding < 0.0) std::snprintf(context, sizeof context, "full (1500)");
         else std::snprintf(context, sizeof context, "window + %.1f s (mean %.0f)", c.audioContextPadding, c.meanAudioContext);
         std::snprintf(line, sizeof line,
-                      "| %s | %s | %.1fx | %s | %d (%d) | %.1f | %.0f | %.2f | %.0f | %.3f | %.1f, %d | %.2f / %.2f | %.2f / %.2f | %.2f%% (%d/%d) | %llu |\n",
+                      "| %s | %s | %.1fx | %s | %d (%d) | %.1f | %.0f | %.2f | %.0f | %.3f | %.1f, %d | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %.2f%% (%d/%d) | %llu |\n",
                       c.model.c_str(), std::filesystem::path(c.audio).filename().c_str(), c.speed, context, c.summary.steps,
                       c.summary.decodedSteps, c.meanWindowSeconds, c.meanEncoderMs, c.meanMsPerToken, c.meanStepMs,
                       c.summary.realTimeFactor, c.maxBehindSeconds, c.stepsBehind, c.summary.tentativeLatency.median,
                       c.summary.tentativeLatency.p90, c.summary.commitLatency.median, c.summary.commitLatency.p90,
+                      c.summary.finalLatency.median, c.summary.finalLatency.p90,
                       100.0 * c.vsOffline.rate(), c.vsOffline.errors, c.vsOffline.referenceWords,
                       static_cast<unsigned long long>(c.summary.droppedSamples));
         out += line;

@@ -70,6 +70,14 @@ struct StreamingSummary {
     int steps = 0, decodedSteps = 0, utterances = 0;
     double realTimeFactor = 0.0;   // total step time / audio
     LatencySummary tentativeLatency, commitLatency;  // per word, wall-clock seconds
+    // Per utterance: from the end of its last word's audio (when it was captured) to when that
+    // word was committed, wall-clock seconds: how long a speaker waits for the final text.
+    LatencySummary finalLatency;
+    // Times the session's guard against committing audio twice had to act: a decode that would
+    // have ended before audio whose text is committed (its end raised), a new window that would
+    // have started inside it (its start moved), or text dropped because its audio was committed.
+    // 0 unless the policy has a fault: the guard keeps the committed text in order all the same.
+    int recommitsPrevented = 0;
     std::string language;
     std::string error;             // the source or the engine failed (what was committed is kept)
 };

@@ -162,6 +162,7 @@ StreamingSummary StreamingSession::run() {
             const std::vector<int> rest = m_agreement.commitAll();
             emitCommitted(first, rest.size(), m_tentativeShownAt, m_samplesRead, true);
         }
+        closeUtteranceLatency();
     }
     const SourceStatus status = m_source.status();
     if (m_summary.error.empty() && status.state == SourceState::Failed) m_summary.error = status.message;
@@ -173,6 +174,7 @@ StreamingSummary StreamingSession::run() {
     m_summary.realTimeFactor = m_summary.audioSeconds > 0.0 ? m_stepTotalMs / 1000.0 / m_summary.audioSeconds : 0.0;
     m_summary.tentativeLatency = summariseLatencies(m_tentativeLatencies);
     m_summary.commitLatency = summariseLatencies(m_commitLatencies);
+    m_summary.finalLatency = summariseLatencies(m_finalLatencies);
     m_summary.language = m_language;
     return m_summary;
 }
@@ -211,18 +213,29 @@ Result<void> StreamingSession::step(uint64_t end, bool draining) {
     // default), or the utterance's audio and tokens stay in the window (forced as the prefix) as
     // context for the next one until a pause that long.
     while (!m_utteranceEnds.empty() && m_utteranceEnds.front() <= end) {
-        const uint64_t e = std::min(alignDown(m_utteranceEnds.front()), end);
+        // The detector decides a speech end only after a pause (minSilenceMs), so an earlier step
+        // (a late one, or one that took a burst of captured audio at once) may already have
+        // decoded the window past it and committed text from that audio. The last decode of the
+        // utterance then ends where that window ended, not at the speech end: a shorter window
+        // would drop audio from under its committed prefix (Whisper decodes it again, garbled)
+        // and the next window, starting at the speech end, would hold committed audio again.
+        const uint64_t e = guardedWindowEnd(std::max(std::min(alignDown(m_utteranceEnds.front()), end), m_decodedEnd));
         m_utteranceEnds.erase(m_utteranceEnds.begin());
-        if (e > m_windowStart + minWindow) {
+        if (e > m_decodedEnd && e > m_windowStart + minWindow) {
             auto h = decodeWindow(e, record);
             if (!h) return h.error();
             acceptHypothesis(h.value(), e, true);
         } else if (!m_agreement.tentative().empty()) {
+            // Nothing new since the last decode (or too little audio): its tentative text is the
+            // utterance's rest.
             const size_t first = m_agreement.committedInWindow().size();
             const std::vector<int> rest = m_agreement.commitAll();
             emitCommitted(first, rest.size(), m_tentativeShownAt, e, true);
+            m_tentativeShownAt.clear();
+            emitTentative(e);
         }
         ++m_summary.utterances;
+        closeUtteranceLatency();
         m_lastSpeechEnd = std::max(m_lastSpeechEnd, e);
         // Everything of the utterance is committed: the next window starts at its end.
         if (m_options.contextSilenceSeconds <= 0.0 && m_agreement.tentative().empty()) startNewWindow(e);
@@ -230,6 +243,7 @@ Result<void> StreamingSession::step(uint64_t end, bool draining) {
 
     const bool speech = !m_options.useVad || m_speechOpen || (draining && !m_agreement.tentative().empty());
     if (speech && end >= m_windowStart + std::max<uint64_t>(minWindow, kHopLength)) {
+        end = guardedWindowEnd(end);
         auto h = decodeWindow(end, record);
         if (!h) return h.error();
         acceptHypothesis(h.value(), end, draining);
@@ -240,7 +254,9 @@ Result<void> StreamingSession::step(uint64_t end, bool draining) {
         const uint64_t keep = samplesOf(m_options.silenceKeepSeconds);
         const bool pause = end > m_lastSpeechEnd + samplesOf(m_options.contextSilenceSeconds);
         if (m_agreement.committedInWindow().empty() || pause) {
-            if (end > m_windowStart + keep) startNewWindow(end - keep);
+            // The audio kept is never audio whose text is committed (a short contextSilenceSeconds
+            // ends the context before the kept second has passed).
+            if (end > m_windowStart + keep) startNewWindow(std::max(end - keep, std::min(m_committedAudioEnd, end)));
         }
         if (m_options.showTentative && m_callbacks.tentative && record.index > 0) m_callbacks.tentative(TentativeText{});
     }
@@ -304,6 +320,7 @@ Result<StreamingSession::Hypothesis> StreamingSession::decodeWindow(uint64_t end
     if (h.silent) h.tokens.clear();
 
     const SessionTimings t = m_session->timings();
+    m_decodedEnd = std::max(m_decodedEnd, end);
     record.decoded = true;
     record.windowSeconds = double(end - m_windowStart) / double(kRate);
     record.encoderMs += t.encoderMs;
@@ -406,6 +423,7 @@ void StreamingSession::emitCommitted(size_t first, size_t count, const std::vect
             out.commitLatency.push_back(committed);
             m_tentativeLatencies.push_back(tentative);
             m_commitLatencies.push_back(committed);
+            m_lastWordCommitLatency = committed;
         }
         wordEnd = -1.0;
     };
@@ -413,7 +431,10 @@ void StreamingSession::emitCommitted(size_t first, size_t count, const std::vect
     for (size_t i = first; i < first + count && i < window.size(); ++i) {
         const int token = window[i];
         if (token >= timestampBegin) continue;
-        const double start = origin + times[i].first, end = origin + times[i].second;
+        // Estimated times are shared out over a segment that may still grow, so a piece can be
+        // estimated to start before the previous piece's estimated end: it starts at that end.
+        const double start = std::max(origin + times[i].first, m_lastCommittedEnd);
+        const double end = std::max(origin + times[i].second, start);
         if (!haveTimes) {
             out.start = start;
             haveTimes = true;
@@ -426,7 +447,12 @@ void StreamingSession::emitCommitted(size_t first, size_t count, const std::vect
         ++textIndex;
     }
     closeWord(lastShown);
+    // The audio of the committed text: all of the window at the end of an utterance (or Stop),
+    // else up to the estimated end of the last committed word.
+    const uint64_t audioEnd = endOfUtterance ? windowEnd : (haveTimes ? samplesOf(out.end) : 0);
+    m_committedAudioEnd = std::max(m_committedAudioEnd, std::min(windowEnd, (audioEnd + kHopLength - 1) / kHopLength * kHopLength));
     if (out.tokens.empty()) return;
+    m_lastCommittedEnd = out.end;
     out.text = tokenizer.decode(out.tokens);
     m_summary.text += out.text;
     if (m_callbacks.committed) m_callbacks.committed(out);
@@ -456,6 +482,10 @@ void StreamingSession::maybeTrim(uint64_t end) {
     const double windowSeconds = double(end - m_windowStart) / double(kRate);
     if (windowSeconds <= m_options.trimSeconds) return;
     const int timestampBegin = m_engine.tokenizer().special().timestampBegin;
+    // A boundary past the window's end (a timestamp the model placed beyond its audio) is none.
+    auto inWindow = [&](const LocalAgreement::Boundary& b) {
+        return m_windowStart + uint64_t(b.steps) * kTimestampSamples <= end;
+    };
     auto trim = [&](const LocalAgreement::Boundary& b) {
         const auto& committed = m_agreement.committedInWindow();
         for (size_t i = 0; i < b.index && i < committed.size(); ++i)
@@ -464,14 +494,15 @@ void StreamingSession::maybeTrim(uint64_t end) {
         m_agreement.trimTo(b);
     };
     LocalAgreement::Boundary boundary;
-    if (m_agreement.lastCommittedBoundary(boundary) && boundary.steps > 0) {
+    if (m_agreement.lastCommittedBoundary(boundary) && boundary.steps > 0 && inWindow(boundary)) {
         trim(boundary);
         return;
     }
     if (windowSeconds <= m_options.maxWindowSeconds) return;
     // Too long without a committed boundary: commit up to the last boundary of the hypothesis,
     // or everything, so that the next window fits Whisper's 30 s.
-    if (m_agreement.lastBoundary(boundary) && boundary.steps > 0 && boundary.index > m_agreement.committedInWindow().size()) {
+    if (m_agreement.lastBoundary(boundary) && boundary.steps > 0 && inWindow(boundary) &&
+        boundary.index > m_agreement.committedInWindow().size()) {
         const size_t first = m_agreement.committedInWindow().size();
         const std::vector<int> forced = m_agreement.commitThrough(boundary.index);
         size_t forcedText = 0;
@@ -496,7 +527,25 @@ void StreamingSession::startNewWindow(uint64_t at) {
         if (t < timestampBegin) m_context.push_back(t);
     m_agreement.reset();
     m_tentativeShownAt.clear();
-    m_windowStart = std::max(m_windowStart, alignDown(at));
+    m_windowStart = std::max(m_windowStart, alignDown(guardedWindowStart(at)));
+    m_decodedEnd = m_windowStart;
+}
+
+void StreamingSession::closeUtteranceLatency() {
+    if (m_lastWordCommitLatency) m_finalLatencies.push_back(*m_lastWordCommitLatency);
+    m_lastWordCommitLatency.reset();
+}
+
+uint64_t StreamingSession::guardedWindowEnd(uint64_t end) {
+    if (end >= m_committedAudioEnd) return end;
+    ++m_summary.recommitsPrevented;
+    return std::min(m_committedAudioEnd, m_samplesRead);
+}
+
+uint64_t StreamingSession::guardedWindowStart(uint64_t at) {
+    if (at >= m_committedAudioEnd) return at;
+    ++m_summary.recommitsPrevented;
+    return m_committedAudioEnd;
 }
 
 } // namespace hearsay

@@ -68,6 +68,13 @@ private:
     void emitTentative(uint64_t windowEnd);
     void maybeTrim(uint64_t end);
     void startNewWindow(uint64_t at);
+    // An utterance ended (or the stream): the commit latency of its last word is its final latency.
+    void closeUtteranceLatency();
+    // The guard that keeps committed audio from being decoded and committed again: a window
+    // decoded with committed text as its prefix ends no earlier than that text's audio, and a
+    // new window starts no earlier. Returns `end` / `at`, moved (and counted) where it had to be.
+    uint64_t guardedWindowEnd(uint64_t end);
+    uint64_t guardedWindowStart(uint64_t at);
     // Estimated (start, end) in seconds from the window's start of each token of `tokens`.
     std::vector<std::pair<double, double>> tokenTimes(const std::vector<int>& tokens, double windowSeconds) const;
     double nowSeconds() const;
@@ -86,6 +93,9 @@ private:
     uint64_t m_samplesRead = 0;       // fed to the mel stream and the VAD
     uint64_t m_processed = 0;         // the end of the last step
     uint64_t m_windowStart = 0;       // sample; a multiple of 160
+    uint64_t m_decodedEnd = 0;        // end of the last window decoded since the window started (≥ m_windowStart)
+    uint64_t m_committedAudioEnd = 0; // sample: the audio before it has its text committed
+    double m_lastCommittedEnd = 0.0;  // seconds: the end of the last committed piece (the next starts no earlier)
     bool m_speechOpen = false;        // a speech start without its end yet
     uint64_t m_lastSpeechEnd = 0;     // where the last utterance ended (sample)
     std::vector<uint64_t> m_utteranceEnds;  // speech ends decided, not yet handled
@@ -93,7 +103,8 @@ private:
     std::vector<double> m_tentativeShownAt;  // wall time each tentative text token was first shown
     std::string m_language;           // detected once (multilingual models without a set language)
     StreamingSummary m_summary;
-    std::vector<double> m_tentativeLatencies, m_commitLatencies;
+    std::vector<double> m_tentativeLatencies, m_commitLatencies, m_finalLatencies;
+    std::optional<double> m_lastWordCommitLatency;  // of the last word committed in the open utterance
     std::chrono::steady_clock::time_point m_epoch;
     double m_stepTotalMs = 0.0;
 };

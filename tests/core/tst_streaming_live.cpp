@@ -1,7 +1,9 @@
 // Live transcription with the real tiny.en model on files played as if they were a microphone
 // (SimulatedLiveSource): the committed text against the offline transcript of the same audio,
 // silence and low noise commit nothing, Stop in mid-sentence keeps the last words, a run repeated
-// gives the same tokens, and ten minutes at ten times real time lose no audio. CTest label `real`.
+// gives the same tokens, ten minutes at ten times real time lose no audio, and capture that arrives
+// in bursts commits each piece of audio once, in order. CTest label `real`.
+#include "burst_source.h"
 #include "real_models.h"
 
 #include "core/audio/audio_writer.h"
@@ -221,6 +223,51 @@ private slots:
         QVERIFY(!a.committed.empty());
         QCOMPARE(a.tokens(), b.tokens());
         QCOMPARE(a.summary.steps, b.summary.steps);
+    }
+
+    // Capture as at a sound server's start: the speech begins 2 s in, the first seconds arrive
+    // at once, then device blocks with bursts now and then (steps that ran late). Committed
+    // pieces never go back in time, the session's guard never acts, and the sentence is there.
+    void burstyCaptureCommitsInOrder_data() {
+        QTest::addColumn<uint64_t>("seed");
+        // Before an utterance's last decode kept its window (schedule 3) and committed times were
+        // kept in order (schedule 8, two agreed pieces of one growing segment), pieces went back.
+        for (uint64_t seed = 1; seed <= 8; ++seed) QTest::newRow(qPrintable(QString("schedule %1").arg(seed))) << seed;
+    }
+    void burstyCaptureCommitsInOrder() {
+        QFETCH(uint64_t, seed);
+        std::vector<float> samples(2 * 16000, 0.0f);
+        const auto jfk = real_models::readClip(HEARSAY_SHARED_DATA_DIR "/jfk.wav");
+        QVERIFY(!jfk.empty());
+        samples.insert(samples.end(), jfk.begin(), jfk.end());
+        std::mt19937_64 rng(seed);
+        std::vector<size_t> arrivals = {std::uniform_int_distribution<size_t>(16000, 56000)(rng)};
+        for (size_t sum = arrivals[0]; sum < samples.size();) {
+            const bool burst = std::bernoulli_distribution(0.15)(rng);
+            arrivals.push_back(burst ? std::uniform_int_distribution<size_t>(8000, 40000)(rng)
+                                     : std::uniform_int_distribution<size_t>(160, 640)(rng));
+            sum += arrivals.back();
+        }
+        test::BurstSource source(samples, arrivals);
+        std::vector<CommittedText> committed;
+        StreamingCallbacks callbacks;
+        callbacks.committed = [&](const CommittedText& c) { committed.push_back(c); };
+        auto session = StreamingSession::create(*m_engine, source, StreamingOptions{}, callbacks);
+        QVERIFY2(session, session ? "" : session.message().c_str());
+        const StreamingSummary summary = session.value()->run();
+        QVERIFY2(summary.error.empty(), summary.error.c_str());
+        QCOMPARE(summary.samplesProcessed, uint64_t(samples.size()));
+        for (size_t i = 0; i < committed.size(); ++i) {
+            qInfo("%.2f-%.2f%s", committed[i].start, committed[i].end, committed[i].text.c_str());
+            if (i > 0) {
+                QVERIFY2(committed[i].start >= committed[i - 1].end - 1e-9,
+                         qPrintable(QString("%1-%2 s after %3-%4 s").arg(committed[i].start).arg(committed[i].end)
+                                        .arg(committed[i - 1].start).arg(committed[i - 1].end)));
+            }
+        }
+        QCOMPARE(summary.recommitsPrevented, 0);
+        const std::string said = normaliseForWer(summary.text);
+        QVERIFY2(said.find("ask not what your country can do for you") != std::string::npos, said.c_str());
     }
 
     // Ten minutes at ten times real time: every sample read is processed, none dropped.
