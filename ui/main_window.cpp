@@ -2,6 +2,8 @@
 #include "ui/main_window.h"
 
 #include "ui/cache_panel.h"
+#include "ui/dictate_anywhere.h"
+#include "ui/dictate_anywhere_panel.h"
 #include "ui/level_meter_bar.h"
 #include "ui/live_panel.h"
 #include "ui/message_bar.h"
@@ -231,6 +233,29 @@ void MainWindow::createDocks() {
     cacheDock->setWidget(scroll);
     addDockWidget(Qt::RightDockWidgetArea, cacheDock);
     resizeDocks({settingsDock, cacheDock}, {280, 320}, Qt::Horizontal);
+
+    m_anywherePanel = new DictateAnywherePanel(this);
+    auto* anywhereDock = new QDockWidget(tr("Dictate anywhere"), this);
+    anywhereDock->setObjectName("anywhereDock");
+    anywhereDock->setWidget(m_anywherePanel);
+    addDockWidget(Qt::LeftDockWidgetArea, anywhereDock);
+    m_anywhere = new DictateAnywhere(this);
+    connect(m_anywherePanel, &DictateAnywherePanel::settingsChanged, this, &MainWindow::applyAnywhere);
+    // The shortcut, from whichever application has the focus: the same requests as Record and Stop.
+    connect(m_anywhere, &DictateAnywhere::toggleRequested, this, &MainWindow::toggleRecording);
+    connect(m_anywhere, &DictateAnywhere::startRequested, this, [this] {
+        if (m_state == State::Idle) startDictation();
+    });
+    connect(m_anywhere, &DictateAnywhere::stopRequested, this, &MainWindow::stopDictation);
+    connect(m_anywhere, &DictateAnywhere::typingFailed, this, [this](const QString& why) {
+        m_messageBar->showMessage(MessageBar::Kind::Warning, tr("Typing into the focused application stopped: %1\nThe "
+                                                                "text is in the transcript and the journal.").arg(why));
+        m_anywherePanel->setStatus(m_anywhere->shortcutStatus(), m_anywhere->typingStatus());
+    });
+    const AnywhereSettings anywhere = AnywhereSettings::load(*m_settings);
+    m_anywherePanel->setSettings(anywhere);
+    m_anywhere->apply(anywhere);
+    m_anywherePanel->setStatus(m_anywhere->shortcutStatus(), m_anywhere->typingStatus());
 
     m_livePanel = new LivePanel(this);
     auto* liveDock = new QDockWidget(tr("Live"), this);
@@ -467,6 +492,12 @@ void MainWindow::applySettings(const EngineSettings& settings) {
     m_controls->crossCache = settings.crossCache;
     m_controls->stepGraphs = settings.stepGraphs;
     if (m_hasModel) emit applySettingsRequested(settings);
+}
+
+void MainWindow::applyAnywhere(const AnywhereSettings& settings) {
+    settings.save(*m_settings);
+    m_anywhere->apply(settings);
+    m_anywherePanel->setStatus(m_anywhere->shortcutStatus(), m_anywhere->typingStatus());
 }
 
 void MainWindow::reopenLastModel() {
@@ -789,6 +820,7 @@ void MainWindow::onInputDevices(const InputDeviceList& devices, const QString& e
 void MainWindow::onDictationStarted(const DictationInfo& info) {
     // The cache panel follows the dictation's session from now on (its counters from zero).
     m_cachePanel->setMetrics(m_dictation.started(info, m_cachePanel->metrics()));
+    m_anywhere->runStarted();
     m_statusText->setText(tr("Listening: %1").arg(info.source));
     emit dictationStarted();
 }
@@ -811,6 +843,11 @@ void MainWindow::onCommitted(const CommittedText& text) {
     });
     m_livePanel->setLatency(text.tentativeLatency, text.commitLatency);
     emit committedShown(QString::fromStdString(text.text));
+    // Into the focused application too, unless it is this window (or one of its dialogs).
+    const QWidget* active = QApplication::activeWindow();
+    const bool ownWindowActive = active && (active == this || active->parentWidget() == this);
+    m_anywhere->committed(text.text, ownWindowActive);
+    m_anywherePanel->setStatus(m_anywhere->shortcutStatus(), m_anywhere->typingStatus());
 }
 
 void MainWindow::onDictationStep(const StreamingStep& step) {

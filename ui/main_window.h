@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/transcript/transcript_export.h"
+#include "ui/anywhere_settings.h"
 #include "ui/dictation_controller.h"
 #include "ui/engine_settings.h"
 #include "ui/message_bar.h"
@@ -32,6 +33,8 @@ struct SessionControls;
 namespace hearsay::ui {
 
 class CachePanel;
+class DictateAnywhere;
+class DictateAnywherePanel;
 class LevelMeterBar;
 class LivePanel;
 class RecoveryBar;
@@ -86,6 +89,8 @@ public:
     RecoveryBar* recoveryBar() const { return m_recoveryBar; }
     LivePanel* livePanel() const { return m_livePanel; }
     LevelMeterBar* levelMeter() const { return m_levelMeter; }
+    DictateAnywhere* dictateAnywhere() const { return m_anywhere; }
+    DictateAnywherePanel* dictateAnywherePanel() const { return m_anywherePanel; }
     QAction* recordAction() const { return m_record; }
     QTableView* transcriptView() const { return m_view; }
     // The summary of the last dictation run, as the streaming session returned it.
@@ -132,6 +137,7 @@ private:
     void copyAll();
     void clearTranscript();
     void applySettings(const EngineSettings& settings);
+    void applyAnywhere(const AnywhereSettings& settings);
     void showError(const QString& text);
     // Queues the transcription of `path` from `startSeconds` on (0: the whole file).
     void startJob(const QString& path, double startSeconds);
@@ -191,6 +197,8 @@ private:
     RecoveryBar* m_recoveryBar = nullptr;
     SettingsPanel* m_settingsPanel = nullptr;
     CachePanel* m_cachePanel = nullptr;
+    DictateAnywhere* m_anywhere = nullptr;           // the global shortcut and typing into other applications
+    DictateAnywherePanel* m_anywherePanel = nullptr;
     QLabel* m_statusText = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;

@@ -89,6 +89,7 @@ public:
         }
         XkbStateRec state{};
         XkbGetState(m_display, XkbUseCoreKbd, &state);
+        releaseHeldModifiers(modifiers, state.base_mods);
         Result<void> result;
         std::vector<std::pair<KeySym, KeyCode>> remapped;  // spare keys given a symbol, this text
         for (uint32_t cp : points.value()) {
@@ -195,6 +196,22 @@ private:
         XChangeKeyboardMapping(m_display, code, 2, both, 1);
         XSync(m_display, False);
         return true;
+    }
+
+    // Modifier keys the user still holds (the Ctrl and Alt of a push-to-talk shortcut) would turn
+    // the typed letters into shortcuts: they are released first, as xdotool's --clearmodifiers
+    // does. Caps Lock (a locked modifier, not a held key) is left as it is.
+    void releaseHeldModifiers(XModifierKeymap* modifiers, unsigned held) {
+        char keys[32];
+        XQueryKeymap(m_display, keys);
+        for (int bit = 0; bit < 8; ++bit) {
+            if (bit == LockMapIndex || !(held & (1u << bit))) continue;
+            for (int k = 0; k < modifiers->max_keypermod; ++k) {
+                const KeyCode code = modifiers->modifiermap[bit * modifiers->max_keypermod + k];
+                if (code != 0 && (keys[code / 8] & (1 << (code % 8)))) XTestFakeKeyEvent(m_display, code, False, CurrentTime);
+            }
+        }
+        XSync(m_display, False);
     }
 
     void press(const Stroke& stroke) {

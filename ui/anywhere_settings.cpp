@@ -1,0 +1,22 @@
+// Persistence of the dictate-anywhere settings (see anywhere_settings.h).
+#include "ui/anywhere_settings.h"
+
+#include <QSettings>
+
+namespace hearsay::ui {
+
+AnywhereSettings AnywhereSettings::load(const QSettings& settings) {
+    AnywhereSettings s;
+    s.shortcut = settings.value("anywhere/shortcut", s.shortcut).toString().trimmed();
+    s.pushToTalk = settings.value("anywhere/mode", "toggle").toString() == "push-to-talk";
+    s.typeText = settings.value("anywhere/typeText", s.typeText).toBool();
+    return s;
+}
+
+void AnywhereSettings::save(QSettings& settings) const {
+    settings.setValue("anywhere/shortcut", shortcut);
+    settings.setValue("anywhere/mode", pushToTalk ? "push-to-talk" : "toggle");
+    settings.setValue("anywhere/typeText", typeText);
+}
+
+} // namespace hearsay::ui

@@ -1,0 +1,21 @@
+// Dictating into other applications: the global shortcut, what it does (push-to-talk or toggle),
+// and whether committed text is typed into the focused application. Persisted with QSettings.
+#pragma once
+
+#include <QString>
+
+class QSettings;
+
+namespace hearsay::ui {
+
+struct AnywhereSettings {
+    QString shortcut = "Ctrl+Alt+D";  // Qt's portable text; empty: no global shortcut
+    bool pushToTalk = false;          // hold to dictate (true) or press to start and again to stop
+    bool typeText = true;             // type committed text into the focused application (not Hearsay's own window)
+
+    bool operator==(const AnywhereSettings&) const = default;
+    static AnywhereSettings load(const QSettings& settings);
+    void save(QSettings& settings) const;
+};
+
+} // namespace hearsay::ui

@@ -1,0 +1,61 @@
+// Dictation into other applications (see dictate_anywhere.h).
+#include "ui/dictate_anywhere.h"
+
+#include <utility>
+
+namespace hearsay::ui {
+
+DictateAnywhere::DictateAnywhere(QObject* parent) : QObject(parent), m_shortcut(this) {
+    connect(&m_shortcut, &GlobalShortcut::pressed, this, [this] {
+        if (m_settings.pushToTalk) emit startRequested();
+        else emit toggleRequested();
+    });
+    connect(&m_shortcut, &GlobalShortcut::released, this, [this] {
+        typeWaiting();  // the grab has ended with the key: the focused application has the keyboard again
+        if (m_settings.pushToTalk) emit stopRequested();
+    });
+}
+
+void DictateAnywhere::apply(const AnywhereSettings& settings) {
+    m_settings = settings;
+    if (settings.shortcut.isEmpty()) m_shortcut.release();
+    else m_shortcut.grab(settings.shortcut);
+}
+
+QString DictateAnywhere::typingStatus() const {
+    if (!m_settings.typeText) return tr("off");
+    if (m_typer) return QString::fromStdString(m_typer->describe());
+    return m_typerError.isEmpty() ? tr("at the first committed text") : m_typerError;
+}
+
+void DictateAnywhere::runStarted() { m_failedThisRun = false; }
+
+void DictateAnywhere::committed(const std::string& text, bool ownWindowActive) {
+    if (!m_settings.typeText || ownWindowActive || m_failedThisRun) return;
+    m_waiting.push_back(text);
+    if (!m_shortcut.isDown()) typeWaiting();
+}
+
+void DictateAnywhere::typeWaiting() {
+    std::vector<std::string> pieces = std::exchange(m_waiting, {});
+    if (pieces.empty() || m_failedThisRun) return;
+    if (!m_typer) {
+        auto opened = openTextTyper();
+        if (!opened) {
+            m_typerError = QString::fromStdString(opened.message());
+            m_failedThisRun = true;
+            emit typingFailed(m_typerError);
+            return;
+        }
+        m_typer = std::move(opened).value();
+    }
+    std::string text;
+    for (const std::string& piece : pieces) text += m_spacing.next(piece);
+    if (text.empty()) return;
+    if (auto typed = m_typer->type(text); !typed) {
+        m_failedThisRun = true;
+        emit typingFailed(QString::fromStdString(typed.message()));
+    }
+}
+
+} // namespace hearsay::ui

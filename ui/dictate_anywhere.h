@@ -1,0 +1,60 @@
+// Dictation into other applications, for the main window: the global shortcut (push-to-talk or
+// toggle, as the settings say) turned into start/stop requests, and committed text typed into
+// the focused application (core/typing) while Hearsay's own window does not have the focus. The
+// window forwards the settings and each committed piece, and paints status() in the panel.
+#pragma once
+
+#include "core/typing/insertion_spacing.h"
+#include "core/typing/text_typer.h"
+#include "ui/anywhere_settings.h"
+#include "ui/global_shortcut.h"
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hearsay::ui {
+
+class DictateAnywhere : public QObject {
+    Q_OBJECT
+public:
+    explicit DictateAnywhere(QObject* parent = nullptr);
+
+    // Grabs the settings' shortcut (releasing the old one); the outcome is in shortcutStatus().
+    void apply(const AnywhereSettings& settings);
+    const AnywhereSettings& settings() const { return m_settings; }
+    QString shortcutStatus() const { return m_shortcut.mechanism(); }
+    QString typingStatus() const;
+    GlobalShortcut& shortcut() { return m_shortcut; }
+
+    // A new dictation run: typing is tried again (one space still separates it from the text the
+    // last run typed).
+    void runStarted();
+    // Types a committed piece when typing is on and `ownWindowActive` is false. While the
+    // shortcut is held (push-to-talk) the keyboard belongs to its grab, so pieces wait and are
+    // typed when it is let go. The first failure of a run is reported by typingFailed(), and
+    // nothing more is typed in that run.
+    void committed(const std::string& text, bool ownWindowActive);
+
+signals:
+    void startRequested();
+    void stopRequested();
+    void toggleRequested();
+    void typingFailed(const QString& why);
+
+private:
+    AnywhereSettings m_settings;
+    GlobalShortcut m_shortcut;
+    std::unique_ptr<TextTyper> m_typer;
+    QString m_typerError;
+    InsertionSpacing m_spacing;
+    bool m_failedThisRun = false;
+    std::vector<std::string> m_waiting;  // committed while the shortcut was held, in order
+
+    void typeWaiting();
+};
+
+} // namespace hearsay::ui

@@ -1,0 +1,60 @@
+// The dictate-anywhere panel (see dictate_anywhere_panel.h).
+#include "ui/dictate_anywhere_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QKeySequenceEdit>
+#include <QLabel>
+
+namespace hearsay::ui {
+
+DictateAnywherePanel::DictateAnywherePanel(QWidget* parent) : QWidget(parent) {
+    auto* form = new QFormLayout(this);
+    m_shortcut = new QKeySequenceEdit(this);
+    m_shortcut->setObjectName("anywhereShortcut");
+    m_shortcut->setToolTip(tr("A key combination that starts dictation whichever application has the focus"));
+    form->addRow(tr("&Shortcut"), m_shortcut);
+    m_mode = new QComboBox(this);
+    m_mode->setObjectName("anywhereMode");
+    m_mode->addItem(tr("Press to start, press again to stop"));
+    m_mode->addItem(tr("Hold to talk (push-to-talk)"));
+    form->addRow(tr("&Mode"), m_mode);
+    m_type = new QCheckBox(tr("Type committed text into the focused application"), this);
+    m_type->setObjectName("anywhereType");
+    m_type->setToolTip(tr("Only committed text is typed, never tentative words; it is also in the transcript and the "
+                          "journal. Nothing is typed while Hearsay's own window has the focus."));
+    form->addRow(QString(), m_type);
+    m_status = new QLabel(this);
+    m_status->setObjectName("anywhereStatus");
+    m_status->setWordWrap(true);
+    form->addRow(m_status);
+    auto changed = [this] {
+        if (!m_updating) emit settingsChanged(settings());
+    };
+    connect(m_shortcut, &QKeySequenceEdit::editingFinished, this, changed);
+    connect(m_mode, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_type, &QCheckBox::toggled, this, changed);
+}
+
+void DictateAnywherePanel::setSettings(const AnywhereSettings& s) {
+    m_updating = true;
+    m_shortcut->setKeySequence(QKeySequence::fromString(s.shortcut, QKeySequence::PortableText));
+    m_mode->setCurrentIndex(s.pushToTalk ? 1 : 0);
+    m_type->setChecked(s.typeText);
+    m_updating = false;
+}
+
+AnywhereSettings DictateAnywherePanel::settings() const {
+    AnywhereSettings s;
+    s.shortcut = m_shortcut->keySequence().toString(QKeySequence::PortableText);
+    s.pushToTalk = m_mode->currentIndex() == 1;
+    s.typeText = m_type->isChecked();
+    return s;
+}
+
+void DictateAnywherePanel::setStatus(const QString& shortcut, const QString& typing) {
+    m_status->setText(tr("Shortcut: %1\nTyping: %2").arg(shortcut, typing));
+}
+
+} // namespace hearsay::ui

@@ -1,0 +1,38 @@
+// The "Dictate anywhere" panel: the global shortcut, push-to-talk or toggle, typing into the
+// focused application, and a line saying which mechanism is in use or why there is none.
+#pragma once
+
+#include "ui/anywhere_settings.h"
+
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QKeySequenceEdit;
+class QLabel;
+
+namespace hearsay::ui {
+
+class DictateAnywherePanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit DictateAnywherePanel(QWidget* parent = nullptr);
+
+    // Shows `settings` without emitting settingsChanged.
+    void setSettings(const AnywhereSettings& settings);
+    AnywhereSettings settings() const;
+    // What the shortcut and the typing run on, or why they do not (one line each).
+    void setStatus(const QString& shortcut, const QString& typing);
+
+signals:
+    void settingsChanged(const hearsay::ui::AnywhereSettings& settings);
+
+private:
+    QKeySequenceEdit* m_shortcut = nullptr;
+    QComboBox* m_mode = nullptr;
+    QCheckBox* m_type = nullptr;
+    QLabel* m_status = nullptr;
+    bool m_updating = false;
+};
+
+} // namespace hearsay::ui

@@ -1,0 +1,52 @@
+// A key combination that reaches Hearsay whichever window has the focus: on X11 a passive grab
+// of the key on the root window (its own connection to the X server, read on the GUI thread
+// through a socket notifier), reported as pressed() when it goes down and released() when it
+// comes up, held keys not repeating (XKB's detectable auto-repeat). Push-to-talk and toggle are
+// the window's choice of what to do with the two.
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+
+class QSocketNotifier;
+
+namespace hearsay::ui {
+
+class GlobalShortcut : public QObject {
+    Q_OBJECT
+public:
+    explicit GlobalShortcut(QObject* parent = nullptr);
+    ~GlobalShortcut() override;
+
+    // Grabs `sequence` ("F9", "Ctrl+Alt+D": Qt's portable text) in place of the current one;
+    // false, with error() saying why in one line (no X11 display, a key X11 does not know, the
+    // combination already taken by another program), and no grab then.
+    bool grab(const QString& sequence);
+    void release();
+    bool active() const { return m_keycode != 0; }
+    // Between pressed() and released(): the key is held, and the X server sends every key event
+    // to this grab (none reaches the focused application).
+    bool isDown() const { return m_down; }
+    QString error() const { return m_error; }
+    // "X11 key grab on :0" or why there is none.
+    QString mechanism() const;
+
+signals:
+    void pressed();
+    void released();
+
+private:
+    void readEvents();
+
+    struct Connection;
+    std::unique_ptr<Connection> m_connection;
+    QSocketNotifier* m_notifier = nullptr;
+    unsigned m_keycode = 0;
+    unsigned m_modifiers = 0;
+    bool m_down = false;
+    QString m_error;
+};
+
+} // namespace hearsay::ui
