@@ -11,6 +11,8 @@
 // programs, which keep an XKB keymap of their own, miss them (the paste path is for those).
 #include "core/typing/text_typer.h"
 
+#include "core/util/utf8.h"
+
 #include <X11/XKBlib.h>
 #include <X11/Xlib.h>
 #include <X11/extensions/XTest.h>
@@ -27,45 +29,6 @@
 namespace hearsay {
 namespace {
 
-// The code points of UTF-8 text, or the byte offset of the first invalid sequence.
-Result<std::vector<uint32_t>> codePoints(std::string_view s) {
-    std::vector<uint32_t> out;
-    for (size_t i = 0; i < s.size();) {
-        const auto b = static_cast<unsigned char>(s[i]);
-        const int length = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
-        if (length == 0 || i + size_t(length) > s.size()) return makeError("not UTF-8 at byte " + std::to_string(i));
-        uint32_t cp = length == 1 ? b : b & (0x7F >> length);
-        for (int k = 1; k < length; ++k) {
-            const auto c = static_cast<unsigned char>(s[i + size_t(k)]);
-            if ((c & 0xC0) != 0x80) return makeError("not UTF-8 at byte " + std::to_string(i));
-            cp = (cp << 6) | (c & 0x3F);
-        }
-        out.push_back(cp);
-        i += size_t(length);
-    }
-    return out;
-}
-
-std::string utf8Of(uint32_t cp) {
-    std::string s;
-    if (cp < 0x80) {
-        s += char(cp);
-    } else if (cp < 0x800) {
-        s += char(0xC0 | (cp >> 6));
-        s += char(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        s += char(0xE0 | (cp >> 12));
-        s += char(0x80 | ((cp >> 6) & 0x3F));
-        s += char(0x80 | (cp & 0x3F));
-    } else {
-        s += char(0xF0 | (cp >> 18));
-        s += char(0x80 | ((cp >> 12) & 0x3F));
-        s += char(0x80 | ((cp >> 6) & 0x3F));
-        s += char(0x80 | (cp & 0x3F));
-    }
-    return s;
-}
-
 class X11Typer final : public TextTyper {
 public:
     X11Typer(Display* display, std::string name) : m_display(display), m_name(std::move(name)) {}
@@ -78,8 +41,9 @@ public:
     }
 
     Result<void> type(std::string_view utf8) override {
-        auto points = codePoints(utf8);
-        if (!points) return makeError("cannot type the text: " + points.message());
+        size_t bad = 0;
+        const auto points = codePointsOf(utf8, &bad);
+        if (!points) return makeError("cannot type the text: not UTF-8 at byte " + std::to_string(bad));
         XkbDescPtr xkb = XkbGetMap(m_display, XkbAllClientInfoMask, XkbUseCoreKbd);
         XModifierKeymap* modifiers = XGetModifierMapping(m_display);
         if (!xkb || !modifiers) {
@@ -92,7 +56,9 @@ public:
         releaseHeldModifiers(modifiers, state.base_mods);
         Result<void> result;
         std::vector<std::pair<KeySym, KeyCode>> remapped;  // spare keys given a symbol, this text
-        for (uint32_t cp : points.value()) {
+        for (uint32_t cp : *points) {
+            std::string character;
+            appendUtf8(character, cp);
             const KeySym sym = cp == '\n' ? XK_Return : cp == '\t' ? XK_Tab : xkb_utf32_to_keysym(cp);
             if (sym == NoSymbol || (cp < 0x20 && cp != '\n' && cp != '\t')) {
                 result = makeError("cannot type U+" + hex(cp) + ": no key symbol for it");
@@ -106,11 +72,11 @@ public:
             if (!stroke) {
                 const KeyCode spare = spareKey(xkb, remapped);
                 if (spare == 0) {
-                    result = makeError("cannot type '" + utf8Of(cp) + "': the layout lacks it and no spare key is left");
+                    result = makeError("cannot type '" + character + "': the layout lacks it and no spare key is left");
                     break;
                 }
                 if (!setKeySym(spare, sym)) {
-                    result = makeError("cannot type '" + utf8Of(cp) + "': the layout lacks it and the spare key could not be mapped");
+                    result = makeError("cannot type '" + character + "': the layout lacks it and the spare key could not be mapped");
                     break;
                 }
                 remapped.emplace_back(sym, spare);

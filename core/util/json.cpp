@@ -1,6 +1,8 @@
 // Recursive-descent JSON parser (bounded depth) and writer.
 #include "core/util/json.h"
 
+#include "core/util/utf8.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -137,24 +139,6 @@ private:
         }
         out = Json(std::move(array));
         return true;
-    }
-
-    static void appendUtf8(std::string& s, uint32_t cp) {
-        if (cp < 0x80) {
-            s += char(cp);
-        } else if (cp < 0x800) {
-            s += char(0xC0 | (cp >> 6));
-            s += char(0x80 | (cp & 0x3F));
-        } else if (cp < 0x10000) {
-            s += char(0xE0 | (cp >> 12));
-            s += char(0x80 | ((cp >> 6) & 0x3F));
-            s += char(0x80 | (cp & 0x3F));
-        } else {
-            s += char(0xF0 | (cp >> 18));
-            s += char(0x80 | ((cp >> 12) & 0x3F));
-            s += char(0x80 | ((cp >> 6) & 0x3F));
-            s += char(0x80 | (cp & 0x3F));
-        }
     }
 
     bool parseHex4(uint32_t& out) {

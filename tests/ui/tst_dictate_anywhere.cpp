@@ -65,16 +65,6 @@ class TestDictateAnywhere : public QObject {
         return window;
     }
 
-    std::unique_ptr<QPlainTextEdit> focusedEditor() {
-        auto editor = std::make_unique<QPlainTextEdit>();
-        editor->resize(500, 200);
-        editor->show();
-        editor->activateWindow();
-        editor->setFocus();
-        if (!QTest::qWaitForWindowActive(editor.get(), 10000)) return nullptr;
-        return editor;
-    }
-
 private slots:
     void initTestCase() {
         QCOMPARE(QGuiApplication::platformName(), QString("xcb"));

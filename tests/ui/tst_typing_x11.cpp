@@ -62,18 +62,6 @@ class TestTypingX11 : public QObject {
 
     QTemporaryDir m_dir;
 
-    // A fresh editor with the keyboard focus.
-    std::unique_ptr<QPlainTextEdit> focusedEditor() {
-        auto editor = std::make_unique<QPlainTextEdit>();
-        editor->setWindowTitle("typing target");
-        editor->resize(600, 300);
-        editor->show();
-        editor->activateWindow();
-        editor->setFocus();
-        if (!QTest::qWaitForWindowActive(editor.get(), 10000)) return nullptr;
-        return editor;
-    }
-
 private slots:
     void initTestCase() {
         QVERIFY(m_dir.isValid());

@@ -1,14 +1,18 @@
 // A real X server for the tests that type into other programs: Xvfb on a free display number
 // (it picks one itself, -displayfd), stopped when the object goes. Plain fork/exec, so that it
-// can start before the test's QApplication, which must connect to it.
+// can start before the test's QApplication, which must connect to it. And the target those tests
+// type into: a Qt editor window of their own with the keyboard focus.
 #pragma once
 
 #include <QFile>
+#include <QPlainTextEdit>
 #include <QString>
 #include <QTemporaryDir>
+#include <QTest>
 
 #include <chrono>
 #include <csignal>
+#include <memory>
 #include <string>
 #include <thread>
 #include <sys/prctl.h>
@@ -79,5 +83,17 @@ private:
     QString m_name;
     QString m_error;
 };
+
+// A new editor window that has the keyboard focus; null when it did not become active.
+inline std::unique_ptr<QPlainTextEdit> focusedEditor() {
+    auto editor = std::make_unique<QPlainTextEdit>();
+    editor->setWindowTitle("typing target");
+    editor->resize(600, 300);
+    editor->show();
+    editor->activateWindow();
+    editor->setFocus();
+    if (!QTest::qWaitForWindowActive(editor.get(), 10000)) return nullptr;
+    return editor;
+}
 
 } // namespace hearsay::test
