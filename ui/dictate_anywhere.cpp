@@ -20,6 +20,7 @@ void DictateAnywhere::apply(const AnywhereSettings& settings) {
     m_settings = settings;
     if (settings.shortcut.isEmpty()) m_shortcut.release();
     else m_shortcut.grab(settings.shortcut);
+    emit statusChanged();
 }
 
 QString DictateAnywhere::typingStatus() const {
@@ -45,9 +46,11 @@ void DictateAnywhere::typeWaiting() {
             m_typerError = QString::fromStdString(opened.message());
             m_failedThisRun = true;
             emit typingFailed(m_typerError);
+            emit statusChanged();
             return;
         }
         m_typer = std::move(opened).value();
+        emit statusChanged();
     }
     std::string text;
     for (const std::string& piece : pieces) text += m_spacing.next(piece);

@@ -44,6 +44,8 @@ signals:
     void stopRequested();
     void toggleRequested();
     void typingFailed(const QString& why);
+    // shortcutStatus() or typingStatus() may read differently (a grab tried, the typer opened or failed).
+    void statusChanged();
 
 private:
     AnywhereSettings m_settings;

@@ -29,7 +29,6 @@ public:
     DictationController& operator=(const DictationController&) = delete;
 
     Phase phase() const { return m_phase; }
-    bool active() const { return m_phase != Phase::Idle; }
 
     // ---- a run -------------------------------------------------------------------------------
     // Idle → Starting: the request for the worker (the input device of `settings`, or `file`

@@ -250,12 +250,12 @@ void MainWindow::createDocks() {
     connect(m_anywhere, &DictateAnywhere::typingFailed, this, [this](const QString& why) {
         m_messageBar->showMessage(MessageBar::Kind::Warning, tr("Typing into the focused application stopped: %1\nThe "
                                                                 "text is in the transcript and the journal.").arg(why));
-        m_anywherePanel->setStatus(m_anywhere->shortcutStatus(), m_anywhere->typingStatus());
     });
+    connect(m_anywhere, &DictateAnywhere::statusChanged, this,
+            [this] { m_anywherePanel->setStatus(m_anywhere->shortcutStatus(), m_anywhere->typingStatus()); });
     const AnywhereSettings anywhere = AnywhereSettings::load(*m_settings);
     m_anywherePanel->setSettings(anywhere);
     m_anywhere->apply(anywhere);
-    m_anywherePanel->setStatus(m_anywhere->shortcutStatus(), m_anywhere->typingStatus());
 
     m_livePanel = new LivePanel(this);
     auto* liveDock = new QDockWidget(tr("Live"), this);
@@ -497,7 +497,6 @@ void MainWindow::applySettings(const EngineSettings& settings) {
 void MainWindow::applyAnywhere(const AnywhereSettings& settings) {
     settings.save(*m_settings);
     m_anywhere->apply(settings);
-    m_anywherePanel->setStatus(m_anywhere->shortcutStatus(), m_anywhere->typingStatus());
 }
 
 void MainWindow::reopenLastModel() {
@@ -847,7 +846,6 @@ void MainWindow::onCommitted(const CommittedText& text) {
     const QWidget* active = QApplication::activeWindow();
     const bool ownWindowActive = active && (active == this || active->parentWidget() == this);
     m_anywhere->committed(text.text, ownWindowActive);
-    m_anywherePanel->setStatus(m_anywhere->shortcutStatus(), m_anywhere->typingStatus());
 }
 
 void MainWindow::onDictationStep(const StreamingStep& step) {

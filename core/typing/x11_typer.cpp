@@ -57,8 +57,6 @@ public:
         Result<void> result;
         std::vector<std::pair<KeySym, KeyCode>> remapped;  // spare keys given a symbol, this text
         for (uint32_t cp : *points) {
-            std::string character;
-            appendUtf8(character, cp);
             const KeySym sym = cp == '\n' ? XK_Return : cp == '\t' ? XK_Tab : xkb_utf32_to_keysym(cp);
             if (sym == NoSymbol || (cp < 0x20 && cp != '\n' && cp != '\t')) {
                 result = makeError("cannot type U+" + hex(cp) + ": no key symbol for it");
@@ -72,13 +70,12 @@ public:
             if (!stroke) {
                 const KeyCode spare = spareKey(xkb, remapped);
                 if (spare == 0) {
+                    std::string character;
+                    appendUtf8(character, cp);
                     result = makeError("cannot type '" + character + "': the layout lacks it and no spare key is left");
                     break;
                 }
-                if (!setKeySym(spare, sym)) {
-                    result = makeError("cannot type '" + character + "': the layout lacks it and the spare key could not be mapped");
-                    break;
-                }
+                setKeySym(spare, sym);
                 remapped.emplace_back(sym, spare);
                 stroke = Stroke{spare, {}};
             }
@@ -157,11 +154,10 @@ private:
     // Gives `code` the symbol `sym` at both levels (NoSymbol: none), through the core protocol
     // as xmodmap does. Clients that read the core mapping (xterm, Xlib programs) follow; clients
     // that keep an XKB keymap of their own (Qt, GTK through libxkbcommon) were seen not to.
-    bool setKeySym(KeyCode code, KeySym sym) {
+    void setKeySym(KeyCode code, KeySym sym) {
         KeySym both[2] = {sym, sym};
         XChangeKeyboardMapping(m_display, code, 2, both, 1);
         XSync(m_display, False);
-        return true;
     }
 
     // Modifier keys the user still holds (the Ctrl and Alt of a push-to-talk shortcut) would turn
