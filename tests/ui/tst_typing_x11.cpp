@@ -154,6 +154,25 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(editor->toPlainText(), expected, 10000);
     }
 
+    // Text that is not UTF-8 (a damaged file): a clear error naming the byte, nothing typed.
+    void badTextIsAClearError() {
+        auto editor = focusedEditor();
+        QVERIFY2(editor, "the editor window did not become active");
+        const QString file = m_dir.filePath("damaged.txt");
+        QFile damaged(file);
+        QVERIFY(damaged.open(QIODevice::WriteOnly));
+        damaged.write("abc\xC3(def\xFF");
+        damaged.close();
+        const Run r = runCli({"type", "--quiet", "--file", file});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("not UTF-8 at byte 3"), qPrintable(r.err));
+        QTest::qWait(500);
+        QCOMPARE(editor->toPlainText(), QString());
+        const Run missing = runCli({"type", "--quiet", "--file", m_dir.filePath("missing.txt")});
+        QCOMPARE(missing.exitCode, 1);
+        QVERIFY2(missing.err.contains("cannot read"), qPrintable(missing.err));
+    }
+
     void noDisplayIsAClearError() {
         QProcess p;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
