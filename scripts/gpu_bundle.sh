@@ -24,7 +24,7 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHEARSAY_ENGINE_ONLY
 # Every kernels test, and the core tests that reach the CUDA backend (the others run the same on
 # any machine); only those the engine-only configuration has (no Qt Multimedia or PortAudio tests).
 known=$(ninja -C "$build" -t targets all | sed -n 's/^\(\(core\|kernels\)_tst_[a-z0-9_]*\): .*/\1/p' | sort -u)
-targets=(hearsay-cli)
+targets=(hearsay-cli hearsay_cuda)  # the CUDA backend's module: lib/hearsay/libhearsay-cuda.so
 for source in tests/kernels/tst_*.cpp $(grep -l -i -E "cuda|gpu" tests/core/tst_*.cpp); do
     target="$(basename "$(dirname "$source")")_$(basename "$source" .cpp)"
     grep -qx "$target" <<<"$known" && targets+=("$target")
@@ -32,13 +32,15 @@ done
 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 
 carry="$build/carry"
-rm -rf "$carry" && mkdir -p "$carry/bin" "$carry/tests" "$carry/lib"
+rm -rf "$carry" && mkdir -p "$carry/bin" "$carry/tests" "$carry/lib/hearsay"
 cp "$build/bin/hearsay-cli" "$carry/bin/"
-for target in "${targets[@]:1}"; do cp "$build/tests/$target" "$carry/tests/"; done
-strip --strip-debug "$carry"/bin/* "$carry"/tests/*
+# Found by the programs and tests as bin/../lib/hearsay (core/engine/cuda_module.h).
+cp "$build/lib/hearsay/libhearsay-cuda.so" "$carry/lib/hearsay/"
+for target in "${targets[@]:2}"; do cp "$build/tests/$target" "$carry/tests/"; done
+strip --strip-debug "$carry"/bin/* "$carry"/tests/* "$carry"/lib/hearsay/*
 
 # Libraries outside glibc, the compiler runtime and CUDA (which the GPU machine has).
-for binary in "$carry"/bin/* "$carry"/tests/*; do
+for binary in "$carry"/bin/* "$carry"/tests/* "$carry"/lib/hearsay/*; do
     ldd "$binary" | awk '$3 ~ /^\// {print $3}'
 done | sort -u | while read -r lib; do
     case "$(basename "$lib")" in

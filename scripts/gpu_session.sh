@@ -85,7 +85,7 @@ setup() {
     link "$carry/tests" "$BUILD_DIR/tests"
     export LD_LIBRARY_PATH="$carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     # cuBLAS/cudart of the toolkit the bundle was built with, from the system or from pip wheels.
-    if ldd "$carry/bin/hearsay-cli" | grep -q "not found"; then
+    if ldd "$carry/lib/hearsay/libhearsay-cuda.so" | grep -q "not found"; then
         for dir in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
             $(find / -xdev \( -path /proc -o -path /sys \) -prune -o -name 'libcublas.so.*' -printf '%h\n' 2>/dev/null | sort -u); do
             [ -d "$dir" ] && LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$dir"
@@ -106,7 +106,7 @@ check() {
     {
         echo "== nvidia-smi"; nvidia-smi 2>&1 | head -20
         echo "== bundle"; cat "$carry/paths.env"; du -sh "$carry"
-        echo "== libraries not found"; for b in "$carry"/bin/* "$carry"/tests/*; do ldd "$b" | grep "not found" | sed "s|^|$(basename "$b"): |"; done
+        echo "== libraries not found"; for b in "$carry"/bin/* "$carry"/tests/* "$carry"/lib/hearsay/*; do ldd "$b" | grep "not found" | sed "s|^|$(basename "$b"): |"; done
         echo "== libraries used by hearsay-cli"; ldd "$cli" | grep -E "cublas|cudart|stdc|Qt" 
         echo "== python"; "$peers_python" -c "import sys, torch, transformers; print(sys.executable, sys.version.split()[0]); print('torch', torch.__version__, 'cuda', torch.version.cuda, 'available', torch.cuda.is_available()); print('transformers', transformers.__version__)" 2>&1
         echo "== compute-sanitizer"; sanitizer_path || echo "not found"

@@ -27,6 +27,7 @@
 #include "core/streaming/streaming_benchmark.h"
 #endif
 #ifdef HEARSAY_HAVE_CUDA
+#include "core/engine/cuda_module.h"
 #include "kernels/peak_rates.h"
 #endif
 
@@ -107,7 +108,7 @@ int runBench(const std::vector<std::string>& args) {
     }
 #ifdef HEARSAY_HAVE_CUDA
     if (!gpu && s.backend == BackendKind::Cuda) {
-        if (auto info = cuda::describeGpu(0)) gpu = info.value();
+        if (auto info = cuda_module::describeGpu(0)) gpu = info.value();
     }
 #endif
     machine.gpu = gpu;

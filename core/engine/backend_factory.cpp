@@ -2,9 +2,7 @@
 #include "core/engine/backend_factory.h"
 
 #include "core/backend/cpu_backend.h"
-#ifdef HEARSAY_HAVE_CUDA
-#include "kernels/cuda_backend_factory.h"
-#endif
+#include "core/engine/cuda_module.h"
 
 #include <exception>
 #include <new>
@@ -16,16 +14,11 @@ Result<std::shared_ptr<Backend>> createBackend(BackendKind kind, BackendOptions 
     if (options.threads < 0) return makeError("the thread count must be 0 (all cores) or positive");
     switch (kind) {
     case BackendKind::Cuda:
-#ifdef HEARSAY_HAVE_CUDA
-        return createCudaBackend(options);
-#else
-        return makeError("the CUDA backend is not available in this build (built without CUDA)", ErrorKind::Device);
-#endif
+        return cuda_module::createBackend(options);
     case BackendKind::Auto:
-#ifdef HEARSAY_HAVE_CUDA
-        // A GPU that is present but fails to start is an error, not a silent fall back.
-        if (cudaDeviceAvailable(options.device)) return createCudaBackend(options);
-#endif
+        // A GPU that is present but fails to start is an error, not a silent fall back; a machine
+        // without the CUDA libraries (the module not loaded) or without a GPU gets the CPU.
+        if (cuda_module::deviceAvailable(options.device)) return cuda_module::createBackend(options);
         [[fallthrough]];
     case BackendKind::Cpu:
         try {

@@ -1,7 +1,7 @@
-// createBackend(): the CPU backend, or the CUDA backend of kernels/. It lives in the engine
-// library, above both hearsay_core (which defines the Backend interface and the CPU backend) and
-// hearsay_kernels (which implements it on a GPU and links the core): the dependencies point one
-// way, core <- kernels <- engine, with no cycle between the two static libraries.
+// createBackend(): the CPU backend, or the CUDA backend of kernels/, which the engine loads at run
+// time from its module (cuda_module.h): hearsay_core defines the Backend interface and the CPU
+// backend, kernels/ implements it on a GPU and links the core into libhearsay-cuda.so, and the
+// engine links neither CUDA nor the kernels: core <- kernels, core <- engine, no cycle.
 #pragma once
 
 #include "core/backend/backend.h"

@@ -20,11 +20,13 @@ id=io.github.hearsay.Hearsay
 expected=(
     bin/hearsay bin/hearsay-cli bin/hearsay-decode
     share/applications/$id.desktop share/metainfo/$id.metainfo.xml
-    share/icons/hicolor/scalable/apps/hearsay.svg
+    share/icons/hicolor/scalable/apps/hearsay.svg share/icons/hicolor/48x48/apps/hearsay.png
+    share/icons/hicolor/256x256/apps/hearsay.png
     share/man/man1/hearsay.1 share/man/man1/hearsay-cli.1
     share/bash-completion/completions/hearsay share/bash-completion/completions/hearsay-cli
     share/hearsay/scripts/bench/peers.py share/doc/hearsay/LICENSE
 )
+if [ -e "$build/lib/hearsay/libhearsay-cuda.so" ]; then expected+=(lib/hearsay/libhearsay-cuda.so); fi
 for f in "${expected[@]}"; do [ -e "$root/$f" ] || fail "not installed: $f"; done
 echo "check_install: ${#expected[@]} expected files installed ($(find "$root" -type f | wc -l) files in all)"
 # Nothing from the build or source tree in the installed text files.
@@ -72,6 +74,28 @@ mv "$root/bin/hearsay-decode" "$stage/hearsay-decode.away"
 transcribe >/dev/null || fail "no transcript without the decoder helper: $(cat "$work/err.txt")"
 grep -q "no hearsay-decode found" "$work/err.txt" || fail "a decoder helper from outside the installation was used"
 mv "$stage/hearsay-decode.away" "$root/bin/hearsay-decode"
+# The CUDA backend is optional: no installed program links the CUDA runtime or cuBLAS; its module
+# (when this build has CUDA) is found beside them, and where it cannot be loaded the CUDA backend
+# is refused with the reason while the CPU backend works.
+for program in hearsay hearsay-cli hearsay-decode; do
+    ! ldd "$root/bin/$program" | grep -Eq "libcudart|libcublas" || fail "$program links a CUDA library"
+done
+cuda() { "$root/bin/hearsay-cli" transcribe --model "$model" --language en --quiet --backend cuda jfk.wav 2>&1 >/dev/null; }
+if [ -e "$root/lib/hearsay/libhearsay-cuda.so" ]; then
+    said=$(cuda) && echo "check_install: the CUDA backend transcribed jfk.wav" ||
+        { ! grep -q "module" <<<"$said" || fail "the installed CUDA module was not loaded: $said"
+          echo "check_install: the installed CUDA module loaded; here: $(tail -1 <<<"$said")"; }
+    # A module whose CUDA libraries are missing: a stand-in that needs a library no machine has.
+    echo 'int hearsay_cuda_stand_in(void) { return 0; }' >"$work/absent.c"
+    cc -shared -fPIC -Wl,-soname,libcudart.so.999 -o "$work/libcudart.so.999" "$work/absent.c"
+    cc -shared -fPIC -o "$work/stand-in.so" "$work/absent.c" -L"$work" -Wl,--no-as-needed -l:libcudart.so.999
+    rm "$work/libcudart.so.999"
+    said=$(HEARSAY_CUDA_MODULE="$work/stand-in.so" cuda) && fail "a CUDA module without its libraries was used"
+    grep -q "CUDA runtime and cuBLAS libraries it needs are missing" <<<"$said" || fail "no clear message: $said"
+    HEARSAY_CUDA_MODULE="$work/stand-in.so" "$root/bin/hearsay-cli" transcribe --model "$model" --language en \
+        --quiet --backend auto jfk.wav >/dev/null 2>&1 || fail "--backend auto did not fall back to the CPU"
+    echo "check_install: without its CUDA libraries: $(tail -1 <<<"$said")"
+fi
 "$root/bin/hearsay" --settings "$work/settings.ini" --screenshot "$work/window.png" >/dev/null 2>&1 || fail "hearsay --screenshot"
 [ -s "$work/window.png" ] || fail "hearsay --screenshot wrote no PNG"
 echo "check_install: the installed hearsay started and saved a screenshot"

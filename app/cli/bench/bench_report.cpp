@@ -23,6 +23,7 @@
 #include "core/streaming/streaming_benchmark.h"
 #endif
 #ifdef HEARSAY_HAVE_CUDA
+#include "core/engine/cuda_module.h"
 #include "kernels/peak_rates.h"
 #endif
 
@@ -83,7 +84,7 @@ PeakRates peakRates(const Settings& s, std::optional<GpuInfo>* gpu) {
 #ifdef HEARSAY_HAVE_CUDA
         if (s.peakGflops <= 0 || s.peakGbs <= 0) {
             std::fprintf(stderr, "bench: measuring the GPU's attainable peaks\n");
-            auto probe = cuda::measureGpuPeakRates(0);
+            auto probe = cuda_module::measurePeakRates(0);
             if (probe) {
                 peak.flopsPerSecond = probe->flopsPerSecond;
                 peak.flopsSource = probe->flopsSource;
@@ -96,7 +97,7 @@ PeakRates peakRates(const Settings& s, std::optional<GpuInfo>* gpu) {
             }
         }
         if (gpu && !*gpu) {
-            if (auto info = cuda::describeGpu(0)) *gpu = info.value();
+            if (auto info = cuda_module::describeGpu(0)) *gpu = info.value();
         }
 #endif
         if (gpu && *gpu) {
