@@ -1,12 +1,14 @@
-// The model manager (core/hub): the catalog and the hub URLs it forms, SHA-256, the scan of a
-// fake Hugging Face cache, and every download case against a Hugging Face-like server on loopback
-// (hub_test_server.h): a random-weight ggml model and the real tiny.en CTranslate2 fixture loaded
-// after download; offline, DNS failure, 404, 401/403, 500, a cut connection then resumed, wrong
-// bytes, a full disk, permission denied, cancel; and the real hub's ways: 416 past the end, a
-// server ignoring Range, a pinned file changed on the hub, the attempt cap, an expired token, a
-// missing repository or revision, 302 to a CDN and 307 for a renamed repository, pinned commits
-// and one commit per model, HF_ENDPOINT. Real hub URLs are not reachable here: their forming is
-// tested, the transfers are local.
+// The model manager (core/hub): the catalog, its pins (every entry at a commit, "main" only where
+// marked; tiny.en's and base's sizes and hashes against the real files) and the hub URLs it
+// forms, SHA-256, the scan of a fake Hugging Face cache, and every download case against a
+// Hugging Face-like server on loopback (hub_test_server.h): a random-weight ggml model and the
+// real tiny.en CTranslate2 fixture loaded after download; offline, DNS failure, 404, 401/403,
+// 500, a cut connection then resumed, wrong bytes, a full disk, permission denied, cancel; and the
+// real hub's ways: 416 past the end, a server ignoring Range, a pinned file changed on the hub,
+// the attempt cap, an expired token, a missing repository or revision, 302 to a CDN and 307 for a
+// renamed repository, pinned commits and one commit per model, HF_ENDPOINT. HTTPS and proxies:
+// tst_model_hub_transport.cpp. Real hub URLs are not reachable here: their forming is tested, the
+// transfers are local.
 #include "hub_test_server.h"
 #include "real_models.h"
 
