@@ -10,6 +10,9 @@ core/hub/catalog_entries.cpp, asks the hub for each repository's revision with i
   - with --advance, every repository moves to the commit of its "main";
   - each ggml file's size and SHA-256 are compared with those of the pinned commit; unknown
     ones (0 / "") are filled in;
+  - the kFiles table (each directory model's files: size and SHA-256 at the pinned commit) is
+    regenerated whole; a small file kept in git rather than LFS is downloaded and hashed, the
+    API naming only its git SHA-1;
   - a catalogued file missing from the revision is reported (optional files are marked "?"
     in the table and only noted).
 
@@ -19,6 +22,7 @@ was rewritten), 1 when it differs and --write was not given, 2 on an error.
 """
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -52,6 +56,28 @@ def fetch_revision(hub, repo, revision, token):
         raise RuntimeError("%s at %s: HTTP %d %s" % (repo, revision, e.code, code)) from None
     except urllib.error.URLError as e:
         raise RuntimeError("%s: cannot reach %s (%s)" % (repo, hub, e.reason)) from None
+
+
+def hash_of_file(hub, repo, commit, name, size, token):
+    """SHA-256 of a small file at a commit, downloaded (the API names only its git SHA-1)."""
+    url = "%s/%s/resolve/%s/%s" % (hub.rstrip("/"), repo, commit, urllib.parse.quote(name))
+    request = urllib.request.Request(url, headers={"User-Agent": "hearsay update_catalog"})
+    if token:
+        request.add_header("Authorization", "Bearer " + token)
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            body = response.read()
+    except (urllib.error.HTTPError, urllib.error.URLError) as e:
+        raise RuntimeError("%s: %s at %s: %s" % (repo, name, commit, e)) from None
+    if len(body) != size:
+        raise RuntimeError("%s: %s at %s is %d bytes, the API said %d" % (repo, name, commit, len(body), size))
+    return hashlib.sha256(body).hexdigest()
+
+
+def ordered_repos(text):
+    """The repositories of the kRevisions table, in its order."""
+    lines = text.split("\n")
+    return [m.group(2) for m in (REVISION_LINE.match(l) for l in lines) if m]
 
 
 def siblings(info):
@@ -152,21 +178,43 @@ def main():
         text = text[:g["match"].start()] + new + text[g["match"].end():]
         changes += 1
 
-    # Directory repositories: the catalogued files that the pinned commit lacks.
+    # Directory repositories: every catalogued file's size and SHA-256 at the pinned commit (the
+    # kFiles table, regenerated whole), and the catalogued files that commit lacks.
     lists = {name: re.findall(r'"([^"]+)"', body) for name, body in FILE_LIST.findall(text)}
-    for repo, there in sorted(files.items()):
-        if repo.endswith("whisper.cpp") or repo.endswith("-ggml"):
-            continue
-        wanted = lists["kHfFiles"] if repo.startswith(("openai/", "distil-whisper/")) and not repo.endswith("-ct2") \
-            else (lists["kCt2Files"] if repo.startswith("Systran/faster-whisper-") and "large-v3" not in repo
-                  else lists["kCt2FilesV3"])
-        for f in wanted:
-            optional = f.endswith("?")
-            name = f.rstrip("?")
-            if name not in there and (args.verbose or not optional):
-                print("%s: %s %s missing at %s" % (repo, "optional" if optional else "REQUIRED", name, commits[repo]))
-                if not optional:
-                    changes += 1
+    pins = []
+    try:
+        for repo in ordered_repos(text):
+            there = files.get(repo, {})
+            if repo.endswith("whisper.cpp") or repo.endswith("-ggml"):
+                continue
+            wanted = lists["kHfFiles"] if repo.startswith(("openai/", "distil-whisper/")) and not repo.endswith("-ct2") \
+                else (lists["kCt2Files"] if repo.startswith("Systran/faster-whisper-") and "large-v3" not in repo
+                      else lists["kCt2FilesV3"])
+            for f in wanted:
+                optional = f.endswith("?")
+                name = f.rstrip("?")
+                if name not in there:
+                    if args.verbose or not optional:
+                        print("%s: %s %s missing at %s" % (repo, "optional" if optional else "REQUIRED", name,
+                                                           commits[repo]))
+                        if not optional:
+                            changes += 1
+                    continue
+                size, sha = there[name]
+                if not sha:  # a small file kept in git, not LFS: the API gives its git SHA-1 only
+                    sha = hash_of_file(args.hub, repo, commits[repo], name, size, token)
+                pins.append('    {"%s", "%s", %s, "%s"},' % (repo, name, grouped(size), sha))
+    except RuntimeError as e:
+        print("update_catalog: %s" % e, file=sys.stderr)
+        return 2
+    lines = text.split("\n")
+    begin = next(i for i, l in enumerate(lines) if "BEGIN FILES" in l)
+    end = next(i for i, l in enumerate(lines) if "END FILES" in l)
+    if lines[begin + 1:end] != pins:
+        print("kFiles: %d file pin(s) rewritten" % len(pins))
+        lines[begin + 1:end] = pins
+        text = "\n".join(lines)
+        changes += 1
 
     if changes == 0:
         print("the catalog matches the hub")

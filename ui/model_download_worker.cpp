@@ -2,6 +2,7 @@
 
 #include "core/hub/hub_paths.h"
 #include "core/hub/model_download.h"
+#include "ui/system_proxy.h"
 
 namespace hearsay::ui {
 
@@ -12,6 +13,9 @@ void ModelDownloadWorker::download(int index, const QString& modelsDir, const QS
     hub::DownloadOptions options;
     options.hubUrl = hub::hubBaseUrl(hubUrl.toStdString());
     options.token = hub::huggingFaceToken();
+    // The desktop's proxy for the hub, where Qt can read it (GNOME, KDE, libproxy's sources);
+    // none there: the environment's, as libcurl reads it.
+    options.proxy = systemProxyUrl(QString::fromStdString(options.hubUrl)).toStdString();
     options.cancel = &m_cancel;
     options.warning = [&](const std::string& message) { emit warning(index, QString::fromStdString(message)); };
     options.progress = [&](const hub::DownloadProgress& p) {

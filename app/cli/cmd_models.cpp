@@ -71,20 +71,24 @@ extern "C" void onInterrupt(int) { g_cancel.store(true); }
 
 int list(const fs::path& modelsDir, const hub::ScanResult& scan, const std::string& hubUrlOption) {
     std::printf("hub: %s (%s)\n", hub::hubBaseUrl(hubUrlOption).c_str(), hub::hubBaseUrlSource(hubUrlOption).c_str());
-    std::printf("%-22s %-5s %-5s %9s %9s %7s %-12s %-14s %s\n", "name", "fmt", "prec", "disk", "memory", "params",
-                "languages", "speed", "status");
+    std::printf("%-22s %-5s %-5s %-9s %9s %9s %7s %-12s %-14s %s\n", "name", "fmt", "prec", "revision", "disk", "memory",
+                "params", "languages", "speed", "status");
     for (const auto& e : hub::catalog()) {
         std::string status = "-";
         if (auto p = hub::installedPath(e, modelsDir); !p.empty()) status = "installed";
         else if (auto* f = foundElsewhere(e, scan)) status = "found: " + f->model.path.string();
         const std::string disk = (e.sizesKnown() ? "" : "~") + human(e.diskBytes);
-        std::printf("%-22s %-5s %-5s %9s %9s %6dM %-12s %-14s %s\n", e.name.c_str(),
-                    std::string(hub::formatWord(e.format)).c_str(), e.precision.c_str(), disk.c_str(),
+        // A pinned commit by its first 8 digits; "main!" where none is pinned (the footnote says what that means).
+        const std::string revision = e.pinned() ? e.revision.substr(0, 8) : e.revision + "!";
+        std::printf("%-22s %-5s %-5s %-9s %9s %9s %6dM %-12s %-14s %s\n", e.name.c_str(),
+                    std::string(hub::formatWord(e.format)).c_str(), e.precision.c_str(), revision.c_str(), disk.c_str(),
                     ("~" + human(e.memoryBytes)).c_str(), e.parametersMillions, e.languages().c_str(), e.speed.c_str(),
                     status.c_str());
     }
-    std::printf("models directory: %s\n(~: estimated; sizes and SHA-256 recorded for the pinned ggml files, taken "
-                "from the hub's X-Linked-Size / X-Linked-Etag for the others)\n",
+    std::printf("models directory: %s\n"
+                "(~: estimated. revision: the commit each model is downloaded from, with the sizes and SHA-256 "
+                "recorded for it;\n main!: no commit pinned yet, the files come from the commit main is at then, "
+                "checked against the hub's X-Linked-Size / X-Linked-Etag)\n",
                 modelsDir.string().c_str());
     return 0;
 }

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -294,6 +295,10 @@ Result<Attempt> transferOnce(const FileRequest& request, const DownloadOptions& 
     curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &t);
     if (headers) curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
     if (resuming) curl_easy_setopt(curl, CURLOPT_RESUME_FROM_LARGE, curl_off_t(t.have));
+    if (options.proxy == "direct" || options.proxy == "DIRECT") curl_easy_setopt(curl, CURLOPT_PROXY, "");
+    else if (!options.proxy.empty()) curl_easy_setopt(curl, CURLOPT_PROXY, options.proxy.c_str());
+    const std::string caBundle = options.caBundle.empty() ? caBundleFromEnvironment() : options.caBundle;
+    if (!caBundle.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, caBundle.c_str());
 
     const CURLcode code = curl_easy_perform(curl);
     long status = 0;
@@ -336,6 +341,18 @@ Result<Attempt> transferOnce(const FileRequest& request, const DownloadOptions& 
                          (errorText[0] ? errorText : curl_easy_strerror(code)));
     if (code == CURLE_COULDNT_CONNECT)
         return makeError("cannot connect to " + host + " (offline, or the server is down): " +
+                         (errorText[0] ? errorText : curl_easy_strerror(code)));
+    if (code == CURLE_PEER_FAILED_VERIFICATION)
+        return makeError("the certificate of " + host + " is not trusted (" +
+                         (errorText[0] ? errorText : curl_easy_strerror(code)) +
+                         "): if a proxy or mirror uses its own certificate authority, name a PEM file holding it in "
+                         "CURL_CA_BUNDLE or SSL_CERT_FILE" +
+                         (caBundle.empty() ? std::string() : " (now: " + caBundle + ")"));
+    if (code == CURLE_SSL_CACERT_BADFILE)
+        return makeError("cannot use the CA bundle " + caBundle + " (from CURL_CA_BUNDLE or SSL_CERT_FILE): " +
+                         (errorText[0] ? errorText : curl_easy_strerror(code)));
+    if (code == CURLE_SSL_CONNECT_ERROR)
+        return makeError("the secure connection to " + host + " failed (TLS handshake): " +
                          (errorText[0] ? errorText : curl_easy_strerror(code)));
     if (code == CURLE_OPERATION_TIMEDOUT)
         return makeError("the connection to " + host + " timed out or stalled while fetching " + name + kept);
@@ -421,6 +438,12 @@ Result<Attempt> transferOnce(const FileRequest& request, const DownloadOptions& 
 }
 
 } // namespace
+
+std::string caBundleFromEnvironment() {
+    for (const char* name : {"CURL_CA_BUNDLE", "SSL_CERT_FILE"})
+        if (const char* v = std::getenv(name); v && *v) return v;
+    return {};
+}
 
 Result<FileOutcome> downloadFile(const FileRequest& request, const DownloadOptions& options,
                                  const std::function<void(uint64_t, uint64_t, double)>& progress) {

@@ -1,5 +1,6 @@
 #include "core/hub/model_catalog.h"
 
+#include <cctype>
 #include <cstdlib>
 
 namespace hearsay::hub {
@@ -30,6 +31,13 @@ bool CatalogEntry::sizesKnown() const {
     for (const auto& f : files)
         if (f.bytes == 0) return false;
     return !files.empty();
+}
+
+bool CatalogEntry::pinned() const {
+    if (revision.size() != 40) return false;
+    for (char c : revision)
+        if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+    return true;
 }
 
 std::string_view formatWord(ModelFormat format) {

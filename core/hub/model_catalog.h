@@ -4,10 +4,11 @@
 // with the quantised q5/q8 files). One C++ table (catalog_entries.cpp) is the only source.
 //
 // Each entry is pinned to a commit of its repository, and its file sizes and SHA-256 digests are
-// those of that commit where they are known (the ggml files: the LFS object ids Hugging Face
-// publishes); where they are not (0 / empty), the downloader takes them from the hub's
-// X-Linked-Size / X-Linked-Etag headers of that file, and small non-LFS files are checked by their
-// Content-Length only. A hub that serves another file than the pin is reported, not retried.
+// those of that commit where they are known (the LFS object ids Hugging Face publishes, and the
+// hashes of the small files); where they are not (0 / empty), the downloader takes them from the
+// hub's X-Linked-Size / X-Linked-Etag headers of that file, and small non-LFS files are checked by
+// their Content-Length only. A hub that serves another file than the pin is reported, not retried.
+// The few repositories whose commit is not known are at "main", marked (pinned() is false).
 #pragma once
 
 #include "core/model/whisper_model.h"
@@ -50,6 +51,8 @@ struct CatalogEntry {
     std::string languages() const { return englishOnly ? "English" : "99 languages"; }
     bool hashesKnown() const;
     bool sizesKnown() const;  // every file's size recorded: diskBytes is exact
+    // The revision is a full commit (40 hex digits), not a branch such as "main".
+    bool pinned() const;
     // The same model at another revision: the pins are dropped (they hold for the catalog's
     // revision only), so the files are checked against the hub's X-Linked-* headers.
     CatalogEntry atRevision(const std::string& otherRevision) const;

@@ -1,10 +1,12 @@
 // Downloads a catalog model from the hub (Hugging Face, a mirror, or a local server in tests)
 // with libcurl: progress, resume of an interrupted file (HTTP Range; the partial file "X.part"
 // stays beside its target), size and SHA-256 checked before the file is renamed into place,
-// cancel from another thread, the proxy from the environment (libcurl reads http_proxy,
-// https_proxy, no_proxy), a bearer token for gated repositories (dropped, with a warning, when
-// the hub refuses it), the hub's redirects (302 to its CDN, 307 for a renamed repository), and
-// every file of a model from one commit.
+// cancel from another thread, a proxy (the caller's, e.g. the desktop's settings, else the
+// environment's: libcurl reads http_proxy, https_proxy, all_proxy, no_proxy), HTTPS with the
+// system's certificate authorities or a CA bundle named in CURL_CA_BUNDLE / SSL_CERT_FILE, a
+// bearer token for gated repositories (dropped, with a warning, when the hub refuses it), the
+// hub's redirects (302 to its CDN, 307 for a renamed repository), and every file of a model from
+// one commit.
 //
 // Placement is atomic: a ggml model is its .bin, renamed from .bin.part once verified; a
 // directory model is assembled in ".NAME.partial/" and renamed to "NAME" once every file is
@@ -44,6 +46,12 @@ struct DownloadOptions {
     // Called from the downloading thread with something the user should know though the download
     // went on (a saved token the hub refused).
     std::function<void(const std::string&)> warning;
+    // A proxy URL ("http://host:3128", "socks5h://host:1080"); empty: the environment's, as
+    // libcurl reads it. "direct" (or "DIRECT"): none, whatever the environment says.
+    std::string proxy;
+    // A PEM file of certificate authorities to trust instead of the system's; empty:
+    // caBundleFromEnvironment().
+    std::string caBundle;
     long connectTimeoutSeconds = 30;
     long stallSeconds = 60;    // a transfer slower than 1 byte/s for this long fails (and resumes later)
     // Transfers per file, counted: a cut transfer resumes, a partial file the server cannot resume
@@ -76,6 +84,10 @@ struct FileOutcome {
     bool tokenRefused = false;      // the token got a 401 and the file came without it
     int attempts = 0;               // transfers it took
 };
+
+// The CA bundle the environment names, as curl and the Hugging Face tools read it:
+// $CURL_CA_BUNDLE, else $SSL_CERT_FILE; empty when neither is set (the system's authorities).
+std::string caBundleFromEnvironment();
 
 // One file, in at most options.maxAttempts transfers (a 401 with a token adds one without it).
 // Error kinds: BadInput for everything but cancel (Cancelled).

@@ -6,8 +6,10 @@
 // not know with 401 (an expired token, even on a public repository), redirects like the hub (302
 // to a CDN on another port, 307 for a renamed repository), and can misbehave on purpose: answer
 // with an error status, cut the connection after N bytes (N times), send other bytes than it
-// advertises, ignore Range, demand a bearer token. One connection at a time, each closed after
-// its response; a thread accepts until the server is destroyed.
+// advertises, ignore Range, demand a bearer token. It also acts as a forward HTTP proxy (a
+// request for an absolute URL is served as its path, and marked), and speaks TLS through a
+// channel factory (hub_tls_channel.h). One connection at a time, each closed after its response;
+// a thread accepts until the server is destroyed.
 #pragma once
 
 #include "core/hub/sha256.h"
@@ -21,7 +23,9 @@
 #include <atomic>
 #include <cctype>
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -45,7 +49,16 @@ public:
         std::string path;
         int64_t rangeStart = -1;   // -1: no Range header
         std::string authorization;
+        bool proxied = false;      // asked for an absolute URL, as a client asks its proxy
     };
+    // A connection as the server reads and writes it: plain TCP here, TLS in hub_tls_channel.h.
+    struct Channel {
+        virtual ~Channel() = default;
+        virtual ssize_t read(char* data, size_t bytes) = 0;
+        virtual ssize_t write(const char* data, size_t bytes) = 0;
+    };
+    // Makes the channel of an accepted socket; null refuses it (a failed TLS handshake).
+    using ChannelFactory = std::function<std::unique_ptr<Channel>(int fd)>;
 
     HubTestServer() {
         m_listen = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -68,7 +81,16 @@ public:
     }
 
     bool ok() const { return m_ok; }
-    std::string baseUrl() const { return "http://127.0.0.1:" + std::to_string(m_port); }
+    std::string baseUrl() const {
+        std::lock_guard lock(m_mutex);
+        return m_scheme + "://127.0.0.1:" + std::to_string(m_port);
+    }
+    // Connections from now on go through `factory`, and baseUrl() names `scheme` ("https").
+    void setChannelFactory(ChannelFactory factory, const std::string& scheme) {
+        std::lock_guard lock(m_mutex);
+        m_factory = std::move(factory);
+        m_scheme = scheme;
+    }
 
     // Serves `route` at /{repo}/resolve/{revision}/{file}.
     void add(const std::string& repo, const std::string& file, Route route, const std::string& revision = "main") {
@@ -108,14 +130,28 @@ private:
             if (::poll(&p, 1, 50) <= 0) continue;
             const int fd = ::accept(m_listen, nullptr, nullptr);
             if (fd < 0) continue;
-            handle(fd);
+            ChannelFactory factory;
+            {
+                std::lock_guard lock(m_mutex);
+                factory = m_factory;
+            }
+            std::unique_ptr<Channel> channel = factory ? factory(fd) : std::make_unique<PlainChannel>(fd);
+            if (channel) handle(*channel);
+            channel.reset();
             ::close(fd);
         }
     }
 
-    static bool sendAll(int fd, const char* data, size_t bytes) {
+    struct PlainChannel : Channel {
+        explicit PlainChannel(int fd) : fd(fd) {}
+        ssize_t read(char* data, size_t bytes) override { return ::recv(fd, data, bytes, 0); }
+        ssize_t write(const char* data, size_t bytes) override { return ::send(fd, data, bytes, MSG_NOSIGNAL); }
+        int fd;
+    };
+
+    static bool sendAll(Channel& fd, const char* data, size_t bytes) {
         while (bytes > 0) {
-            const ssize_t n = ::send(fd, data, bytes, MSG_NOSIGNAL);
+            const ssize_t n = fd.write(data, bytes);
             if (n <= 0) return false;
             data += n;
             bytes -= size_t(n);
@@ -176,17 +212,22 @@ private:
         return r;
     }
 
-    void handle(int fd) {
+    void handle(Channel& fd) {
         std::string head;
         char buf[4096];
         while (head.find("\r\n\r\n") == std::string::npos) {
-            const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+            const ssize_t n = fd.read(buf, sizeof buf);
             if (n <= 0) return;
             head.append(buf, size_t(n));
         }
         Request req;
         const auto sp1 = head.find(' '), sp2 = head.find(' ', sp1 + 1);
         req.path = head.substr(sp1 + 1, sp2 - sp1 - 1);
+        if (req.path.starts_with("http://")) {  // a client talking to its proxy: serve the URL's path
+            req.proxied = true;
+            const auto slash = req.path.find('/', 7);
+            req.path = slash == std::string::npos ? "/" : req.path.substr(slash);
+        }
         const bool isHead = head.starts_with("HEAD ");
         std::string lowerHead = head;
         for (auto& c : lowerHead) c = char(std::tolower(static_cast<unsigned char>(c)));
@@ -287,4 +328,6 @@ private:
     std::map<std::string, std::string> m_commitBranch;  // "repo@commit" -> branch
     std::vector<std::string> m_validTokens;
     std::vector<Request> m_requests;
+    ChannelFactory m_factory;
+    std::string m_scheme = "http";
 };

@@ -1,12 +1,14 @@
-// The model manager (core/hub): the catalog and the hub URLs it forms, SHA-256, the scan of a
-// fake Hugging Face cache, and every download case against a Hugging Face-like server on loopback
-// (hub_test_server.h): a random-weight ggml model and the real tiny.en CTranslate2 fixture loaded
-// after download; offline, DNS failure, 404, 401/403, 500, a cut connection then resumed, wrong
-// bytes, a full disk, permission denied, cancel; and the real hub's ways: 416 past the end, a
-// server ignoring Range, a pinned file changed on the hub, the attempt cap, an expired token, a
-// missing repository or revision, 302 to a CDN and 307 for a renamed repository, pinned commits
-// and one commit per model, HF_ENDPOINT. Real hub URLs are not reachable here: their forming is
-// tested, the transfers are local.
+// The model manager (core/hub): the catalog, its pins (every entry at a commit, "main" only where
+// marked; tiny.en's and base's sizes and hashes against the real files) and the hub URLs it
+// forms, SHA-256, the scan of a fake Hugging Face cache, and every download case against a
+// Hugging Face-like server on loopback (hub_test_server.h): a random-weight ggml model and the
+// real tiny.en CTranslate2 fixture loaded after download; offline, DNS failure, 404, 401/403,
+// 500, a cut connection then resumed, wrong bytes, a full disk, permission denied, cancel; and the
+// real hub's ways: 416 past the end, a server ignoring Range, a pinned file changed on the hub,
+// the attempt cap, an expired token, a missing repository or revision, 302 to a CDN and 307 for a
+// renamed repository, pinned commits and one commit per model, HF_ENDPOINT. HTTPS and proxies:
+// tst_model_hub_transport.cpp. Real hub URLs are not reachable here: their forming is tested, the
+// transfers are local.
 #include "hub_test_server.h"
 #include "real_models.h"
 
@@ -134,7 +136,8 @@ private slots:
 
         const CatalogEntry& ct2 = *findCatalogEntry("tiny.en", ModelFormat::CTranslate2);
         QCOMPARE(hubFileUrl("https://huggingface.co/", ct2, ct2.files[1]),
-                 std::string("https://huggingface.co/Systran/faster-whisper-tiny.en/resolve/main/model.bin"));
+                 std::string("https://huggingface.co/Systran/faster-whisper-tiny.en/resolve/"
+                             "0d3d19a32d3338f10357c0889762bd8d64bbdeba/model.bin"));
         const CatalogEntry& ggml = *findCatalogEntry("base.en-q5_1");
         QCOMPARE(hubFileUrl("http://mirror.local/hf", ggml, ggml.files[0]),
                  std::string("http://mirror.local/hf/ggerganov/whisper.cpp/resolve/"
@@ -142,10 +145,30 @@ private slots:
         QCOMPARE(ggml.installName(), std::string("ggml-base.en-q5_1.bin"));
         QCOMPARE(ct2.installName(), std::string("tiny.en-ct2"));
 
-        // Pins: every ggml file of whisper.cpp at the commit its size and hash are from; "main"
-        // only where the commit is not known (directory models, distil-large-v3.5's ggml file).
+        // Pins: every entry at a full commit, the one its sizes and hashes are from; "main" only
+        // where the commit is not known, and then marked (pinned() is false): the four English
+        // Hugging Face checkpoints and distil-large-v3.5's.
+        const std::vector<std::string> unpinned = {"openai/whisper-tiny.en", "openai/whisper-base.en",
+                                                   "openai/whisper-small.en", "openai/whisper-medium.en",
+                                                   "distil-whisper/distil-large-v3.5"};
         for (const auto& e : catalog()) {
             QVERIFY2(!e.revision.empty(), e.repo.c_str());
+            const bool known = std::find(unpinned.begin(), unpinned.end(), e.repo) == unpinned.end();
+            QVERIFY2(e.pinned() == known, e.repo.c_str());
+            if (!known) QCOMPARE(e.revision, std::string("main"));
+            // A CTranslate2 directory: every file's size at its commit, so its disk size is exact;
+            // every hash too, but for distil-large-v3.5-ct2's small files (sizes only).
+            if (e.format == ModelFormat::CTranslate2) {
+                QVERIFY2(e.sizesKnown(), e.repo.c_str());
+                uint64_t sum = 0;
+                for (const auto& f : e.files) sum += f.bytes;
+                QCOMPARE(e.diskBytes, sum);
+                if (e.repo != "distil-whisper/distil-large-v3.5-ct2") QVERIFY2(e.hashesKnown(), e.repo.c_str());
+            }
+            // A pinned Hugging Face checkpoint: its weights' size and hash at least.
+            if (e.format == ModelFormat::HuggingFace && e.pinned() && e.repo != "distil-whisper/distil-large-v3")
+                for (const auto& f : e.files)
+                    if (f.path == "model.safetensors") QVERIFY2(f.bytes > 0 && f.sha256.size() == 64, e.repo.c_str());
             if (e.repo == "ggerganov/whisper.cpp") {
                 QCOMPARE(e.revision, std::string("5359861c739e955e79d9a303bcbc70fb988958b1"));
                 QVERIFY2(e.files[0].bytes > 0 && e.files[0].sha256.size() == 64, e.name.c_str());
@@ -156,14 +179,15 @@ private slots:
         QCOMPARE(findCatalogEntry("large-v3-turbo", ModelFormat::CTranslate2)->repo,
                  std::string("dropbox-dash/faster-whisper-large-v3-turbo"));
         const CatalogEntry& distil = *findCatalogEntry("distil-large-v3", ModelFormat::Ggml);
-        QCOMPARE(distil.revision, std::string("0d78dd96"));
+        QCOMPARE(distil.revision, std::string("0d78dd96ed9fc152325f63b53788fec3b43de031"));
         QCOMPARE(distil.files[0].bytes, uint64_t(1'519'521'155));
-        QVERIFY(distil.files[0].sha256.empty());
+        QVERIFY(distil.files[0].sha256.starts_with("2883a11b90fb"));
         const CatalogEntry* distil35 = findCatalogEntry("distil-large-v3.5", ModelFormat::Ggml);
         QVERIFY(distil35);
         QCOMPARE(distil35->repo, std::string("distil-whisper/distil-large-v3.5-ggml"));
         QCOMPARE(distil35->files[0].path, std::string("ggml-model.bin"));
-        QCOMPARE(distil35->files[0].bytes, uint64_t(0));
+        QCOMPARE(distil35->revision, std::string("960ecb5c2ecfba3ebb9ebe485c1032ec266cf436"));
+        QCOMPARE(distil35->files[0].bytes, uint64_t(1'519'521'155));
         QCOMPARE(distil35->installName(), std::string("ggml-distil-large-v3.5.bin"));
         // Another revision is the user's choice; the pins do not hold there.
         const CatalogEntry atMain = ggml.atRevision("main");
@@ -303,6 +327,22 @@ private slots:
         QVERIFY(!fs::exists(originPath(e, models)));
     }
 
+    // The catalog's pins of tiny.en and base (CTranslate2), read from public records of the hub,
+    // against the real files the PyPI packages carry: every file's size and SHA-256.
+    void pinsMatchTheRealModelFiles() {
+        for (const char* name : {"tiny.en", "base"}) {
+            if (const QString why = real_models::missing(name); !why.isEmpty()) QFAIL(qPrintable(why));
+            const CatalogEntry& e = *findCatalogEntry(name, ModelFormat::CTranslate2);
+            QVERIFY(e.pinned() && e.hashesKnown());
+            for (const auto& f : e.files) {
+                const fs::path local = real_models::directory() / name / f.path;
+                QVERIFY2(fs::exists(local), local.c_str());
+                QCOMPARE(uint64_t(fs::file_size(local)), f.bytes);
+                QCOMPARE(sha256OfFile(local).value(), f.sha256);
+            }
+        }
+    }
+
     void downloadRealTinyEnFixtureAndLoad() {
         if (const QString why = real_models::missing("tiny.en"); !why.isEmpty()) QFAIL(qPrintable(why));
         const fs::path fixture = real_models::directory() / "tiny.en";
@@ -312,7 +352,7 @@ private slots:
             if (!fs::exists(fixture / f.path)) continue;  // optional files the fixture lacks: 404
             HubTestServer::Route r{readAll(fixture / f.path)};
             r.linkedHeaders = f.path == "model.bin";  // LFS on the hub; the small files are plain git
-            server.add(e.repo, f.path, r);
+            server.add(e.repo, f.path, r, e.revision);
         }
         const fs::path models = root() / "dl-real";
         DownloadOptions o;
@@ -326,11 +366,13 @@ private slots:
         QVERIFY2(model.ok(), model.ok() ? "" : model.message().c_str());
         QCOMPARE(model.value()->format(), ModelFormat::CTranslate2);
         QVERIFY(!model.value()->config().isMultilingual());
-        // The requests followed the hub's URL scheme: the first file at the catalog's revision, the
-        // others at the commit the hub named for it, recorded beside the model.
+        // The requests followed the hub's URL scheme: every file at the catalog's pinned commit
+        // (the one the hub names), recorded beside the model. The fixture's files passed the pins'
+        // sizes and hashes: the pins are those of the real files.
         const auto origin = readOrigin(e, models);
         QVERIFY(origin.has_value());
-        QCOMPARE(origin->commit, HubTestServer::commitOfName(e.repo, e.revision));
+        QVERIFY(e.pinned());
+        QCOMPARE(origin->commit, e.revision);
         QCOMPARE(origin->repo, e.repo);
         QCOMPARE(origin->revision, e.revision);
         const auto seen = server.requests();
@@ -365,7 +407,8 @@ private slots:
             // Every transfer of the first run is cut after 5 MB (three attempts): run it twice.
             r.cutAfter = std::string(f) == "model.bin" ? 5000000 : 0;
             r.cuts = 3;
-            server.add("Systran/faster-whisper-tiny.en", f, r);
+            server.add("Systran/faster-whisper-tiny.en", f, r,
+                       findCatalogEntry("tiny.en", ModelFormat::CTranslate2)->revision);
         }
         const QStringList download = {"models", "download", "tiny.en", "--hub-url",
                                       QString::fromStdString(server.baseUrl()), "--models-dir", models};
