@@ -35,6 +35,8 @@ QTableWidget* makeTable(const QStringList& headers, QWidget* parent) {
     return t;
 }
 
+constexpr int kRevisionColumn = 3;
+
 int selectedRow(const QTableWidget* t) {
     const auto rows = t->selectionModel()->selectedRows();
     return rows.isEmpty() ? -1 : rows.first().row();
@@ -56,8 +58,8 @@ ModelManagerDialog::ModelManagerDialog(QWidget* parent, std::vector<hub::Catalog
     layout->addWidget(m_intro);
 
     layout->addWidget(new QLabel(tr("<b>Catalog</b> — downloads go to %1").arg(m_modelsDir.toHtmlEscaped()), this));
-    m_catalog = makeTable({tr("Model"), tr("Format"), tr("Precision"), tr("Download"), tr("Memory"), tr("Languages"),
-                           tr("Speed"), tr("Status")},
+    m_catalog = makeTable({tr("Model"), tr("Format"), tr("Precision"), tr("Revision"), tr("Download"), tr("Memory"),
+                           tr("Languages"), tr("Speed"), tr("Status")},
                           this);
     layout->addWidget(m_catalog, 3);
     auto* catalogButtons = new QHBoxLayout;
@@ -147,11 +149,19 @@ void ModelManagerDialog::refresh() {
         const auto& e = m_entries[size_t(row)];
         QString status = row == m_downloading ? tr("downloading…") : QString();
         if (status.isEmpty() && !hub::installedPath(e, m_modelsDir.toStdString()).empty()) status = tr("installed");
+        // The commit the files come from, by its first 8 digits; "main!" where none is pinned yet.
+        const QString revision = QString::fromStdString(e.pinned() ? e.revision.substr(0, 8) : e.revision + "!");
         const QStringList cells = {QString::fromStdString(e.name), QString::fromStdString(std::string(hub::formatWord(e.format))),
-                                   QString::fromStdString(e.precision),
+                                   QString::fromStdString(e.precision), revision,
                                    (e.hashesKnown() ? "" : "~") + human(e.diskBytes), "~" + human(e.memoryBytes),
                                    QString::fromStdString(e.languages()), QString::fromStdString(e.speed), status};
         for (int c = 0; c < cells.size(); ++c) m_catalog->setItem(row, c, new QTableWidgetItem(cells[c]));
+        m_catalog->item(row, kRevisionColumn)->setToolTip(
+            e.pinned() ? tr("Downloaded from commit %1 of %2, checked against the sizes and SHA-256 recorded for it")
+                             .arg(QString::fromStdString(e.revision), QString::fromStdString(e.repo))
+                       : tr("No commit pinned yet: the files come from the commit %1 is at when downloaded, checked "
+                            "against the hub's X-Linked-Size / X-Linked-Etag; the commit is recorded beside the model")
+                             .arg(QString::fromStdString(e.revision)));
     }
     m_catalog->resizeColumnsToContents();
 

@@ -1,7 +1,11 @@
 // hearsay: the desktop application. Command-line options open a model and a file at start, or
 // dictate from a file played at real-time pace (tests, demos), and, for checks by eye on headless
-// machines, save a picture of the window and quit (exit status 1 when a job failed).
+// machines, save a picture of the window and quit (exit status 1 when a job failed). One instance
+// per user: `hearsay --dictate ACTION` and a second plain start reach the running one over D-Bus
+// (ui/dictation_bus.h).
 #include "core/hub/model_scan.h"
+#include "ui/dictate_anywhere.h"
+#include "ui/dictation_bus.h"
 #include "ui/main_window.h"
 #include "ui/settings_panel.h"
 
@@ -63,8 +67,40 @@ int main(int argc, char** argv) {
                                                                 "many seconds into the dictation, as a user would in "
                                                                 "the settings (a demo of the live chart).",
                                             "seconds");
-    parser.addOptions({model, open, settingsFile, screenshot, dictateFile, speed, shotAfter, printCommitted, cachesOffAfter});
+    const QCommandLineOption dictate("dictate", "Dictation in the running Hearsay: toggle, start or stop it, raise its "
+                                                "window, or print its status (recording or idle). With none "
+                                                "running, toggle and start open Hearsay and dictate once its model is "
+                                                "loaded. For desktop key bindings.",
+                                     "action");
+    parser.addOptions({model, open, settingsFile, screenshot, dictateFile, speed, shotAfter, printCommitted, cachesOffAfter,
+                       dictate});
     parser.process(app);
+
+    // The user's instance (an instance with its own --settings file stays off the bus) takes
+    // requests from the session bus; a second start hands its request over and ends.
+    using hearsay::ui::DictationBus;
+    const bool usersInstance = !parser.isSet(settingsFile);
+    bool dictateOnStart = false;
+    if (parser.isSet(dictate)) {
+        const QString action = parser.value(dictate);
+        QString answer;
+        const auto outcome = DictationBus::request(QDBusConnection::sessionBus(), action, &answer);
+        if (outcome == DictationBus::Outcome::Delivered) {
+            std::printf("%s\n", qPrintable(answer));
+            return 0;
+        }
+        if (outcome == DictationBus::Outcome::Failed || (action != "toggle" && action != "start")) {
+            std::fprintf(stderr, "hearsay: --dictate %s: %s\n", qPrintable(action), qPrintable(answer));
+            return 1;
+        }
+        dictateOnStart = true;  // none running: this one starts, and dictates once its model is in
+    } else if (usersInstance && parser.optionNames().isEmpty()) {
+        QString answer;
+        if (DictationBus::request(QDBusConnection::sessionBus(), "raise", &answer) == DictationBus::Outcome::Delivered) {
+            std::fprintf(stderr, "hearsay: already running (%s); its window was raised\n", qPrintable(answer));
+            return 0;
+        }
+    }
     bool speedOk = false;
     const double pace = parser.value(speed).toDouble(&speedOk);
     if (!speedOk || pace <= 0.0 || pace > 1000.0) {
@@ -87,6 +123,31 @@ int main(int argc, char** argv) {
     if (parser.isSet(settingsFile)) settings = std::make_unique<QSettings>(parser.value(settingsFile), QSettings::IniFormat);
     hearsay::ui::MainWindow window(std::move(settings));
     window.show();
+
+    DictationBus bus([&window] { return window.isDictating(); });
+    if (usersInstance) {
+        QObject::connect(&bus, &DictationBus::toggleRequested, window.dictateAnywhere(),
+                         &hearsay::ui::DictateAnywhere::toggleRequested);
+        QObject::connect(&bus, &DictationBus::startRequested, window.dictateAnywhere(),
+                         &hearsay::ui::DictateAnywhere::startRequested);
+        QObject::connect(&bus, &DictationBus::stopRequested, window.dictateAnywhere(),
+                         &hearsay::ui::DictateAnywhere::stopRequested);
+        QObject::connect(&bus, &DictationBus::raiseRequested, &window, [&window] {
+            window.showNormal();
+            window.raise();
+            window.activateWindow();
+        });
+        QString why;
+        const QDBusConnection session = QDBusConnection::sessionBus();
+        if (session.isConnected() && !bus.publish(session, &why)) {
+            std::fprintf(stderr, "hearsay: --dictate will not reach this window: %s\n", qPrintable(why));
+        }
+    }
+    if (dictateOnStart) {
+        QObject::connect(&window, &hearsay::ui::MainWindow::modelLoadFinished, &window, [&window](bool ok) {
+            if (ok && !window.isDictating()) emit window.dictateAnywhere()->startRequested();
+        }, Qt::SingleShotConnection);
+    }
 
     if (parser.isSet(printCommitted)) {
         QObject::connect(&window, &hearsay::ui::MainWindow::committedShown, &window, [](const QString& text) {

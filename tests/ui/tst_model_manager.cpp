@@ -57,6 +57,7 @@ private slots:
         m_entries = {e};
         e.name = "test-missing";
         e.files = {{"ggml-test-missing.bin", 0, "", false}};
+        e.revision = "0123456789abcdef0123456789abcdef01234567";  // a pinned commit
         m_entries.push_back(e);
     }
 
@@ -67,7 +68,12 @@ private slots:
         ui::ModelManagerDialog dialog(nullptr, m_entries, models, QString::fromStdString(server.baseUrl()));
         QCOMPARE(dialog.catalogTable()->rowCount(), 2);
         QCOMPARE(dialog.catalogTable()->item(0, 0)->text(), QString("test-small"));
-        QCOMPARE(dialog.catalogTable()->item(0, 7)->text(), QString());
+        QCOMPARE(dialog.catalogTable()->item(0, 8)->text(), QString());
+        // The revision: "main!" and why where no commit is pinned, the commit's first digits where one is.
+        QCOMPARE(dialog.catalogTable()->item(0, 3)->text(), QString("main!"));
+        QVERIFY(dialog.catalogTable()->item(0, 3)->toolTip().contains("No commit pinned"));
+        QCOMPARE(dialog.catalogTable()->item(1, 3)->text(), QString("01234567"));
+        QVERIFY(dialog.catalogTable()->item(1, 3)->toolTip().contains("0123456789abcdef0123456789abcdef01234567"));
         QCOMPARE(dialog.foundTable()->rowCount(), 0);
 
         QSignalSpy ended(&dialog, &ui::ModelManagerDialog::downloadEnded);
@@ -76,7 +82,7 @@ private slots:
         QVERIFY(dialog.downloading());
         QVERIFY(ended.wait(20000));
         QCOMPARE(ended.first().first().toBool(), true);
-        QCOMPARE(dialog.catalogTable()->item(0, 7)->text(), QString("installed"));
+        QCOMPARE(dialog.catalogTable()->item(0, 8)->text(), QString("installed"));
         QVERIFY2(dialog.statusText().contains("Installed"), qPrintable(dialog.statusText()));
         // The models directory is scanned too: the new model is listed as found.
         QCOMPARE(dialog.foundTable()->rowCount(), 1);
@@ -89,7 +95,7 @@ private slots:
 
         dialog.selectCatalogRow(0);
         dialog.removeSelected();
-        QCOMPARE(dialog.catalogTable()->item(0, 7)->text(), QString());
+        QCOMPARE(dialog.catalogTable()->item(0, 8)->text(), QString());
         QVERIFY(!fs::exists(fs::path(models.toStdString()) / "ggml-test-small.bin"));
     }
 
@@ -141,7 +147,7 @@ private slots:
         QCOMPARE(ended.first().first().toBool(), false);
         QVERIFY2(dialog.statusText().startsWith("Download failed:") && dialog.statusText().contains("does not exist on the hub"),
                  qPrintable(dialog.statusText()));
-        QCOMPARE(dialog.catalogTable()->item(1, 7)->text(), QString());
+        QCOMPARE(dialog.catalogTable()->item(1, 8)->text(), QString());
     }
 
     void cancelKeepsPartial() {
