@@ -24,6 +24,7 @@ expected=(
     share/icons/hicolor/256x256/apps/hearsay.png
     share/man/man1/hearsay.1 share/man/man1/hearsay-cli.1
     share/bash-completion/completions/hearsay share/bash-completion/completions/hearsay-cli
+    share/zsh/vendor-completions/_hearsay
     share/hearsay/scripts/bench/peers.py share/doc/hearsay/LICENSE
 )
 if [ -e "$build/lib/hearsay/libhearsay-cuda.so" ]; then expected+=(lib/hearsay/libhearsay-cuda.so); fi
@@ -41,7 +42,10 @@ for page in hearsay hearsay-cli; do
     [ -z "$warnings" ] || fail "man $page: $warnings"
     MANWIDTH=100 man -l "$root/share/man/man1/$page.1" 2>/dev/null | grep -q "^NAME" || fail "man $page renders no NAME"
 done
-echo "check_install: desktop entry, metainfo and man pages valid"
+bash -n "$root/share/bash-completion/completions/hearsay" && bash -n "$root/share/bash-completion/completions/hearsay-cli" ||
+    fail "bash completion"
+if command -v zsh >/dev/null; then zsh -n "$root/share/zsh/vendor-completions/_hearsay" || fail "zsh completion"; fi
+echo "check_install: desktop entry, metainfo, man pages and completions valid"
 
 # The installed programs, from a directory outside both trees.
 work="$stage/work"
