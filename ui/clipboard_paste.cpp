@@ -24,7 +24,8 @@ ClipboardPaste::ClipboardPaste(QObject* parent) : QObject(parent) {
 }
 
 ClipboardPaste::~ClipboardPaste() {
-    if (busy()) finish();
+    blockSignals(true);  // whoever listens may be going too
+    if (busy()) finish();  // the user's content goes back
     if (m_clockWindow != 0 && qGuiApp) {
         xcb_connection_t* connection = qGuiApp->nativeInterface<QNativeInterface::QX11Application>()->connection();
         xcb_destroy_window(connection, m_clockWindow);
