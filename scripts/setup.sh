@@ -14,7 +14,7 @@ packages=(
     xvfb xauth x11-apps pulseaudio pulseaudio-utils libasound2-plugins espeak-ng sox
     python3 python3-venv curl ca-certificates
     desktop-file-utils appstream man-db groff-base librsvg2-bin dpkg-dev file dbus-daemon
-    libx11-dev libxtst-dev libxkbcommon-dev xterm x11-xkb-utils
+    libx11-dev libxtst-dev libxkbcommon-dev xterm x11-xkb-utils stterm xclip
 )
 
 sudo_cmd=()

@@ -10,6 +10,8 @@ AnywhereSettings AnywhereSettings::load(const QSettings& settings) {
     s.shortcut = settings.value("anywhere/shortcut", s.shortcut).toString().trimmed();
     s.pushToTalk = settings.value("anywhere/mode", "toggle").toString() == "push-to-talk";
     s.typeText = settings.value("anywhere/typeText", s.typeText).toBool();
+    s.insertion = insertionModeFromName(settings.value("anywhere/insertion", "automatic").toString().toStdString())
+                      .value_or(InsertionMode::Automatic);
     return s;
 }
 
@@ -17,6 +19,7 @@ void AnywhereSettings::save(QSettings& settings) const {
     settings.setValue("anywhere/shortcut", shortcut);
     settings.setValue("anywhere/mode", pushToTalk ? "push-to-talk" : "toggle");
     settings.setValue("anywhere/typeText", typeText);
+    settings.setValue("anywhere/insertion", QString::fromStdString(insertionModeName(insertion)));
 }
 
 } // namespace hearsay::ui

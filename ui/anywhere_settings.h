@@ -1,6 +1,8 @@
 // Dictating into other applications: the global shortcut, what it does (push-to-talk or toggle),
-// and whether committed text is typed into the focused application. Persisted with QSettings.
+// whether committed text is typed into the focused application, and how (typed or pasted). Persisted with QSettings.
 #pragma once
+
+#include "core/typing/insertion_method.h"
 
 #include <QString>
 
@@ -12,6 +14,7 @@ struct AnywhereSettings {
     QString shortcut = "Ctrl+Alt+D";  // Qt's portable text; empty: no global shortcut
     bool pushToTalk = false;          // hold to dictate (true) or press to start and again to stop
     bool typeText = true;             // type committed text into the focused application (not Hearsay's own window)
+    InsertionMode insertion = InsertionMode::Automatic;  // typed, pasted, or pasted when long or not typeable
 
     bool operator==(const AnywhereSettings&) const = default;
     static AnywhereSettings load(const QSettings& settings);

@@ -5,7 +5,10 @@
 
 namespace hearsay::ui {
 
-DictateAnywhere::DictateAnywhere(QObject* parent) : QObject(parent), m_shortcut(this) {
+DictateAnywhere::DictateAnywhere(QObject* parent) : QObject(parent), m_shortcut(this), m_paste(this) {
+    connect(&m_paste, &ClipboardPaste::finished, this, [this] {
+        if (!m_shortcut.isDown()) typeWaiting();  // the pieces committed meanwhile
+    });
     connect(&m_shortcut, &GlobalShortcut::pressed, this, [this] {
         if (m_settings.pushToTalk) emit startRequested();
         else emit toggleRequested();
@@ -38,6 +41,15 @@ void DictateAnywhere::committed(const std::string& text, bool ownWindowActive) {
 }
 
 void DictateAnywhere::typeWaiting() {
+    // Pieces committed while a paste is under way, or while the clipboard path waits for the X
+    // server (its event loop delivers them), follow it, in order.
+    if (m_inserting) return;
+    m_inserting = true;
+    while (!m_waiting.empty() && !m_paste.busy()) insertWaiting();
+    m_inserting = false;
+}
+
+void DictateAnywhere::insertWaiting() {
     std::vector<std::string> pieces = std::exchange(m_waiting, {});
     if (pieces.empty() || m_failedThisRun) return;
     if (!m_typer) {
@@ -55,10 +67,32 @@ void DictateAnywhere::typeWaiting() {
     std::string text;
     for (const std::string& piece : pieces) text += m_spacing.next(piece);
     if (text.empty()) return;
+    if (pasted(text)) return;
     if (auto typed = m_typer->type(text); !typed) {
         m_failedThisRun = true;
         emit typingFailed(QString::fromStdString(typed.message()));
+        return;
     }
+    emit inserted(QString::fromStdString(text), QString());
+}
+
+// Pastes `text` when the mode or the text asks for it; false when it is to be typed instead (a
+// paste that cannot start in automatic mode falls back to typing; in paste mode it fails the run).
+bool DictateAnywhere::pasted(const std::string& text) {
+    const InsertionMode mode = m_settings.insertion;
+    const auto missing = mode == InsertionMode::Automatic ? m_typer->missingCharacter(text) : std::nullopt;
+    if (pasteReason(mode, text, missing) == PasteReason::Typed) return false;
+    const FocusedWindow target = m_typer->focusedWindow();
+    const PasteChord chord = pasteChordFor(target);
+    const QString qtext = QString::fromStdString(text);
+    if (auto started = m_paste.paste(qtext, *m_typer, target, chord); !started) {
+        if (mode != InsertionMode::Paste) return false;
+        m_failedThisRun = true;
+        emit typingFailed(QString::fromStdString(started.message()));
+        return true;
+    }
+    emit inserted(qtext, QString::fromStdString(chord.name));
+    return true;
 }
 
 } // namespace hearsay::ui

@@ -1,12 +1,15 @@
 // Dictation into other applications, for the main window: the global shortcut (push-to-talk or
 // toggle, as the settings say) turned into start/stop requests, and committed text typed into
-// the focused application (core/typing) while Hearsay's own window does not have the focus. The
+// the focused application (core/typing) while Hearsay's own window does not have the focus: typed
+// key by key, or pasted through the clipboard (ui/clipboard_paste.h) when the settings or the
+// text call for it (core/typing/insertion_method.h). The
 // window forwards the settings and each committed piece, and paints status() in the panel.
 #pragma once
 
 #include "core/typing/insertion_spacing.h"
 #include "core/typing/text_typer.h"
 #include "ui/anywhere_settings.h"
+#include "ui/clipboard_paste.h"
 #include "ui/global_shortcut.h"
 
 #include <QObject>
@@ -29,14 +32,16 @@ public:
     QString shortcutStatus() const { return m_shortcut.mechanism(); }
     QString typingStatus() const;
     GlobalShortcut& shortcut() { return m_shortcut; }
+    ClipboardPaste& clipboardPaste() { return m_paste; }
 
     // A new dictation run: typing is tried again (one space still separates it from the text the
     // last run typed).
     void runStarted();
     // Types a committed piece when typing is on and `ownWindowActive` is false. While the
     // shortcut is held (push-to-talk) the keyboard belongs to its grab, so pieces wait and are
-    // typed when it is let go. The first failure of a run is reported by typingFailed(), and
-    // nothing more is typed in that run.
+    // typed when it is let go; so do pieces committed while a paste is under way (they follow it
+    // in order). The first failure of a run is reported by typingFailed(), and nothing more is
+    // typed in that run.
     void committed(const std::string& text, bool ownWindowActive);
 
 signals:
@@ -44,12 +49,15 @@ signals:
     void stopRequested();
     void toggleRequested();
     void typingFailed(const QString& why);
+    // Text went into the focused application: typed (`how` empty) or pasted with the chord `how`.
+    void inserted(const QString& text, const QString& how);
     // shortcutStatus() or typingStatus() may read differently (a grab tried, the typer opened or failed).
     void statusChanged();
 
 private:
     AnywhereSettings m_settings;
     GlobalShortcut m_shortcut;
+    ClipboardPaste m_paste;
     std::unique_ptr<TextTyper> m_typer;
     QString m_typerError;
     InsertionSpacing m_spacing;
@@ -57,6 +65,9 @@ private:
     std::vector<std::string> m_waiting;  // committed while the shortcut was held, in order
 
     void typeWaiting();
+    void insertWaiting();
+    bool pasted(const std::string& text);
+    bool m_inserting = false;  // within typeWaiting(): the clipboard path runs the event loop
 };
 
 } // namespace hearsay::ui

@@ -25,6 +25,15 @@ DictateAnywherePanel::DictateAnywherePanel(QWidget* parent) : QWidget(parent) {
     m_type->setToolTip(tr("Only committed text is typed, never tentative words; it is also in the transcript and the "
                           "journal. Nothing is typed while Hearsay's own window has the focus."));
     form->addRow(QString(), m_type);
+    m_insertion = new QComboBox(this);
+    m_insertion->setObjectName("anywhereInsertion");
+    m_insertion->addItem(tr("Automatic: paste long text and characters the layout lacks"));  // InsertionMode order
+    m_insertion->addItem(tr("Type key by key"));
+    m_insertion->addItem(tr("Paste through the clipboard"));
+    m_insertion->setToolTip(tr("Pasting puts the text on the clipboard for a moment and presses Ctrl+V (Ctrl+Shift+V "
+                               "in a terminal, Shift+Insert in xterm); your clipboard is put back afterwards unless "
+                               "another program changed it meanwhile."));
+    form->addRow(tr("&Insert by"), m_insertion);
     m_status = new QLabel(this);
     m_status->setObjectName("anywhereStatus");
     m_status->setWordWrap(true);
@@ -35,6 +44,7 @@ DictateAnywherePanel::DictateAnywherePanel(QWidget* parent) : QWidget(parent) {
     connect(m_shortcut, &QKeySequenceEdit::editingFinished, this, changed);
     connect(m_mode, &QComboBox::currentIndexChanged, this, changed);
     connect(m_type, &QCheckBox::toggled, this, changed);
+    connect(m_insertion, &QComboBox::currentIndexChanged, this, changed);
 }
 
 void DictateAnywherePanel::setSettings(const AnywhereSettings& s) {
@@ -42,6 +52,7 @@ void DictateAnywherePanel::setSettings(const AnywhereSettings& s) {
     m_shortcut->setKeySequence(QKeySequence::fromString(s.shortcut, QKeySequence::PortableText));
     m_mode->setCurrentIndex(s.pushToTalk ? 1 : 0);
     m_type->setChecked(s.typeText);
+    m_insertion->setCurrentIndex(int(s.insertion));
     m_updating = false;
 }
 
@@ -50,6 +61,7 @@ AnywhereSettings DictateAnywherePanel::settings() const {
     s.shortcut = m_shortcut->keySequence().toString(QKeySequence::PortableText);
     s.pushToTalk = m_mode->currentIndex() == 1;
     s.typeText = m_type->isChecked();
+    s.insertion = InsertionMode(m_insertion->currentIndex());
     return s;
 }
 

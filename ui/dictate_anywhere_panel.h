@@ -1,5 +1,6 @@
 // The "Dictate anywhere" panel: the global shortcut, push-to-talk or toggle, typing into the
-// focused application, and a line saying which mechanism is in use or why there is none.
+// focused application and how (typed key by key, pasted through the clipboard, or automatic),
+// and a line saying which mechanism is in use or why there is none.
 #pragma once
 
 #include "ui/anywhere_settings.h"
@@ -31,6 +32,7 @@ private:
     QKeySequenceEdit* m_shortcut = nullptr;
     QComboBox* m_mode = nullptr;
     QCheckBox* m_type = nullptr;
+    QComboBox* m_insertion = nullptr;
     QLabel* m_status = nullptr;
     bool m_updating = false;
 };

@@ -5,11 +5,22 @@
 
 #include "core/util/result.h"
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hearsay {
+
+// The top-level window that has the keyboard focus and its class (X11's WM_CLASS: instance and
+// class names, "xterm" / "XTerm"); id 0 and empty names when none is known.
+struct FocusedWindow {
+    uint64_t id = 0;
+    std::string instance;
+    std::string windowClass;
+};
 
 class TextTyper {
 public:
@@ -18,6 +29,15 @@ public:
     // Every character goes, or the error names the first that could not (nothing after it is
     // typed, so the target never holds a part out of order).
     virtual Result<void> type(std::string_view utf8) = 0;
+    // The first character of `utf8` that the current layout has no key for (typing it needs a
+    // spare key, which programs with an XKB keymap of their own do not follow), or none.
+    // Not UTF-8 or a character without a key symbol counts as missing too.
+    virtual std::optional<uint32_t> missingCharacter(std::string_view utf8) = 0;
+    // Presses the keys named by their key symbols ("Control_L", "Shift_L", "v") in order and
+    // releases them in reverse: a shortcut such as a paste chord. Modifiers the user still holds
+    // are released first. An error names a symbol no key carries.
+    virtual Result<void> pressChord(const std::vector<std::string>& keysyms) = 0;
+    virtual FocusedWindow focusedWindow() = 0;
     // "X11 (XTest) on :1, layout group 1": what types, for messages and the settings.
     virtual std::string describe() const = 0;
 };

@@ -8,13 +8,16 @@
 // spare keycode (one with no symbols) mapped to it for the length of the text, as a user's xmodmap
 // would; the spare keys are put back once the target has had the time to read the new mapping.
 // Targets that follow the core keyboard mapping (xterm) get those characters; Qt and GTK
-// programs, which keep an XKB keymap of their own, miss them (the paste path is for those).
+// programs, which keep an XKB keymap of their own, miss them: missingCharacter() tells the
+// desktop application to paste such text instead, with a chord pressChord() sends.
 #include "core/typing/text_typer.h"
 
 #include "core/util/utf8.h"
 
 #include <X11/XKBlib.h>
+#include <X11/Xatom.h>
 #include <X11/Xlib.h>
+#include <X11/Xutil.h>
 #include <X11/extensions/XTest.h>
 #include <X11/keysym.h>
 #include <xkbcommon/xkbcommon.h>
@@ -57,8 +60,8 @@ public:
         Result<void> result;
         std::vector<std::pair<KeySym, KeyCode>> remapped;  // spare keys given a symbol, this text
         for (uint32_t cp : *points) {
-            const KeySym sym = cp == '\n' ? XK_Return : cp == '\t' ? XK_Tab : xkb_utf32_to_keysym(cp);
-            if (sym == NoSymbol || (cp < 0x20 && cp != '\n' && cp != '\t')) {
+            const KeySym sym = symbolFor(cp);
+            if (sym == NoSymbol) {
                 result = makeError("cannot type U+" + hex(cp) + ": no key symbol for it");
                 break;
             }
@@ -94,7 +97,120 @@ public:
         return result;
     }
 
+    std::optional<uint32_t> missingCharacter(std::string_view utf8) override {
+        size_t bad = 0;
+        const auto points = codePointsOf(utf8, &bad);
+        if (!points) return 0xFFFD;
+        Keyboard keyboard(m_display);
+        if (!keyboard.valid()) return points->empty() ? std::nullopt : std::optional<uint32_t>(points->front());
+        for (uint32_t cp : *points) {
+            const KeySym sym = symbolFor(cp);
+            if (sym == NoSymbol || !find(keyboard.xkb, keyboard.modifiers, keyboard.state.group, sym)) return cp;
+        }
+        return std::nullopt;
+    }
+
+    Result<void> pressChord(const std::vector<std::string>& keysyms) override {
+        Keyboard keyboard(m_display);
+        if (!keyboard.valid()) return makeError("cannot read the keyboard mapping of " + m_name);
+        std::vector<KeyCode> codes;
+        for (const std::string& name : keysyms) {
+            const KeySym sym = xkb_keysym_from_name(name.c_str(), XKB_KEYSYM_NO_FLAGS);
+            const KeyCode code = sym == NoSymbol ? 0 : plainKey(keyboard.xkb, keyboard.state.group, sym);
+            if (code == 0) return makeError("cannot press " + name + ": no key of the keyboard carries it");
+            codes.push_back(code);
+        }
+        releaseHeldModifiers(keyboard.modifiers, keyboard.state.base_mods);
+        for (KeyCode code : codes) XTestFakeKeyEvent(m_display, code, True, CurrentTime);
+        for (auto code = codes.rbegin(); code != codes.rend(); ++code) XTestFakeKeyEvent(m_display, *code, False, CurrentTime);
+        XSync(m_display, False);
+        return {};
+    }
+
+    // The focus window, or the window manager's active window when the focus follows the
+    // pointer; then up through its parents to the one that carries WM_CLASS (the application's
+    // top-level window, inside a window manager's frame).
+    FocusedWindow focusedWindow() override {
+        Window focus = None;
+        int revert = 0;
+        XGetInputFocus(m_display, &focus, &revert);
+        const Window root = DefaultRootWindow(m_display);
+        if (focus == None || focus == PointerRoot || focus == root) focus = activeWindow(root);
+        for (Window w = focus; w != None && w != root;) {
+            XClassHint hint{};
+            if (XGetClassHint(m_display, w, &hint)) {
+                FocusedWindow found{w, hint.res_name ? hint.res_name : "", hint.res_class ? hint.res_class : ""};
+                if (hint.res_name) XFree(hint.res_name);
+                if (hint.res_class) XFree(hint.res_class);
+                return found;
+            }
+            Window parent = None, rootReturn = None, *children = nullptr;
+            unsigned count = 0;
+            if (!XQueryTree(m_display, w, &rootReturn, &parent, &children, &count)) break;
+            if (children) XFree(children);
+            w = parent;
+        }
+        return FocusedWindow{focus == None || focus == PointerRoot ? 0 : focus, {}, {}};
+    }
+
 private:
+    // The server's keyboard description, its modifier mapping and state, freed when it goes.
+    struct Keyboard {
+        XkbDescPtr xkb = nullptr;
+        XModifierKeymap* modifiers = nullptr;
+        XkbStateRec state{};
+        explicit Keyboard(Display* display)
+            : xkb(XkbGetMap(display, XkbAllClientInfoMask, XkbUseCoreKbd)), modifiers(XGetModifierMapping(display)) {
+            XkbGetState(display, XkbUseCoreKbd, &state);
+        }
+        ~Keyboard() {
+            if (xkb) XkbFreeKeyboard(xkb, 0, True);
+            if (modifiers) XFreeModifiermap(modifiers);
+        }
+        bool valid() const { return xkb && modifiers; }
+        Keyboard(const Keyboard&) = delete;
+        Keyboard& operator=(const Keyboard&) = delete;
+    };
+
+    // The key symbol for a character; NoSymbol for a control character other than newline and tab.
+    static KeySym symbolFor(uint32_t cp) {
+        if (cp == '\n') return XK_Return;
+        if (cp == '\t') return XK_Tab;
+        if (cp < 0x20 || cp == 0x7F) return NoSymbol;
+        return xkb_utf32_to_keysym(cp);
+    }
+
+    // A key that carries `sym` on its first level, in the current group or else in any group (a
+    // Latin letter for a shortcut while a Cyrillic or Greek group is active: programs look its
+    // shortcut up there too); 0 when none does.
+    static KeyCode plainKey(XkbDescPtr xkb, int group, KeySym sym) {
+        for (int pass = 0; pass < 2; ++pass) {
+            for (int code = xkb->min_key_code; code <= xkb->max_key_code; ++code) {
+                const int groups = XkbKeyNumGroups(xkb, code);
+                for (int g = 0; g < groups; ++g) {
+                    if (pass == 0 && g != group % groups) continue;
+                    if (XkbKeyGroupWidth(xkb, code, g) > 0 && XkbKeySymEntry(xkb, code, 0, g) == sym) return KeyCode(code);
+                }
+            }
+        }
+        return 0;
+    }
+
+    Window activeWindow(Window root) {
+        const Atom active = XInternAtom(m_display, "_NET_ACTIVE_WINDOW", False);
+        Atom type = None;
+        int format = 0;
+        unsigned long count = 0, after = 0;
+        unsigned char* data = nullptr;
+        Window window = None;
+        if (XGetWindowProperty(m_display, root, active, 0, 1, False, XA_WINDOW, &type, &format, &count, &after, &data) ==
+                Success &&
+            data && count == 1 && format == 32)
+            window = *reinterpret_cast<Window*>(data);
+        if (data) XFree(data);
+        return window;
+    }
+
     struct Stroke {
         KeyCode code = 0;
         std::vector<KeyCode> modifiers;  // held while the key goes down and up
