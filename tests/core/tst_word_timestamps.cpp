@@ -205,8 +205,10 @@ private slots:
                                    [&](double, const std::vector<Segment>&) {
                                        if (++windows == 1) m.session->setCrossAttentionCache(false);
                                    });
+        const bool stillOn = m.session->crossAttentionCache();
         m.session->setCrossAttentionCache(true);
         QVERIFY2(switched, switched ? "" : switched.message().c_str());
+        QVERIFY(!stillOn);
         QVERIFY2(windows >= 2, "the clip must span several windows");
         const std::vector<Word> a = allWords(on.value()), b = allWords(switched.value());
         QVERIFY(a.size() > 100);
