@@ -203,10 +203,14 @@ Result<Transcript> transcribe(InferenceSession& session, const Tokenizer& tokeni
         std::vector<std::vector<Word>> sliceWords(split.slices.size());
         int nextSeek = seek + split.seekAdvance;
         if (options.wordTimestamps) {
+            const auto alignStart = std::chrono::steady_clock::now();
             auto words = addWordTimestamps(session, tokenizer, transcript.language, decoding.task, split.slices, timeOffset,
                                            segmentFrames, lastSpeechTimestamp, options.words);
             if (!words) return words.error();
             sliceWords = std::move(words->words);
+            stats.wordTimestampsMs +=
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - alignStart).count();
+            ++stats.alignedWindows;
             // The reference's get_end(): the last word's end, else the last segment's.
             std::optional<double> lastWordEnd;
             for (size_t i = sliceWords.size(); i-- > 0 && !lastWordEnd;) {

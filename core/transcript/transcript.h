@@ -43,6 +43,8 @@ struct RunStatistics {
     int fallbacks = 0;             // decodes rejected by the fallback thresholds
     int silentWindows = 0;         // windows skipped as silence
     int repetitionLoopsCut = 0;    // windows whose trailing loop was cut
+    double wordTimestampsMs = 0.0; // word timestamps: the forced passes and the alignment, all windows
+    int alignedWindows = 0;        // windows whose words were aligned
     size_t selfCacheBytes = 0;     // allocated, at the end of the run
     size_t crossCacheBytes = 0;
     bool selfCache = true;

@@ -124,6 +124,10 @@ std::string toJson(const Transcript& transcript, int indent) {
     stats["fallbacks"] = r.fallbacks;
     stats["silent_windows"] = r.silentWindows;
     stats["repetition_loops_cut"] = r.repetitionLoopsCut;
+    if (r.alignedWindows > 0) {
+        stats["word_timestamps_ms"] = r.wordTimestampsMs;
+        stats["aligned_windows"] = r.alignedWindows;
+    }
     stats["self_cache"] = r.selfCache;
     stats["cross_cache"] = r.crossCache;
     stats["self_cache_bytes"] = r.selfCacheBytes;
