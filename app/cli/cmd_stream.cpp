@@ -49,6 +49,10 @@ const char* kUsage = R"(usage: hearsay-cli stream --model PATH (--mic [--device 
                            whisper.cpp's audio_ctx; faster, may change the text); default: all 30 s
   --language L, --task T, --beam-size N (default 1), --temperature-increment D (default 0: none)
   --no-tentative           print committed text only
+  --word-timestamps        committed text with its words and their times (JSON: "words": [{word,
+                           start, end, probability}]; text: one [start --> end] word per line)
+  --no-word-timings        skip the per-step word alignment (one forced decoder pass a step):
+                           latencies then count from times shared out over the characters
   --no-self-cache, --no-cross-cache, --threads N, --backend B (auto, cpu, cuda)
   --output-format F        text (default) or json (one JSON object per line: every event, then a
                            summary with latency median and p90, real-time factor, dropped samples)
@@ -95,7 +99,7 @@ int runStream(const std::vector<std::string>& args) {
                                   "audio-context-padding", "context-pause", "language", "task", "beam-size", "temperature-increment", "threads", "backend",
                                   "output-format"},
                                  {"help", "list-devices", "mic", "realtime", "no-vad", "no-tentative", "no-self-cache",
-                                  "no-cross-cache", "quiet", "no-journal", "type"});
+                                  "no-cross-cache", "quiet", "no-journal", "type", "word-timestamps", "no-word-timings"});
     if (!parsed) return fail(parsed.message() + " (see --help)", 2);
     const Options& options = parsed.value();
     if (options.has("help")) {
@@ -131,6 +135,9 @@ int runStream(const std::vector<std::string>& args) {
     so.vad.minSilenceMs = silence.value();
     so.useVad = !options.has("no-vad");
     so.showTentative = !options.has("no-tentative");
+    const bool printWords = options.has("word-timestamps");
+    if (printWords && options.has("no-word-timings")) return fail("--word-timestamps needs the word timings (drop --no-word-timings)", 2);
+    so.wordTimings = !options.has("no-word-timings");
     so.decoding.beamSize = beam.value() > 1 ? beam.value() : 0;
     so.decoding.language = options.value("language", "");
     if (so.decoding.language == "auto") so.decoding.language.clear();
@@ -269,11 +276,29 @@ int runStream(const std::vector<std::string>& args) {
             j["end_of_utterance"] = c.endOfUtterance;
             j["tentative_latency"] = doubles(c.tentativeLatency);
             j["commit_latency"] = doubles(c.commitLatency);
+            if (printWords) {
+                Json words = Json(Json::Array{});
+                for (const Word& w : c.words) {
+                    Json word;
+                    word["word"] = w.word;
+                    word["start"] = w.start;
+                    word["end"] = w.end;
+                    word["probability"] = w.probability;
+                    words.push_back(word);
+                }
+                j["words"] = words;
+            }
             std::printf("%s\n", j.dump().c_str());
         } else {
             clearTentative();
             std::printf("[%s --> %s]%s\n", formatTimestamp(c.start, true, '.').c_str(),
                         formatTimestamp(c.end, true, '.').c_str(), c.text.c_str());
+            if (printWords) {
+                for (const Word& w : c.words) {
+                    std::printf("    [%s --> %s] %s (p %.2f)\n", formatTimestamp(w.start, true, '.').c_str(),
+                                formatTimestamp(w.end, true, '.').c_str(), w.word.c_str(), w.probability);
+                }
+            }
         }
         std::fflush(stdout);
 #ifdef HEARSAY_HAVE_TYPING

@@ -98,6 +98,12 @@ const char* kUsage = R"(usage: hearsay-cli transcribe --model PATH [OPTIONS] FIL
   --backend B                auto (default), cpu or cuda
   --precision P              CUDA weights and GEMMs: fp16 (default; tensor cores, fp32 accumulation)
                              or fp32 (exact comparisons); the CPU backend computes in float32
+  --word-timestamps          word-level timestamps from the cross-attention (faster-whisper's
+                             word_timestamps=True): JSON segments gain "words": [{word, start, end,
+                             probability}]; a window then advances to its last word's end
+  --max-line-width N         SRT/VTT: at most N characters per line (needs --word-timestamps)
+  --max-line-count N         SRT/VTT: at most N lines per cue (needs --word-timestamps)
+  --highlight-words          SRT/VTT: one cue per word, the word underlined (needs --word-timestamps)
   --output-format F          txt, srt, vtt, json or all (default: txt on stdout, all with --output-dir)
   --output-dir DIR           write FILE's name + .txt/.srt/.vtt/.json there instead of stdout
   --quiet                    no progress on stderr
@@ -108,6 +114,7 @@ const char* kUsage = R"(usage: hearsay-cli transcribe --model PATH [OPTIONS] FIL
 
 struct Settings {
     TranscribeOptions transcribe;
+    SubtitleOptions subtitles;
     std::vector<ExportFormat> formats;
     std::string outputDir;
     bool quiet = false;
@@ -176,6 +183,24 @@ Result<Settings> readSettings(const Options& options, bool multilingual) {
     s.transcribe.conditionOnPreviousText = !options.has("no-condition-on-previous-text");
     s.transcribe.initialPrompt = options.value("initial-prompt", "");
     s.transcribe.cutRepetitionLoops = !options.has("no-loop-cut");
+    s.transcribe.wordTimestamps = options.has("word-timestamps");
+    auto width = options.intValue("max-line-width", 0);
+    auto count = options.intValue("max-line-count", 0);
+    for (auto* r : {&width, &count})
+        if (!*r) return r->error();
+    if (width.value() < 0 || width.value() > 10000) return makeError("--max-line-width must be between 1 and 10000");
+    if (count.value() < 0 || count.value() > 1000) return makeError("--max-line-count must be between 1 and 1000");
+    if (options.value("max-line-width") && width.value() == 0) return makeError("--max-line-width must be between 1 and 10000");
+    if (options.value("max-line-count") && count.value() == 0) return makeError("--max-line-count must be between 1 and 1000");
+    s.subtitles = {width.value(), count.value(), options.has("highlight-words")};
+    for (const char* name : {"max-line-width", "max-line-count", "highlight-words"}) {
+        if (options.has(name) && !s.transcribe.wordTimestamps) {
+            return makeError(std::string("--") + name + " needs --word-timestamps");
+        }
+    }
+    if (s.transcribe.wordTimestamps && d.withoutTimestamps) {
+        return makeError("--word-timestamps needs the segment timestamps (drop --no-timestamps)");
+    }
 
     s.outputDir = options.value("output-dir", "");
     const std::string format = options.value("output-format", s.outputDir.empty() ? "txt" : "all");
@@ -216,9 +241,10 @@ int runTranscribe(const std::vector<std::string>& args) {
         args,
         {"model", "language", "task", "beam-size", "patience", "length-penalty", "beam-rules", "best-of", "temperature",
          "temperature-increment", "compression-ratio-threshold", "logprob-threshold", "no-speech-threshold",
-         "initial-prompt", "sample-len", "seed", "threads", "backend", "precision", "output-format", "output-dir"},
+         "initial-prompt", "sample-len", "seed", "threads", "backend", "precision", "output-format", "output-dir",
+         "max-line-width", "max-line-count"},
         {"help", "no-self-cache", "no-cross-cache", "no-step-graphs", "no-timestamps", "no-condition-on-previous-text",
-         "no-loop-cut", "quiet"});
+         "no-loop-cut", "quiet", "word-timestamps", "highlight-words"});
     if (!parsed) {
         std::fprintf(stderr, "hearsay-cli transcribe: %s\n\n%s", parsed.message().c_str(), kUsage);
         return 2;
@@ -332,7 +358,7 @@ int runTranscribe(const std::vector<std::string>& args) {
                          r.wallSeconds, r.realTimeFactor(), r.encoderMs, r.decodeMsPerToken, r.selfCacheBytes,
                          r.crossCacheBytes);
         for (ExportFormat format : s.formats) {
-            const std::string content = exportTranscript(transcript.value(), format);
+            const std::string content = exportTranscript(transcript.value(), format, s.subtitles);
             if (s.outputDir.empty()) {
                 std::fwrite(content.data(), 1, content.size(), stdout);
                 std::fflush(stdout);

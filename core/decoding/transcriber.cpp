@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <optional>
 
 namespace hearsay {
 namespace {
@@ -163,6 +165,7 @@ Result<Transcript> transcribe(InferenceSession& session, const Tokenizer& tokeni
     }
 
     int seek = 0;
+    double lastSpeechTimestamp = 0.0;  // word timestamps: where the speech so far ended
     while (seek < contentFrames) {
         const double timeOffset = double(seek) * kHopLength / kSampleRate;
         const int segmentFrames = std::min(kChunkFrames, contentFrames - seek);
@@ -195,10 +198,34 @@ Result<Transcript> transcribe(InferenceSession& session, const Tokenizer& tokeni
             }
         }
 
-        const WindowSplit split =
+        WindowSplit split =
             splitWindow(tokens, special.timestampBegin, timeOffset, segmentFrames, timePrecision, inputStride);
+        std::vector<std::vector<Word>> sliceWords(split.slices.size());
+        int nextSeek = seek + split.seekAdvance;
+        if (options.wordTimestamps) {
+            const auto alignStart = std::chrono::steady_clock::now();
+            auto words = addWordTimestamps(session, tokenizer, transcript.language, decoding.task, split.slices, timeOffset,
+                                           segmentFrames, lastSpeechTimestamp, options.words);
+            if (!words) return words.error();
+            sliceWords = std::move(words->words);
+            stats.wordTimestampsMs +=
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - alignStart).count();
+            ++stats.alignedWindows;
+            // The reference's get_end(): the last word's end, else the last segment's.
+            std::optional<double> lastWordEnd;
+            for (size_t i = sliceWords.size(); i-- > 0 && !lastWordEnd;) {
+                if (!sliceWords[i].empty()) lastWordEnd = sliceWords[i].back().end;
+            }
+            if (!lastWordEnd && !split.slices.empty()) lastWordEnd = split.slices.back().end;
+            if (!split.singleTimestampEnding && lastWordEnd && *lastWordEnd > timeOffset) {
+                const int wordSeek = int(std::nearbyint(*lastWordEnd * kSampleRate / kHopLength));
+                if (wordSeek > seek) nextSeek = wordSeek;
+            }
+            if (lastWordEnd) lastSpeechTimestamp = *lastWordEnd;
+        }
         std::vector<Segment> produced;
-        for (const WindowSlice& slice : split.slices) {
+        for (size_t s = 0; s < split.slices.size(); ++s) {
+            const WindowSlice& slice = split.slices[s];
             Segment segment;
             segment.id = int(transcript.segments.size() + produced.size());
             segment.seek = seek;
@@ -210,9 +237,11 @@ Result<Transcript> transcribe(InferenceSession& session, const Tokenizer& tokeni
             segment.avgLogprob = result.avgLogprob;
             segment.compressionRatio = result.compressionRatio;
             segment.noSpeechProb = result.noSpeechProb;
+            segment.words = std::move(sliceWords[s]);
             if (segment.start == segment.end || strip(segment.text).empty()) {
                 segment.text.clear();  // instantaneous or empty: kept as a record, without text
                 segment.tokens.clear();
+                segment.words.clear();
             }
             // The model's timestamps may run past the end of the audio (the window is padded to
             // 30 s); a segment ends where the audio does.
@@ -224,7 +253,7 @@ Result<Transcript> transcribe(InferenceSession& session, const Tokenizer& tokeni
         transcript.segments.insert(transcript.segments.end(), produced.begin(), produced.end());
 
         if (!options.conditionOnPreviousText || result.temperature > 0.5f) promptResetSince = allTokens.size();
-        seek += split.seekAdvance;
+        seek = nextSeek;
         if (progress) progress(std::min(1.0, double(seek) / contentFrames), produced);
     }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "core/decoding/temperature_fallback.h"
+#include "core/decoding/word_timestamps.h"
 #include "core/frontend/sample_reader.h"
 #include "core/transcript/transcript.h"
 
@@ -24,6 +25,10 @@ struct TranscribeOptions {
     bool conditionOnPreviousText = true;    // previous windows' tokens as the prompt
     std::string initialPrompt;              // text prompt for the first window
     bool cutRepetitionLoops = true;         // a window that hit the sample limit in a loop keeps one occurrence
+    // Word timestamps (faster-whisper's word_timestamps=True): each segment gets its words, the
+    // segments' times may move to them, and a window advances to its last word's end.
+    bool wordTimestamps = false;
+    WordTimestampOptions words;
 };
 
 // Called after each window: fraction of the audio done (0..1) and the segments it produced.

@@ -9,6 +9,7 @@ WindowSplit splitWindow(const std::vector<int>& tokens, int timestampBegin, doub
     const size_t n = tokens.size();
     auto isTimestamp = [&](size_t i) { return tokens[i] >= timestampBegin; };
     const bool singleTimestampEnding = n >= 2 && !isTimestamp(n - 2) && isTimestamp(n - 1);
+    split.singleTimestampEnding = singleTimestampEnding;
 
     std::vector<size_t> cuts;  // positions just after each consecutive timestamp pair's first token
     for (size_t i = 0; i + 1 < n; ++i)

@@ -17,6 +17,7 @@ struct WindowSlice {
 struct WindowSplit {
     std::vector<WindowSlice> slices;
     int seekAdvance = 0;      // mel frames to advance (always > 0)
+    bool singleTimestampEnding = false;  // the tokens end with a lone timestamp (no speech after it)
 };
 
 // tokens: the window's sampled tokens (EOT excluded); timeOffset: the window's start in seconds;

@@ -67,6 +67,17 @@ Result<void> ControlledSession::decode(const std::vector<std::vector<int>>& beam
     return result;
 }
 
+Result<ForcedPass> ControlledSession::forcedPass(const ForcedPassRequest& request) {
+    if (m_controls->cancel.load()) return cancelledError();
+    applyRequestedSwitches();
+    const SessionTimings before = m_inner->timings();
+    auto result = m_inner->forcedPass(request);
+    const SessionTimings after = m_inner->timings();
+    m_counters.decodeMs += after.decodeMs - before.decodeMs;
+    m_counters.tokensDecoded += after.tokensDecoded - before.tokensDecoded;
+    return result;
+}
+
 void ControlledSession::setObserver(std::function<void()> observer, std::chrono::milliseconds interval) {
     m_observer = std::move(observer);
     m_interval = interval;

@@ -33,6 +33,7 @@ public:
     using InferenceSession::encode;
     Result<void> encode(const LogMel& mel, int audioContext) override;
     Result<void> decode(const std::vector<std::vector<int>>& beamTokens, std::vector<float>& logits) override;
+    Result<ForcedPass> forcedPass(const ForcedPassRequest& request) override;
     void reorderBeams(const std::vector<int>& sourceBeam) override { m_inner->reorderBeams(sourceBeam); }
     void resetDecoder() override { m_inner->resetDecoder(); }
     void setSelfAttentionCache(bool enabled) override { m_inner->setSelfAttentionCache(enabled); }

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <mutex>
 #include <new>
 #include <optional>
@@ -210,6 +211,110 @@ public:
         m_timings.stepReplays += replayed ? 1 : 0;
         if (recorded) m_timings.stepOperations = operations;
         return {};
+    }
+
+    Result<ForcedPass> forcedPass(const ForcedPassRequest& request) override {
+        if (!m_encoded) return makeError("forced pass: no audio window encoded yet (call encode() first)");
+        const int n = static_cast<int>(request.tokens.size());
+        const int positions = m_decoder->audioContext();
+        if (n < 1 || n > m_config.nTextCtx) {
+            return makeError("forced pass: " + std::to_string(n) + " tokens, expected 1.." + std::to_string(m_config.nTextCtx));
+        }
+        for (int token : request.tokens) {
+            if (token < 0 || token >= m_config.nVocab) {
+                return makeError("forced pass: token id " + std::to_string(token) + " outside the vocabulary");
+            }
+        }
+        for (auto [layer, head] : request.heads) {
+            if (layer < 0 || layer >= m_config.nTextLayer || head < 0 || head >= m_config.nTextHead) {
+                return makeError("forced pass: alignment head (" + std::to_string(layer) + ", " + std::to_string(head) +
+                                 ") is not one of this model's " + std::to_string(m_config.nTextLayer) + " layers x " +
+                                 std::to_string(m_config.nTextHead) + " heads");
+            }
+        }
+        if (request.frames < 1 || request.frames > positions) {
+            return makeError("forced pass: " + std::to_string(request.frames) + " frames, expected 1.." +
+                             std::to_string(positions));
+        }
+        if (request.firstRow < 0 || request.probabilityRows < 0 || request.firstRow + request.probabilityRows > n - 1 ||
+            request.textVocabulary < 1 || request.textVocabulary > m_config.nVocab) {
+            return makeError("forced pass: probability rows or text vocabulary out of range");
+        }
+        const bool crossOn = m_crossOn.load();
+        if (crossOn && !m_crossValid) {
+            if (auto ok = fillCrossCache(); !ok) return ok.error();
+        }
+        const auto start = Clock::now();
+        m_pass.clear();
+        for (int p = 0; p < n; ++p) {
+            m_pass.tokens.push_back(request.tokens[static_cast<size_t>(p)]);
+            m_pass.positions.push_back(p);
+        }
+        m_pass.selfBatches.push_back({0, n, 0, n});
+        m_pass.beams = std::max(1, request.probabilityRows);
+        m_pass.lastRows.push_back({static_cast<size_t>(request.probabilityRows > 0 ? request.firstRow : n - 1), 0,
+                                   static_cast<size_t>(m_pass.beams)});
+
+        ForcedPass out;
+        out.rows = n;
+        out.frames = request.frames;
+        const size_t d = static_cast<size_t>(m_config.nTextState), rows = static_cast<size_t>(n);
+        const size_t frames = static_cast<size_t>(request.frames);
+        const size_t headDim = d / static_cast<size_t>(m_config.nTextHead);
+        const float scale = 1.0f / std::sqrt(static_cast<float>(headDim));
+        out.scores.assign(request.heads.size() * rows * frames, 0.0f);
+        std::vector<float> queries, keys, logits;
+        // The scores of the heads of one layer, from that layer's queries and keys.
+        const CrossAttentionTap tap = [&](int layer, BufferView q, BufferView k) {
+            bool wanted = false;
+            for (auto [l, h] : request.heads) wanted = wanted || l == layer;
+            if (!wanted) return;
+            queries.resize(rows * d);
+            keys.resize(frames * d);
+            m_backend->download(q.slice(0, rows * d), queries.data(), rows * d);
+            m_backend->download(k.slice(0, frames * d), keys.data(), frames * d);
+            for (size_t i = 0; i < request.heads.size(); ++i) {
+                if (request.heads[i].first != layer) continue;
+                const size_t column = static_cast<size_t>(request.heads[i].second) * headDim;
+                float* dst = out.scores.data() + i * rows * frames;
+                for (size_t r = 0; r < rows; ++r) {
+                    const float* qr = queries.data() + r * d + column;
+                    for (size_t f = 0; f < frames; ++f) {
+                        const float* kf = keys.data() + f * d + column;
+                        float dot = 0.0f;
+                        for (size_t c = 0; c < headDim; ++c) dot += qr[c] * scale * kf[c];
+                        dst[r * frames + f] = dot;
+                    }
+                }
+            }
+        };
+        try {
+            m_decoder->prepare(m_pass, crossOn);
+            m_decoder->enqueue(m_pass, nullptr, crossOn ? &m_cross : nullptr, BufferView(m_encoderOut.get()), tap);
+            m_decoder->readLogits(m_pass.beams, logits);
+            m_backend->synchronize();
+        } catch (const std::exception& e) {
+            return makeError(std::string(dynamic_cast<const std::bad_alloc*>(&e) ? "forced pass ran out of memory: "
+                                                                                 : "forced pass failed: ") +
+                                 describe(e),
+                             backendErrorKind(e));
+        }
+        updateWorkspaceBytes();
+        const size_t vocab = static_cast<size_t>(m_config.nVocab), text = static_cast<size_t>(request.textVocabulary);
+        for (int i = 0; i < request.probabilityRows; ++i) {
+            const float* row = logits.data() + static_cast<size_t>(i) * vocab;
+            const int next = request.tokens[static_cast<size_t>(request.firstRow + i + 1)];
+            const float top = *std::max_element(row, row + text);
+            double sum = 0.0;
+            for (size_t v = 0; v < text; ++v) sum += std::exp(static_cast<double>(row[v] - top));
+            out.nextTokenProbabilities.push_back(
+                static_cast<size_t>(next) < text ? static_cast<float>(std::exp(static_cast<double>(row[next] - top)) / sum)
+                                                 : 0.0f);
+        }
+        std::lock_guard lock(m_timingsMutex);
+        m_timings.decodeMs += millisecondsSince(start);
+        m_timings.tokensDecoded += n;
+        return out;
     }
 
     void reorderBeams(const std::vector<int>& sourceBeam) override {

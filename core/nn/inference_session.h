@@ -12,6 +12,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hearsay {
@@ -63,6 +64,28 @@ struct SessionTimings {
                                   // kernel launches and copies per token; CPU: tape entries)
 };
 
+// What a forced decoder pass over a known token sequence saw (word timestamps): the
+// cross-attention scores of the requested heads and the probabilities of the given tokens.
+struct ForcedPass {
+    int rows = 0;     // tokens in the pass
+    int frames = 0;   // encoder positions kept per row
+    // [heads][rows][frames]: scale · q·k of each requested head (before the softmax), over
+    // the first `frames` encoder positions, heads in the order they were asked for.
+    std::vector<float> scores;
+    // Entry i: the probability the logits of row firstRow + i give to tokens[firstRow + i + 1],
+    // under a softmax over the ids below `textVocabulary` alone.
+    std::vector<float> nextTokenProbabilities;
+};
+
+struct ForcedPassRequest {
+    std::vector<int> tokens;                       // the whole sequence, start-of-transcript first
+    std::vector<std::pair<int, int>> heads;        // (decoder layer, head)
+    int frames = 0;                                // encoder positions to keep (≤ audioContext())
+    int firstRow = 0;                              // first row whose next-token probability is wanted
+    int probabilityRows = 0;                       // how many such rows
+    int textVocabulary = 0;                        // softmax over ids [0, textVocabulary)
+};
+
 class InferenceSession {
 public:
     // A session over weights already on a backend (shared with other sessions, never copied):
@@ -94,6 +117,11 @@ public:
     // prefix is re-run from its first differing token. Sequences longer than n_text_ctx are
     // an error. logits is resized to beams × n_vocab.
     virtual Result<void> decode(const std::vector<std::vector<int>>& beamTokens, std::vector<float>& logits) = 0;
+
+    // One pass over request.tokens as a whole (no sampling, the self cache neither read nor
+    // written: the decoder state of beams is unchanged), cross cache on or off alike. Errors:
+    // nothing encoded, a bad head, frames or row range, a sequence outside the text context.
+    virtual Result<ForcedPass> forcedPass(const ForcedPassRequest& request) = 0;
 
     // After a beam-search step: new beam b continues old beam sourceBeam[b] (cache rows are
     // copied, not recomputed).

@@ -57,7 +57,7 @@ void WhisperDecoder::reserve(int rows) {
 size_t WhisperDecoder::workspaceBytes() const {
     size_t bytes = 0;
     for (const auto* b : {&m_x, &m_ln, &m_q, &m_k, &m_v, &m_attn, &m_hidden, &m_scores, &m_last, &m_logits, &m_crossK,
-                          &m_crossV}) {
+                          &m_crossV, &m_wideLast, &m_wideLogits}) {
         if (*b) bytes += (*b)->bytes();
     }
     for (const auto* b : {&m_passIds, &m_stepIds}) {
@@ -103,6 +103,14 @@ void WhisperDecoder::prepare(const DecoderPass& pass, bool crossCacheOn) {
         m_crossV = m_backend.allocate(elements);
         ++m_bufferEpoch;
     }
+    if (pass.beams > m_maxBeams) {
+        const size_t wide = static_cast<size_t>(pass.beams);
+        const size_t d = static_cast<size_t>(m_config.nTextState), vocab = static_cast<size_t>(m_config.nVocab);
+        if (!m_wideLast || m_wideLast->elements() < wide * d) {
+            m_wideLast = m_backend.allocate(wide * d);
+            m_wideLogits = m_backend.allocate(wide * vocab);
+        }
+    }
     const size_t n = static_cast<size_t>(rows);
     if (pass.step) {
         // [4][maxBeams]: ids, positions, first cache row of each beam, cache row written.
@@ -125,12 +133,15 @@ void WhisperDecoder::prepare(const DecoderPass& pass, bool crossCacheOn) {
 }
 
 void WhisperDecoder::enqueue(const DecoderPass& pass, KvCache* selfCache, const KvCache* crossCache,
-                             BufferView encoderOut) {
+                             BufferView encoderOut, const CrossAttentionTap& tap) {
     Backend& be = m_backend;
     const NetworkWeights& w = m_weights;
     const int rows = pass.rows(), d = m_config.nTextState, heads = m_config.nTextHead;
     const int t = m_audioContext, vocab = m_config.nVocab;
     if (rows > m_rowCapacity || (!crossCache && !m_crossK)) throw std::logic_error("decoder: enqueue() before prepare()");
+    if (pass.beams > m_maxBeams && (pass.step || !m_wideLast || m_wideLast->elements() < size_t(pass.beams) * size_t(d))) {
+        throw std::logic_error("decoder: a pass with more logits rows than beams needs prepare()");
+    }
     if (pass.step && (!selfCache || rows != pass.beams || rows > m_maxBeams)) {
         throw std::logic_error("decoder: a step pass needs the self cache and one row per beam");
     }
@@ -221,6 +232,7 @@ void WhisperDecoder::enqueue(const DecoderPass& pass, KvCache* selfCache, const 
             cross.k = BufferView(m_crossK.get());
             cross.v = BufferView(m_crossV.get());
         }
+        if (tap) tap(l, q, cross.k);
         be.attention(cross);
         be.linear(attn, viewOf(layer.crossAttn.out.weight), viewOf(layer.crossAttn.out.bias), x, rows, d, d, true);
 
@@ -232,8 +244,9 @@ void WhisperDecoder::enqueue(const DecoderPass& pass, KvCache* selfCache, const 
     }
     // Only each beam's last row needs the final norm and the logits.
     const int beams = pass.beams;
-    BufferView last = BufferView(m_last.get()).slice(0, static_cast<size_t>(beams) * static_cast<size_t>(d));
-    BufferView out = BufferView(m_logits.get()).slice(0, static_cast<size_t>(beams) * static_cast<size_t>(vocab));
+    const bool wide = beams > m_maxBeams;
+    BufferView last = BufferView((wide ? m_wideLast : m_last).get()).slice(0, static_cast<size_t>(beams) * static_cast<size_t>(d));
+    BufferView out = BufferView((wide ? m_wideLogits : m_logits).get()).slice(0, static_cast<size_t>(beams) * static_cast<size_t>(vocab));
     be.copyRows(x, d, last, d, d, pass.lastRows);
     be.layerNorm(last, viewOf(w.decoderLn.gamma), viewOf(w.decoderLn.beta), last, beams, d, kLayerNormEps);
     // logits [B][vocab] = LN(x_last) · token_embeddingᵀ
@@ -243,7 +256,8 @@ void WhisperDecoder::enqueue(const DecoderPass& pass, KvCache* selfCache, const 
 void WhisperDecoder::readLogits(int beams, std::vector<float>& logits) {
     const size_t count = static_cast<size_t>(beams) * static_cast<size_t>(m_config.nVocab);
     logits.resize(count);
-    m_backend.download(BufferView(m_logits.get()).slice(0, count), logits.data(), count);
+    DeviceBuffer* source = beams > m_maxBeams ? m_wideLogits.get() : m_logits.get();
+    m_backend.download(BufferView(source).slice(0, count), logits.data(), count);
 }
 
 } // namespace hearsay

@@ -11,10 +11,16 @@
 #include "core/nn/network_weights.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
 namespace hearsay {
+
+// Called by a pass (never a recorded one) once a layer's cross-attention inputs are ready:
+// queries [rows][d] (before the 1/sqrt(head dim) scale) and keys [audio context][d]. Word
+// timestamps read the attention of the alignment heads through it.
+using CrossAttentionTap = std::function<void(int layer, BufferView queries, BufferView keys)>;
 
 // The rows one decoder pass runs: for each beam, its tokens not yet in the self cache (or
 // all of them with the cache off), concatenated beam after beam.
@@ -25,7 +31,8 @@ struct DecoderPass {
                                               // (in the self cache, or in this pass's rows)
     std::vector<RowCopy> cacheWrites;         // self cache on: pass rows -> cache rows
     std::vector<RowCopy> lastRows;            // per beam: its last pass row -> logits row
-    int beams = 0;
+    int beams = 0;                            // logits rows (a forced pass may ask for more
+                                              // rows than the session has beams)
     // A decode step: the self cache is on and every beam runs exactly one row (row b = beam b).
     // Its ops then take every per-step value (ids, positions, cache rows) from index buffers,
     // so they are the same for every step of the same beam count: recordable once, replayable.
@@ -51,7 +58,9 @@ public:
     // pass.step). prepare() must have run for this pass. selfCache null: keys and values come
     // from this pass's own rows (the cache is off). crossCache null: the encoder output is
     // projected to K/V here, layer by layer (the cross cache is off).
-    void enqueue(const DecoderPass& pass, KvCache* selfCache, const KvCache* crossCache, BufferView encoderOut);
+    // tap (optional, not while recording): sees each layer's cross-attention queries and keys.
+    void enqueue(const DecoderPass& pass, KvCache* selfCache, const KvCache* crossCache, BufferView encoderOut,
+                 const CrossAttentionTap& tap = {});
     // Downloads the logits [beams][n_vocab] the last enqueue() computed.
     void readLogits(int beams, std::vector<float>& logits);
 
@@ -96,6 +105,8 @@ private:
     std::unique_ptr<DeviceBuffer> m_scores;   // attention workspace
     std::unique_ptr<DeviceBuffer> m_last;     // [maxBeams][d] last row of each beam
     std::unique_ptr<DeviceBuffer> m_logits;   // [maxBeams][n_vocab]
+    std::unique_ptr<DeviceBuffer> m_wideLast;   // [rows][d]: a pass with more logits rows than
+    std::unique_ptr<DeviceBuffer> m_wideLogits; // beams (grown on demand, never in a recording)
     std::unique_ptr<DeviceBuffer> m_crossK;   // [n_audio_ctx][d], only while the cross cache is off
     std::unique_ptr<DeviceBuffer> m_crossV;   // [n_audio_ctx][d]
     std::unique_ptr<IndexBuffer> m_passIds;   // [2][rows]: token ids, then positions (any pass)

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 namespace hearsay {
@@ -19,6 +20,7 @@ Result<StreamingBenchCase> runStreamingBenchmark(const Engine& engine, const std
     c.audio = audio;
     c.speed = speed;
     c.audioContextPadding = options.audioContextPaddingSeconds;
+    c.wordTimings = options.wordTimings;
 
     // The offline transcript of the same audio.
     auto decoded = decodeAudioFile(audio);
@@ -101,6 +103,7 @@ Json toJson(const StreamingBenchCase& c) {
     j["mean_step_ms"] = c.meanStepMs;
     j["mean_audio_context"] = c.meanAudioContext;
     j["audio_context_padding_s"] = c.audioContextPadding;
+    j["word_timings"] = c.wordTimings;
     j["max_behind_seconds"] = c.maxBehindSeconds;
     j["steps_behind"] = c.stepsBehind;
     j["wer_vs_offline"] = c.vsOffline.rate();
@@ -121,6 +124,7 @@ std::string formatStreamingBenchmark(const std::vector<StreamingBenchCase>& case
         char context[64];
         if (c.audioContextPadding < 0.0) std::snprintf(context, sizeof context, "full (1500)");
         else std::snprintf(context, sizeof context, "window + %.1f s (mean %.0f)", c.audioContextPadding, c.meanAudioContext);
+        if (!c.wordTimings) std::strncat(context, ", no word timings", sizeof context - std::strlen(context) - 1);
         std::snprintf(line, sizeof line,
                       "| %s | %s | %.1fx | %s | %d (%d) | %.1f | %.0f | %.2f | %.0f | %.3f | %.1f, %d | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %.2f%% (%d/%d) | %llu |\n",
                       c.model.c_str(), std::filesystem::path(c.audio).filename().c_str(), c.speed, context, c.summary.steps,

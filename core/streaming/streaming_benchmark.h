@@ -21,6 +21,7 @@ struct StreamingBenchCase {
     std::string audio;             // file
     double speed = 1.0;            // real-time multiple the file was played at
     double audioContextPadding = -1.0;  // StreamingOptions::audioContextPaddingSeconds (< 0: full context)
+    bool wordTimings = true;       // StreamingOptions::wordTimings (off: latencies from character shares)
     StreamingSummary summary;      // the streaming run
     std::string offlineText;       // transcribe() of the whole file, greedy, no fallback
     WordErrors vsOffline;          // committed streaming text against offlineText

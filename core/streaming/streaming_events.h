@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/nn/inference_session.h"
+#include "core/transcript/transcript.h"
 
 #include <cstdint>
 #include <string>
@@ -24,9 +25,10 @@ struct TentativeText {
 struct CommittedText {
     std::string text;            // as decoded (a leading space where a new word starts)
     std::vector<int> tokens;     // text tokens
-    double start = 0.0;          // when its audio starts and ends (estimated: the window's timestamps,
-    double end = 0.0;            // shared out over the segment's characters)
+    double start = 0.0;          // when its audio starts and ends (its words' aligned times; without
+    double end = 0.0;            // word timings, the window's timestamps shared out over the characters)
     bool endOfUtterance = false; // committed because the speaker paused (or Stop), not by agreement
+    std::vector<Word> words;     // with word timings: its words, times in seconds of stream audio
     // Per word of `text`: latency from the end of the word's audio (when it was captured) to when
     // it was first shown (tentative) and to now (committed), wall-clock seconds. Empty when the
     // source has no clock (an unpaced file).

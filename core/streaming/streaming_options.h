@@ -45,6 +45,10 @@ struct StreamingOptions {
     bool cutRepetitionLoops = true;      // a hypothesis that ran into the sample limit in a loop keeps one occurrence
     int maxSampledTokens = 128;          // per step; a dictation step rarely needs more (Whisper's own limit is 224)
     bool showTentative = true;           // report tentative text (off: committed text only)
+    // Word timings from the cross-attention (one forced decoder pass a step): committed text
+    // carries its words, and latencies count from each word's own end. Off: the times of a
+    // segment are shared out over its characters, and committed text has no words.
+    bool wordTimings = true;
     // Test and benchmark mode: one step per stepSeconds of audio however much has arrived (a
     // machine that always keeps up), so that a run is the same whatever the timing.
     bool lockstep = false;

@@ -4,6 +4,7 @@
 #include "core/decoding/fallback_policy.h"
 #include "core/decoding/repetition_detector.h"
 #include "core/decoding/temperature_fallback.h"
+#include "core/decoding/word_timestamps.h"
 
 #include <algorithm>
 #include <cctype>
@@ -318,6 +319,21 @@ Result<StreamingSession::Hypothesis> StreamingSession::decodeWindow(uint64_t end
     }
     h.silent = isSilentWindow(result.value(), m_options.thresholds);
     if (h.silent) h.tokens.clear();
+    if (m_options.wordTimings && !h.silent) {
+        // The words of the window's text (the committed prefix and this hypothesis), while the
+        // session still holds its encoding: each word's own time for the latencies and events.
+        // A silent window keeps the last alignment (its tentative text may still be committed).
+        std::vector<int> window = m_agreement.committedInWindow();
+        window.insert(window.end(), h.tokens.begin(), h.tokens.end());
+        std::vector<int> text;
+        for (int t : window)
+            if (t < tokenizer.special().eot) text.push_back(t);
+        const std::string language = tokenizer.isMultilingual() ? m_language : std::string("en");
+        auto words = alignText(*m_session, tokenizer, language, d.task, text, int(frames / 2));
+        if (!words) return words.error();
+        mergePunctuations(words.value(), kPrependPunctuations, kAppendPunctuations);
+        m_tokenTimes.setAligned(window, words.value(), tokenizer.special().timestampBegin);
+    }
 
     const SessionTimings t = m_session->timings();
     m_decodedEnd = std::max(m_decodedEnd, end);
@@ -366,38 +382,6 @@ void StreamingSession::acceptHypothesis(const Hypothesis& h, uint64_t end, bool 
     emitTentative(end);
 }
 
-std::vector<std::pair<double, double>> StreamingSession::tokenTimes(const std::vector<int>& tokens, double windowSeconds) const {
-    const Tokenizer& tokenizer = m_engine.tokenizer();
-    const int timestampBegin = tokenizer.special().timestampBegin;
-    std::vector<std::pair<double, double>> times(tokens.size(), {0.0, 0.0});
-    std::vector<size_t> pending;  // text tokens of the open segment
-    double segmentStart = 0.0;
-    // Shares [from, to] out over the pending tokens by their length in bytes.
-    auto distribute = [&](double from, double to) {
-        size_t total = 0;
-        for (size_t i : pending) total += std::max<size_t>(1, tokenizer.tokenBytes(tokens[i]).size());
-        double at = from;
-        for (size_t i : pending) {
-            const double share = total ? (to - from) * double(std::max<size_t>(1, tokenizer.tokenBytes(tokens[i]).size())) / double(total) : 0.0;
-            times[i] = {at, at + share};
-            at += share;
-        }
-        pending.clear();
-    };
-    for (size_t i = 0; i < tokens.size(); ++i) {
-        if (tokens[i] < timestampBegin) {
-            pending.push_back(i);
-            continue;
-        }
-        const double time = std::min(windowSeconds, double(tokens[i] - timestampBegin) * 0.02);
-        if (!pending.empty()) distribute(segmentStart, std::max(segmentStart, time));
-        segmentStart = time;
-        times[i] = {time, time};
-    }
-    distribute(segmentStart, std::max(segmentStart, windowSeconds));
-    return times;
-}
-
 void StreamingSession::emitCommitted(size_t first, size_t count, const std::vector<double>& shownAt, uint64_t windowEnd,
                                      bool endOfUtterance) {
     const Tokenizer& tokenizer = m_engine.tokenizer();
@@ -405,7 +389,7 @@ void StreamingSession::emitCommitted(size_t first, size_t count, const std::vect
     std::vector<int> window = m_agreement.committedInWindow();
     window.insert(window.end(), m_agreement.tentative().begin(), m_agreement.tentative().end());
     const double origin = double(m_windowStart) / double(kRate);
-    const auto times = tokenTimes(window, double(windowEnd - m_windowStart) / double(kRate));
+    const auto times = m_tokenTimes.times(tokenizer, window, double(windowEnd - m_windowStart) / double(kRate));
 
     CommittedText out;
     out.endOfUtterance = endOfUtterance;
@@ -428,13 +412,24 @@ void StreamingSession::emitCommitted(size_t first, size_t count, const std::vect
         wordEnd = -1.0;
     };
     double lastShown = nowSeconds();
+    int lastWord = -1;
+    std::vector<std::vector<int>> wordTokens;  // of each entry of out.words
     for (size_t i = first; i < first + count && i < window.size(); ++i) {
         const int token = window[i];
         if (token >= timestampBegin) continue;
         // Estimated times are shared out over a segment that may still grow, so a piece can be
         // estimated to start before the previous piece's estimated end: it starts at that end.
-        const double start = std::max(origin + times[i].first, m_lastCommittedEnd);
-        const double end = std::max(origin + times[i].second, start);
+        const double start = std::max(origin + times[i].start, m_lastCommittedEnd);
+        const double end = std::max(origin + times[i].end, start);
+        // A word of the alignment: its tokens in this piece make one word, timed as aligned.
+        if (times[i].word >= 0) {
+            if (times[i].word != lastWord) {
+                out.words.push_back({"", start, end, times[i].probability});
+                wordTokens.emplace_back();
+                lastWord = times[i].word;
+            }
+            wordTokens.back().push_back(token);
+        }
         if (!haveTimes) {
             out.start = start;
             haveTimes = true;
@@ -454,6 +449,7 @@ void StreamingSession::emitCommitted(size_t first, size_t count, const std::vect
     if (out.tokens.empty()) return;
     m_lastCommittedEnd = out.end;
     out.text = tokenizer.decode(out.tokens);
+    for (size_t w = 0; w < out.words.size(); ++w) out.words[w].word = tokenizer.decode(wordTokens[w]);
     m_summary.text += out.text;
     if (m_callbacks.committed) m_callbacks.committed(out);
 }
@@ -465,13 +461,13 @@ void StreamingSession::emitTentative(uint64_t windowEnd) {
     std::vector<int> window = m_agreement.committedInWindow();
     const size_t first = window.size();
     window.insert(window.end(), m_agreement.tentative().begin(), m_agreement.tentative().end());
-    const auto times = tokenTimes(window, double(windowEnd - m_windowStart) / double(kRate));
+    const auto times = m_tokenTimes.times(tokenizer, window, double(windowEnd - m_windowStart) / double(kRate));
     const double origin = double(m_windowStart) / double(kRate);
     TentativeText t;
     for (size_t i = first; i < window.size(); ++i) {
         if (window[i] >= timestampBegin) continue;
-        if (t.tokens.empty()) t.start = origin + times[i].first;
-        t.end = origin + times[i].second;
+        if (t.tokens.empty()) t.start = origin + times[i].start;
+        t.end = origin + times[i].end;
         t.tokens.push_back(window[i]);
     }
     t.text = tokenizer.decode(t.tokens);
@@ -492,6 +488,7 @@ void StreamingSession::maybeTrim(uint64_t end) {
             if (committed[i] < timestampBegin) m_context.push_back(committed[i]);
         m_windowStart += uint64_t(b.steps) * kTimestampSamples;
         m_agreement.trimTo(b);
+        m_tokenTimes.clear();
     };
     LocalAgreement::Boundary boundary;
     if (m_agreement.lastCommittedBoundary(boundary) && boundary.steps > 0 && inWindow(boundary)) {
@@ -527,6 +524,7 @@ void StreamingSession::startNewWindow(uint64_t at) {
         if (t < timestampBegin) m_context.push_back(t);
     m_agreement.reset();
     m_tentativeShownAt.clear();
+    m_tokenTimes.clear();
     m_windowStart = std::max(m_windowStart, alignDown(guardedWindowStart(at)));
     m_decodedEnd = m_windowStart;
 }

@@ -14,6 +14,7 @@
 #include "core/streaming/local_agreement.h"
 #include "core/streaming/streaming_events.h"
 #include "core/streaming/streaming_options.h"
+#include "core/streaming/window_token_times.h"
 
 #include <atomic>
 #include <chrono>
@@ -75,8 +76,6 @@ private:
     // new window starts no earlier. Returns `end` / `at`, moved (and counted) where it had to be.
     uint64_t guardedWindowEnd(uint64_t end);
     uint64_t guardedWindowStart(uint64_t at);
-    // Estimated (start, end) in seconds from the window's start of each token of `tokens`.
-    std::vector<std::pair<double, double>> tokenTimes(const std::vector<int>& tokens, double windowSeconds) const;
     double nowSeconds() const;
 
     Engine m_engine;
@@ -88,6 +87,7 @@ private:
     std::unique_ptr<ControlledSession> m_session;
     LogMelStream m_mel;
     LocalAgreement m_agreement;
+    WindowTokenTimes m_tokenTimes;    // when the window's tokens were spoken (aligned words)
     std::atomic<bool> m_stopRequested{false};
 
     uint64_t m_samplesRead = 0;       // fed to the mel stream and the VAD

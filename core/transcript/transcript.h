@@ -9,6 +9,14 @@
 
 namespace hearsay {
 
+// One word of a segment with its timing (word timestamps; faster-whisper's Word).
+struct Word {
+    std::string word;             // as decoded, leading space kept, punctuation merged
+    double start = 0.0;           // seconds
+    double end = 0.0;
+    double probability = 0.0;     // mean probability of its tokens
+};
+
 struct Segment {
     int id = 0;
     int seek = 0;                 // mel frame where the window that produced it started
@@ -20,6 +28,7 @@ struct Segment {
     double avgLogprob = 0.0;
     double compressionRatio = 0.0;
     double noSpeechProb = 0.0;
+    std::vector<Word> words;      // with word timestamps on; empty otherwise
 };
 
 struct RunStatistics {
@@ -34,6 +43,8 @@ struct RunStatistics {
     int fallbacks = 0;             // decodes rejected by the fallback thresholds
     int silentWindows = 0;         // windows skipped as silence
     int repetitionLoopsCut = 0;    // windows whose trailing loop was cut
+    double wordTimestampsMs = 0.0; // word timestamps: the forced passes and the alignment, all windows
+    int alignedWindows = 0;        // windows whose words were aligned
     size_t selfCacheBytes = 0;     // allocated, at the end of the run
     size_t crossCacheBytes = 0;
     bool selfCache = true;

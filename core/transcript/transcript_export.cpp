@@ -27,6 +27,14 @@ std::string cueText(std::string_view text) {
     return s;
 }
 
+std::string escapeVtt(const std::string& text) {
+    std::string s = text;
+    replaceAll(s, "&", "&amp;");
+    replaceAll(s, "<", "&lt;");
+    replaceAll(s, ">", "&gt;");
+    return s;
+}
+
 } // namespace
 
 std::string toTxt(const Transcript& transcript) {
@@ -40,29 +48,22 @@ std::string toTxt(const Transcript& transcript) {
     return out;
 }
 
-std::string toSrt(const Transcript& transcript) {
+std::string toSrt(const Transcript& transcript, const SubtitleOptions& subtitles) {
     std::string out;
     int index = 1;
-    for (const Segment& segment : transcript.segments) {
-        std::string text = cueText(segment.text);
-        if (text.empty()) continue;
+    for (const SubtitleCue& cue : subtitleCues(transcript, subtitles)) {
         out += std::to_string(index++) + "\n";
-        out += formatTimestamp(segment.start, true, ',') + " --> " + formatTimestamp(segment.end, true, ',') + "\n";
-        out += text + "\n\n";
+        out += formatTimestamp(cue.start, true, ',') + " --> " + formatTimestamp(cue.end, true, ',') + "\n";
+        out += cue.text + "\n\n";
     }
     return out;
 }
 
-std::string toVtt(const Transcript& transcript) {
+std::string toVtt(const Transcript& transcript, const SubtitleOptions& subtitles) {
     std::string out = "WEBVTT\n\n";
-    for (const Segment& segment : transcript.segments) {
-        std::string text = cueText(segment.text);
-        if (text.empty()) continue;
-        replaceAll(text, "&", "&amp;");
-        replaceAll(text, "<", "&lt;");
-        replaceAll(text, ">", "&gt;");
-        out += formatTimestamp(segment.start, false, '.') + " --> " + formatTimestamp(segment.end, false, '.') + "\n";
-        out += text + "\n\n";
+    for (const SubtitleCue& cue : subtitleCues(transcript, subtitles, escapeVtt)) {
+        out += formatTimestamp(cue.start, false, '.') + " --> " + formatTimestamp(cue.end, false, '.') + "\n";
+        out += cue.text + "\n\n";
     }
     return out;
 }
@@ -78,6 +79,8 @@ std::string toJson(const Transcript& transcript, int indent) {
         root["language_probabilities"] = probabilities;
     }
     Json segments = Json(Json::Array{});
+    bool withWords = false;
+    for (const Segment& s : transcript.segments) withWords = withWords || !s.words.empty();
     for (const Segment& s : transcript.segments) {
         Json j;
         j["id"] = s.id;
@@ -92,6 +95,18 @@ std::string toJson(const Transcript& transcript, int indent) {
         j["avg_logprob"] = s.avgLogprob;
         j["compression_ratio"] = s.compressionRatio;
         j["no_speech_prob"] = s.noSpeechProb;
+        if (withWords) {
+            Json words = Json(Json::Array{});
+            for (const Word& w : s.words) {
+                Json word;
+                word["word"] = w.word;
+                word["start"] = w.start;
+                word["end"] = w.end;
+                word["probability"] = w.probability;
+                words.push_back(word);
+            }
+            j["words"] = words;
+        }
         segments.push_back(j);
     }
     root["segments"] = segments;
@@ -109,6 +124,10 @@ std::string toJson(const Transcript& transcript, int indent) {
     stats["fallbacks"] = r.fallbacks;
     stats["silent_windows"] = r.silentWindows;
     stats["repetition_loops_cut"] = r.repetitionLoopsCut;
+    if (r.alignedWindows > 0) {
+        stats["word_timestamps_ms"] = r.wordTimestampsMs;
+        stats["aligned_windows"] = r.alignedWindows;
+    }
     stats["self_cache"] = r.selfCache;
     stats["cross_cache"] = r.crossCache;
     stats["self_cache_bytes"] = r.selfCacheBytes;
@@ -119,11 +138,11 @@ std::string toJson(const Transcript& transcript, int indent) {
     return out;
 }
 
-std::string exportTranscript(const Transcript& transcript, ExportFormat format) {
+std::string exportTranscript(const Transcript& transcript, ExportFormat format, const SubtitleOptions& subtitles) {
     switch (format) {
     case ExportFormat::Txt: return toTxt(transcript);
-    case ExportFormat::Srt: return toSrt(transcript);
-    case ExportFormat::Vtt: return toVtt(transcript);
+    case ExportFormat::Srt: return toSrt(transcript, subtitles);
+    case ExportFormat::Vtt: return toVtt(transcript, subtitles);
     case ExportFormat::Json: return toJson(transcript);
     }
     return {};

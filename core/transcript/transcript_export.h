@@ -2,6 +2,7 @@
 // no-speech probability, plus the run statistics). Segments without text are not written as cues.
 #pragma once
 
+#include "core/transcript/subtitle_cues.h"
 #include "core/transcript/transcript.h"
 #include "core/util/result.h"
 
@@ -13,10 +14,12 @@ namespace hearsay {
 enum class ExportFormat { Txt, Srt, Vtt, Json };
 
 std::string toTxt(const Transcript& transcript);   // one stripped segment text per line
-std::string toSrt(const Transcript& transcript);   // numbered cues, HH:MM:SS,mmm, "-->" in text defused
-std::string toVtt(const Transcript& transcript);   // WEBVTT, & < > escaped as entities
+// Subtitles: one cue per segment, or with word timestamps lines and cues as `subtitles` asks.
+std::string toSrt(const Transcript& transcript, const SubtitleOptions& subtitles = {});  // numbered cues, HH:MM:SS,mmm, "-->" in text defused
+std::string toVtt(const Transcript& transcript, const SubtitleOptions& subtitles = {});  // WEBVTT, & < > escaped as entities
+// Segments gain "words": [{word, start, end, probability}] when the transcript has words.
 std::string toJson(const Transcript& transcript, int indent = 2);
-std::string exportTranscript(const Transcript& transcript, ExportFormat format);
+std::string exportTranscript(const Transcript& transcript, ExportFormat format, const SubtitleOptions& subtitles = {});
 
 Result<ExportFormat> parseExportFormat(std::string_view name);  // txt, srt, vtt, json
 const char* fileExtension(ExportFormat format);                 // "txt", ...

@@ -141,6 +141,55 @@ private slots:
         QVERIFY(!readAll(out + "/jfk.wav.txt").isEmpty());
     }
 
+    // --word-timestamps: JSON segments gain their words (faster-whisper's names), in order, each
+    // from the text; the SRT line options shape the cues; the line options and
+    // --highlight-words without --word-timestamps are refused with a clear message.
+    void wordTimestamps() {
+        Run r = runCli({"transcribe", "--model", m_model, "--language", "en", "--beam-size", "1", "--sample-len", "48",
+                        "--word-timestamps", "--output-format", "json", "--quiet", kJfk});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        auto json = hearsay::Json::parse(r.out.toStdString());
+        QVERIFY2(json.ok(), json.ok() ? "" : json.message().c_str());
+        size_t words = 0;
+        double previousEnd = 0.0;
+        for (const auto& s : json.value()["segments"].toArray()) {
+            QVERIFY(s["words"].isArray());
+            for (const auto& w : s["words"].toArray()) {
+                ++words;
+                QVERIFY(w["word"].isString() && w["probability"].isNumber());
+                const double start = w["start"].toDouble(), end = w["end"].toDouble();
+                QVERIFY2(start <= end && start >= previousEnd - 1e-9, qPrintable(QString("%1-%2").arg(start).arg(end)));
+                QVERIFY(w["probability"].toDouble() >= 0.0 && w["probability"].toDouble() <= 1.0);
+                previousEnd = end;
+                // A word may run on into the next segment (the reference splits words over the
+                // window's text), so each is looked for in the whole text.
+                QVERIFY(!w["word"].toString().empty());
+                QVERIFY2(json.value()["text"].toString().find(w["word"].toString().substr(1)) != std::string::npos,
+                         w["word"].toString().c_str());
+            }
+        }
+        QVERIFY(words > 0);
+
+        Run srt = runCli({"transcribe", "--model", m_model, "--language", "en", "--beam-size", "1", "--sample-len", "48",
+                          "--word-timestamps", "--max-line-width", "16", "--max-line-count", "1", "--output-format", "srt",
+                          "--quiet", kJfk});
+        QVERIFY2(srt.exitCode == 0, qPrintable(srt.err));
+        for (const QString& cue : srt.out.split("\n\n", Qt::SkipEmptyParts)) {
+            const QStringList lines = cue.split('\n');
+            QCOMPARE(lines.size(), 3);  // number, timing, one line of text
+            QVERIFY2(lines[2].size() <= 16 || !lines[2].contains(' '), qPrintable(lines[2]));
+        }
+
+        for (const char* option : {"--max-line-width", "--max-line-count", "--highlight-words"}) {
+            QStringList args = {"transcribe", "--model", m_model, option};
+            if (QString(option) != "--highlight-words") args << "3";
+            args << kJfk;
+            Run refused = runCli(args);
+            QCOMPARE(refused.exitCode, 2);
+            QVERIFY2(refused.err.contains("needs --word-timestamps"), qPrintable(refused.err));
+        }
+    }
+
     void cacheSwitchesGiveTheSameTranscript() {
         QString reference;
         for (QStringList switches : {QStringList{}, QStringList{"--no-self-cache"}, QStringList{"--no-cross-cache"},

@@ -130,6 +130,37 @@ private slots:
         }
     }
 
+    // Word timings (on by default): committed pieces carry their words, whose text is the piece's
+    // and whose times lie inside it, in order; without them a piece has no words.
+    void committedPiecesCarryTheirWords() {
+        const Run run = stream(HEARSAY_SHARED_DATA_DIR "/jfk.wav", lockstep());
+        QVERIFY2(run.summary.error.empty(), run.summary.error.c_str());
+        size_t words = 0;
+        double previousEnd = 0.0;
+        for (const CommittedText& c : run.committed) {
+            std::string text;
+            for (const Word& w : c.words) {
+                text += w.word;
+                QVERIFY2(w.start <= w.end && w.start >= c.start - 1e-9 && w.end <= c.end + 1e-9,
+                         qPrintable(QString("'%1' %2-%3 in %4-%5").arg(w.word.c_str()).arg(w.start).arg(w.end).arg(c.start).arg(c.end)));
+                QVERIFY(w.start >= previousEnd - 1e-9);
+                QVERIFY(w.probability > 0.0 && w.probability <= 1.0);
+                previousEnd = w.end;
+            }
+            if (!c.words.empty()) QCOMPARE(QString::fromStdString(text), QString::fromStdString(c.text));
+            words += c.words.size();
+        }
+        QVERIFY(words >= 22);  // "And so my fellow Americans ... your country", punctuation merged
+
+        StreamingOptions off = lockstep();
+        off.wordTimings = false;
+        const Run plain = stream(HEARSAY_SHARED_DATA_DIR "/jfk.wav", off);
+        QVERIFY2(plain.summary.error.empty(), plain.summary.error.c_str());
+        QVERIFY(!plain.committed.empty());
+        for (const CommittedText& c : plain.committed) QVERIFY(c.words.empty());
+        QCOMPARE(plain.summary.text, run.summary.text);  // the alignment changes no text
+    }
+
     // Real and synthetic speech: the committed text is the offline transcript up to a small word
     // error rate (measured on this set: see scripts/bench/RESULTS.md).
     void committedTextFollowsTheOfflineTranscript() {

@@ -67,6 +67,7 @@ struct Settings {
     double speed = 1.0;
     double step = 1.0;
     std::vector<double> audioContexts = {-1.0};  // < 0: full
+    std::vector<bool> wordTimings = {true};      // streaming: word alignment on and/or off
 };
 
 // One engine (model, backend, weights) and the one session the bench drives on it.

@@ -124,9 +124,11 @@ int runStreamingSection(const Settings& s) {
         auto engine = Engine::load(model, EngineOptions{BackendKind::Cpu, BackendOptions{s.threads, 0}});
         if (!engine) return fail(engine.message());
         for (const std::string& audio : s.streamingFiles)
-        for (double padding : s.audioContexts) {
+        for (double padding : s.audioContexts)
+        for (bool wordTimings : s.wordTimings) {
             StreamingOptions options;
             options.audioContextPaddingSeconds = padding;
+            options.wordTimings = wordTimings;
             options.stepSeconds = s.step;
             options.decoding.language = engine->tokenizer().isMultilingual() ? s.language : "";
             std::fprintf(stderr, "hearsay-cli bench: streaming %s with %s at %.1fx\n", audio.c_str(), model.c_str(), s.speed);

@@ -90,6 +90,8 @@ const char* const kUsage =
     "  --speed X             real-time multiple (default 1); --step S (default 1.0)\n"
     "  --audio-context LIST  full (default) and/or paddings in seconds (e.g. full,0.5,2): reduced\n"
     "                        audio context, the window plus that much padding encoded\n"
+    "  --word-timings LIST   on (default) and/or off: word alignment each step (latencies from each\n"
+    "                        word's own end) or times shared out over the characters\n"
     "  reports per-step figures, latency (median, p90) from the end of a word's audio to its tentative\n"
     "  and committed display, real-time factor, dropped audio, and the WER of the committed text\n"
     "  against the offline transcript of the same file and model\n";
@@ -234,6 +236,13 @@ Result<Settings> parseSettings(const Options& o) {
                 return makeError("--audio-context takes full or paddings in seconds (0 to 30), got '" + item + "'");
             }
             s.audioContexts.push_back(padding);
+        }
+    }
+    if (auto v = o.value("word-timings")) {
+        s.wordTimings.clear();
+        for (const std::string& item : splitList(*v)) {
+            if (item != "on" && item != "off") return makeError("--word-timings takes on and/or off, got '" + item + "'");
+            s.wordTimings.push_back(item == "on");
         }
     }
     for (auto [name, field] : {std::pair{"speed", &s.speed}, std::pair{"step", &s.step}}) {
