@@ -571,7 +571,8 @@ void CudaBackend::runAttention(const AttentionArgs& a) {
     slices.reserve(a.batches.size());
     for (size_t index = 0; index < a.batches.size(); ++index) {
         const AttentionBatch& b = a.batches[index];
-        if (b.queryCount > 0) slices.push_back({b.queryRow, b.queryCount, b.keyRow, b.keyCount, static_cast<int>(index)});
+        if (b.queryCount <= 0) continue;
+        slices.push_back({b.queryRow, b.queryCount, b.keyRow, b.keyCount, static_cast<int>(index)});
     }
     AttentionShape shape;
     shape.q = floats(a.q);

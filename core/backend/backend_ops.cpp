@@ -77,7 +77,8 @@ int32_t* Backend::indexPointer(IndexView view, size_t needed, const char* what) 
              ") outside a buffer of " + std::to_string(elements));
     }
     if (needed > view.size) {
-        fail(std::string(what) + ": needs " + std::to_string(needed) + " ints, view holds " + std::to_string(view.size));
+        fail(std::string(what) + ": needs " + std::to_string(needed) + " ints, view holds " +
+             std::to_string(view.size));
     }
     return view.buffer->address() + view.offset;
 }
@@ -205,7 +206,8 @@ void Backend::copyRows(BufferView src, int srcStride, BufferView dst, int dstStr
                        std::span<const RowCopy> copies, IndexView dstRowOffsets) {
     if (width <= 0 || srcStride < width || dstStride < width) fail("copyRows: bad strides");
     if (copies.empty()) return;
-    const size_t ss = static_cast<size_t>(srcStride), ds = static_cast<size_t>(dstStride), w = static_cast<size_t>(width);
+    const size_t ss = static_cast<size_t>(srcStride), ds = static_cast<size_t>(dstStride),
+                 w = static_cast<size_t>(width);
     const bool offsets = dstRowOffsets.buffer != nullptr;
     if (offsets) indexPointer(dstRowOffsets, copies.size(), "copyRows dstRowOffsets");
     floatPointer(src, 0, "copyRows src");
