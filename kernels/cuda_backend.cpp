@@ -1,5 +1,6 @@
-// CudaBackend (see cuda_backend.h): checks every view as CpuBackend does, then enqueues the
-// op's kernel (or cuBLAS call) on the backend's stream. Only download() and synchronize()
+// CudaBackend (see cuda_backend.h): Backend checks every op as it does for the CPU
+// (core/backend/backend_ops.cpp); the run*() work here enqueues the op's kernel (or cuBLAS
+// call) on the backend's stream. Only download() and synchronize()
 // wait for the GPU. In fp16 mode weight matrices are half buffers; the ops that read weights
 // (linear, conv1d, embed, add) take either element type, every other view must be float32.
 #include "kernels/cuda_backend.h"
@@ -41,21 +42,18 @@ std::string gib(size_t bytes) {
     return text;
 }
 
-// What a buffer's elements are: float32 (everything allocate() makes, all weights in fp32 mode)
-// or IEEE half (weight matrices in fp16 mode).
-enum class Element { F32, F16 };
-
-// Device memory of one backend, zeroed at allocation. Offsets and sizes count elements of the
-// buffer's own type.
+// Device memory of one backend, zeroed at allocation: float32 (everything allocate() makes, all
+// weights in fp32 mode) or IEEE half (weight matrices in fp16 mode, half KV buffers). Offsets
+// and sizes count elements of the buffer's own type.
 class CudaBuffer final : public DeviceBuffer {
 public:
-    CudaBuffer(size_t elements, int device, cudaStream_t stream, Element element = Element::F32)
-        : DeviceBuffer(elements, element == Element::F16 ? sizeof(__half) : sizeof(float)), m_device(device),
-          m_element(element) {
+    CudaBuffer(size_t elements, int device, cudaStream_t stream, ElementType element = ElementType::F32)
+        : DeviceBuffer(elements, element), m_device(device) {
         if (elements == 0) return;
         if (elements > std::numeric_limits<size_t>::max() / sizeof(float)) throw CudaOutOfMemory("CUDA buffer too large");
-        const size_t bytes = elements * (element == Element::F16 ? sizeof(__half) : sizeof(float));
-        const cudaError_t status = cudaMalloc(&m_data, bytes);
+        const size_t bytes = elements * (element == ElementType::F16 ? sizeof(__half) : sizeof(float));
+        void* data = nullptr;
+        const cudaError_t status = cudaMalloc(&data, bytes);
         if (status == cudaErrorMemoryAllocation) {
             cudaGetLastError();  // not sticky, but clear it for the next check
             size_t freeBytes = 0, totalBytes = 0;
@@ -66,76 +64,29 @@ public:
         }
         HEARSAY_CUDA_CHECK(status);
         // Ordered before every later op on the stream, which is the only one that touches it.
-        const cudaError_t zeroed = cudaMemsetAsync(m_data, 0, bytes, stream);
+        const cudaError_t zeroed = cudaMemsetAsync(data, 0, bytes, stream);
         if (zeroed != cudaSuccess) {
-            cudaFree(m_data);  // the destructor does not run for a constructor that throws
+            cudaFree(data);  // the destructor does not run for a constructor that throws
             HEARSAY_CUDA_CHECK(zeroed);
         }
+        setAddress(data);
     }
     ~CudaBuffer() override {
-        if (!m_data) return;
+        if (!address()) return;
         int current = -1;
         cudaGetDevice(&current);
         if (current != m_device) cudaSetDevice(m_device);
-        cudaFree(m_data);  // synchronises the device: no pending op still reads it
+        cudaFree(address());  // synchronises the device: no pending op still reads it
     }
-    Element element() const { return m_element; }
-    void* raw() const { return m_data; }
-    float* data() const { return static_cast<float*>(m_data); }
-    __half* halfData() const { return static_cast<__half*>(m_data); }
 
 private:
-    void* m_data = nullptr;
     int m_device = 0;
-    Element m_element = Element::F32;
 };
 
-[[noreturn]] void fail(const std::string& what) { throw std::logic_error("cuda backend: " + what); }
+// The half elements of a view of a half buffer (a weight in fp16 mode, a half KV buffer).
+__half* halves(BufferView view) { return static_cast<__half*>(view.buffer->address()) + view.offset; }
+const __half* halves(const uint16_t* bits) { return reinterpret_cast<const __half*>(bits); }
 
-// The buffer of a view after checking that the view holds `needed` elements.
-const CudaBuffer* checkedBuffer(BufferView view, size_t needed, const char* what) {
-    if (!view.buffer) fail(std::string(what) + ": no buffer");
-    const auto* buffer = dynamic_cast<const CudaBuffer*>(view.buffer);
-    if (!buffer) fail(std::string(what) + ": the buffer does not belong to a CUDA backend");
-    if (view.offset > buffer->elements() || view.size > buffer->elements() - view.offset) {
-        fail(std::string(what) + ": view [" + std::to_string(view.offset) + ", +" + std::to_string(view.size) +
-             ") outside a buffer of " + std::to_string(buffer->elements()));
-    }
-    if (needed > view.size) {
-        fail(std::string(what) + ": needs " + std::to_string(needed) + " elements, view holds " +
-             std::to_string(view.size));
-    }
-    return buffer;
-}
-
-// The device address of a float32 view after checking that it holds `needed` elements. A half
-// weight where only float32 is handled is a programming error, reported like a bad view.
-float* devicePointer(BufferView view, size_t needed, const char* what) {
-    const CudaBuffer* buffer = checkedBuffer(view, needed, what);
-    if (buffer->element() != Element::F32) {
-        fail(std::string(what) + ": a half buffer (an fp16 weight or KV cache) where float32 is needed");
-    }
-    return buffer->data() + view.offset;
-}
-
-// A read-only operand that may be a half weight: exactly one of the pointers is set.
-struct WeightPointer {
-    const float* f32 = nullptr;
-    const __half* f16 = nullptr;
-    const void* address() const { return f16 ? static_cast<const void*>(f16) : static_cast<const void*>(f32); }
-};
-
-WeightPointer weightPointer(BufferView view, size_t needed, const char* what) {
-    const CudaBuffer* buffer = checkedBuffer(view, needed, what);
-    if (buffer->element() == Element::F16) return {nullptr, buffer->halfData() + view.offset};
-    return {buffer->data() + view.offset, nullptr};
-}
-
-// Elements spanned by `rows` rows of `width` with row stride `stride`.
-size_t spanOf(size_t rows, size_t stride, size_t width) { return rows == 0 ? 0 : (rows - 1) * stride + width; }
-
-// Whole rows of `width` with row stride `stride` inside `elements` (the inverse of spanOf).
-size_t rowsIn(size_t elements, size_t stride, size_t width) { return elements < width ? 0 : (elements - width) / stride + 1; }
 
 // int32 device memory for per-step values (IndexBuffer), zeroed at allocation.
 class CudaIndexBuffer final : public IndexBuffer {
@@ -143,47 +94,32 @@ public:
     CudaIndexBuffer(size_t elements, int device, cudaStream_t stream) : IndexBuffer(elements), m_device(device) {
         if (elements == 0) return;
         const size_t bytes = elements * sizeof(int32_t);
-        const cudaError_t status = cudaMalloc(&m_data, bytes);
+        int32_t* data = nullptr;
+        const cudaError_t status = cudaMalloc(&data, bytes);
         if (status == cudaErrorMemoryAllocation) {
             cudaGetLastError();
             throw CudaOutOfMemory("CUDA out of memory: cannot allocate " + std::to_string(bytes) +
                                   " bytes of indices on GPU " + std::to_string(device));
         }
         HEARSAY_CUDA_CHECK(status);
-        const cudaError_t zeroed = cudaMemsetAsync(m_data, 0, bytes, stream);
+        const cudaError_t zeroed = cudaMemsetAsync(data, 0, bytes, stream);
         if (zeroed != cudaSuccess) {
-            cudaFree(m_data);
+            cudaFree(data);
             HEARSAY_CUDA_CHECK(zeroed);
         }
+        setAddress(data);
     }
     ~CudaIndexBuffer() override {
-        if (!m_data) return;
+        if (!address()) return;
         int current = -1;
         cudaGetDevice(&current);
         if (current != m_device) cudaSetDevice(m_device);
-        cudaFree(m_data);
+        cudaFree(address());
     }
-    int32_t* data() const { return m_data; }
 
 private:
-    int32_t* m_data = nullptr;
     int m_device = 0;
 };
-
-// The device address of an index view after checking that it holds `needed` ints.
-int32_t* indexPointer(IndexView view, size_t needed, const char* what) {
-    if (!view.buffer) fail(std::string(what) + ": no index buffer");
-    const auto* buffer = dynamic_cast<const CudaIndexBuffer*>(view.buffer);
-    if (!buffer) fail(std::string(what) + ": the index buffer does not belong to a CUDA backend");
-    if (view.offset > buffer->elements() || view.size > buffer->elements() - view.offset) {
-        fail(std::string(what) + ": index view [" + std::to_string(view.offset) + ", +" + std::to_string(view.size) +
-             ") outside a buffer of " + std::to_string(buffer->elements()));
-    }
-    if (needed > view.size) {
-        fail(std::string(what) + ": needs " + std::to_string(needed) + " ints, view holds " + std::to_string(view.size));
-    }
-    return buffer->data() + view.offset;
-}
 
 } // namespace
 
@@ -310,9 +246,16 @@ std::unique_ptr<IndexBuffer> CudaBackend::allocateIndices(size_t count) {
     return std::make_unique<CudaIndexBuffer>(count, m_device, m_cublas->stream());
 }
 
-void CudaBackend::uploadIndices(IndexView dst, std::span<const int32_t> values) {
-    refuseWhileRecording("uploadIndices()");
-    int32_t* d = indexPointer(dst, values.size(), "uploadIndices");
+bool CudaBackend::owns(const DeviceBuffer& buffer) const {
+    return dynamic_cast<const CudaBuffer*>(&buffer) != nullptr;
+}
+
+bool CudaBackend::owns(const IndexBuffer& buffer) const {
+    return dynamic_cast<const CudaIndexBuffer*>(&buffer) != nullptr;
+}
+
+void CudaBackend::runUploadIndices(IndexView dst, std::span<const int32_t> values) {
+    int32_t* d = indices(dst);
     if (values.empty()) return;
     useDevice();
     // Staged from pageable memory before the call returns (as upload()), ordered on the stream
@@ -351,7 +294,7 @@ std::unique_ptr<DeviceBuffer> CudaBackend::allocateKv(size_t elements) {
     if (!halfKv()) return allocate(elements);
     refuseWhileRecording("allocateKv()");
     useDevice();
-    return std::make_unique<CudaBuffer>(elements, m_device, m_cublas->stream(), Element::F16);
+    return std::make_unique<CudaBuffer>(elements, m_device, m_cublas->stream(), ElementType::F16);
 }
 
 std::unique_ptr<DeviceBuffer> CudaBackend::createWeight(const TensorView& view) {
@@ -366,7 +309,7 @@ std::unique_ptr<DeviceBuffer> CudaBackend::createWeight(const TensorView& view) 
         // Matrices (linear and conv weights, embedding tables) as half: f16 as stored, anything
         // else through float32 on the host, rounded to nearest even. Vectors stay float32.
         useDevice();
-        auto buffer = std::make_unique<CudaBuffer>(n, m_device, m_cublas->stream(), Element::F16);
+        auto buffer = std::make_unique<CudaBuffer>(n, m_device, m_cublas->stream(), ElementType::F16);
         std::vector<uint16_t> halves;
         const void* source = view.data;
         if (view.dtype != DType::F16) {
@@ -385,7 +328,7 @@ std::unique_ptr<DeviceBuffer> CudaBackend::createWeight(const TensorView& view) 
             source = halves.data();
         }
         // Staged from pageable memory before the call returns (see upload()).
-        HEARSAY_CUDA_CHECK(cudaMemcpyAsync(buffer->raw(), source, n * sizeof(__half), cudaMemcpyHostToDevice,
+        HEARSAY_CUDA_CHECK(cudaMemcpyAsync(buffer->address(), source, n * sizeof(__half), cudaMemcpyHostToDevice,
                                            m_cublas->stream()));
         return buffer;
     }
@@ -400,39 +343,35 @@ std::unique_ptr<DeviceBuffer> CudaBackend::createWeight(const TensorView& view) 
     return buffer;
 }
 
-void CudaBackend::upload(BufferView dst, const float* src, size_t count) {
-    refuseWhileRecording("upload()");
-    const CudaBuffer* buffer = checkedBuffer(dst, count, "upload");
+void CudaBackend::runUpload(BufferView dst, const float* src, size_t count) {
     if (count == 0) return;
     useDevice();
-    if (buffer->element() == Element::F16) {
+    if (dst.buffer->element() == ElementType::F16) {
         // Rounded to half on the host (nearest even), then copied (staged before returning).
         std::vector<uint16_t> halves(count);
         for (size_t i = 0; i < count; ++i) halves[i] = floatToHalf(src[i]);
-        HEARSAY_CUDA_CHECK(cudaMemcpyAsync(buffer->halfData() + dst.offset, halves.data(), count * sizeof(uint16_t),
+        HEARSAY_CUDA_CHECK(cudaMemcpyAsync(cuda::halves(dst), halves.data(), count * sizeof(uint16_t),
                                            cudaMemcpyHostToDevice, m_cublas->stream()));
         return;
     }
-    float* d = buffer->data() + dst.offset;
+    float* d = floatPointer(dst, count, "upload");
     // From pageable memory the source is staged before the call returns, so the caller may
     // reuse it at once; the copy itself is ordered on the stream.
     HEARSAY_CUDA_CHECK(cudaMemcpyAsync(d, src, count * sizeof(float), cudaMemcpyHostToDevice, m_cublas->stream()));
 }
 
-void CudaBackend::download(BufferView src, float* dst, size_t count) {
-    refuseWhileRecording("download()");
-    const CudaBuffer* buffer = checkedBuffer(src, count, "download");
+void CudaBackend::runDownload(BufferView src, float* dst, size_t count) {
     if (count == 0) return;
     useDevice();
-    if (buffer->element() == Element::F16) {
+    if (src.buffer->element() == ElementType::F16) {
         std::vector<uint16_t> halves(count);
-        HEARSAY_CUDA_CHECK(cudaMemcpyAsync(halves.data(), buffer->halfData() + src.offset, count * sizeof(uint16_t),
+        HEARSAY_CUDA_CHECK(cudaMemcpyAsync(halves.data(), cuda::halves(src), count * sizeof(uint16_t),
                                            cudaMemcpyDeviceToHost, m_cublas->stream()));
         HEARSAY_CUDA_CHECK(cudaStreamSynchronize(m_cublas->stream()));
         for (size_t i = 0; i < count; ++i) dst[i] = halfToFloat(halves[i]);
         return;
     }
-    const float* s = buffer->data() + src.offset;
+    const float* s = floatPointer(src, count, "download");
     HEARSAY_CUDA_CHECK(cudaMemcpyAsync(dst, s, count * sizeof(float), cudaMemcpyDeviceToHost, m_cublas->stream()));
     HEARSAY_CUDA_CHECK(cudaStreamSynchronize(m_cublas->stream()));
 }
@@ -481,32 +420,31 @@ void CudaBackend::gemmWithBias(const void* x, const void* w, bool wHalf, const f
     }
 }
 
-void CudaBackend::linear(BufferView x, BufferView w, BufferView bias, BufferView y, int rows, int in, int out,
-                         bool accumulate) {
-    if (rows <= 0 || in <= 0 || out <= 0) fail("linear: bad dimensions");
+void CudaBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferView y, int rows, int in, int out,
+                            bool accumulate) {
     const size_t r = static_cast<size_t>(rows), n = static_cast<size_t>(in), m = static_cast<size_t>(out);
-    const float* xp = devicePointer(x, r * n, "linear x");
+    const float* xp = floats(x);
     const WeightPointer wp = weightPointer(w, m * n, "linear weight");
-    const CudaBuffer* yb = checkedBuffer(y, r * m, "linear y");
-    const float* bp = bias.empty() ? nullptr : devicePointer(bias, m, "linear bias");
+    const __half* wHalf = halves(wp.f16);
+    const float* bp = bias.empty() ? nullptr : floats(bias);
     useDevice();
-    if (yb->element() == Element::F16) {
-        // A half KV buffer (allocateKv): the product in float32 scratch, then rounded into it.
-        if (accumulate) fail("linear: cannot accumulate into a half buffer");
+    if (y.buffer->element() == ElementType::F16) {
+        // A half KV buffer (allocateKv): the product in float32 scratch, then rounded into it
+        // (Backend refuses accumulating into it).
         std::lock_guard lock(m_mutex);
         auto* tmp = static_cast<float*>(grow(m_outScratch, r * m * sizeof(float), "the KV projection buffer"));
-        productLocked(xp, wp.f16, wp.f32, bp, tmp, rows, in, out, false);
-        castToHalf(tmp, yb->halfData() + y.offset, r * m, m_cublas->stream());
+        productLocked(xp, wHalf, wp.f32, bp, tmp, rows, in, out, false);
+        castToHalf(tmp, halves(y), r * m, m_cublas->stream());
         return;
     }
-    float* yp = yb->data() + y.offset;
+    float* yp = floats(y);
     // Decode steps: x stays float32 and the product, bias and residual are one pass.
-    if (wp.f16 && m_smallLinear && rows <= cuda::kSmallLinearMaxRows) {
-        cuda::smallLinear(xp, wp.f16, bp, yp, rows, in, out, accumulate, m_cublas->stream());
+    if (wHalf && m_smallLinear && rows <= cuda::kSmallLinearMaxRows) {
+        cuda::smallLinear(xp, wHalf, bp, yp, rows, in, out, accumulate, m_cublas->stream());
         return;
     }
     std::lock_guard lock(m_mutex);
-    productLocked(xp, wp.f16, wp.f32, bp, yp, rows, in, out, accumulate);
+    productLocked(xp, wHalf, wp.f32, bp, yp, rows, in, out, accumulate);
 }
 
 void CudaBackend::productLocked(const float* x, const void* wHalf, const float* wFloat, const float* bias, float* y,
@@ -522,70 +460,51 @@ void CudaBackend::productLocked(const float* x, const void* wHalf, const float* 
     }
 }
 
-void CudaBackend::linearMany(BufferView x, std::span<const LinearTarget> targets, int rows, int in) {
+void CudaBackend::runLinearMany(BufferView x, std::span<const LinearTarget> targets, int rows, int in) {
     // A decode step's q, k and v (half weights, ≤ 8 rows): one launch, blockIdx.y per target.
-    const bool oneLaunch = m_smallLinear && rows >= 1 && rows <= cuda::kSmallLinearMaxRows && in > 0 &&
-                           !targets.empty() && targets.size() <= size_t(cuda::kSmallLinearMaxTargets);
-    if (!oneLaunch) return Backend::linearMany(x, targets, rows, in);
-    const size_t r = static_cast<size_t>(rows), n = static_cast<size_t>(in);
-    const float* xp = devicePointer(x, r * n, "linear x");
+    const bool oneLaunch = m_smallLinear && rows <= cuda::kSmallLinearMaxRows && !targets.empty() &&
+                           targets.size() <= size_t(cuda::kSmallLinearMaxTargets);
+    if (!oneLaunch) return Backend::runLinearMany(x, targets, rows, in);
+    const size_t n = static_cast<size_t>(in);
     std::vector<cuda::SmallLinearTarget> launch;
     for (const LinearTarget& t : targets) {
-        if (t.out <= 0) fail("linear: bad dimensions");
-        const size_t m = static_cast<size_t>(t.out);
-        const WeightPointer wp = weightPointer(t.w, m * n, "linear weight");
-        const CudaBuffer* yb = checkedBuffer(t.y, r * m, "linear y");
+        const WeightPointer wp = weightPointer(t.w, static_cast<size_t>(t.out) * n, "linear weight");
         // fp32 mode (cuBLAS) or a half KV output (scratch and cast): one linear() per target.
-        if (!wp.f16 || yb->element() != Element::F32) return Backend::linearMany(x, targets, rows, in);
-        float* yp = yb->data() + t.y.offset;
-        if (t.y.buffer == x.buffer && t.y.offset < x.offset + r * n && x.offset < t.y.offset + r * m) {
-            fail("linearMany: an output overlaps x");
-        }
-        if (t.gelu && t.accumulate) fail("linearMany: GELU with accumulate");
-        launch.push_back({wp.f16, t.bias.empty() ? nullptr : devicePointer(t.bias, m, "linear bias"), yp, t.out,
-                          t.accumulate, t.gelu});
+        if (!wp.f16 || t.y.buffer->element() != ElementType::F32) return Backend::runLinearMany(x, targets, rows, in);
+        launch.push_back({halves(wp.f16), t.bias.empty() ? nullptr : floats(t.bias), floats(t.y), t.out, t.accumulate,
+                          t.gelu});
     }
     useDevice();
-    cuda::smallLinear(xp, launch.data(), static_cast<int>(launch.size()), rows, in, m_cublas->stream());
+    cuda::smallLinear(floats(x), launch.data(), static_cast<int>(launch.size()), rows, in, m_cublas->stream());
 }
 
-void CudaBackend::layerNorm(BufferView x, BufferView gamma, BufferView beta, BufferView y, int rows, int cols,
-                            float eps) {
-    if (rows <= 0 || cols <= 0) fail("layerNorm: bad dimensions");
-    const size_t r = static_cast<size_t>(rows), c = static_cast<size_t>(cols);
-    const float* xp = devicePointer(x, r * c, "layerNorm x");
-    const float* gp = devicePointer(gamma, c, "layerNorm gamma");
-    const float* bp = devicePointer(beta, c, "layerNorm beta");
-    float* yp = devicePointer(y, r * c, "layerNorm y");
+void CudaBackend::runLayerNorm(BufferView x, BufferView gamma, BufferView beta, BufferView y, int rows, int cols,
+                               float eps) {
     useDevice();
-    cuda::layerNorm(xp, gp, bp, yp, rows, cols, eps, m_cublas->stream());
+    cuda::layerNorm(floats(x), floats(gamma), floats(beta), floats(y), rows, cols, eps, m_cublas->stream());
 }
 
-void CudaBackend::gelu(BufferView x) {
-    float* p = devicePointer(x, x.size, "gelu");
+void CudaBackend::runGelu(BufferView x) {
     useDevice();
-    cuda::gelu(p, x.size, m_cublas->stream());
+    cuda::gelu(floats(x), x.size, m_cublas->stream());
 }
 
-void CudaBackend::add(BufferView x, BufferView y) {
-    if (x.size != y.size) fail("add: sizes differ");
-    float* xp = devicePointer(x, x.size, "add x");
+void CudaBackend::runAdd(BufferView x, BufferView y) {
     const WeightPointer yp = weightPointer(y, y.size, "add y");  // half for an fp16 positional table
     useDevice();
     if (yp.f16) {
-        cuda::add(xp, yp.f16, x.size, m_cublas->stream());
+        cuda::add(floats(x), halves(yp.f16), x.size, m_cublas->stream());
     } else {
-        cuda::add(xp, yp.f32, x.size, m_cublas->stream());
+        cuda::add(floats(x), yp.f32, x.size, m_cublas->stream());
     }
 }
 
-void CudaBackend::conv1d(BufferView x, int length, int inChannels, BufferView w, BufferView bias, BufferView y,
-                         int outChannels, int stride, BufferView workspace) {
-    if (length <= 0 || inChannels <= 0 || outChannels <= 0 || stride <= 0) fail("conv1d: bad dimensions");
+void CudaBackend::runConv1d(BufferView x, int length, int inChannels, BufferView w, BufferView bias, BufferView y,
+                            int outChannels, int stride, BufferView workspace) {
     const int outLength = (length - 1) / stride + 1;
     const size_t cin = static_cast<size_t>(inChannels);
-    const float* xp = devicePointer(x, static_cast<size_t>(length) * cin, "conv1d x");
-    float* col = devicePointer(workspace, static_cast<size_t>(outLength) * cin * 3, "conv1d workspace");
+    const float* xp = floats(x);
+    float* col = floats(workspace);
     const WeightPointer wp = weightPointer(w, static_cast<size_t>(outChannels) * cin * 3, "conv1d weight");
     if (!wp.f16) {
         useDevice();
@@ -595,25 +514,23 @@ void CudaBackend::conv1d(BufferView x, int length, int inChannels, BufferView w,
     }
     // An fp16 weight: the columns go into the workspace as half (half the bytes of its float32
     // capacity), then the fp16 GEMM.
-    float* yp = devicePointer(y, static_cast<size_t>(outLength) * static_cast<size_t>(outChannels), "conv1d y");
-    const float* bp = bias.empty() ? nullptr : devicePointer(bias, static_cast<size_t>(outChannels), "conv1d bias");
+    float* yp = floats(y);
+    const float* bp = bias.empty() ? nullptr : floats(bias);
     useDevice();
     auto* colHalf = reinterpret_cast<__half*>(col);
     im2col3(xp, length, inChannels, stride, outLength, colHalf, m_cublas->stream());
     std::lock_guard lock(m_mutex);
-    gemmWithBias(colHalf, wp.f16, true, bp, yp, outLength, inChannels * 3, outChannels, false);
+    gemmWithBias(colHalf, halves(wp.f16), true, bp, yp, outLength, inChannels * 3, outChannels, false);
 }
 
-void CudaBackend::embed(IndexView tokens, IndexView positions, int count, BufferView tokenTable,
-                        BufferView positionTable, int width, BufferView y) {
-    if (count < 0 || width <= 0) fail("embed: bad dimensions");
-    if (count == 0) return;
-    const size_t d = static_cast<size_t>(width), n = static_cast<size_t>(count);
-    const int32_t* ids = indexPointer(tokens, n, "embed tokens");
-    const int32_t* pos = indexPointer(positions, n, "embed positions");
+void CudaBackend::runEmbed(IndexView tokens, IndexView positions, int count, BufferView tokenTable,
+                           BufferView positionTable, int width, BufferView y) {
+    const size_t d = static_cast<size_t>(width);
+    const int32_t* ids = indices(tokens);
+    const int32_t* pos = indices(positions);
     const WeightPointer tp = weightPointer(tokenTable, tokenTable.size, "embed tokens");
     const WeightPointer pp = weightPointer(positionTable, positionTable.size, "embed positions");
-    float* yp = devicePointer(y, n * d, "embed y");
+    float* yp = floats(y);
     // The ids are read by the kernel (device memory): a bad id gives a NaN row, never a read
     // outside the tables; the decoder checks ids and positions before uploading them.
     const auto rows = [d](size_t elements) { return static_cast<int>(std::min<size_t>(elements / d, INT32_MAX)); };
@@ -622,102 +539,54 @@ void CudaBackend::embed(IndexView tokens, IndexView positions, int count, Buffer
                 {pp.address(), pp.f16 != nullptr, rows(positionTable.size)}, width, yp, m_cublas->stream());
 }
 
-void CudaBackend::copyRows(BufferView src, int srcStride, BufferView dst, int dstStride, int width,
-                           std::span<const RowCopy> copies, IndexView dstRowOffsets) {
-    if (width <= 0 || srcStride < width || dstStride < width) fail("copyRows: bad strides");
+void CudaBackend::runCopyRows(BufferView src, int srcStride, BufferView dst, int dstStride, int width,
+                              std::span<const RowCopy> copies, IndexView dstRowOffsets) {
     const size_t ss = static_cast<size_t>(srcStride), ds = static_cast<size_t>(dstStride), w = static_cast<size_t>(width);
-    if (copies.empty()) return;
-    const float* s = devicePointer(src, 0, "copyRows src");
-    float* d = devicePointer(dst, 0, "copyRows dst");
-    // Per-step destination offsets: read by the kernel, which skips rows outside dst. Overlap
-    // cannot be checked on the host then, so offsets within one buffer are refused.
-    const int32_t* offsets =
-        dstRowOffsets.buffer ? indexPointer(dstRowOffsets, copies.size(), "copyRows dstRowOffsets") : nullptr;
-    if (offsets && src.buffer == dst.buffer) fail("copyRows: row offsets need distinct source and destination buffers");
+    // Per-step destination offsets: read by the kernel, which skips rows outside dst.
+    const int32_t* offsets = dstRowOffsets.buffer ? indices(dstRowOffsets) : nullptr;
     std::vector<RowBlock> blocks;
     blocks.reserve(copies.size());
     for (size_t index = 0; index < copies.size(); ++index) {
         const RowCopy& c = copies[index];
-        if (c.count == 0) continue;
-        devicePointer(src, spanOf(c.srcRow + c.count, ss, w), "copyRows src");
-        if (!offsets) devicePointer(dst, spanOf(c.dstRow + c.count, ds, w), "copyRows dst");
-        // The blocks run in parallel: a block must not write what any block reads.
-        if (src.buffer == dst.buffer) {
-            const float* dBegin = d + c.dstRow * ds;
-            const float* dEnd = dBegin + spanOf(c.count, ds, w);
-            for (const RowCopy& o : copies) {
-                if (o.count == 0) continue;
-                const float* sBegin = s + o.srcRow * ss;
-                const float* sEnd = sBegin + spanOf(o.count, ss, w);
-                if (dBegin < sEnd && sBegin < dEnd) fail("copyRows: a destination block overlaps a source block");
-            }
-        }
-        blocks.push_back({c.srcRow, c.dstRow, c.count, static_cast<int>(index)});
+        if (c.count > 0) blocks.push_back({c.srcRow, c.dstRow, c.count, static_cast<int>(index)});
     }
     useDevice();
-    cuda::copyRows(s, ss, d, ds, rowsIn(dst.size, ds, w), width, blocks.data(), blocks.size(), offsets,
-                   m_cublas->stream());
+    cuda::copyRows(floats(src), ss, floats(dst), ds, rowsIn(dst.size, ds, w), width, blocks.data(), blocks.size(),
+                   offsets, m_cublas->stream());
 }
 
 size_t CudaBackend::attentionWorkspaceElements(int, int) const { return 0; }
 
-void CudaBackend::attention(const AttentionArgs& a) {
-    if (a.heads <= 0 || a.headDim <= 0) fail("attention: bad head dimensions");
+void CudaBackend::runAttention(const AttentionArgs& a) {
     if (a.headDim > kMaxAttentionHeadDim) {
         fail("attention: head dimension " + std::to_string(a.headDim) + " above the kernel's " +
              std::to_string(kMaxAttentionHeadDim));
     }
     const size_t width = static_cast<size_t>(a.heads) * static_cast<size_t>(a.headDim);
-    if (a.qStride < 0 || a.kvStride < 0 || a.outStride < 0 || static_cast<size_t>(a.qStride) < width ||
-        static_cast<size_t>(a.kvStride) < width || static_cast<size_t>(a.outStride) < width) {
-        fail("attention: row stride smaller than heads × headDim");
-    }
     // Per-step key offsets: applied and checked by the kernel (NaN rows for keys outside k/v).
-    const int32_t* rowOffsets =
-        a.keyRowOffsets.buffer ? indexPointer(a.keyRowOffsets, a.batches.size(), "attention keyRowOffsets") : nullptr;
-    const int32_t* countOffsets = a.keyCountOffsets.buffer
-                                      ? indexPointer(a.keyCountOffsets, a.batches.size(), "attention keyCountOffsets")
-                                      : nullptr;
+    const int32_t* rowOffsets = a.keyRowOffsets.buffer ? indices(a.keyRowOffsets) : nullptr;
+    const int32_t* countOffsets = a.keyCountOffsets.buffer ? indices(a.keyCountOffsets) : nullptr;
     const bool offsets = rowOffsets || countOffsets;
     std::vector<AttentionSlice> slices;
     slices.reserve(a.batches.size());
     for (size_t index = 0; index < a.batches.size(); ++index) {
         const AttentionBatch& b = a.batches[index];
         if (b.queryCount <= 0) continue;
-        if (b.queryRow < 0) fail("attention: negative query row");
-        if (!offsets && (b.keyCount <= 0 || (a.causal && b.keyCount < b.queryCount))) {
-            fail("attention: batch has too few keys");
-        }
-        if (!offsets && a.maxKeys > 0 && b.keyCount > a.maxKeys) fail("attention: batch has more keys than maxKeys");
-        devicePointer(a.q, spanOf(static_cast<size_t>(b.queryRow + b.queryCount), static_cast<size_t>(a.qStride), width),
-                      "attention q");
-        devicePointer(a.out,
-                      spanOf(static_cast<size_t>(b.queryRow + b.queryCount), static_cast<size_t>(a.outStride), width),
-                      "attention out");
-        if (!offsets) {
-            const size_t kvSpan =
-                spanOf(b.keyRow + static_cast<size_t>(b.keyCount), static_cast<size_t>(a.kvStride), width);
-            checkedBuffer(a.k, kvSpan, "attention k");
-            checkedBuffer(a.v, kvSpan, "attention v");
-        }
         slices.push_back({b.queryRow, b.queryCount, b.keyRow, b.keyCount, static_cast<int>(index)});
     }
-    if (slices.empty()) return;
     AttentionShape shape;
-    shape.q = devicePointer(a.q, 0, "attention q");
-    // Keys and values: both float32, or both half (a KV buffer from allocateKv).
-    const CudaBuffer* kb = checkedBuffer(a.k, 0, "attention k");
-    const CudaBuffer* vb = checkedBuffer(a.v, 0, "attention v");
-    if (kb->element() != vb->element()) fail("attention: k and v of different element types");
-    shape.kvHalf = kb->element() == Element::F16;
+    shape.q = floats(a.q);
+    // Keys and values: both float32, or both half (a KV buffer from allocateKv; Backend checked
+    // that they agree).
+    shape.kvHalf = a.k.buffer->element() == ElementType::F16;
     if (shape.kvHalf) {
-        shape.k = kb->halfData() + a.k.offset;
-        shape.v = vb->halfData() + a.v.offset;
+        shape.k = halves(a.k);
+        shape.v = halves(a.v);
     } else {
-        shape.k = kb->data() + a.k.offset;
-        shape.v = vb->data() + a.v.offset;
+        shape.k = floats(a.k);
+        shape.v = floats(a.v);
     }
-    shape.out = devicePointer(a.out, 0, "attention out");
+    shape.out = floats(a.out);
     shape.qStride = static_cast<size_t>(a.qStride);
     shape.kvStride = static_cast<size_t>(a.kvStride);
     shape.outStride = static_cast<size_t>(a.outStride);

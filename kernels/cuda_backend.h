@@ -2,7 +2,7 @@
 // float32, or IEEE half for weight matrices in fp16 mode; GEMMs through cuBLAS (fp16 weights on
 // tensor cores with fp32 accumulation, or fp32 with TF32 only when asked for), the other ops as
 // the kernels of this folder, everything ordered on one stream. Shape violations throw
-// std::logic_error (as CpuBackend), CUDA failures cuda::CudaError, and an allocation the GPU
+// std::logic_error (Backend's checks, the same as CpuBackend's), CUDA failures cuda::CudaError, and an allocation the GPU
 // cannot satisfy cuda::CudaOutOfMemory (a std::bad_alloc naming the bytes requested).
 #pragma once
 
@@ -78,25 +78,7 @@ public:
     std::unique_ptr<DeviceBuffer> allocate(size_t elements) override;
     std::unique_ptr<DeviceBuffer> allocateKv(size_t elements) override;
     size_t kvElementBytes() const override { return halfKv() ? 2 : sizeof(float); }
-    void upload(BufferView dst, const float* src, size_t count) override;
-    void download(BufferView src, float* dst, size_t count) override;
     std::unique_ptr<IndexBuffer> allocateIndices(size_t count) override;
-    void uploadIndices(IndexView dst, std::span<const int32_t> values) override;
-
-    void linear(BufferView x, BufferView w, BufferView bias, BufferView y, int rows, int in, int out,
-                bool accumulate) override;
-    void linearMany(BufferView x, std::span<const LinearTarget> targets, int rows, int in) override;
-    void layerNorm(BufferView x, BufferView gamma, BufferView beta, BufferView y, int rows, int cols,
-                   float eps) override;
-    void gelu(BufferView x) override;
-    void add(BufferView x, BufferView y) override;
-    void conv1d(BufferView x, int length, int inChannels, BufferView w, BufferView bias, BufferView y,
-                int outChannels, int stride, BufferView workspace) override;
-    void embed(IndexView tokens, IndexView positions, int count, BufferView tokenTable, BufferView positionTable,
-               int width, BufferView y) override;
-    void copyRows(BufferView src, int srcStride, BufferView dst, int dstStride, int width,
-                  std::span<const RowCopy> copies, IndexView dstRowOffsets = {}) override;
-    void attention(const AttentionArgs& args) override;
     // The fused kernel needs no workspace.
     size_t attentionWorkspaceElements(int queries, int keys) const override;
 
@@ -116,6 +98,27 @@ public:
     int device() const { return m_device; }
 
 protected:
+    void runUpload(BufferView dst, const float* src, size_t count) override;
+    void runDownload(BufferView src, float* dst, size_t count) override;
+    void runUploadIndices(IndexView dst, std::span<const int32_t> values) override;
+    void runLinear(BufferView x, BufferView w, BufferView bias, BufferView y, int rows, int in, int out,
+                   bool accumulate) override;
+    void runLinearMany(BufferView x, std::span<const LinearTarget> targets, int rows, int in) override;
+    void runLayerNorm(BufferView x, BufferView gamma, BufferView beta, BufferView y, int rows, int cols,
+                      float eps) override;
+    void runGelu(BufferView x) override;
+    void runAdd(BufferView x, BufferView y) override;
+    void runConv1d(BufferView x, int length, int inChannels, BufferView w, BufferView bias, BufferView y,
+                   int outChannels, int stride, BufferView workspace) override;
+    void runEmbed(IndexView tokens, IndexView positions, int count, BufferView tokenTable, BufferView positionTable,
+                  int width, BufferView y) override;
+    void runCopyRows(BufferView src, int srcStride, BufferView dst, int dstStride, int width,
+                     std::span<const RowCopy> copies, IndexView dstRowOffsets) override;
+    void runAttention(const AttentionArgs& args) override;
+    // A logic error naming `what` while any thread records (allocations, host copies, waits).
+    void refuseWhileRecording(const char* what) const override;
+    bool owns(const DeviceBuffer& buffer) const override;
+    bool owns(const IndexBuffer& buffer) const override;
     void beginRecording() override;
     std::unique_ptr<RecordedWork> endRecording() override;
     void abandonRecording() noexcept override;
@@ -129,8 +132,6 @@ private:
     // broadcast) into float32 y. The caller holds m_mutex.
     void productLocked(const float* x, const void* wHalf, const float* wFloat, const float* bias, float* y, int rows,
                        int in, int out, bool accumulate);
-    // A logic error naming `what` while any thread records (allocations, host copies, waits).
-    void refuseWhileRecording(const char* what) const;
     // Device scratch that grows on demand (in 1 MiB steps) and never while the stream is being
     // captured into a CUDA graph (a graph records its address; that is a std::logic_error: the
     // session runs every shape eagerly once before recording it). Growing bumps

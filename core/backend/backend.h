@@ -18,9 +18,17 @@
 
 namespace hearsay {
 
-// Storage owned by a backend (host memory for the CPU, device memory for CUDA). Elements
-// are float32, except weight matrices a backend keeps as IEEE half or, on the CPU, in ggml's q8_0
-// blocks (loadWeight()), which only the ops that read weights accept. The network only passes these around.
+// What a buffer's elements are: float32 (everything allocate() makes, most weights), IEEE half
+// (weight matrices a backend keeps as half; CUDA's half KV buffers from allocateKv()) or ggml's
+// q8_0 blocks (32 int8 with an f16 scale, 34 bytes; weight matrices the CPU keeps as stored).
+enum class ElementType { F32, F16, Q8_0 };
+inline constexpr size_t kQ8_0BlockElements = 32;
+inline constexpr size_t kQ8_0BlockBytes = 34;
+
+// Storage owned by a backend (host memory for the CPU, device memory for CUDA). Elements are
+// float32 except the weight and KV buffers above, which only the ops that read weights or keys
+// and values accept. The network only passes these around; the owning backend alone reads or
+// writes through address().
 class DeviceBuffer {
 public:
     virtual ~DeviceBuffer() = default;
@@ -29,17 +37,23 @@ public:
 
     size_t elements() const { return m_elements; }
     size_t bytes() const { return m_bytes; }   // what the buffer occupies
+    ElementType element() const { return m_element; }
+    void* address() const { return m_address; }  // host or device memory; null when empty
 
 protected:
-    explicit DeviceBuffer(size_t elements, size_t elementBytes = sizeof(float))
-        : m_elements(elements), m_bytes(elements * elementBytes) {}
-    // A block format (ggml's q8_0: 34 bytes per 32 elements); elements is a multiple of blockElements.
-    DeviceBuffer(size_t elements, size_t blockBytes, size_t blockElements)
-        : m_elements(elements), m_bytes(elements / blockElements * blockBytes) {}
+    // q8_0: elements is a multiple of kQ8_0BlockElements.
+    DeviceBuffer(size_t elements, ElementType element)
+        : m_elements(elements),
+          m_bytes(element == ElementType::Q8_0 ? elements / kQ8_0BlockElements * kQ8_0BlockBytes
+                                               : elements * (element == ElementType::F16 ? 2 : sizeof(float))),
+          m_element(element) {}
+    void setAddress(void* address) { m_address = address; }
 
 private:
     size_t m_elements;
     size_t m_bytes;
+    ElementType m_element;
+    void* m_address = nullptr;
 };
 
 // A contiguous run of elements of a DeviceBuffer: what the ops take. Offsets count floats.
@@ -68,12 +82,15 @@ public:
 
     size_t elements() const { return m_elements; }
     size_t bytes() const { return m_elements * sizeof(int32_t); }
+    int32_t* address() const { return m_address; }  // host or device memory; null when empty
 
 protected:
     explicit IndexBuffer(size_t elements) : m_elements(elements) {}
+    void setAddress(int32_t* address) { m_address = address; }
 
 private:
     size_t m_elements;
+    int32_t* m_address = nullptr;
 };
 
 // A contiguous run of an IndexBuffer (offsets count int32s). Empty: "no per-step values".
@@ -186,6 +203,28 @@ std::string_view precisionName(Precision precision);
 // "fp16", "fp32" (case-insensitive); anything else is an error naming the choices.
 Result<Precision> parsePrecision(std::string_view text);
 
+// A read-only operand that may be a weight kept in another element type than float32: exactly
+// one pointer is set (q8 points at the block holding the view's first element).
+struct WeightPointer {
+    const float* f32 = nullptr;
+    const uint16_t* f16 = nullptr;  // IEEE half bits
+    const uint8_t* q8 = nullptr;
+    const void* address() const {
+        return f32 ? static_cast<const void*>(f32) : f16 ? static_cast<const void*>(f16) : static_cast<const void*>(q8);
+    }
+};
+
+// Elements spanned by `rows` rows of `width` with row stride `stride`.
+inline size_t spanOf(size_t rows, size_t stride, size_t width) { return rows == 0 ? 0 : (rows - 1) * stride + width; }
+// Whole rows of `width` with row stride `stride` inside `elements` (the inverse of spanOf).
+inline size_t rowsIn(size_t elements, size_t stride, size_t width) {
+    return elements < width ? 0 : (elements - width) / stride + 1;
+}
+
+// A backend call that breaks the contract (a programming error): std::logic_error
+// "<kind> backend: what". Sessions turn these into error results, never an abort.
+[[noreturn]] void throwBackendError(BackendKind kind, const std::string& what);
+
 class Backend {
 public:
     virtual ~Backend() = default;
@@ -222,55 +261,54 @@ public:
         size_t bytes = 0;
     };
     WeightUploads weightUploads() const;
+    // The ops below are checked here, once for every backend, before the backend's own work
+    // (the protected run*() functions) sees them: dimensions, views inside buffers of this
+    // backend holding what the op reads or writes, the element types every backend requires,
+    // and the rules between operands (copyRows' blocks never overlap). A violation is a
+    // std::logic_error naming the op and the operand; nothing has run then.
+
     // Host <-> backend copies of `count` floats (count ≤ view size).
-    virtual void upload(BufferView dst, const float* src, size_t count) = 0;
-    virtual void download(BufferView src, float* dst, size_t count) = 0;
+    void upload(BufferView dst, const float* src, size_t count);
+    void download(BufferView src, float* dst, size_t count);
     // Index buffers (zeroed), and a host -> backend copy of values.size() ints into dst
     // (ordered before later ops; the caller may reuse `values` at once).
     virtual std::unique_ptr<IndexBuffer> allocateIndices(size_t count) = 0;
-    virtual void uploadIndices(IndexView dst, std::span<const int32_t> values) = 0;
+    void uploadIndices(IndexView dst, std::span<const int32_t> values);
 
     // y[rows][out] = x[rows][in] · w[out][in]ᵀ + bias[out]   (bias may be empty);
     // accumulate: y += ... (a fused residual connection).
-    virtual void linear(BufferView x, BufferView w, BufferView bias, BufferView y, int rows, int in, int out,
-                        bool accumulate) = 0;
+    void linear(BufferView x, BufferView w, BufferView bias, BufferView y, int rows, int in, int out, bool accumulate);
     // Several products of the same x (an attention block's q, k and v): each target as linear()
-    // states it; no target's y may overlap x. The default runs linear() per target; a backend may
-    // run them as one pass (CUDA: one launch for a decode step's rows).
-    virtual void linearMany(BufferView x, std::span<const LinearTarget> targets, int rows, int in) {
-        for (const LinearTarget& t : targets) {
-            if (t.gelu && t.accumulate) throw std::logic_error("linearMany: GELU with accumulate");
-            linear(x, t.w, t.bias, t.y, rows, in, t.out, t.accumulate);
-            if (t.gelu) gelu(t.y.slice(0, static_cast<size_t>(rows) * static_cast<size_t>(t.out)));
-        }
-    }
+    // states it; no target's y may overlap x. A backend may run them as one pass (CUDA: one
+    // launch for a decode step's rows); by default linear() runs per target.
+    void linearMany(BufferView x, std::span<const LinearTarget> targets, int rows, int in);
     // y[rows][cols] = (x - mean) / sqrt(var + eps) · gamma + beta, per row. y may equal x.
-    virtual void layerNorm(BufferView x, BufferView gamma, BufferView beta, BufferView y, int rows, int cols,
-                           float eps) = 0;
+    void layerNorm(BufferView x, BufferView gamma, BufferView beta, BufferView y, int rows, int cols, float eps);
     // x = x · Φ(x) = 0.5 x (1 + erf(x / √2)), in place (exact GELU, as Whisper).
-    virtual void gelu(BufferView x) = 0;
+    void gelu(BufferView x);
     // x += y elementwise (sizes equal).
-    virtual void add(BufferView x, BufferView y) = 0;
+    void add(BufferView x, BufferView y);
     // 1-D convolution, kernel 3, padding 1, time-major layout:
     // x [length][inChannels], w [outChannels][inChannels][3] (PyTorch order), bias [outChannels],
     // y [outLength][outChannels] with outLength = (length - 1) / stride + 1.
     // workspace ≥ outLength · inChannels · 3 elements (im2col).
-    virtual void conv1d(BufferView x, int length, int inChannels, BufferView w, BufferView bias, BufferView y,
-                        int outChannels, int stride, BufferView workspace) = 0;
+    void conv1d(BufferView x, int length, int inChannels, BufferView w, BufferView bias, BufferView y, int outChannels,
+                int stride, BufferView workspace);
     // y[i][:] = tokenTable[tokens[i]][:] + positionTable[positions[i]][:], i < count, with the
     // ids read from index buffers when the op runs (the caller checks them against the tables
     // before uploading; CPU: an id outside a table throws when the op runs; CUDA: that row of y
     // becomes NaN, nothing outside the tables is read).
-    virtual void embed(IndexView tokens, IndexView positions, int count, BufferView tokenTable,
-                       BufferView positionTable, int width, BufferView y) = 0;
-    // Row block copies between (or within) buffers; blocks must not overlap each other.
-    // dstRowOffsets (optional, one per entry of copies): block i writes at dstRow +
-    // dstRowOffsets[i], read when the op runs (a decode step's write at each beam's cursor).
-    // The host checks everything static; with offsets the destination rows are checked when
-    // the op runs (CPU: throws; CUDA: rows outside dst are not written).
-    virtual void copyRows(BufferView src, int srcStride, BufferView dst, int dstStride, int width,
-                          std::span<const RowCopy> copies, IndexView dstRowOffsets = {}) = 0;
-    virtual void attention(const AttentionArgs& args) = 0;
+    void embed(IndexView tokens, IndexView positions, int count, BufferView tokenTable, BufferView positionTable,
+               int width, BufferView y);
+    // Row block copies between (or within) buffers of float32. Within one buffer no block may
+    // write what any block reads (the blocks may run in parallel), and per-step offsets need
+    // distinct buffers. dstRowOffsets (optional, one per entry of copies): block i writes at
+    // dstRow + dstRowOffsets[i], read when the op runs (a decode step's write at each beam's
+    // cursor). With offsets the destination rows are checked when the op runs (CPU: throws;
+    // CUDA: rows outside dst are not written).
+    void copyRows(BufferView src, int srcStride, BufferView dst, int dstStride, int width,
+                  std::span<const RowCopy> copies, IndexView dstRowOffsets = {});
+    void attention(const AttentionArgs& args);
     // Workspace attention() needs for batches of at most `queries` queries and `keys` keys.
     virtual size_t attentionWorkspaceElements(int queries, int keys) const = 0;
 
@@ -296,6 +334,52 @@ public:
     virtual uint64_t scratchGeneration() const { return 0; }
 
 protected:
+    // The ops' work on this backend, called once the op's checks passed. What only one backend
+    // needs it checks itself (the CPU: float32 outputs; CUDA: the kernels' head dimension).
+    virtual void runUpload(BufferView dst, const float* src, size_t count) = 0;
+    virtual void runDownload(BufferView src, float* dst, size_t count) = 0;
+    virtual void runUploadIndices(IndexView dst, std::span<const int32_t> values) = 0;
+    virtual void runLinear(BufferView x, BufferView w, BufferView bias, BufferView y, int rows, int in, int out,
+                           bool accumulate) = 0;
+    // By default linear() (and gelu()) per target.
+    virtual void runLinearMany(BufferView x, std::span<const LinearTarget> targets, int rows, int in);
+    virtual void runLayerNorm(BufferView x, BufferView gamma, BufferView beta, BufferView y, int rows, int cols,
+                              float eps) = 0;
+    virtual void runGelu(BufferView x) = 0;
+    virtual void runAdd(BufferView x, BufferView y) = 0;
+    virtual void runConv1d(BufferView x, int length, int inChannels, BufferView w, BufferView bias, BufferView y,
+                           int outChannels, int stride, BufferView workspace) = 0;
+    virtual void runEmbed(IndexView tokens, IndexView positions, int count, BufferView tokenTable,
+                          BufferView positionTable, int width, BufferView y) = 0;
+    virtual void runCopyRows(BufferView src, int srcStride, BufferView dst, int dstStride, int width,
+                             std::span<const RowCopy> copies, IndexView dstRowOffsets) = 0;
+    virtual void runAttention(const AttentionArgs& args) = 0;
+
+    // A logic error naming `what` (an allocation, a host copy, a wait) while recording.
+    virtual void refuseWhileRecording(const char* what) const = 0;
+    // Whether a buffer was made by this backend (a view of another backend's buffer is refused).
+    virtual bool owns(const DeviceBuffer& buffer) const = 0;
+    virtual bool owns(const IndexBuffer& buffer) const = 0;
+
+    // The checks, for the ops above and the backends' run-time checks.
+    [[noreturn]] void fail(const std::string& what) const { throwBackendError(kind(), what); }
+    std::string kindName() const;  // "cpu", "cuda"
+    // The buffer of a view of this backend after checking that the view lies inside it and
+    // holds `needed` elements.
+    const DeviceBuffer& checkedBuffer(BufferView view, size_t needed, const char* what) const;
+    // The address of a float32 view holding `needed` elements; another element type is refused.
+    float* floatPointer(BufferView view, size_t needed, const char* what) const;
+    // The address of a read-only operand that may be a weight (float32, half or q8_0; a q8_0
+    // view starts on a block).
+    WeightPointer weightPointer(BufferView view, size_t needed, const char* what) const;
+    // The address of an index view of this backend holding `needed` ints.
+    int32_t* indexPointer(IndexView view, size_t needed, const char* what) const;
+    // A batch's keys inside k and v, and within maxKeys (with per-step offsets: when the op runs).
+    void checkAttentionKeys(const AttentionArgs& args, const AttentionBatch& batch) const;
+    // The addresses of views the op's checks passed (float32 views; index views).
+    static float* floats(BufferView view) { return static_cast<float*>(view.buffer->address()) + view.offset; }
+    static int32_t* indices(IndexView view) { return view.buffer->address() + view.offset; }
+
     // The parts of record(): begin (a logic error when already recording), end (the recorded
     // work), abandon (after an exception: leave recording mode, keep nothing; never throws).
     virtual void beginRecording() = 0;

@@ -1,8 +1,9 @@
 // CpuBackend: float32 host buffers (f16 weight matrices kept as f16); projections through
 // OpenBLAS or f16 dot products; layer norm, GELU, im2col and attention on a thread pool. Shape
 // violations are programming errors and throw std::logic_error (the session turns them into
-// error results, never an abort). Each op checks its arguments, then hands its work (a closure
-// over pointers and values) to submit(): run now, or taped while record() is active.
+// error results, never an abort). Backend checks each op's arguments (backend_ops.cpp); the
+// run*() work here hands a closure over pointers and values to submit(): run now, or taped while
+// record() is active.
 #include "core/backend/cpu_backend.h"
 #include "core/backend/flush_denormals.h"
 
@@ -88,20 +89,17 @@ private:
     std::string m_message;
 };
 
-// What a buffer's elements are: float32 (everything the backend allocates, most weights) or
-// IEEE half (f16 weight matrices as the model stores them: half the bytes a decode step reads).
-// Q8_0: ggml's blocks of 32 int8 with an f16 scale (34 bytes), for q8_0 weight matrices kept
-// as stored: a quarter of float32's bytes, read by dotQ8 and widened block by block for GEMMs.
-enum class Element { F32, F16, Q8_0 };
+size_t elementBytes(ElementType element) { return element == ElementType::F16 ? sizeof(uint16_t) : sizeof(float); }
 
-size_t elementBytes(Element element) { return element == Element::F16 ? sizeof(uint16_t) : sizeof(float); }
+static_assert(kQ8_0BlockElements == simd::kQ8Block && kQ8_0BlockBytes == simd::kQ8BlockBytes);
 
-// Host memory, 64-byte aligned and zeroed; or a non-owning view of weights in a map.
+// Host memory, 64-byte aligned and zeroed; or a non-owning view of weights in a map (f16
+// matrices as the model stores them: half the bytes a decode step reads; q8_0 matrices in their
+// blocks: a quarter of float32's, read by dotQ8 and widened block by block for GEMMs).
 // Offsets and sizes count elements of the buffer's own type.
 class CpuBuffer final : public DeviceBuffer {
 public:
-    explicit CpuBuffer(size_t elements, Element element = Element::F32)
-        : DeviceBuffer(elements, elementBytes(element)), m_element(element) {
+    explicit CpuBuffer(size_t elements, ElementType element = ElementType::F32) : DeviceBuffer(elements, element) {
         if (elements == 0) return;
         if (elements > std::numeric_limits<size_t>::max() / sizeof(float) - 64)
             throw HostOutOfMemory(double(elements) * double(elementBytes(element)));
@@ -112,73 +110,40 @@ public:
             // the freed blocks in the allocator and resident memory grew with every switch.
             void* mapped = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
             if (mapped == MAP_FAILED) throw HostOutOfMemory(double(bytes));
-            m_data = mapped;
+            setAddress(mapped);
             m_mappedBytes = bytes;
         } else {
-            m_data = std::aligned_alloc(64, bytes);
-            if (!m_data) throw HostOutOfMemory(double(bytes));
-            std::memset(m_data, 0, bytes);
+            void* data = std::aligned_alloc(64, bytes);
+            if (!data) throw HostOutOfMemory(double(bytes));
+            std::memset(data, 0, bytes);
+            setAddress(data);
         }
         m_owned = true;
     }
     // Weights are never written through a buffer made here (the backend only reads weights).
-    CpuBuffer(const void* external, size_t elements, Element element)
-        : DeviceBuffer(elements, elementBytes(element)), m_data(const_cast<void*>(external)), m_element(element),
-          m_owned(false) {}
-    // q8_0 blocks in the map (never written).
-    static std::unique_ptr<CpuBuffer> q8(const void* external, size_t elements) {
-        return std::unique_ptr<CpuBuffer>(new CpuBuffer(external, elements));
+    CpuBuffer(const void* external, size_t elements, ElementType element) : DeviceBuffer(elements, element) {
+        setAddress(const_cast<void*>(external));
     }
     ~CpuBuffer() override {
         if (!m_owned) return;
-        if (m_mappedBytes > 0) ::munmap(m_data, m_mappedBytes);
-        else std::free(m_data);
+        if (m_mappedBytes > 0) ::munmap(address(), m_mappedBytes);
+        else std::free(address());
     }
-    Element element() const { return m_element; }
-    void* raw() const { return m_data; }
-    float* data() const { return static_cast<float*>(m_data); }
-    const uint16_t* halfData() const { return static_cast<const uint16_t*>(m_data); }
-    const uint8_t* q8Data() const { return static_cast<const uint8_t*>(m_data); }
 
 private:
-    CpuBuffer(const void* external, size_t elements)
-        : DeviceBuffer(elements, simd::kQ8BlockBytes, simd::kQ8Block), m_data(const_cast<void*>(external)),
-          m_element(Element::Q8_0), m_owned(false) {}
-
-    void* m_data = nullptr;
-    Element m_element = Element::F32;
     bool m_owned = false;
-    size_t m_mappedBytes = 0;  // > 0: m_data is an anonymous mapping of this many bytes
+    size_t m_mappedBytes = 0;  // > 0: address() is an anonymous mapping of this many bytes
     static constexpr size_t kMappedBytes = size_t(1) << 20;
 };
-
-[[noreturn]] void fail(const std::string& what) { throw std::logic_error("cpu backend: " + what); }
 
 // int32 host memory, zeroed.
 class CpuIndexBuffer final : public IndexBuffer {
 public:
-    explicit CpuIndexBuffer(size_t elements) : IndexBuffer(elements), m_data(elements, 0) {}
-    int32_t* data() { return m_data.data(); }
+    explicit CpuIndexBuffer(size_t elements) : IndexBuffer(elements), m_data(elements, 0) { setAddress(m_data.data()); }
 
 private:
     std::vector<int32_t> m_data;
 };
-
-// The host address of an index view after checking that it holds `needed` ints.
-int32_t* indexPointer(IndexView view, size_t needed, const char* what) {
-    if (!view.buffer) fail(std::string(what) + ": no index buffer");
-    auto* buffer = dynamic_cast<CpuIndexBuffer*>(view.buffer);
-    if (!buffer) fail(std::string(what) + ": the index buffer does not belong to a CPU backend");
-    if (view.offset > buffer->elements() || view.size > buffer->elements() - view.offset) {
-        fail(std::string(what) + ": index view [" + std::to_string(view.offset) + ", +" + std::to_string(view.size) +
-             ") outside a buffer of " + std::to_string(buffer->elements()));
-    }
-    if (needed > view.size) {
-        fail(std::string(what) + ": needs " + std::to_string(needed) + " ints, view holds " +
-             std::to_string(view.size));
-    }
-    return buffer->data() + view.offset;
-}
 
 // The tape of one record() call, run again by replay().
 class CpuRecording final : public RecordedWork {
@@ -186,7 +151,7 @@ public:
     CpuRecording(const CpuBackend& backend, std::vector<std::function<void()>> tape)
         : m_backend(backend), m_tape(std::move(tape)) {}
     void replay() override {
-        if (m_backend.recording()) fail("replay() while recording");
+        if (m_backend.recording()) throwBackendError(BackendKind::Cpu, "replay() while recording");
         const ScopedFlushDenormals flush;
         for (const auto& op : m_tape) op();
     }
@@ -197,70 +162,14 @@ private:
     std::vector<std::function<void()>> m_tape;
 };
 
-// The buffer of a view after checking that the view holds `needed` elements.
-const CpuBuffer* checkedBuffer(BufferView view, size_t needed, const char* what) {
-    if (!view.buffer) fail(std::string(what) + ": no buffer");
-    if (view.offset > view.buffer->elements() || view.size > view.buffer->elements() - view.offset) {
-        fail(std::string(what) + ": view [" + std::to_string(view.offset) + ", +" + std::to_string(view.size) +
-             ") outside a buffer of " + std::to_string(view.buffer->elements()));
-    }
-    if (needed > view.size) {
-        fail(std::string(what) + ": needs " + std::to_string(needed) + " elements, view holds " +
-             std::to_string(view.size));
-    }
-    return static_cast<const CpuBuffer*>(view.buffer);
-}
-
-// The host address of a float32 view after checking that it holds `needed` elements. An f16
-// weight where only float32 is handled is a programming error, reported like a bad view.
-float* hostPointer(BufferView view, size_t needed, const char* what) {
-    const CpuBuffer* buffer = checkedBuffer(view, needed, what);
-    if (buffer->element() != Element::F32) fail(std::string(what) + ": an f16 or q8_0 weight where float32 is needed");
-    return buffer->data() + view.offset;
-}
-
-// A read-only operand that may be an f16 or q8_0 weight: exactly one of the pointers is set.
-// q8 points at the block holding element 0 of the view (views of q8_0 buffers start on a block).
-struct WeightPointer {
-    const float* f32 = nullptr;
-    const uint16_t* f16 = nullptr;
-    const uint8_t* q8 = nullptr;
-    float operator[](size_t i) const {
-        if (f32) return f32[i];
-        if (f16) return halfToFloat(f16[i]);
-        const uint8_t* block = q8 + i / simd::kQ8Block * simd::kQ8BlockBytes;
-        uint16_t scale;
-        std::memcpy(&scale, block, sizeof scale);
-        return halfToFloat(scale) * float(static_cast<int8_t>(block[2 + i % simd::kQ8Block]));
-    }
-    // The q8_0 blocks of elements [first, first + n), first a multiple of 32.
-    const uint8_t* q8At(size_t first) const { return q8 + first / simd::kQ8Block * simd::kQ8BlockBytes; }
-};
-
-WeightPointer weightPointer(BufferView view, size_t needed, const char* what) {
-    const CpuBuffer* buffer = checkedBuffer(view, needed, what);
-    if (buffer->element() == Element::F16) return {nullptr, buffer->halfData() + view.offset, nullptr};
-    if (buffer->element() == Element::Q8_0) {
-        if (view.offset % simd::kQ8Block) fail(std::string(what) + ": a q8_0 view must start on a block");
-        return {nullptr, nullptr, buffer->q8Data() + view.offset / simd::kQ8Block * simd::kQ8BlockBytes};
-    }
-    return {buffer->data() + view.offset, nullptr, nullptr};
-}
-
-// Elements spanned by `rows` rows of `width` with row stride `stride`.
-size_t spanOf(size_t rows, size_t stride, size_t width) { return rows == 0 ? 0 : (rows - 1) * stride + width; }
-
-// Checks that a batch's keys lie inside k and v (the rest of attention()'s checks are static).
-void checkAttentionKeys(const AttentionArgs& a, const AttentionBatch& b) {
-    if (b.keyCount <= 0 || (a.causal && b.keyCount < b.queryCount)) fail("attention: batch has too few keys");
-    if (a.maxKeys > 0 && b.keyCount > a.maxKeys) {
-        fail("attention: batch has " + std::to_string(b.keyCount) + " keys, more than maxKeys " +
-             std::to_string(a.maxKeys));
-    }
-    const size_t width = static_cast<size_t>(a.heads) * static_cast<size_t>(a.headDim);
-    const size_t kvSpan = spanOf(b.keyRow + static_cast<size_t>(b.keyCount), static_cast<size_t>(a.kvStride), width);
-    hostPointer(a.k, kvSpan, "attention k");
-    hostPointer(a.v, kvSpan, "attention v");
+// Element i of a weight operand (float32, f16 or q8_0).
+float weightAt(const WeightPointer& w, size_t i) {
+    if (w.f32) return w.f32[i];
+    if (w.f16) return halfToFloat(w.f16[i]);
+    const uint8_t* block = w.q8 + i / simd::kQ8Block * simd::kQ8BlockBytes;
+    uint16_t scale;
+    std::memcpy(&scale, block, sizeof scale);
+    return halfToFloat(scale) * float(static_cast<int8_t>(block[2 + i % simd::kQ8Block]));
 }
 
 int hardwareThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
@@ -295,6 +204,12 @@ int CpuBackend::threads() const { return pool().threads(); }
 
 bool CpuBackend::recording() const {
     return m_recorder.load(std::memory_order_relaxed) == std::this_thread::get_id();
+}
+
+bool CpuBackend::owns(const DeviceBuffer& buffer) const { return dynamic_cast<const CpuBuffer*>(&buffer) != nullptr; }
+
+bool CpuBackend::owns(const IndexBuffer& buffer) const {
+    return dynamic_cast<const CpuIndexBuffer*>(&buffer) != nullptr;
 }
 
 void CpuBackend::refuseWhileRecording(const char* what) const {
@@ -349,10 +264,8 @@ std::unique_ptr<IndexBuffer> CpuBackend::allocateIndices(size_t count) {
     return std::make_unique<CpuIndexBuffer>(count);
 }
 
-void CpuBackend::uploadIndices(IndexView dst, std::span<const int32_t> values) {
-    refuseWhileRecording("uploadIndices()");
-    int32_t* d = indexPointer(dst, values.size(), "uploadIndices");
-    if (!values.empty()) std::memcpy(d, values.data(), values.size_bytes());
+void CpuBackend::runUploadIndices(IndexView dst, std::span<const int32_t> values) {
+    if (!values.empty()) std::memcpy(indices(dst), values.data(), values.size_bytes());
 }
 
 std::unique_ptr<DeviceBuffer> CpuBackend::createWeight(const TensorView& view) {
@@ -369,49 +282,45 @@ std::unique_ptr<DeviceBuffer> CpuBackend::createWeight(const TensorView& view) {
     // layer norms) become float32 like everything else.
     if (view.dtype == DType::F16 && view.shape.size() >= 2) {
         if (address % alignof(uint16_t) == 0) {
-            return std::make_unique<CpuBuffer>(view.data, static_cast<size_t>(elements), Element::F16);
+            return std::make_unique<CpuBuffer>(view.data, static_cast<size_t>(elements), ElementType::F16);
         }
-        auto buffer = std::make_unique<CpuBuffer>(static_cast<size_t>(elements), Element::F16);
-        std::memcpy(buffer->raw(), view.data, view.bytes);
+        auto buffer = std::make_unique<CpuBuffer>(static_cast<size_t>(elements), ElementType::F16);
+        std::memcpy(buffer->address(), view.data, view.bytes);
         return buffer;
     }
     // q8_0 matrices stay in their blocks (rows of whole blocks: in % 32 == 0), in the map.
     if (view.dtype == DType::Q8_0 && view.shape.size() >= 2 && view.shape.back() % int64_t(simd::kQ8Block) == 0) {
-        return CpuBuffer::q8(view.data, static_cast<size_t>(elements));
+        return std::make_unique<CpuBuffer>(view.data, static_cast<size_t>(elements), ElementType::Q8_0);
     }
     if (view.dtype == DType::F32 && address % alignof(float) == 0) {
-        return std::make_unique<CpuBuffer>(view.data, static_cast<size_t>(elements), Element::F32);
+        return std::make_unique<CpuBuffer>(view.data, static_cast<size_t>(elements), ElementType::F32);
     }
     auto buffer = std::make_unique<CpuBuffer>(static_cast<size_t>(elements));
-    convertToFloat(view, buffer->data());
+    convertToFloat(view, static_cast<float*>(buffer->address()));
     return buffer;
 }
 
-void CpuBackend::upload(BufferView dst, const float* src, size_t count) {
-    refuseWhileRecording("upload()");
-    float* d = hostPointer(dst, count, "upload");
+void CpuBackend::runUpload(BufferView dst, const float* src, size_t count) {
+    float* d = floatPointer(dst, count, "upload");  // weights are never uploaded to
     if (count) std::memcpy(d, src, count * sizeof(float));
 }
 
-void CpuBackend::download(BufferView src, float* dst, size_t count) {
-    refuseWhileRecording("download()");
-    const float* s = hostPointer(src, count, "download");
+void CpuBackend::runDownload(BufferView src, float* dst, size_t count) {
+    const float* s = floatPointer(src, count, "download");
     if (count) std::memcpy(dst, s, count * sizeof(float));
 }
 
-void CpuBackend::linear(BufferView x, BufferView w, BufferView bias, BufferView y, int rows, int in, int out,
-                        bool accumulate) {
-    if (rows <= 0 || in <= 0 || out <= 0) fail("linear: bad dimensions");
+void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferView y, int rows, int in, int out,
+                           bool accumulate) {
     const size_t r = static_cast<size_t>(rows), n = static_cast<size_t>(in), m = static_cast<size_t>(out);
-    const float* xp = hostPointer(x, r * n, "linear x");
+    const float* xp = floats(x);
     const WeightPointer weight = weightPointer(w, m * n, "linear weight");
     const float* wp = weight.f32;       // [out][in] float32, or
     const uint16_t* hp = weight.f16;    // [out][in] f16, or
     const uint8_t* qp = weight.q8;      // [out][in / 32] q8_0 blocks
-    if (qp && n % simd::kQ8Block) fail("linear: a q8_0 weight needs in to be a multiple of 32");
     const size_t qRow = n / simd::kQ8Block * simd::kQ8BlockBytes;  // bytes of one q8_0 row
-    float* yp = hostPointer(y, r * m, "linear y");
-    const float* bp = bias.empty() ? nullptr : hostPointer(bias, m, "linear bias");
+    float* yp = floatPointer(y, r * m, "linear y");  // float32 only (the CPU keeps no half KV buffers)
+    const float* bp = bias.empty() ? nullptr : floats(bias);
     submit([=, this] {
         float beta = accumulate ? 1.0f : 0.0f;
         if (bp) {
@@ -507,14 +416,13 @@ void CpuBackend::linear(BufferView x, BufferView w, BufferView bias, BufferView 
     });
 }
 
-void CpuBackend::layerNorm(BufferView x, BufferView gamma, BufferView beta, BufferView y, int rows, int cols,
-                           float eps) {
-    if (rows <= 0 || cols <= 0) fail("layerNorm: bad dimensions");
+void CpuBackend::runLayerNorm(BufferView x, BufferView gamma, BufferView beta, BufferView y, int rows, int cols,
+                              float eps) {
     const size_t r = static_cast<size_t>(rows), c = static_cast<size_t>(cols);
-    const float* xp = hostPointer(x, r * c, "layerNorm x");
-    const float* gp = hostPointer(gamma, c, "layerNorm gamma");
-    const float* bp = hostPointer(beta, c, "layerNorm beta");
-    float* yp = hostPointer(y, r * c, "layerNorm y");
+    const float* xp = floats(x);
+    const float* gp = floats(gamma);
+    const float* bp = floats(beta);
+    float* yp = floats(y);
     submit([=, this] {
         pool().parallelFor(r, std::max<size_t>(1, 16384 / c), [&](size_t begin, size_t end, int) {
             for (size_t i = begin; i < end; ++i) {
@@ -536,19 +444,17 @@ void CpuBackend::layerNorm(BufferView x, BufferView gamma, BufferView beta, Buff
     });
 }
 
-void CpuBackend::gelu(BufferView x) {
-    float* p = hostPointer(x, x.size, "gelu");
+void CpuBackend::runGelu(BufferView x) {
+    float* p = floats(x);
     const size_t n = x.size;
     submit([=, this] {
         pool().parallelFor(n, 8192, [&](size_t begin, size_t end, int) { simd::gelu(p + begin, end - begin); });
     });
 }
 
-void CpuBackend::add(BufferView x, BufferView y) {
-    if (x.size != y.size) fail("add: sizes differ");
-    float* xp = hostPointer(x, x.size, "add x");
+void CpuBackend::runAdd(BufferView x, BufferView y) {
+    float* xp = floats(x);
     const WeightPointer yp = weightPointer(y, y.size, "add y");  // f16 for positional tables
-    if (yp.q8) fail("add: a q8_0 operand");
     const size_t n = x.size;
     submit([=, this] {
         pool().parallelFor(n, 32768, [&](size_t begin, size_t end, int) {
@@ -561,13 +467,12 @@ void CpuBackend::add(BufferView x, BufferView y) {
     });
 }
 
-void CpuBackend::conv1d(BufferView x, int length, int inChannels, BufferView w, BufferView bias, BufferView y,
-                        int outChannels, int stride, BufferView workspace) {
-    if (length <= 0 || inChannels <= 0 || outChannels <= 0 || stride <= 0) fail("conv1d: bad dimensions");
+void CpuBackend::runConv1d(BufferView x, int length, int inChannels, BufferView w, BufferView bias, BufferView y,
+                           int outChannels, int stride, BufferView workspace) {
     const int outLength = (length - 1) / stride + 1;
     const size_t cin = static_cast<size_t>(inChannels), width = cin * 3;
-    const float* xp = hostPointer(x, static_cast<size_t>(length) * cin, "conv1d x");
-    float* col = hostPointer(workspace, static_cast<size_t>(outLength) * width, "conv1d workspace");
+    const float* xp = floats(x);
+    float* col = floats(workspace);
     // im2col: col[t][c·3 + k] = x[t·stride + k - 1][c], zero outside [0, length).
     submit([=, this] {
         pool().parallelFor(static_cast<size_t>(outLength), 16, [&](size_t begin, size_t end, int) {
@@ -588,19 +493,17 @@ void CpuBackend::conv1d(BufferView x, int length, int inChannels, BufferView w, 
     linear(workspace, w, bias, y, outLength, inChannels * 3, outChannels, false);
 }
 
-void CpuBackend::embed(IndexView tokens, IndexView positions, int count, BufferView tokenTable,
-                       BufferView positionTable, int width, BufferView y) {
-    if (count < 0 || width <= 0) fail("embed: bad dimensions");
+void CpuBackend::runEmbed(IndexView tokens, IndexView positions, int count, BufferView tokenTable,
+                          BufferView positionTable, int width, BufferView y) {
     const size_t d = static_cast<size_t>(width), n = static_cast<size_t>(count);
-    if (n == 0) return;
-    const int32_t* ids = indexPointer(tokens, n, "embed tokens");
-    const int32_t* pos = indexPointer(positions, n, "embed positions");
+    const int32_t* ids = indices(tokens);
+    const int32_t* pos = indices(positions);
     const WeightPointer tp = weightPointer(tokenTable, tokenTable.size, "embed tokens");
     const WeightPointer pp = weightPointer(positionTable, positionTable.size, "embed positions");
-    float* yp = hostPointer(y, n * d, "embed y");
+    float* yp = floats(y);
     const size_t tokenRows = tokenTable.size / d, positionRows = positionTable.size / d;
     // The ids are read when the work runs (a replayed step sees the ids uploaded before it).
-    submit([=] {
+    submit([=, this] {
         for (size_t i = 0; i < n; ++i) {
             if (ids[i] < 0 || static_cast<size_t>(ids[i]) >= tokenRows) {
                 fail("embed: token id " + std::to_string(ids[i]) + " outside a table of " + std::to_string(tokenRows));
@@ -611,29 +514,21 @@ void CpuBackend::embed(IndexView tokens, IndexView positions, int count, BufferV
             }
             const size_t token = static_cast<size_t>(ids[i]), position = static_cast<size_t>(pos[i]);
             float* out = yp + i * d;
-            for (size_t j = 0; j < d; ++j) out[j] = tp[token * d + j] + pp[position * d + j];
+            for (size_t j = 0; j < d; ++j) out[j] = weightAt(tp, token * d + j) + weightAt(pp, position * d + j);
         }
     });
 }
 
-void CpuBackend::copyRows(BufferView src, int srcStride, BufferView dst, int dstStride, int width,
-                          std::span<const RowCopy> copies, IndexView dstRowOffsets) {
-    if (width <= 0 || srcStride < width || dstStride < width) fail("copyRows: bad strides");
+void CpuBackend::runCopyRows(BufferView src, int srcStride, BufferView dst, int dstStride, int width,
+                             std::span<const RowCopy> copies, IndexView dstRowOffsets) {
     const size_t ss = static_cast<size_t>(srcStride), ds = static_cast<size_t>(dstStride),
                  w = static_cast<size_t>(width);
-    if (copies.empty()) return;
-    const int32_t* offsets =
-        dstRowOffsets.buffer ? indexPointer(dstRowOffsets, copies.size(), "copyRows dstRowOffsets") : nullptr;
-    const float* s = hostPointer(src, 0, "copyRows src");
-    float* d = hostPointer(dst, 0, "copyRows dst");
-    for (const RowCopy& c : copies) {
-        if (c.count == 0) continue;
-        hostPointer(src, spanOf(c.srcRow + c.count, ss, w), "copyRows src");
-        // With offsets the destination rows are known only when the work runs.
-        if (!offsets) hostPointer(dst, spanOf(c.dstRow + c.count, ds, w), "copyRows dst");
-    }
+    const int32_t* offsets = dstRowOffsets.buffer ? indices(dstRowOffsets) : nullptr;
+    const float* s = floats(src);
+    float* d = floats(dst);
     const size_t dstSize = dst.size;
-    submit([=, blocks = std::vector<RowCopy>(copies.begin(), copies.end())] {
+    // With offsets the destination rows are known, and checked, only when the work runs.
+    submit([=, this, blocks = std::vector<RowCopy>(copies.begin(), copies.end())] {
         const size_t bytes = w * sizeof(float);
         for (size_t b = 0; b < blocks.size(); ++b) {
             const RowCopy& c = blocks[b];
@@ -651,82 +546,20 @@ void CpuBackend::copyRows(BufferView src, int srcStride, BufferView dst, int dst
             const float* from = s + c.srcRow * ss;
             float* to = d + dstRow * ds;
             if (ss == ds && ss == w) {
-                std::memmove(to, from, c.count * bytes);
+                std::memcpy(to, from, c.count * bytes);  // no block overlaps another (checked)
             } else {
-                for (size_t i = 0; i < c.count; ++i) std::memmove(to + i * ds, from + i * ss, bytes);
+                for (size_t i = 0; i < c.count; ++i) std::memcpy(to + i * ds, from + i * ss, bytes);
             }
         }
     });
 }
 
-size_t CpuBackend::attentionWorkspaceElements(int queries, int keys) const {
-    if (queries < kGemmAttentionQueries) return 0;
-    // One [queries][keys] score matrix per thread (heads run in parallel).
-    return static_cast<size_t>(threads()) * static_cast<size_t>(queries) * static_cast<size_t>(std::max(keys, 0));
-}
-
-void CpuBackend::attentionGemm(const AttentionArgs& a, const AttentionBatch& batch) {
-    const int qc = batch.queryCount, kc = batch.keyCount, hd = a.headDim;
-    const size_t qs = static_cast<size_t>(a.qStride), ks = static_cast<size_t>(a.kvStride),
-                 os = static_cast<size_t>(a.outStride);
-    const size_t matrix = static_cast<size_t>(qc) * static_cast<size_t>(kc);
-    float* scores = hostPointer(a.workspace, matrix, "attention workspace");
-    const float* q = hostPointer(a.q, a.q.size, "attention q") + static_cast<size_t>(batch.queryRow) * qs;
-    const float* k = hostPointer(a.k, a.k.size, "attention k") + batch.keyRow * ks;
-    const float* v = hostPointer(a.v, a.v.size, "attention v") + batch.keyRow * ks;
-    float* out = hostPointer(a.out, a.out.size, "attention out") + static_cast<size_t>(batch.queryRow) * os;
-    // Heads are split into as many groups as there are score matrices in the workspace (at most
-    // one per thread); group g uses matrix g, so no two running heads share one.
-    const size_t groups = std::min({a.workspace.size / matrix, static_cast<size_t>(threads()), static_cast<size_t>(a.heads)});
-    pool().parallelFor(groups, 1, [&](size_t begin, size_t end, int) {
-        for (size_t g = begin; g < end; ++g) {
-            float* s = scores + g * matrix;
-            for (size_t h = g; h < static_cast<size_t>(a.heads); h += groups) {
-                const size_t col = h * static_cast<size_t>(hd);
-                // s[qc][kc] = scale · q_h k_hᵀ
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, qc, kc, hd, a.scale, q + col, a.qStride, k + col,
-                            a.kvStride, 0.0f, s, kc);
-                for (int j = 0; j < qc; ++j) {
-                    float* row = s + static_cast<size_t>(j) * static_cast<size_t>(kc);
-                    const int visible = a.causal ? kc - qc + j + 1 : kc;
-                    simd::softmax(row, static_cast<size_t>(visible));
-                    std::fill(row + visible, row + kc, 0.0f);
-                }
-                // out_h[qc][hd] = s · v_h
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, qc, hd, kc, 1.0f, s, kc, v + col, a.kvStride,
-                            0.0f, out + col, a.outStride);
-            }
-        }
-    });
-}
-
-void CpuBackend::attention(const AttentionArgs& a) {
-    if (a.heads <= 0 || a.headDim <= 0) fail("attention: bad head dimensions");
-    const size_t width = static_cast<size_t>(a.heads) * static_cast<size_t>(a.headDim);
-    if (a.qStride < 0 || a.kvStride < 0 || a.outStride < 0 || static_cast<size_t>(a.qStride) < width ||
-        static_cast<size_t>(a.kvStride) < width || static_cast<size_t>(a.outStride) < width) {
-        fail("attention: row stride smaller than heads × headDim");
-    }
-    const size_t batchCount = a.batches.size();
-    const int32_t* rowOffsets =
-        a.keyRowOffsets.buffer ? indexPointer(a.keyRowOffsets, batchCount, "attention keyRowOffsets") : nullptr;
-    const int32_t* countOffsets =
-        a.keyCountOffsets.buffer ? indexPointer(a.keyCountOffsets, batchCount, "attention keyCountOffsets") : nullptr;
-    // Check every batch against its views before any work runs; keys that depend on per-step
-    // offsets are checked when the work runs.
-    bool work = false;
-    for (const AttentionBatch& b : a.batches) {
-        if (b.queryCount <= 0) continue;
-        if (b.queryRow < 0) fail("attention: negative query row");
-        hostPointer(a.q, spanOf(static_cast<size_t>(b.queryRow + b.queryCount), static_cast<size_t>(a.qStride), width),
-                    "attention q");
-        hostPointer(a.out,
-                    spanOf(static_cast<size_t>(b.queryRow + b.queryCount), static_cast<size_t>(a.outStride), width),
-                    "attention out");
-        if (!rowOffsets && !countOffsets) checkAttentionKeys(a, b);
-        work = true;
-    }
-    if (!work) return;
+void CpuBackend::runAttention(const AttentionArgs& a) {
+    // Keys and values in float32 (the CPU keeps no half KV buffers).
+    floatPointer(a.k, 0, "attention k");
+    floatPointer(a.v, 0, "attention v");
+    const int32_t* rowOffsets = a.keyRowOffsets.buffer ? indices(a.keyRowOffsets) : nullptr;
+    const int32_t* countOffsets = a.keyCountOffsets.buffer ? indices(a.keyCountOffsets) : nullptr;
     AttentionArgs args = a;
     args.batches = {}; // the caller's span: the work keeps its own copy
     args.keyRowOffsets = {};
@@ -749,73 +582,6 @@ void CpuBackend::attention(const AttentionArgs& a) {
             checkAttentionKeys(args, b);
         }
         attentionNow(args, effective);
-    });
-}
-
-void CpuBackend::attentionNow(const AttentionArgs& a, std::span<const AttentionBatch> batches) {
-    struct Task {
-        const AttentionBatch* batch;
-        int head;
-        int query;
-    };
-    size_t smallTasks = 0;
-    for (const AttentionBatch& b : batches) {
-        if (b.queryCount <= 0) continue;
-        if (b.queryCount >= kGemmAttentionQueries) {
-            attentionGemm(a, b);
-        } else {
-            smallTasks += static_cast<size_t>(b.queryCount) * static_cast<size_t>(a.heads);
-        }
-    }
-    if (smallTasks == 0) return;
-
-    size_t work = 0;
-    for (const AttentionBatch& b : batches) {
-        if (b.queryCount <= 0 || b.queryCount >= kGemmAttentionQueries) continue;
-        work += static_cast<size_t>(b.queryCount) * static_cast<size_t>(a.heads) * static_cast<size_t>(b.keyCount);
-    }
-    // Task t is (batch, head, query) in batch order; found by a scan over the (few) batches.
-    auto taskAt = [&](size_t t) {
-        for (const AttentionBatch& b : batches) {
-            if (b.queryCount <= 0 || b.queryCount >= kGemmAttentionQueries) continue;
-            const size_t n = static_cast<size_t>(b.queryCount) * static_cast<size_t>(a.heads);
-            if (t < n) {
-                return Task{&b, static_cast<int>(t / static_cast<size_t>(b.queryCount)),
-                            static_cast<int>(t % static_cast<size_t>(b.queryCount))};
-            }
-            t -= n;
-        }
-        return Task{nullptr, 0, 0};
-    };
-    const float* q = hostPointer(a.q, a.q.size, "attention q");
-    const float* k = hostPointer(a.k, a.k.size, "attention k");
-    const float* v = hostPointer(a.v, a.v.size, "attention v");
-    float* out = hostPointer(a.out, a.out.size, "attention out");
-    const int hd = a.headDim;
-    // Small problems run inline: waking the workers costs more than they save.
-    const size_t minChunk = work * static_cast<size_t>(hd) < 65536 ? smallTasks : 1;
-    pool().parallelFor(smallTasks, minChunk, [&](size_t begin, size_t end, int) {
-        thread_local std::vector<float> scores;
-        for (size_t t = begin; t < end; ++t) {
-            const Task task = taskAt(t);
-            const AttentionBatch& b = *task.batch;
-            const size_t col = static_cast<size_t>(task.head) * static_cast<size_t>(hd);
-            const size_t row = static_cast<size_t>(b.queryRow + task.query);
-            const int visible = a.causal ? b.keyCount - b.queryCount + task.query + 1 : b.keyCount;
-            if (scores.size() < static_cast<size_t>(visible)) scores.resize(static_cast<size_t>(visible));
-            const float* qv = q + row * static_cast<size_t>(a.qStride) + col;
-            for (int i = 0; i < visible; ++i) {
-                const float* kv = k + (b.keyRow + static_cast<size_t>(i)) * static_cast<size_t>(a.kvStride) + col;
-                scores[static_cast<size_t>(i)] = simd::dot(qv, kv, static_cast<size_t>(hd)) * a.scale;
-            }
-            simd::softmax(scores.data(), static_cast<size_t>(visible));
-            float* o = out + row * static_cast<size_t>(a.outStride) + col;
-            std::fill(o, o + hd, 0.0f);
-            for (int i = 0; i < visible; ++i) {
-                const float* vv = v + (b.keyRow + static_cast<size_t>(i)) * static_cast<size_t>(a.kvStride) + col;
-                simd::axpy(o, scores[static_cast<size_t>(i)], vv, static_cast<size_t>(hd));
-            }
-        }
     });
 }
 

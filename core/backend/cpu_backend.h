@@ -2,7 +2,8 @@
 // cblas_sgemv for single rows, called single-threaded on each pool thread's slice of the
 // output), attention and elementwise ops split over the same thread pool. Every op checks its
 // arguments when called and then runs its work, or, inside record(), appends that work to a
-// tape (nothing runs): the CPU twin of a CUDA graph, as strict about per-step values.
+// tape (nothing runs): the CPU twin of a CUDA graph, as strict about per-step values. The ops'
+// checks are Backend's (backend_ops.cpp), the same as CUDA's.
 #pragma once
 
 #include "core/backend/backend.h"
@@ -29,24 +30,7 @@ public:
     int threads() const override;
 
     std::unique_ptr<DeviceBuffer> allocate(size_t elements) override;
-    void upload(BufferView dst, const float* src, size_t count) override;
-    void download(BufferView src, float* dst, size_t count) override;
     std::unique_ptr<IndexBuffer> allocateIndices(size_t count) override;
-    void uploadIndices(IndexView dst, std::span<const int32_t> values) override;
-
-    void linear(BufferView x, BufferView w, BufferView bias, BufferView y, int rows, int in, int out,
-                bool accumulate) override;
-    void layerNorm(BufferView x, BufferView gamma, BufferView beta, BufferView y, int rows, int cols,
-                   float eps) override;
-    void gelu(BufferView x) override;
-    void add(BufferView x, BufferView y) override;
-    void conv1d(BufferView x, int length, int inChannels, BufferView w, BufferView bias, BufferView y,
-                int outChannels, int stride, BufferView workspace) override;
-    void embed(IndexView tokens, IndexView positions, int count, BufferView tokenTable, BufferView positionTable,
-               int width, BufferView y) override;
-    void copyRows(BufferView src, int srcStride, BufferView dst, int dstStride, int width,
-                  std::span<const RowCopy> copies, IndexView dstRowOffsets = {}) override;
-    void attention(const AttentionArgs& args) override;
     size_t attentionWorkspaceElements(int queries, int keys) const override;
     // System RAM (MemTotal, MemAvailable): the buffers live there.
     DeviceMemory memoryInfo() const override;
@@ -60,6 +44,25 @@ public:
     static constexpr int kSmallBatchRows = 8;
 
 protected:
+    void runUpload(BufferView dst, const float* src, size_t count) override;
+    void runDownload(BufferView src, float* dst, size_t count) override;
+    void runUploadIndices(IndexView dst, std::span<const int32_t> values) override;
+    void runLinear(BufferView x, BufferView w, BufferView bias, BufferView y, int rows, int in, int out,
+                   bool accumulate) override;
+    void runLayerNorm(BufferView x, BufferView gamma, BufferView beta, BufferView y, int rows, int cols,
+                      float eps) override;
+    void runGelu(BufferView x) override;
+    void runAdd(BufferView x, BufferView y) override;
+    void runConv1d(BufferView x, int length, int inChannels, BufferView w, BufferView bias, BufferView y,
+                   int outChannels, int stride, BufferView workspace) override;
+    void runEmbed(IndexView tokens, IndexView positions, int count, BufferView tokenTable, BufferView positionTable,
+                  int width, BufferView y) override;
+    void runCopyRows(BufferView src, int srcStride, BufferView dst, int dstStride, int width,
+                     std::span<const RowCopy> copies, IndexView dstRowOffsets) override;
+    void runAttention(const AttentionArgs& args) override;
+    void refuseWhileRecording(const char* what) const override;
+    bool owns(const DeviceBuffer& buffer) const override;
+    bool owns(const IndexBuffer& buffer) const override;
     void beginRecording() override;
     std::unique_ptr<RecordedWork> endRecording() override;
     void abandonRecording() noexcept override;
@@ -69,8 +72,6 @@ private:
     // Runs `work` now, or appends it to the tape when this thread is recording.
     template <class Work>
     void submit(Work&& work);
-    // A logic error naming `what` when this thread is recording.
-    void refuseWhileRecording(const char* what) const;
     void attentionGemm(const AttentionArgs& args, const AttentionBatch& batch);
     // The work of attention() on checked batches (offsets applied).
     void attentionNow(const AttentionArgs& args, std::span<const AttentionBatch> batches);

@@ -1,5 +1,6 @@
 // The streaming worker loop (see streaming_session.h).
 #include "core/streaming/streaming_session.h"
+#include "core/streaming/window_policy.h"
 
 #include "core/decoding/fallback_policy.h"
 #include "core/decoding/repetition_detector.h"
@@ -14,8 +15,7 @@
 namespace hearsay {
 namespace {
 
-constexpr uint64_t kRate = 16000;
-constexpr uint64_t kTimestampSamples = 320;  // one timestamp step, 0.02 s
+constexpr uint64_t kRate = kStreamingRate;
 constexpr double kWhisperWindowSeconds = 30.0;
 
 uint64_t alignDown(uint64_t sample) { return sample / kHopLength * kHopLength; }
@@ -475,13 +475,8 @@ void StreamingSession::emitTentative(uint64_t windowEnd) {
 }
 
 void StreamingSession::maybeTrim(uint64_t end) {
-    const double windowSeconds = double(end - m_windowStart) / double(kRate);
-    if (windowSeconds <= m_options.trimSeconds) return;
+    const WindowCut cut = planWindowCut(m_agreement, m_windowStart, end, m_options);
     const int timestampBegin = m_engine.tokenizer().special().timestampBegin;
-    // A boundary past the window's end (a timestamp the model placed beyond its audio) is none.
-    auto inWindow = [&](const LocalAgreement::Boundary& b) {
-        return m_windowStart + uint64_t(b.steps) * kTimestampSamples <= end;
-    };
     auto trim = [&](const LocalAgreement::Boundary& b) {
         const auto& committed = m_agreement.committedInWindow();
         for (size_t i = 0; i < b.index && i < committed.size(); ++i)
@@ -490,32 +485,29 @@ void StreamingSession::maybeTrim(uint64_t end) {
         m_agreement.trimTo(b);
         m_tokenTimes.clear();
     };
-    LocalAgreement::Boundary boundary;
-    if (m_agreement.lastCommittedBoundary(boundary) && boundary.steps > 0 && inWindow(boundary)) {
-        trim(boundary);
-        return;
-    }
-    if (windowSeconds <= m_options.maxWindowSeconds) return;
-    // Too long without a committed boundary: commit up to the last boundary of the hypothesis,
-    // or everything, so that the next window fits Whisper's 30 s.
-    if (m_agreement.lastBoundary(boundary) && boundary.steps > 0 && inWindow(boundary) &&
-        boundary.index > m_agreement.committedInWindow().size()) {
+    switch (cut.kind) {
+    case WindowCut::Kind::Keep: return;
+    case WindowCut::Kind::AtCommittedBoundary: trim(cut.boundary); return;
+    case WindowCut::Kind::CommitThroughBoundary: {
         const size_t first = m_agreement.committedInWindow().size();
-        const std::vector<int> forced = m_agreement.commitThrough(boundary.index);
+        const std::vector<int> forced = m_agreement.commitThrough(cut.boundary.index);
         size_t forcedText = 0;
         for (int t : forced) forcedText += t < timestampBegin ? 1 : 0;
         std::vector<double> shown(m_tentativeShownAt.begin(), m_tentativeShownAt.begin() + std::ptrdiff_t(std::min(forcedText, m_tentativeShownAt.size())));
         emitCommitted(first, forced.size(), shown, end, false);
         m_tentativeShownAt.erase(m_tentativeShownAt.begin(), m_tentativeShownAt.begin() + std::ptrdiff_t(shown.size()));
-        trim(boundary);
+        trim(cut.boundary);
         return;
     }
-    if (!m_agreement.tentative().empty()) {
-        const size_t first = m_agreement.committedInWindow().size();
-        const std::vector<int> rest = m_agreement.commitAll();
-        emitCommitted(first, rest.size(), m_tentativeShownAt, end, false);
+    case WindowCut::Kind::CommitAll:
+        if (!m_agreement.tentative().empty()) {
+            const size_t first = m_agreement.committedInWindow().size();
+            const std::vector<int> rest = m_agreement.commitAll();
+            emitCommitted(first, rest.size(), m_tentativeShownAt, end, false);
+        }
+        startNewWindow(end);
+        return;
     }
-    startNewWindow(end);
 }
 
 void StreamingSession::startNewWindow(uint64_t at) {

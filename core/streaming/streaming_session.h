@@ -4,8 +4,9 @@
 // it as the prompt and the window's committed tokens as a forced prefix; LocalAgreement-2 commits
 // what two consecutive hypotheses agree on; the voice activity detector skips silence and ends
 // utterances (everything tentative is committed when the speaker pauses); long windows are
-// trimmed at committed segment boundaries. Reports through callbacks, from the thread that runs
-// it (the GUI turns them into queued signals; the CLI prints them).
+// trimmed at committed segment boundaries (window_policy.h decides where). Reports through
+// callbacks, from the thread that runs it (the GUI turns them into queued signals; the CLI
+// prints them).
 #pragma once
 
 #include "core/audio/audio_source.h"

@@ -49,7 +49,7 @@ class TestBenchFloors : public QObject {
     Q_OBJECT
 
 private slots:
-    void issueSizesAreKnownWithTheirDimensions() {
+    void officialSizesAreKnownWithTheirDimensions() {
         struct Row {
             const char* name;
             int width, encoderLayers, decoderLayers, heads, mels, vocab;

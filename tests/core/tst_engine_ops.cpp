@@ -382,6 +382,35 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(std::logic_error, be.upload(small.view().slice(8, 5), host.data(), 1));
     }
 
+    // copyRows within one buffer: no block may write rows any block reads (CUDA runs the blocks
+    // in parallel, and every backend refuses the same calls); a refused call changes nothing.
+    // Blocks between distinct rows of one buffer are copied.
+    void overlappingRowBlocksAreRefused() {
+        CpuBackend be(1);
+        const int d = 4, rows = 40;
+        const auto host = randomVector(size_t(rows * d), 21);
+        Device buffer = put(be, host);
+        const auto refused = [&](std::vector<RowCopy> copies, IndexView offsets = {}) {
+            try {
+                be.copyRows(buffer.view(), d, buffer.view(), d, d, copies, offsets);
+            } catch (const std::logic_error& error) {
+                return QString(error.what());
+            }
+            return QString();
+        };
+        QVERIFY(refused({{0, 10, 20}}).contains("overlaps a source block"));  // rows 10..19 read and written
+        QVERIFY(refused({{5, 5, 1}}).contains("overlaps"));                   // a block onto itself
+        QVERIFY(refused({{0, 30, 5}, {28, 0, 4}}).contains("overlaps"));      // one block writes where another reads
+        QCOMPARE(get(be, buffer), host);
+        auto indices = be.allocateIndices(1);
+        QVERIFY(refused({{0, 30, 5}}, IndexView(indices.get())).contains("distinct source and destination"));
+
+        be.copyRows(buffer.view(), d, buffer.view(), d, d, std::vector<RowCopy>{{0, 20, 10}, {35, 10, 2}});
+        auto after = get(be, buffer);
+        for (int c = 0; c < 10 * d; ++c) QCOMPARE(after[size_t(20 * d + c)], host[size_t(c)]);
+        for (int c = 0; c < 2 * d; ++c) QCOMPARE(after[size_t(10 * d + c)], host[size_t(35 * d + c)]);
+    }
+
     void factory() {
         auto cpu = createBackend(BackendKind::Cpu, {2, 0});
         QVERIFY(cpu.ok());

@@ -3,6 +3,7 @@
 // trimming at a committed segment boundary, a forced commit, and the latency summary.
 #include "core/streaming/local_agreement.h"
 #include "core/streaming/streaming_session.h"
+#include "core/streaming/window_policy.h"
 
 #include <QtTest>
 
@@ -135,6 +136,44 @@ private slots:
         p.trimTo(b);  // the window now starts at 1.20 s: the open segment's start moves to 0.00
         QVERIFY(p.committedInWindow().empty());
         QCOMPARE(p.tentative(), (Tokens{ts(0), w(3)}));
+    }
+
+    // Where the window is cut (window_policy.h): kept up to trimSeconds; beyond, at the last
+    // committed boundary; at maxWindowSeconds without one, by force through the hypothesis's
+    // last boundary, or whole; a boundary placed past the window's audio is none.
+    void windowCuts() {
+        StreamingOptions options;
+        options.trimSeconds = 20.0;
+        options.maxWindowSeconds = 28.0;
+        const uint64_t start = 16000 * 100, second = 16000;  // a window starting at 100 s
+        auto p = policy();
+        const Tokens h = {ts(0), w(1), w(2), ts(50), ts(50), w(3), w(4), ts(90), ts(91), w(5), w(6)};
+        p.update(h);
+        Tokens more = h;
+        more.push_back(w(7));
+        p.update(more);  // committed through w5: boundaries (50, 50) and (90, 91) inside
+        QCOMPARE(planWindowCut(p, start, start + 20 * second, options).kind, WindowCut::Kind::Keep);
+        const WindowCut atCommitted = planWindowCut(p, start, start + 21 * second, options);
+        QCOMPARE(atCommitted.kind, WindowCut::Kind::AtCommittedBoundary);
+        QCOMPARE(atCommitted.boundary.steps, 90);
+        QCOMPARE(atCommitted.boundary.index, size_t(8));
+
+        auto open = policy();  // nothing committed: a boundary only in the hypothesis
+        open.update({ts(0), w(1), w(2), ts(60), ts(60), w(3)});
+        QCOMPARE(planWindowCut(open, start, start + 25 * second, options).kind, WindowCut::Kind::Keep);
+        const WindowCut forced = planWindowCut(open, start, start + 29 * second, options);
+        QCOMPARE(forced.kind, WindowCut::Kind::CommitThroughBoundary);
+        QCOMPARE(forced.boundary.index, size_t(4));
+        QCOMPARE(forced.boundary.steps, 60);
+
+        auto noBoundary = policy();
+        noBoundary.update({ts(0), w(1), w(2)});
+        QCOMPARE(planWindowCut(noBoundary, start, start + 29 * second, options).kind, WindowCut::Kind::CommitAll);
+        // A boundary at 1.20 s lies past a window whose audio ends before it: none, so all is committed.
+        options.trimSeconds = 0.5;
+        options.maxWindowSeconds = 1.0;
+        QCOMPARE(planWindowCut(open, start, start + second + second / 10, options).kind, WindowCut::Kind::CommitAll);
+        QCOMPARE(planWindowCut(open, start, start + 2 * second, options).kind, WindowCut::Kind::CommitThroughBoundary);
     }
 
     void silenceHypothesesCommitNothing() {

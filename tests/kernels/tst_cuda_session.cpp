@@ -303,7 +303,7 @@ private slots:
         const WhisperConfig& config = golden.value().first;
         std::string why;
         const std::vector<LogMel> mels = test::speechClipMels(config.nMels, &why);
-        if (mels.empty()) QSKIP(qPrintable(QString::fromStdString("no speech clips: " + why)));
+        QVERIFY2(!mels.empty(), qPrintable(QString::fromStdString("no speech clips (../shared/data): " + why)));
         // fp16: both backends get the fp16-rounded matrices (the GPU keeps them as half).
         test::ValueRounding round;
         if (half) {

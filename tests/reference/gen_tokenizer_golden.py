@@ -4,8 +4,8 @@ tokenizer) on the real Whisper vocabularies, in both directions, plus special to
 and OpenAI's non_speech_tokens list.
 
 The vocabularies ship in the openai-whisper package:
-    pip download --no-deps openai-whisper==20250625 -d /tmp/ow
-    python tests/reference/gen_tokenizer_golden.py --whisper /tmp/ow/openai_whisper-20250625.tar.gz
+    pip download --no-deps openai-whisper==20250625 -d downloads
+    python tests/reference/gen_tokenizer_golden.py --whisper downloads/openai_whisper-20250625.tar.gz
 The script compares those ranks with the vocabularies of the whisper.cpp ggml files in
 ../shared/data byte for byte (they differ only where the ggml files stored U+FFFD for tokens that
 are not valid UTF-8; it records those tokens' true bytes), then writes compact JSON under

@@ -171,7 +171,7 @@ private slots:
         QCOMPARE(labelText(panel, "crossCacheState"), QString("on"));
         QCOMPARE(panel->metrics().cache.selfAllocated, selfBytes(beams));
         // The cross cache is refilled from the encoder output: at once when a window is encoded,
-        // else at the next window (none yet in this session); never a size other than the formula.
+        // else at the next window (none yet since the start); never a size other than the formula.
         const size_t cross = panel->metrics().cache.crossAllocated;
         QVERIFY2(cross == 0 || cross == crossBytes(), qPrintable(QString::number(cross)));
     }

@@ -1,0 +1,124 @@
+// CpuBackend's attention work: batches of many queries through sgemm (a score matrix per
+// thread in the workspace), the others one (batch, head, query) task at a time on the pool.
+// runAttention() (cpu_backend.cpp) hands it checked batches, their per-step offsets applied.
+#include "core/backend/cpu_backend.h"
+
+#include "core/backend/blas.h"
+#include "core/backend/cpu_simd.h"
+#include "core/backend/cpu_vector_math.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+namespace hearsay {
+
+size_t CpuBackend::attentionWorkspaceElements(int queries, int keys) const {
+    if (queries < kGemmAttentionQueries) return 0;
+    // One [queries][keys] score matrix per thread (heads run in parallel).
+    return static_cast<size_t>(threads()) * static_cast<size_t>(queries) * static_cast<size_t>(std::max(keys, 0));
+}
+
+void CpuBackend::attentionGemm(const AttentionArgs& a, const AttentionBatch& batch) {
+    const int qc = batch.queryCount, kc = batch.keyCount, hd = a.headDim;
+    const size_t qs = static_cast<size_t>(a.qStride), ks = static_cast<size_t>(a.kvStride),
+                 os = static_cast<size_t>(a.outStride);
+    const size_t matrix = static_cast<size_t>(qc) * static_cast<size_t>(kc);
+    float* scores = floatPointer(a.workspace, matrix, "attention workspace");
+    const float* q = floatPointer(a.q, a.q.size, "attention q") + static_cast<size_t>(batch.queryRow) * qs;
+    const float* k = floatPointer(a.k, a.k.size, "attention k") + batch.keyRow * ks;
+    const float* v = floatPointer(a.v, a.v.size, "attention v") + batch.keyRow * ks;
+    float* out = floatPointer(a.out, a.out.size, "attention out") + static_cast<size_t>(batch.queryRow) * os;
+    // Heads are split into as many groups as there are score matrices in the workspace (at most
+    // one per thread); group g uses matrix g, so no two running heads share one.
+    const size_t groups = std::min({a.workspace.size / matrix, static_cast<size_t>(threads()), static_cast<size_t>(a.heads)});
+    pool().parallelFor(groups, 1, [&](size_t begin, size_t end, int) {
+        for (size_t g = begin; g < end; ++g) {
+            float* s = scores + g * matrix;
+            for (size_t h = g; h < static_cast<size_t>(a.heads); h += groups) {
+                const size_t col = h * static_cast<size_t>(hd);
+                // s[qc][kc] = scale · q_h k_hᵀ
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, qc, kc, hd, a.scale, q + col, a.qStride, k + col,
+                            a.kvStride, 0.0f, s, kc);
+                for (int j = 0; j < qc; ++j) {
+                    float* row = s + static_cast<size_t>(j) * static_cast<size_t>(kc);
+                    const int visible = a.causal ? kc - qc + j + 1 : kc;
+                    simd::softmax(row, static_cast<size_t>(visible));
+                    std::fill(row + visible, row + kc, 0.0f);
+                }
+                // out_h[qc][hd] = s · v_h
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, qc, hd, kc, 1.0f, s, kc, v + col, a.kvStride,
+                            0.0f, out + col, a.outStride);
+            }
+        }
+    });
+}
+
+void CpuBackend::attentionNow(const AttentionArgs& a, std::span<const AttentionBatch> batches) {
+    struct Task {
+        const AttentionBatch* batch;
+        int head;
+        int query;
+    };
+    size_t smallTasks = 0;
+    for (const AttentionBatch& b : batches) {
+        if (b.queryCount <= 0) continue;
+        if (b.queryCount >= kGemmAttentionQueries) {
+            attentionGemm(a, b);
+        } else {
+            smallTasks += static_cast<size_t>(b.queryCount) * static_cast<size_t>(a.heads);
+        }
+    }
+    if (smallTasks == 0) return;
+
+    size_t work = 0;
+    for (const AttentionBatch& b : batches) {
+        if (b.queryCount <= 0 || b.queryCount >= kGemmAttentionQueries) continue;
+        work += static_cast<size_t>(b.queryCount) * static_cast<size_t>(a.heads) * static_cast<size_t>(b.keyCount);
+    }
+    // Task t is (batch, head, query) in batch order; found by a scan over the (few) batches.
+    auto taskAt = [&](size_t t) {
+        for (const AttentionBatch& b : batches) {
+            if (b.queryCount <= 0 || b.queryCount >= kGemmAttentionQueries) continue;
+            const size_t n = static_cast<size_t>(b.queryCount) * static_cast<size_t>(a.heads);
+            if (t < n) {
+                return Task{&b, static_cast<int>(t / static_cast<size_t>(b.queryCount)),
+                            static_cast<int>(t % static_cast<size_t>(b.queryCount))};
+            }
+            t -= n;
+        }
+        return Task{nullptr, 0, 0};
+    };
+    const float* q = floatPointer(a.q, a.q.size, "attention q");
+    const float* k = floatPointer(a.k, a.k.size, "attention k");
+    const float* v = floatPointer(a.v, a.v.size, "attention v");
+    float* out = floatPointer(a.out, a.out.size, "attention out");
+    const int hd = a.headDim;
+    // Small problems run inline: waking the workers costs more than they save.
+    const size_t minChunk = work * static_cast<size_t>(hd) < 65536 ? smallTasks : 1;
+    pool().parallelFor(smallTasks, minChunk, [&](size_t begin, size_t end, int) {
+        thread_local std::vector<float> scores;
+        for (size_t t = begin; t < end; ++t) {
+            const Task task = taskAt(t);
+            const AttentionBatch& b = *task.batch;
+            const size_t col = static_cast<size_t>(task.head) * static_cast<size_t>(hd);
+            const size_t row = static_cast<size_t>(b.queryRow + task.query);
+            const int visible = a.causal ? b.keyCount - b.queryCount + task.query + 1 : b.keyCount;
+            if (scores.size() < static_cast<size_t>(visible)) scores.resize(static_cast<size_t>(visible));
+            const float* qv = q + row * static_cast<size_t>(a.qStride) + col;
+            for (int i = 0; i < visible; ++i) {
+                const float* kv = k + (b.keyRow + static_cast<size_t>(i)) * static_cast<size_t>(a.kvStride) + col;
+                scores[static_cast<size_t>(i)] = simd::dot(qv, kv, static_cast<size_t>(hd)) * a.scale;
+            }
+            simd::softmax(scores.data(), static_cast<size_t>(visible));
+            float* o = out + row * static_cast<size_t>(a.outStride) + col;
+            std::fill(o, o + hd, 0.0f);
+            for (int i = 0; i < visible; ++i) {
+                const float* vv = v + (b.keyRow + static_cast<size_t>(i)) * static_cast<size_t>(a.kvStride) + col;
+                simd::axpy(o, scores[static_cast<size_t>(i)], vv, static_cast<size_t>(hd));
+            }
+        }
+    });
+}
+
+} // namespace hearsay
