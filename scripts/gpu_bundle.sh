@@ -10,7 +10,7 @@
 #
 # Here:    bash scripts/gpu_bundle.sh            (CUDA_ARCH=90 for H100/H200 by default)
 # There:   copy build-gpu/carry.tar.xz (about 13 MB) into the checkout, then:
-#          bash scripts/gpu_run.sh check | test | bench SIZE... (it unpacks the archive;
+#          bash scripts/gpu_session.sh check | test | bench SIZE... (it unpacks the archive;
 #          see its header)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -59,16 +59,16 @@ for data in "$carry"/lib/libicudata.so.*; do
 done
 
 # The real tiny.en (scripts/fetch_real_models.sh) as ggml q4_0 (25 MB instead of 75): the weights
-# that CUDA and the CPU both read in `gpu_run.sh real`.
+# that CUDA and the CPU both read in `gpu_session.sh real`.
 real_models=${HEARSAY_TEST_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/hearsay/test-models}
 if [ -f "$real_models/tiny.en/.stamp" ]; then
     mkdir -p "$carry/models"
     "$build/bin/hearsay-cli" convert --to ggml --dtype q4_0 "$real_models/tiny.en" "$carry/models/tiny.en-q4_0.bin"
 else
-    echo "gpu_bundle: no real tiny.en in $real_models (scripts/fetch_real_models.sh): 'gpu_run.sh real' will not run" >&2
+    echo "gpu_bundle: no real tiny.en in $real_models (scripts/fetch_real_models.sh): 'gpu_session.sh real' will not run" >&2
 fi
 
-# The test data the executables read (their paths are compiled in; gpu_run.sh links them).
+# The test data the executables read (their paths are compiled in; gpu_session.sh links them).
 shared=$(sed -n 's/^HEARSAY_SHARED_DATA_DIR:PATH=//p' "$build/CMakeCache.txt")
 cp -r "$shared" "$carry/shared-data"
 chmod -R u+w "$carry/shared-data"  # the shared data is read-only; the next bundle must be able to delete the copy

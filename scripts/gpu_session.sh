@@ -2,27 +2,27 @@
 # The steps of a run on a GPU machine, each one command that ends within 10 minutes.
 # Prepare on the build machine with `bash scripts/gpu_bundle.sh` (it packs build-gpu/carry.tar.xz),
 # copy the archive to the GPU machine's checkout, then run there from the repository root, e.g.
-# `bash scripts/gpu_run.sh check` with a 600 s limit; the first command unpacks the archive
+# `bash scripts/gpu_session.sh check` with a 600 s limit; the first command unpacks the archive
 # into build-gpu/carry (tar, or Python's tarfile where tar lacks xz):
 #
-#   bash scripts/gpu_run.sh check              GPU, driver, libraries, python/torch/transformers,
+#   bash scripts/gpu_session.sh check              GPU, driver, libraries, python/torch/transformers,
 #                                                  compute-sanitizer, the GPU peak probe (~1 min)
-#   bash scripts/gpu_run.sh test               kernels tests (fails if any skips), core tests (SUITES: a
+#   bash scripts/gpu_session.sh test               kernels tests (fails if any skips), core tests (SUITES: a
 #                                                  regular expression picking some), then
 #                                                  compute-sanitizer on the kernels tests (TEST_SANITIZE_S,
 #                                                  default 180 s in all)
-#   bash scripts/gpu_run.sh sanitize [TOOL...] compute-sanitizer only (memcheck racecheck synccheck)
-#   bash scripts/gpu_run.sh bench SIZE...      bench --backend cuda --precision fp16 on each size with
+#   bash scripts/gpu_session.sh sanitize [TOOL...] compute-sanitizer only (memcheck racecheck synccheck)
+#   bash scripts/gpu_session.sh bench SIZE...      bench --backend cuda --precision fp16 on each size with
 #                                                  transformers' static cache on the same GPU (one run)
-#   bash scripts/gpu_run.sh bench-fp32 SIZE... the same with --precision fp32 (peer in float32)
-#   bash scripts/gpu_run.sh bench-baseline SIZE... fp16 with the newest kernels off
+#   bash scripts/gpu_session.sh bench-fp32 SIZE... the same with --precision fp32 (peer in float32)
+#   bash scripts/gpu_session.sh bench-baseline SIZE... fp16 with the newest kernels off
 #                                                  (HEARSAY_CUDA_DISABLE=small-linear,tensor-attention,
 #                                                  split-attention,lt-bias,half-kv): their A/B, *-baseline
-#   bash scripts/gpu_run.sh models SIZE...     only write the random models (cached between commands)
-#   bash scripts/gpu_run.sh render             tables.md from every result of this machine so far
-#   bash scripts/gpu_run.sh real               CUDA against CPU tokens on the real tiny.en (the bundle's
+#   bash scripts/gpu_session.sh models SIZE...     only write the random models (cached between commands)
+#   bash scripts/gpu_session.sh render             tables.md from every result of this machine so far
+#   bash scripts/gpu_session.sh real               CUDA against CPU tokens on the real tiny.en (the bundle's
 #                                                  q4_0 copy), then memcheck over one transcription
-#   bash scripts/gpu_run.sh all SIZE...        check, tests, real, bench SIZE..., memcheck on the
+#   bash scripts/gpu_session.sh all SIZE...        check, tests, real, bench SIZE..., memcheck on the
 #                                                  kernels suites: each step capped, all within one
 #                                                  command's time limit (BUDGET_S); one archive, gpu-results.tar.gz
 #
@@ -34,7 +34,7 @@
 # transformers-static), LENGTHS (cache table, default 20,128,224), BUDGET_S (default 560),
 # PEERS_PYTHON (default: python3). Dry run of the bench pipeline without a GPU:
 #   BENCH_BACKEND=cpu PEERS_PYTHON=.venv-reference/bin/python BENCH_ARGS="--repeats 1 --decode-steps 16" \
-#   bash scripts/gpu_run.sh bench tiny
+#   bash scripts/gpu_session.sh bench tiny
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 carry="$root/build-gpu/carry"
@@ -167,12 +167,12 @@ run_sanitizer() {
     [ "$limit" -gt 240 ] && limit=240
     [ -n "${sanitize_until:-}" ] && [ "$limit" -gt $((sanitize_until - SECONDS)) ] && limit=$((sanitize_until - SECONDS))
     if [ "$limit" -lt 30 ]; then
-        echo "NOT RUN  $tool $name (out of time: run 'gpu_run.sh sanitize $tool')" | tee -a "$summary"; return
+        echo "NOT RUN  $tool $name (out of time: run 'gpu_session.sh sanitize $tool')" | tee -a "$summary"; return
     fi
     timeout "$limit" "$sanitizer" --tool "$tool" --report-api-errors no --error-exitcode 86 --print-limit 20 "$exe" >"$log" 2>&1
     rc=$?
     if [ $rc -eq 124 ]; then
-        echo "TIMEOUT  $tool $name after ${limit}s (no finding before; run alone: 'gpu_run.sh sanitize $tool')" | tee -a "$summary"
+        echo "TIMEOUT  $tool $name after ${limit}s (no finding before; run alone: 'gpu_session.sh sanitize $tool')" | tee -a "$summary"
     elif grep -q -E "Device not supported|Target application terminated before first instrumented API call" "$log"; then
         echo "NOT RUN  $tool $name: compute-sanitizer cannot instrument this machine: $(grep -m1 -E 'Device not supported|terminated' "$log")" | tee -a "$summary"
     elif [ $rc -ne 0 ]; then
