@@ -44,7 +44,7 @@ budget=${BUDGET_S:-560}
 start_s=$SECONDS
 mkdir -p "$out" "$state/results" "$state/logs"
 
-say() { echo "gpu_run: $*"; }
+say() { echo "gpu_session: $*"; }
 left() { echo $((budget - (SECONDS - start_s))); }
 
 # --- environment -----------------------------------------------------------------------------
@@ -107,7 +107,7 @@ check() {
         echo "== nvidia-smi"; nvidia-smi 2>&1 | head -20
         echo "== bundle"; cat "$carry/paths.env"; du -sh "$carry"
         echo "== libraries not found"; for b in "$carry"/bin/* "$carry"/tests/* "$carry"/lib/hearsay/*; do ldd "$b" | grep "not found" | sed "s|^|$(basename "$b"): |"; done
-        echo "== libraries used by hearsay-cli"; ldd "$cli" | grep -E "cublas|cudart|stdc|Qt" 
+        echo "== libraries used by hearsay-cli and the CUDA module"; ldd "$cli" "$carry/lib/hearsay/libhearsay-cuda.so" | grep -E "cublas|cudart|stdc|Qt"
         echo "== python"; "$peers_python" -c "import sys, torch, transformers; print(sys.executable, sys.version.split()[0]); print('torch', torch.__version__, 'cuda', torch.version.cuda, 'available', torch.cuda.is_available()); print('transformers', transformers.__version__)" 2>&1
         echo "== compute-sanitizer"; sanitizer_path || echo "not found"
         echo "== nvcc"; command -v nvcc && nvcc --version | tail -2
