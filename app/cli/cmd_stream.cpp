@@ -12,6 +12,7 @@
 #include "core/streaming/streaming_session.h"
 #include "core/transcript/journal_store.h"
 #include "core/transcript/timestamp_format.h"
+#include "core/transcript/transcript_export.h"
 #include "core/util/json.h"
 #ifdef HEARSAY_HAVE_TYPING
 #include "core/typing/insertion_spacing.h"
@@ -276,18 +277,7 @@ int runStream(const std::vector<std::string>& args) {
             j["end_of_utterance"] = c.endOfUtterance;
             j["tentative_latency"] = doubles(c.tentativeLatency);
             j["commit_latency"] = doubles(c.commitLatency);
-            if (printWords) {
-                Json words = Json(Json::Array{});
-                for (const Word& w : c.words) {
-                    Json word;
-                    word["word"] = w.word;
-                    word["start"] = w.start;
-                    word["end"] = w.end;
-                    word["probability"] = w.probability;
-                    words.push_back(word);
-                }
-                j["words"] = words;
-            }
+            if (printWords) j["words"] = wordsToJson(c.words);
             std::printf("%s\n", j.dump().c_str());
         } else {
             clearTentative();

@@ -1,5 +1,6 @@
 // One window's decoding loop over an InferenceSession (whisper/decoding.py DecodingTask).
 #include "core/decoding/decoding_task.h"
+#include "core/util/strings.h"
 
 #include "core/decoding/beam_search_decoder.h"
 #include "core/decoding/ctranslate2_beam_search.h"
@@ -19,13 +20,6 @@ namespace hearsay {
 namespace {
 
 constexpr double kChunkSeconds = 30.0;
-
-std::string stripWhitespace(const std::string& s) {
-    const char* ws = " \t\n\r\f\v";
-    const size_t first = s.find_first_not_of(ws);
-    if (first == std::string::npos) return {};
-    return s.substr(first, s.find_last_not_of(ws) - first + 1);
-}
 
 double probabilityOf(std::span<const float> logits, int token) {
     std::vector<float> logprobs(logits.size());

@@ -1,5 +1,6 @@
 // The long-form loop over 30-second windows (whisper/transcribe.py transcribe()).
 #include "core/decoding/transcriber.h"
+#include "core/util/strings.h"
 
 #include "core/decoding/repetition_detector.h"
 #include "core/decoding/window_segmenter.h"
@@ -13,13 +14,6 @@
 
 namespace hearsay {
 namespace {
-
-std::string strip(const std::string& s) {
-    const char* ws = " \t\n\r\f\v";
-    const size_t first = s.find_first_not_of(ws);
-    if (first == std::string::npos) return {};
-    return s.substr(first, s.find_last_not_of(ws) - first + 1);
-}
 
 std::vector<int> textTokens(const std::vector<int>& tokens, int eot) {
     std::vector<int> text;
@@ -159,8 +153,8 @@ Result<Transcript> transcribe(InferenceSession& session, const Tokenizer& tokeni
     std::vector<int> allTokens;
     size_t promptResetSince = 0;
     size_t initialPromptLength = 0;
-    if (!strip(options.initialPrompt).empty()) {
-        allTokens = tokenizer.encode(" " + strip(options.initialPrompt));
+    if (!stripWhitespace(options.initialPrompt).empty()) {
+        allTokens = tokenizer.encode(" " + stripWhitespace(options.initialPrompt));
         initialPromptLength = allTokens.size();
     }
 
@@ -238,7 +232,7 @@ Result<Transcript> transcribe(InferenceSession& session, const Tokenizer& tokeni
             segment.compressionRatio = result.compressionRatio;
             segment.noSpeechProb = result.noSpeechProb;
             segment.words = std::move(sliceWords[s]);
-            if (segment.start == segment.end || strip(segment.text).empty()) {
+            if (segment.start == segment.end || stripWhitespace(segment.text).empty()) {
                 segment.text.clear();  // instantaneous or empty: kept as a record, without text
                 segment.tokens.clear();
                 segment.words.clear();

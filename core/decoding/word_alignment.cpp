@@ -2,6 +2,7 @@
 // tokenizer.py split_to_word_tokens) and CTranslate2 4.x (Whisper::align, ops::MedianFilter,
 // negative_dtw), step by step.
 #include "core/decoding/word_alignment.h"
+#include "core/util/strings.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,13 +13,6 @@ namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 constexpr std::string_view kAsciiPunctuation = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~";  // Python's string.punctuation
-
-std::string strip(const std::string& s) {
-    const char* ws = " \t\n\r\f\v";
-    const size_t first = s.find_first_not_of(ws);
-    if (first == std::string::npos) return {};
-    return s.substr(first, s.find_last_not_of(ws) - first + 1);
-}
 
 // Python's `a in b` for strings (UTF-8 substrings are code point substrings).
 bool contains(std::string_view haystack, std::string_view needle) { return haystack.find(needle) != std::string_view::npos; }
@@ -64,7 +58,7 @@ WordSplit splitWordTokens(const Tokenizer& tokenizer, const std::vector<int>& to
         const std::string& piece = pieces.words[i];
         const bool special = pieces.tokens[i].front() >= tokenizer.special().eot;
         const bool withSpace = !piece.empty() && piece.front() == ' ';
-        const bool punctuation = contains(kAsciiPunctuation, strip(piece));
+        const bool punctuation = contains(kAsciiPunctuation, stripWhitespace(piece));
         if (special || withSpace || punctuation || split.words.empty()) {
             split.words.push_back(piece);
             split.tokens.push_back(pieces.tokens[i]);
@@ -227,7 +221,7 @@ void mergePunctuations(std::vector<AlignedWord>& words, std::string_view prepend
     for (int i = int(words.size()) - 2, j = int(words.size()) - 1; i >= 0; --i) {
         AlignedWord& previous = words[size_t(i)];
         AlignedWord& following = words[size_t(j)];
-        if (!previous.word.empty() && previous.word.front() == ' ' && contains(prepended, strip(previous.word))) {
+        if (!previous.word.empty() && previous.word.front() == ' ' && contains(prepended, stripWhitespace(previous.word))) {
             following.word = previous.word + following.word;
             following.tokens.insert(following.tokens.begin(), previous.tokens.begin(), previous.tokens.end());
             previous.word.clear();

@@ -1,17 +1,11 @@
 // whisper/utils.py SubtitlesWriter.iterate_result() (OpenAI), on Hearsay's transcripts.
 #include "core/transcript/subtitle_cues.h"
+#include "core/util/strings.h"
 
 #include "core/transcript/timestamp_format.h"
 
 namespace hearsay {
 namespace {
-
-std::string strip(const std::string& s) {
-    const char* ws = " \t\n\r\f\v";
-    const size_t first = s.find_first_not_of(ws);
-    if (first == std::string::npos) return {};
-    return s.substr(first, s.find_last_not_of(ws) - first + 1);
-}
 
 // One piece of cue text: a single line, no "-->" (it would read as a timing line).
 std::string defuse(const std::string& text, std::string (*escape)(const std::string&)) {
@@ -51,7 +45,7 @@ std::vector<std::vector<Timing>> groupWords(const Transcript& transcript, const 
             if (lineLength > 0 && hasRoom && !longPause && !segmentBreak) {
                 lineLength += characterCount(timing.word);  // the line goes on
             } else {
-                timing.word = strip(timing.word);
+                timing.word = stripWhitespace(timing.word);
                 if ((!cue.empty() && options.maxLineCount > 0 && (longPause || lineCount >= options.maxLineCount)) ||
                     segmentBreak) {
                     cues.push_back(std::move(cue));  // a new cue
@@ -61,7 +55,7 @@ std::vector<std::vector<Timing>> groupWords(const Transcript& transcript, const 
                     ++lineCount;  // a new line
                     timing.word = "\n" + timing.word;
                 }
-                lineLength = characterCount(strip(timing.word));
+                lineLength = characterCount(stripWhitespace(timing.word));
             }
             cue.push_back(std::move(timing));
             last = cue.back().start;
@@ -86,7 +80,7 @@ std::vector<SubtitleCue> subtitleCues(const Transcript& transcript, const Subtit
     for (const Segment& s : transcript.segments) haveWords = haveWords || !s.words.empty();
     if (!haveWords) {
         for (const Segment& s : transcript.segments) {
-            const std::string text = defuse(strip(s.text), escape);
+            const std::string text = defuse(stripWhitespace(s.text), escape);
             if (!text.empty()) out.push_back({s.start, s.end, text});
         }
         return out;

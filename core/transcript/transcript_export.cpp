@@ -1,5 +1,6 @@
 // TXT, SRT, WebVTT and JSON writers for transcripts.
 #include "core/transcript/transcript_export.h"
+#include "core/util/strings.h"
 
 #include "core/transcript/timestamp_format.h"
 #include "core/util/json.h"
@@ -7,20 +8,13 @@
 namespace hearsay {
 namespace {
 
-std::string strip(std::string_view s) {
-    const char* ws = " \t\n\r\f\v";
-    const size_t first = s.find_first_not_of(ws);
-    if (first == std::string_view::npos) return {};
-    return std::string(s.substr(first, s.find_last_not_of(ws) - first + 1));
-}
-
 void replaceAll(std::string& s, std::string_view from, std::string_view to) {
     for (size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos; pos += to.size()) s.replace(pos, from.size(), to);
 }
 
 // Cue text: one line (a blank line would end the cue), no "-->" (it would read as a timing line).
 std::string cueText(std::string_view text) {
-    std::string s = strip(text);
+    std::string s = stripWhitespace(text);
     for (char& c : s)
         if (c == '\n' || c == '\r') c = ' ';
     replaceAll(s, "-->", "->");
@@ -68,6 +62,19 @@ std::string toVtt(const Transcript& transcript, const SubtitleOptions& subtitles
     return out;
 }
 
+Json wordsToJson(const std::vector<Word>& words) {
+    Json array = Json(Json::Array{});
+    for (const Word& w : words) {
+        Json word;
+        word["word"] = w.word;
+        word["start"] = w.start;
+        word["end"] = w.end;
+        word["probability"] = w.probability;
+        array.push_back(word);
+    }
+    return array;
+}
+
 std::string toJson(const Transcript& transcript, int indent) {
     Json root;
     root["source"] = transcript.source;
@@ -95,18 +102,7 @@ std::string toJson(const Transcript& transcript, int indent) {
         j["avg_logprob"] = s.avgLogprob;
         j["compression_ratio"] = s.compressionRatio;
         j["no_speech_prob"] = s.noSpeechProb;
-        if (withWords) {
-            Json words = Json(Json::Array{});
-            for (const Word& w : s.words) {
-                Json word;
-                word["word"] = w.word;
-                word["start"] = w.start;
-                word["end"] = w.end;
-                word["probability"] = w.probability;
-                words.push_back(word);
-            }
-            j["words"] = words;
-        }
+        if (withWords) j["words"] = wordsToJson(s.words);
         segments.push_back(j);
     }
     root["segments"] = segments;

@@ -4,6 +4,7 @@
 
 #include "core/transcript/subtitle_cues.h"
 #include "core/transcript/transcript.h"
+#include "core/util/json.h"
 #include "core/util/result.h"
 
 #include <string>
@@ -19,6 +20,8 @@ std::string toSrt(const Transcript& transcript, const SubtitleOptions& subtitles
 std::string toVtt(const Transcript& transcript, const SubtitleOptions& subtitles = {});  // WEBVTT, & < > escaped as entities
 // Segments gain "words": [{word, start, end, probability}] when the transcript has words.
 std::string toJson(const Transcript& transcript, int indent = 2);
+// Words as JSON, faster-whisper's names: [{word, start, end, probability}] (also the stream's events).
+Json wordsToJson(const std::vector<Word>& words);
 std::string exportTranscript(const Transcript& transcript, ExportFormat format, const SubtitleOptions& subtitles = {});
 
 Result<ExportFormat> parseExportFormat(std::string_view name);  // txt, srt, vtt, json

@@ -22,16 +22,21 @@ class TestDictationBus : public QObject {
         int exitCode = -1;
         QString out, err;
     };
-    // The real hearsay, on the private bus; the event loop runs meanwhile, so the service held
-    // by this process answers.
-    Run hearsay(const QStringList& args) {
-        QProcess p;
+    // The private bus, and a home of the test's own (no user settings read or written).
+    QProcessEnvironment environment() const {
         auto env = QProcessEnvironment::systemEnvironment();
         env.insert("DBUS_SESSION_BUS_ADDRESS", m_address);
         env.insert("QT_QPA_PLATFORM", "offscreen");
         env.insert("XDG_CONFIG_HOME", m_home.filePath("config"));
         env.insert("XDG_DATA_HOME", m_home.filePath("data"));
-        p.setProcessEnvironment(env);
+        return env;
+    }
+
+    // The real hearsay, on the private bus; the event loop runs meanwhile, so the service held
+    // by this process answers.
+    Run hearsay(const QStringList& args) {
+        QProcess p;
+        p.setProcessEnvironment(environment());
         QSignalSpy finished(&p, &QProcess::finished);
         p.start(HEARSAY_GUI_PATH, args);
         if (!finished.wait(30000)) {
@@ -129,12 +134,7 @@ private slots:
         // The real window (the user's instance: no --settings of its own) publishes the service:
         // requests reach it, and a second start hands over to it.
         QProcess app;
-        auto env = QProcessEnvironment::systemEnvironment();
-        env.insert("DBUS_SESSION_BUS_ADDRESS", m_address);
-        env.insert("QT_QPA_PLATFORM", "offscreen");
-        env.insert("XDG_CONFIG_HOME", m_home.filePath("config"));
-        env.insert("XDG_DATA_HOME", m_home.filePath("data"));
-        app.setProcessEnvironment(env);
+        app.setProcessEnvironment(environment());
         app.start(HEARSAY_GUI_PATH, {});
         QVERIFY(app.waitForStarted());
         Run r;
