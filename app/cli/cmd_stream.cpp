@@ -39,13 +39,18 @@ const char* kUsage = R"(usage: hearsay-cli stream --model PATH (--mic [--device 
   --realtime               play FILE at real-time pace (--speed X: X times faster); without it
                            FILE is streamed as fast as possible, one step at a time (lockstep)
   --speed X                with --realtime (default 1)
-  --step S                 seconds of new audio per step (default 1.0)
+  --step S                 a step starts once this much new audio has arrived and the last step
+                           is done; it takes all the audio that arrived (default 1.0)
+  --commit P               when text becomes final: agreement (what two consecutive hypotheses
+                           agree on; default), alignatt (words the cross-attention places clear
+                           of the window's end) or utterance (only when the speaker pauses: one
+                           decode of the whole utterance, the text an offline pass gives)
   --trim S                 trim windows longer than S seconds at a committed boundary (default 20)
   --vad-threshold P        speech probability threshold (default 0.5); --no-vad: decode everything
   --min-silence-ms N       silence that ends an utterance (default 500)
   --mel-padding M          zero (default) or silence: how a window's log-mel is padded to 30 s
   --context-pause S        an utterance's audio stays in the window as context for the next one
-                           until a pause this long (default 3; 0: every utterance starts afresh)
+                           until a pause this long (default 0: every utterance starts afresh)
   --audio-context-padding S  encode only the window plus S seconds (reduced audio context, as
                            whisper.cpp's audio_ctx; faster, may change the text); default: all 30 s
   --language L, --task T, --beam-size N (default 1), --temperature-increment D (default 0: none)
@@ -97,7 +102,7 @@ int runStream(const std::vector<std::string>& args) {
     };
     auto parsed = Options::parse(args,
                                  {"model", "device", "speed", "step", "trim", "vad-threshold", "min-silence-ms", "mel-padding",
-                                  "audio-context-padding", "context-pause", "language", "task", "beam-size", "temperature-increment", "threads", "backend",
+                                  "audio-context-padding", "context-pause", "commit", "language", "task", "beam-size", "temperature-increment", "threads", "backend",
                                   "output-format"},
                                  {"help", "list-devices", "mic", "realtime", "no-vad", "no-tentative", "no-self-cache",
                                   "no-cross-cache", "quiet", "no-journal", "type", "word-timestamps", "no-word-timings"});
@@ -135,6 +140,11 @@ int runStream(const std::vector<std::string>& args) {
     so.vad.threshold = threshold.value();
     so.vad.minSilenceMs = silence.value();
     so.useVad = !options.has("no-vad");
+    if (auto commit = options.value("commit")) {
+        const auto policy = parseCommitPolicy(*commit);
+        if (!policy) return fail("--commit must be agreement, alignatt or utterance", 2);
+        so.commit = *policy;
+    }
     so.showTentative = !options.has("no-tentative");
     const bool printWords = options.has("word-timestamps");
     if (printWords && options.has("no-word-timings")) return fail("--word-timestamps needs the word timings (drop --no-word-timings)", 2);

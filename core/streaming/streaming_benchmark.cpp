@@ -21,6 +21,9 @@ Result<StreamingBenchCase> runStreamingBenchmark(const Engine& engine, const std
     c.speed = speed;
     c.audioContextPadding = options.audioContextPaddingSeconds;
     c.wordTimings = options.wordTimings;
+    c.stepSeconds = options.stepSeconds;
+    c.commit = options.commit;
+    c.minSilenceMs = options.vad.minSilenceMs;
 
     // The offline transcript of the same audio.
     auto decoded = decodeAudioFile(audio);
@@ -104,6 +107,10 @@ Json toJson(const StreamingBenchCase& c) {
     j["mean_audio_context"] = c.meanAudioContext;
     j["audio_context_padding_s"] = c.audioContextPadding;
     j["word_timings"] = c.wordTimings;
+    j["step_seconds"] = c.stepSeconds;
+    j["commit"] = commitPolicyName(c.commit);
+    j["min_silence_ms"] = c.minSilenceMs;
+    j["recommits_prevented"] = c.summary.recommitsPrevented;
     j["max_behind_seconds"] = c.maxBehindSeconds;
     j["steps_behind"] = c.stepsBehind;
     j["wer_vs_offline"] = c.vsOffline.rate();
@@ -116,9 +123,9 @@ Json toJson(const StreamingBenchCase& c) {
 
 std::string formatStreamingBenchmark(const std::vector<StreamingBenchCase>& cases) {
     std::string out =
-        "| model | audio | speed | audio context | steps (decoded) | mean window s | encoder ms | ms/token | step ms | RTF | behind (max s, steps) "
+        "| model | audio | speed | step s, commit, silence ms | audio context | steps (decoded) | mean window s | encoder ms | ms/token | step ms | RTF | behind (max s, steps) "
         "| tentative latency median / p90 s | commit latency median / p90 s | final latency median / p90 s | WER vs offline | dropped |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     char line[1024];
     for (const auto& c : cases) {
         char context[64];
@@ -126,8 +133,9 @@ std::string formatStreamingBenchmark(const std::vector<StreamingBenchCase>& case
         else std::snprintf(context, sizeof context, "window + %.1f s (mean %.0f)", c.audioContextPadding, c.meanAudioContext);
         if (!c.wordTimings) std::strncat(context, ", no word timings", sizeof context - std::strlen(context) - 1);
         std::snprintf(line, sizeof line,
-                      "| %s | %s | %.1fx | %s | %d (%d) | %.1f | %.0f | %.2f | %.0f | %.3f | %.1f, %d | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %.2f%% (%d/%d) | %llu |\n",
-                      c.model.c_str(), std::filesystem::path(c.audio).filename().c_str(), c.speed, context, c.summary.steps,
+                      "| %s | %s | %.1fx | %.2f, %s, %d | %s | %d (%d) | %.1f | %.0f | %.2f | %.0f | %.3f | %.1f, %d | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %.2f%% (%d/%d) | %llu |\n",
+                      c.model.c_str(), std::filesystem::path(c.audio).filename().c_str(), c.speed, c.stepSeconds,
+                      commitPolicyName(c.commit), c.minSilenceMs, context, c.summary.steps,
                       c.summary.decodedSteps, c.meanWindowSeconds, c.meanEncoderMs, c.meanMsPerToken, c.meanStepMs,
                       c.summary.realTimeFactor, c.maxBehindSeconds, c.stepsBehind, c.summary.tentativeLatency.median,
                       c.summary.tentativeLatency.p90, c.summary.commitLatency.median, c.summary.commitLatency.p90,

@@ -22,6 +22,9 @@ struct StreamingBenchCase {
     double speed = 1.0;            // real-time multiple the file was played at
     double audioContextPadding = -1.0;  // StreamingOptions::audioContextPaddingSeconds (< 0: full context)
     bool wordTimings = true;       // StreamingOptions::wordTimings (off: latencies from character shares)
+    double stepSeconds = 1.0;      // StreamingOptions::stepSeconds
+    CommitPolicy commit = CommitPolicy::LocalAgreement;
+    int minSilenceMs = 0;          // VadOptions::minSilenceMs: the silence that ends an utterance
     StreamingSummary summary;      // the streaming run
     std::string offlineText;       // transcribe() of the whole file, greedy, no fallback
     WordErrors vsOffline;          // committed streaming text against offlineText

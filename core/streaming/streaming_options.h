@@ -10,12 +10,33 @@
 #include "core/util/result.h"
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace hearsay {
 
+// How tentative text becomes committed (final) text.
+enum class CommitPolicy {
+    // LocalAgreement-2 (whisper_streaming): what the last two hypotheses of the window agree on;
+    // the rest at the utterance's end.
+    LocalAgreement,
+    // AlignAtt (Simul-Whisper, SimulStreaming) read from the word alignment of each hypothesis:
+    // the words that end at least alignAttGuardSeconds before the window's end, and are not its
+    // last word; the rest at the utterance's end. Needs wordTimings.
+    AlignAtt,
+    // Nothing before the utterance ends; then its last decode, over the whole utterance with the
+    // committed text before it as the prompt, is committed: the text an offline pass gives.
+    UtteranceEnd,
+};
+
+const char* commitPolicyName(CommitPolicy policy);                    // agreement, alignatt, utterance
+std::optional<CommitPolicy> parseCommitPolicy(const std::string& name);  // those names
+
 struct StreamingOptions {
-    double stepSeconds = 1.0;            // a step runs when this much new audio has arrived (several, when behind)
+    // A step runs as soon as the last one finished and at least this much new audio has arrived
+    // (or an utterance ended); it takes all the audio that arrived. The latency then follows the
+    // time a step takes, not a fixed interval.
+    double stepSeconds = 1.0;
     double trimSeconds = 20.0;           // a window longer than this is trimmed at its last committed segment boundary
     double maxWindowSeconds = 28.0;      // never longer than this (Whisper's window is 30 s): committed by force and trimmed
     double minWindowSeconds = 0.3;       // shorter windows are not decoded
@@ -44,6 +65,8 @@ struct StreamingOptions {
     FallbackThresholds thresholds;       // no-speech (windows above it give no text), log-prob, compression ratio
     bool cutRepetitionLoops = true;      // a hypothesis that ran into the sample limit in a loop keeps one occurrence
     int maxSampledTokens = 128;          // per step; a dictation step rarely needs more (Whisper's own limit is 224)
+    CommitPolicy commit = CommitPolicy::LocalAgreement;
+    double alignAttGuardSeconds = 0.5;   // AlignAtt: a word ending closer than this to the window's end stays tentative
     bool showTentative = true;           // report tentative text (off: committed text only)
     // Word timings from the cross-attention (one forced decoder pass a step): committed text
     // carries its words, and latencies count from each word's own end. Off: the times of a

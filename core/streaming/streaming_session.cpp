@@ -50,6 +50,21 @@ LatencySummary summariseLatencies(std::vector<double> values) {
     return s;
 }
 
+const char* commitPolicyName(CommitPolicy policy) {
+    switch (policy) {
+    case CommitPolicy::LocalAgreement: return "agreement";
+    case CommitPolicy::AlignAtt: return "alignatt";
+    case CommitPolicy::UtteranceEnd: return "utterance";
+    }
+    return "agreement";
+}
+
+std::optional<CommitPolicy> parseCommitPolicy(const std::string& name) {
+    for (CommitPolicy p : {CommitPolicy::LocalAgreement, CommitPolicy::AlignAtt, CommitPolicy::UtteranceEnd})
+        if (name == commitPolicyName(p)) return p;
+    return std::nullopt;
+}
+
 Result<void> StreamingOptions::validate() const {
     if (!(stepSeconds >= 0.05 && stepSeconds <= 10.0)) return makeError("the streaming step must be between 0.05 and 10 s");
     if (!(maxWindowSeconds > stepSeconds && maxWindowSeconds <= 29.0)) {
@@ -60,6 +75,8 @@ Result<void> StreamingOptions::validate() const {
     if (!(silenceKeepSeconds >= 0.0 && silenceKeepSeconds < 10.0)) return makeError("invalid silence to keep");
     if (temperatures.empty()) return makeError("at least one decoding temperature is needed");
     if (maxSampledTokens < 1 || maxSampledTokens > 224) return makeError("tokens per step must be in 1..224");
+    if (commit == CommitPolicy::AlignAtt && !wordTimings) return makeError("the AlignAtt commit policy needs word timings");
+    if (!(alignAttGuardSeconds >= 0.0 && alignAttGuardSeconds < 10.0)) return makeError("the AlignAtt guard must be in [0, 10) s");
     if (!(audioContextPaddingSeconds < 30.0)) return makeError("the audio context padding must be under 30 s");
     if (auto ok = vad.validate(); !ok) return ok;
     return validateDecodingOptions(decoding);
@@ -116,23 +133,28 @@ StreamingSummary StreamingSession::run() {
     }
 
     const uint64_t stepSamples = std::max<uint64_t>(kHopLength, alignDown(samplesOf(m_options.stepSeconds)));
+    // Live, a step also runs early when an utterance has ended, so that its text is final as soon
+    // as the detector decides (in lockstep, steps stay one per stepSeconds of audio).
+    auto utteranceEndWaits = [&] {
+        return !m_options.lockstep && !m_utteranceEnds.empty() && alignDown(m_samplesRead) > m_processed;
+    };
     while (m_summary.error.empty()) {
         if (m_stopRequested.load()) m_source.stop();
         const uint64_t target = m_processed + stepSamples;
-        if (m_samplesRead < target) {
+        if (m_samplesRead < target && !utteranceEndWaits()) {
             const WaitResult waited = m_source.waitForData(std::chrono::milliseconds(50), size_t(target - m_samplesRead));
             if (auto ok = readAvailable(m_options.lockstep ? target : std::numeric_limits<uint64_t>::max()); !ok) {
                 fail(ok.message());
                 break;
             }
-            if (m_samplesRead < target) {
+            if (m_samplesRead < target && !utteranceEndWaits()) {
                 if (waited == WaitResult::Ended || m_source.atEnd()) break;
                 continue;
             }
         }
-        // No backlog: every whole step that has arrived goes into this one (one at a time in
+        // No backlog: all the audio that has arrived goes into this step (one step's worth in
         // lockstep); a window never grows past what Whisper takes.
-        uint64_t end = m_options.lockstep ? target : m_processed + (m_samplesRead - m_processed) / stepSamples * stepSamples;
+        uint64_t end = m_options.lockstep ? target : alignDown(m_samplesRead);
         end = std::min(end, m_windowStart + alignDown(samplesOf(m_options.maxWindowSeconds + m_options.stepSeconds)));
         if (auto ok = step(std::max(end, m_processed + kHopLength), false); !ok) fail(ok.message());
     }
@@ -364,10 +386,18 @@ void StreamingSession::acceptHypothesis(const Hypothesis& h, uint64_t end, bool 
 
     const size_t committedBefore = m_agreement.committedInWindow().size();
     const bool enoughAudio = end >= m_windowStart + samplesOf(m_options.minCommitSeconds);
-    const LocalAgreement::Update update = m_agreement.update(h.tokens, enoughAudio);
-    const size_t committedText = textOf(update.committed).size();
-    if (!update.committed.empty()) {
-        emitCommitted(committedBefore, update.committed.size(),
+    std::vector<int> committed;
+    switch (m_options.commit) {
+    case CommitPolicy::LocalAgreement: committed = m_agreement.update(h.tokens, enoughAudio).committed; break;
+    case CommitPolicy::UtteranceEnd: m_agreement.update(h.tokens, false); break;
+    case CommitPolicy::AlignAtt:
+        m_agreement.update(h.tokens, false);
+        if (enoughAudio) committed = m_agreement.commitThrough(committedBefore + alignAttStablePrefix(end));
+        break;
+    }
+    const size_t committedText = textOf(committed).size();
+    if (!committed.empty()) {
+        emitCommitted(committedBefore, committed.size(),
                       std::vector<double>(shownAt.begin(), shownAt.begin() + std::ptrdiff_t(committedText)), end, false);
     }
     m_tentativeShownAt.assign(shownAt.begin() + std::ptrdiff_t(committedText), shownAt.end());
@@ -380,6 +410,34 @@ void StreamingSession::acceptHypothesis(const Hypothesis& h, uint64_t end, bool 
         m_tentativeShownAt.clear();
     }
     emitTentative(end);
+}
+
+size_t StreamingSession::alignAttStablePrefix(uint64_t windowEnd) const {
+    const Tokenizer& tokenizer = m_engine.tokenizer();
+    const int timestampBegin = tokenizer.special().timestampBegin;
+    std::vector<int> window = m_agreement.committedInWindow();
+    const size_t first = window.size();
+    const std::vector<int>& tentative = m_agreement.tentative();
+    window.insert(window.end(), tentative.begin(), tentative.end());
+    const double windowSeconds = double(windowEnd - m_windowStart) / double(kRate);
+    const auto times = m_tokenTimes.times(tokenizer, window, windowSeconds);
+    const double limit = windowSeconds - m_options.alignAttGuardSeconds;
+    // Walk the words of the hypothesis; a word is stable when it was aligned (not estimated) and
+    // ends before the limit. The prefix ends where the first unstable word begins, and never
+    // takes the hypothesis's last word (it may still grow with more audio).
+    size_t stable = 0;  // tokens of the hypothesis in the stable prefix
+    bool wordStable = true, haveWord = false;
+    for (size_t i = first; i < window.size(); ++i) {
+        const int token = window[i];
+        if (token >= timestampBegin) continue;
+        if (haveWord && startsWord(tokenizer, token)) {
+            if (!wordStable) break;
+            stable = i - first;  // every token before this word, the timestamps between included
+        }
+        haveWord = true;
+        wordStable = wordStable && times[i].word >= 0 && times[i].end <= limit;
+    }
+    return stable;  // the last word is never included
 }
 
 void StreamingSession::emitCommitted(size_t first, size_t count, const std::vector<double>& shownAt, uint64_t windowEnd,

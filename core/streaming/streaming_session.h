@@ -68,6 +68,8 @@ private:
     // each of their text tokens was first shown.
     void emitCommitted(size_t first, size_t count, const std::vector<double>& shownAt, uint64_t windowEnd, bool endOfUtterance);
     void emitTentative(uint64_t windowEnd);
+    // AlignAtt: how many tokens of tentative() form whole words aligned clear of the window's end.
+    size_t alignAttStablePrefix(uint64_t windowEnd) const;
     void maybeTrim(uint64_t end);
     void startNewWindow(uint64_t at);
     // An utterance ended (or the stream): the commit latency of its last word is its final latency.

@@ -1,11 +1,13 @@
 // The streaming session's ordering invariant under random capture timing: committed audio is
 // never committed twice. Runs the real session (Silero VAD, the engine with a small random-weight
-// model and the real vocabulary, the mel stream, LocalAgreement) on speech cut from jfk.wav with
-// pauses at random offsets, delivered in random bursts (a device block at a time, or seconds at
-// once, as at a sound server's start or while a step runs late), with random steps, window
-// lengths and VAD pauses. Every run checks: each committed piece starts at or after the previous
-// one's end, the session's guard against committing audio twice never had to act, every sample
-// read was processed, and each utterance with committed text has its final latency. Seeded; bounded by a count of runs, never by time.
+// model and the real vocabulary, the mel stream, the commit policies) on speech cut from jfk.wav
+// with pauses at random offsets, delivered in random bursts (a device block at a time, or seconds
+// at once, as at a sound server's start or while a step runs late), with random steps, window
+// lengths, VAD pauses and commit policies (LocalAgreement, AlignAtt, at utterance ends). Every run
+// checks: each committed piece starts at or after the previous one's end, the session's guard
+// against committing audio twice never had to act, every sample read was processed, and each
+// utterance with committed text has its final latency. Seeded; bounded by a count of runs, never
+// by time.
 #include "burst_source.h"
 #include "engine_test_model.h"
 
@@ -68,8 +70,11 @@ class TestStreamingInvariants : public QObject {
 
     static StreamingOptions options(std::mt19937_64& rng) {
         StreamingOptions o;
-        const double steps[] = {0.3, 0.5, 0.7, 1.0};
-        o.stepSeconds = steps[std::uniform_int_distribution<int>(0, 3)(rng)];
+        const double steps[] = {0.1, 0.3, 0.5, 0.7, 1.0};
+        o.stepSeconds = steps[std::uniform_int_distribution<int>(0, 4)(rng)];
+        const CommitPolicy policies[] = {CommitPolicy::LocalAgreement, CommitPolicy::AlignAtt, CommitPolicy::UtteranceEnd};
+        o.commit = policies[std::uniform_int_distribution<int>(0, 2)(rng)];
+        o.alignAttGuardSeconds = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
         o.minCommitSeconds = std::uniform_real_distribution<double>(0.0, 1.5)(rng);
         o.minWindowSeconds = 0.1;
         o.maxWindowSeconds = std::uniform_real_distribution<double>(o.stepSeconds + 1.0, 6.0)(rng);
@@ -146,6 +151,7 @@ private slots:
     // kRuns random runs; the first run that breaks the invariant fails with its seed and options.
     void committedAudioIsNeverCommittedTwice() {
         int committedPieces = 0, utterances = 0, bursts = 0;
+        int policyRuns[3] = {0, 0, 0};
         for (int r = 0; r < kRuns; ++r) {
             std::mt19937_64 rng(kSeed + uint64_t(r));
             const StreamingOptions o = options(rng);
@@ -154,9 +160,11 @@ private slots:
             for (size_t a : script) bursts += a >= 4000 ? 1 : 0;
             const Run run = stream(std::move(samples), std::move(script), o);
             const QString broken = violation(run);
-            QVERIFY2(broken.isEmpty(), qPrintable(QString("run %1 (step %2 s, window %3/%4 s, context %5 s, VAD pause %6 ms): %7")
-                                                      .arg(r).arg(o.stepSeconds).arg(o.trimSeconds).arg(o.maxWindowSeconds)
-                                                      .arg(o.contextSilenceSeconds).arg(o.vad.minSilenceMs).arg(broken)));
+            QVERIFY2(broken.isEmpty(), qPrintable(QString("run %1 (%2 commits, step %3 s, window %4/%5 s, context %6 s, VAD pause %7 ms): %8")
+                                                      .arg(r).arg(commitPolicyName(o.commit)).arg(o.stepSeconds).arg(o.trimSeconds)
+                                                      .arg(o.maxWindowSeconds).arg(o.contextSilenceSeconds).arg(o.vad.minSilenceMs)
+                                                      .arg(broken)));
+            ++policyRuns[int(o.commit)];
             committedPieces += int(run.committed.size());
             utterances += run.summary.utterances;
         }
@@ -165,6 +173,7 @@ private slots:
         QVERIFY(committedPieces > kRuns);
         QVERIFY(utterances > kRuns);
         QVERIFY(bursts > kRuns);
+        for (int runs : policyRuns) QVERIFY(runs > kRuns / 4);  // every commit policy is exercised
     }
 };
 

@@ -1,8 +1,9 @@
 // Live transcription with the real tiny.en model on files played as if they were a microphone
 // (SimulatedLiveSource): the committed text against the offline transcript of the same audio,
-// silence and low noise commit nothing, Stop in mid-sentence keeps the last words, a run repeated
-// gives the same tokens, ten minutes at ten times real time lose no audio, and capture that arrives
-// in bursts commits each piece of audio once, in order. CTest label `real`.
+// also under the AlignAtt and utterance-end commit policies; silence and low noise commit
+// nothing; Stop in mid-sentence keeps the last words; a run repeated gives the same tokens; ten
+// minutes at ten times real time lose no audio; capture that arrives in bursts commits each piece
+// of audio once, in order. CTest label `real`.
 #include "burst_source.h"
 #include "real_models.h"
 
@@ -183,6 +184,33 @@ private slots:
         const double rate = double(errors) / words;
         qInfo("streaming vs offline: %.2f%% (%d/%d)", 100.0 * rate, errors, words);
         QVERIFY2(rate <= 0.08, qPrintable(QString("WER vs offline %1%").arg(100.0 * rate)));
+    }
+
+    // The other commit policies on real speech: AlignAtt commits words before the utterance ends;
+    // "at the utterance's end" commits nothing before; both keep to the offline transcript.
+    void commitPoliciesFollowTheOfflineTranscript_data() {
+        QTest::addColumn<int>("policy");
+        QTest::newRow("alignatt") << int(CommitPolicy::AlignAtt);
+        QTest::newRow("utterance") << int(CommitPolicy::UtteranceEnd);
+    }
+    void commitPoliciesFollowTheOfflineTranscript() {
+        QFETCH(int, policy);
+        const fs::path file = HEARSAY_SHARED_DATA_DIR "/jfk.wav";
+        const std::string reference = offline(real_models::readClip(QString::fromStdString(file.string())));
+        StreamingOptions o = lockstep();
+        o.commit = CommitPolicy(policy);
+        const Run run = stream(file, o);
+        QVERIFY2(run.summary.error.empty(), run.summary.error.c_str());
+        const WordErrors w = wordErrors(reference, run.summary.text);
+        int early = 0;
+        for (const CommittedText& c : run.committed) early += c.endOfUtterance ? 0 : 1;
+        qInfo("%s: %d/%d words differ from the offline transcript; %zu pieces, %d before their utterance ended\n  stream: %s",
+              commitPolicyName(o.commit), w.errors, w.referenceWords, run.committed.size(), early, run.summary.text.c_str());
+        QVERIFY2(w.rate() <= 0.08, qPrintable(QString("WER vs offline %1%").arg(100.0 * w.rate())));
+        QCOMPARE(run.summary.recommitsPrevented, 0);
+        if (o.commit == CommitPolicy::UtteranceEnd) QCOMPARE(early, 0);  // no utterance of jfk reaches the trim length
+        else QVERIFY(early > 0);
+        QVERIFY(run.summary.utterances >= 2);
     }
 
     // A minute of silence, and of low noise: no text (the VAD does not decode them).

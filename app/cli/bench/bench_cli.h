@@ -65,9 +65,13 @@ struct Settings {
     // the streaming section
     std::vector<std::string> streamingFiles;
     double speed = 1.0;
-    double step = 1.0;
+    // Every combination of these lists is one variant of the streaming settings; an empty list
+    // means the session's default.
+    std::vector<double> steps;                   // seconds
     std::vector<double> audioContexts = {-1.0};  // < 0: full
     std::vector<bool> wordTimings = {true};      // streaming: word alignment on and/or off
+    std::vector<std::string> commits;            // commit policies by name (agreement, alignatt, utterance)
+    std::vector<int> minSilencesMs;              // the silence that ends an utterance
 };
 
 // One engine (model, backend, weights) and the one session the bench drives on it.

@@ -108,6 +108,33 @@ int runRealFileSection(const Settings& s, const std::vector<std::string>& args) 
     return 0;
 }
 
+#ifdef HEARSAY_HAVE_STREAMING
+namespace {
+
+// Every combination of the streaming lists (an empty list: the session's default).
+std::vector<StreamingOptions> streamingVariants(const Settings& s) {
+    const StreamingOptions defaults;
+    auto orDefault = [](auto list, auto value) { return list.empty() ? decltype(list){value} : list; };
+    std::vector<StreamingOptions> out;
+    for (double step : orDefault(s.steps, defaults.stepSeconds))
+    for (const std::string& commit : orDefault(s.commits, std::string(commitPolicyName(defaults.commit))))
+    for (int silence : orDefault(s.minSilencesMs, defaults.vad.minSilenceMs))
+    for (double padding : s.audioContexts)
+    for (bool wordTimings : s.wordTimings) {
+        StreamingOptions o;
+        o.stepSeconds = step;
+        o.commit = parseCommitPolicy(commit).value_or(defaults.commit);
+        o.vad.minSilenceMs = silence;
+        o.audioContextPaddingSeconds = padding;
+        o.wordTimings = wordTimings;
+        out.push_back(o);
+    }
+    return out;
+}
+
+} // namespace
+#endif
+
 // --streaming: every file through a live session of every model, at --speed.
 int runStreamingSection(const Settings& s) {
 #ifdef HEARSAY_HAVE_STREAMING
@@ -124,12 +151,7 @@ int runStreamingSection(const Settings& s) {
         auto engine = Engine::load(model, EngineOptions{BackendKind::Cpu, BackendOptions{s.threads, 0}});
         if (!engine) return fail(engine.message());
         for (const std::string& audio : s.streamingFiles)
-        for (double padding : s.audioContexts)
-        for (bool wordTimings : s.wordTimings) {
-            StreamingOptions options;
-            options.audioContextPaddingSeconds = padding;
-            options.wordTimings = wordTimings;
-            options.stepSeconds = s.step;
+        for (StreamingOptions options : streamingVariants(s)) {
             options.decoding.language = engine->tokenizer().isMultilingual() ? s.language : "";
             std::fprintf(stderr, "hearsay-cli bench: streaming %s with %s at %.1fx\n", audio.c_str(), model.c_str(), s.speed);
             auto c = runStreamingBenchmark(engine.value(), fs::path(model).filename().string(), audio, options, s.speed);

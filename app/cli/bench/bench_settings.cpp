@@ -87,7 +87,11 @@ const char* const kUsage =
     "Streaming section (instead, when --streaming is given): each file played through a live session\n"
     "  --streaming LIST      audio files, played as a microphone at --speed (default 1: real time)\n"
     "  --real-models LIST    model directories (or files) to stream with (CPU, --threads)\n"
-    "  --speed X             real-time multiple (default 1); --step S (default 1.0)\n"
+    "  --speed X             real-time multiple (default 1)\n"
+    "  --step LIST           least new audio that starts a step, seconds (default: the session's)\n"
+    "  --commit LIST         agreement (LocalAgreement-2), alignatt and/or utterance (at each\n"
+    "                        utterance's end only); default: the session's\n"
+    "  --min-silence LIST    silence that ends an utterance, ms (default: the session's)\n"
     "  --audio-context LIST  full (default) and/or paddings in seconds (e.g. full,0.5,2): reduced\n"
     "                        audio context, the window plus that much padding encoded\n"
     "  --word-timings LIST   on (default) and/or off: word alignment each step (latencies from each\n"
@@ -245,11 +249,31 @@ Result<Settings> parseSettings(const Options& o) {
             s.wordTimings.push_back(item == "on");
         }
     }
-    for (auto [name, field] : {std::pair{"speed", &s.speed}, std::pair{"step", &s.step}}) {
-        auto v = o.doubleValue(name, *field);
-        if (!v) return v.error();
-        if (!(v.value() > 0.0)) return makeError(std::string("--") + name + " must be positive");
-        *field = v.value();
+    auto speed = o.doubleValue("speed", s.speed);
+    if (!speed) return speed.error();
+    if (!(speed.value() > 0.0)) return makeError("--speed must be positive");
+    s.speed = speed.value();
+    for (const std::string& item : splitList(o.value("step", ""))) {
+        char* end = nullptr;
+        const double step = std::strtod(item.c_str(), &end);
+        if (end == item.c_str() || *end != '\0' || !(step >= 0.05 && step <= 10.0)) {
+            return makeError("--step takes seconds between 0.05 and 10, got '" + item + "'");
+        }
+        s.steps.push_back(step);
+    }
+    for (const std::string& item : splitList(o.value("commit", ""))) {
+        if (item != "agreement" && item != "alignatt" && item != "utterance") {
+            return makeError("--commit takes agreement, alignatt and/or utterance, got '" + item + "'");
+        }
+        s.commits.push_back(item);
+    }
+    for (const std::string& item : splitList(o.value("min-silence", ""))) {
+        char* end = nullptr;
+        const long ms = std::strtol(item.c_str(), &end, 10);
+        if (end == item.c_str() || *end != '\0' || ms < 0 || ms > 10000) {
+            return makeError("--min-silence takes milliseconds between 0 and 10000, got '" + item + "'");
+        }
+        s.minSilencesMs.push_back(int(ms));
     }
     return s;
 }
