@@ -18,6 +18,7 @@ DictationRequest DictationController::begin(const EngineSettings& settings, cons
     request.speed = speed;
     request.stepSeconds = settings.stepSeconds;
     request.vadThreshold = settings.vadThreshold;
+    request.commit = settings.commit;
     request.showTentative = settings.showTentative;
     request.control = std::make_shared<DictationControl>();
     m_control = request.control;

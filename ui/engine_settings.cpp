@@ -29,6 +29,8 @@ EngineSettings EngineSettings::load(const QSettings& settings) {
     s.inputDevice = settings.value("dictation/inputDevice", s.inputDevice).toString();
     const double step = settings.value("dictation/stepSeconds", s.stepSeconds).toDouble();
     if (step >= 0.2 && step <= 5.0) s.stepSeconds = step;
+    const QString commit = settings.value("dictation/commit", s.commit).toString();
+    if (commit == "agreement" || commit == "alignatt" || commit == "utterance") s.commit = commit;
     const double vad = settings.value("dictation/vadThreshold", s.vadThreshold).toDouble();
     if (vad > 0.0 && vad < 1.0) s.vadThreshold = vad;
     const QString tentative = settings.value("dictation/showTentative", s.showTentative).toString().toLower();
@@ -50,6 +52,7 @@ void EngineSettings::save(QSettings& settings) const {
     settings.setValue("dictation/inputDevice", inputDevice);
     settings.setValue("dictation/stepSeconds", stepSeconds);
     settings.setValue("dictation/vadThreshold", vadThreshold);
+    settings.setValue("dictation/commit", commit);
     settings.setValue("dictation/showTentative", showTentative);
 }
 

@@ -23,6 +23,7 @@ struct EngineSettings {
     QString inputDevice;        // InputDeviceInfo::id(); empty = the default input
     double stepSeconds = 1.0;   // a streaming step per this much new audio
     double vadThreshold = 0.5;  // speech probability from which the voice activity detector hears speech
+    QString commit = "agreement";  // when text becomes final: commitPolicyName() of the streaming session
     bool showTentative = true;  // show text before it is committed (grey, italic)
 
     static constexpr int kMaxBeamSize = 16;

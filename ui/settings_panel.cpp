@@ -114,6 +114,18 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
                           "show text sooner and cost more. Applies at the next Record."));
     form->addRow(tr("Streaming &step"), m_step);
 
+    m_commit = new QComboBox(this);
+    m_commit->setObjectName("commitPolicy");
+    m_commit->addItem(tr("As the words settle"), QStringLiteral("agreement"));
+    m_commit->addItem(tr("As the words are heard"), QStringLiteral("alignatt"));
+    m_commit->addItem(tr("When I pause"), QStringLiteral("utterance"));
+    m_commit->setToolTip(tr("When dictated text becomes final (black, journaled, typed into other applications). As the "
+                            "words settle: once two decodes agree on them. As the words are heard: once the model's "
+                            "attention has moved past them (sooner, a little less accurate). When I pause: only at "
+                            "each pause, decoded over the whole utterance (as accurate as a file). Applies at the next "
+                            "Record."));
+    form->addRow(tr("&Final text"), m_commit);
+
     m_vadThreshold = new QDoubleSpinBox(this);
     m_vadThreshold->setObjectName("vadThreshold");
     m_vadThreshold->setRange(0.05, 0.95);
@@ -160,6 +172,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
     });
     connect(m_step, &QDoubleSpinBox::valueChanged, this, changed);
     connect(m_vadThreshold, &QDoubleSpinBox::valueChanged, this, changed);
+    connect(m_commit, &QComboBox::currentIndexChanged, this, changed);
     connect(m_tentative, &QCheckBox::toggled, this, changed);
 
     setSettings({});
@@ -251,6 +264,7 @@ void SettingsPanel::setSettings(const EngineSettings& s) {
     m_inputDevice->setCurrentIndex(std::max(0, m_inputDevice->findData(s.inputDevice)));
     m_step->setValue(s.stepSeconds);
     m_vadThreshold->setValue(s.vadThreshold);
+    m_commit->setCurrentIndex(std::max(0, m_commit->findData(s.commit)));
     m_tentative->setChecked(s.showTentative);
     m_updating = false;
 }
@@ -271,6 +285,7 @@ EngineSettings SettingsPanel::settings() const {
     s.inputDevice = m_inputDevice->currentData().toString();
     s.stepSeconds = m_step->value();
     s.vadThreshold = m_vadThreshold->value();
+    s.commit = m_commit->currentData().toString();
     s.showTentative = m_tentative->isChecked();
     return s;
 }

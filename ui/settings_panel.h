@@ -67,6 +67,7 @@ private:
     QLineEdit* m_prompt = nullptr;
     QComboBox* m_inputDevice = nullptr;
     QDoubleSpinBox* m_step = nullptr;
+    QComboBox* m_commit = nullptr;
     QDoubleSpinBox* m_vadThreshold = nullptr;
     QCheckBox* m_tentative = nullptr;
     QString m_wantedDevice;        // the saved choice, kept while it is not listed

@@ -415,6 +415,7 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
         StreamingOptions options;
         options.stepSeconds = request.stepSeconds;
         options.vad.threshold = request.vadThreshold;
+        options.commit = parseCommitPolicy(request.commit.toStdString()).value_or(options.commit);
         options.showTentative = request.showTentative;
         options.decoding.task = settings.translate ? DecodingTaskKind::Translate : DecodingTaskKind::Transcribe;
         options.decoding.language = m_tokenizer->isMultilingual() ? settings.language.toStdString() : std::string();

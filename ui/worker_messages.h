@@ -87,6 +87,7 @@ struct DictationRequest {
     double speed = 1.0;    // the file's pace (1 = real time)
     double stepSeconds = 1.0;
     double vadThreshold = 0.5;
+    QString commit = "agreement";  // commitPolicyName() of the streaming session
     bool showTentative = true;
     std::shared_ptr<DictationControl> control;
 };

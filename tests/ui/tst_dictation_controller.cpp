@@ -50,6 +50,7 @@ private slots:
         settings.inputDevice = "ALSA: pulse";
         settings.stepSeconds = 0.5;
         settings.vadThreshold = 0.4;
+        settings.commit = "utterance";
         settings.showTentative = false;
         QString problem;
         const DictationRequest request = c.begin(settings, QString(), 1.0, &problem);
@@ -58,6 +59,7 @@ private slots:
         QCOMPARE(request.device, settings.inputDevice);
         QCOMPARE(request.stepSeconds, 0.5);
         QCOMPARE(request.vadThreshold, 0.4);
+        QCOMPARE(request.commit, QString("utterance"));
         QCOMPARE(request.showTentative, false);
         QVERIFY(request.control && !request.control->stop);
 
