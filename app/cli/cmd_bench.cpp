@@ -48,7 +48,7 @@ int runBench(const std::vector<std::string>& args) {
                                    "lengths", "modes", "peak-gflops", "peak-gbs", "peers-list", "peers-compile-timeout", "python", "audio", "work-dir", "json", "decode-steps",
                                    "batch-steps", "batch-beams", "prompt-tokens", "prompt-runs", "length", "mode",
                                    "real-files", "real-models", "real-beams", "real-rounds", "real-programs", "whisper-cli",
-                                   "language", "beam-size", "name", "streaming", "speed", "step", "audio-context", "word-timings", "commit",
+                                   "language", "beam-size", "name", "streaming", "speed", "step", "audio-context", "word-timings", "commit", "beams",
                                    "min-silence"},
                                   {"help", "no-cache-table", "no-floors", "floors-only", "peers", "peers-compile", "child-cache-run",
                                    "no-step-graphs", "child-real-file"});

@@ -7,6 +7,7 @@
 #include "core/streaming/streaming_session.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -24,15 +25,17 @@ Result<StreamingBenchCase> runStreamingBenchmark(const Engine& engine, const std
     c.stepSeconds = options.stepSeconds;
     c.commit = options.commit;
     c.minSilenceMs = options.vad.minSilenceMs;
+    c.beams = std::max(1, options.decoding.beamSize);
 
     // The offline transcript of the same audio.
     auto decoded = decodeAudioFile(audio);
     if (!decoded) return decoded.error();
-    auto offlineSession = engine.createSession(SessionOptions{});
+    SessionOptions sessionOptions;
+    sessionOptions.maxBeams = std::max(1, options.decoding.beamSize);
+    auto offlineSession = engine.createSession(sessionOptions);
     if (!offlineSession) return offlineSession.error();
     TranscribeOptions offline;
     offline.decoding = options.decoding;
-    offline.decoding.beamSize = 0;
     offline.temperatures = {0.0f};
     auto transcript = transcribe(*offlineSession.value(), engine.tokenizer(), decoded->samples, offline);
     if (!transcript) return transcript.error();
@@ -47,6 +50,10 @@ Result<StreamingBenchCase> runStreamingBenchmark(const Engine& engine, const std
     std::vector<StreamingStep> steps;
     StreamingCallbacks callbacks;
     callbacks.step = [&](const StreamingStep& s) { steps.push_back(s); };
+    callbacks.committed = [&](const CommittedText& t) {
+        for (size_t i = 0; i < t.commitLatency.size() && i < t.latencyWordEnds.size(); ++i)
+            c.wordLatencies.push_back({t.latencyWordEnds[i], t.tentativeLatency[i], t.commitLatency[i]});
+    };
     auto session = StreamingSession::create(engine, *source.value(), options, callbacks);
     if (!session) return session.error();
     c.summary = session.value()->run();
@@ -110,12 +117,20 @@ Json toJson(const StreamingBenchCase& c) {
     j["step_seconds"] = c.stepSeconds;
     j["commit"] = commitPolicyName(c.commit);
     j["min_silence_ms"] = c.minSilenceMs;
+    j["beams"] = c.beams;
     j["recommits_prevented"] = c.summary.recommitsPrevented;
     j["max_behind_seconds"] = c.maxBehindSeconds;
     j["steps_behind"] = c.stepsBehind;
     j["wer_vs_offline"] = c.vsOffline.rate();
     j["word_errors_vs_offline"] = c.vsOffline.errors;
     j["offline_words"] = c.vsOffline.referenceWords;
+    Json words = Json(Json::Array{});
+    for (const auto& w : c.wordLatencies) {
+        Json entry = Json(Json::Array{});
+        for (double v : {w.end, w.tentative, w.commit}) entry.push_back(Json(std::round(v * 1000.0) / 1000.0));
+        words.push_back(entry);
+    }
+    j["word_latencies"] = words;  // [end of the word's audio, tentative, commit], seconds
     j["streaming_text"] = c.summary.text;
     j["offline_text"] = c.offlineText;
     return j;
@@ -123,7 +138,7 @@ Json toJson(const StreamingBenchCase& c) {
 
 std::string formatStreamingBenchmark(const std::vector<StreamingBenchCase>& cases) {
     std::string out =
-        "| model | audio | speed | step s, commit, silence ms | audio context | steps (decoded) | mean window s | encoder ms | ms/token | step ms | RTF | behind (max s, steps) "
+        "| model | audio | speed | step s, commit, silence ms, beams | audio context | steps (decoded) | mean window s | encoder ms | ms/token | step ms | RTF | behind (max s, steps) "
         "| tentative latency median / p90 s | commit latency median / p90 s | final latency median / p90 s | WER vs offline | dropped |\n"
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     char line[1024];
@@ -133,9 +148,9 @@ std::string formatStreamingBenchmark(const std::vector<StreamingBenchCase>& case
         else std::snprintf(context, sizeof context, "window + %.1f s (mean %.0f)", c.audioContextPadding, c.meanAudioContext);
         if (!c.wordTimings) std::strncat(context, ", no word timings", sizeof context - std::strlen(context) - 1);
         std::snprintf(line, sizeof line,
-                      "| %s | %s | %.1fx | %.2f, %s, %d | %s | %d (%d) | %.1f | %.0f | %.2f | %.0f | %.3f | %.1f, %d | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %.2f%% (%d/%d) | %llu |\n",
+                      "| %s | %s | %.1fx | %.2f, %s, %d, %d | %s | %d (%d) | %.1f | %.0f | %.2f | %.0f | %.3f | %.1f, %d | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %.2f%% (%d/%d) | %llu |\n",
                       c.model.c_str(), std::filesystem::path(c.audio).filename().c_str(), c.speed, c.stepSeconds,
-                      commitPolicyName(c.commit), c.minSilenceMs, context, c.summary.steps,
+                      commitPolicyName(c.commit), c.minSilenceMs, c.beams, context, c.summary.steps,
                       c.summary.decodedSteps, c.meanWindowSeconds, c.meanEncoderMs, c.meanMsPerToken, c.meanStepMs,
                       c.summary.realTimeFactor, c.maxBehindSeconds, c.stepsBehind, c.summary.tentativeLatency.median,
                       c.summary.tentativeLatency.p90, c.summary.commitLatency.median, c.summary.commitLatency.p90,

@@ -25,8 +25,14 @@ struct StreamingBenchCase {
     double stepSeconds = 1.0;      // StreamingOptions::stepSeconds
     CommitPolicy commit = CommitPolicy::LocalAgreement;
     int minSilenceMs = 0;          // VadOptions::minSilenceMs: the silence that ends an utterance
+    int beams = 1;                 // DecodingOptions::beamSize (1: greedy)
     StreamingSummary summary;      // the streaming run
-    std::string offlineText;       // transcribe() of the whole file, greedy, no fallback
+    // Per committed word: the end of its audio (s), its tentative and commit latency (s).
+    struct WordLatency {
+        double end = 0.0, tentative = 0.0, commit = 0.0;
+    };
+    std::vector<WordLatency> wordLatencies;
+    std::string offlineText;       // transcribe() of the whole file, the same beam size, no fallback
     WordErrors vsOffline;          // committed streaming text against offlineText
     double meanWindowSeconds = 0.0, meanEncoderMs = 0.0, meanMsPerToken = 0.0, meanStepMs = 0.0;
     double meanAudioContext = 0.0;  // encoder positions per decoded window (1500 unless reduced)

@@ -34,6 +34,7 @@ struct CommittedText {
     // source has no clock (an unpaced file).
     std::vector<double> tentativeLatency;
     std::vector<double> commitLatency;
+    std::vector<double> latencyWordEnds;  // the end of each of those words, seconds of stream audio
 };
 
 // One step of the session.

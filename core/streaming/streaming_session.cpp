@@ -463,6 +463,7 @@ void StreamingSession::emitCommitted(size_t first, size_t count, const std::vect
             const double committed = std::max(0.0, nowSeconds() - capturedAt);
             out.tentativeLatency.push_back(tentative);
             out.commitLatency.push_back(committed);
+            out.latencyWordEnds.push_back(wordEnd);
             m_tentativeLatencies.push_back(tentative);
             m_commitLatencies.push_back(committed);
             m_lastWordCommitLatency = committed;

@@ -72,6 +72,7 @@ struct Settings {
     std::vector<bool> wordTimings = {true};      // streaming: word alignment on and/or off
     std::vector<std::string> commits;            // commit policies by name (agreement, alignatt, utterance)
     std::vector<int> minSilencesMs;              // the silence that ends an utterance
+    std::vector<int> streamingBeams = {1};       // beam sizes (1: greedy)
 };
 
 // One engine (model, backend, weights) and the one session the bench drives on it.

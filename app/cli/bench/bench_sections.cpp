@@ -120,8 +120,10 @@ std::vector<StreamingOptions> streamingVariants(const Settings& s) {
     for (const std::string& commit : orDefault(s.commits, std::string(commitPolicyName(defaults.commit))))
     for (int silence : orDefault(s.minSilencesMs, defaults.vad.minSilenceMs))
     for (double padding : s.audioContexts)
-    for (bool wordTimings : s.wordTimings) {
+    for (bool wordTimings : s.wordTimings)
+    for (int beams : s.streamingBeams) {
         StreamingOptions o;
+        o.decoding.beamSize = beams > 1 ? beams : 0;
         o.stepSeconds = step;
         o.commit = parseCommitPolicy(commit).value_or(defaults.commit);
         o.vad.minSilenceMs = silence;

@@ -92,6 +92,7 @@ const char* const kUsage =
     "  --commit LIST         agreement (LocalAgreement-2), alignatt and/or utterance (at each\n"
     "                        utterance's end only); default: the session's\n"
     "  --min-silence LIST    silence that ends an utterance, ms (default: the session's)\n"
+    "  --beams LIST          beam sizes (default 1: greedy)\n"
     "  --audio-context LIST  full (default) and/or paddings in seconds (e.g. full,0.5,2): reduced\n"
     "                        audio context, the window plus that much padding encoded\n"
     "  --word-timings LIST   on (default) and/or off: word alignment each step (latencies from each\n"
@@ -260,6 +261,14 @@ Result<Settings> parseSettings(const Options& o) {
             return makeError("--step takes seconds between 0.05 and 10, got '" + item + "'");
         }
         s.steps.push_back(step);
+    }
+    if (auto v = o.value("beams")) {
+        s.streamingBeams.clear();
+        for (const auto& item : splitList(*v)) {
+            auto n = parsePositive("--beams", item);
+            if (!n) return n.error();
+            s.streamingBeams.push_back(n.value());
+        }
     }
     for (const std::string& item : splitList(o.value("commit", ""))) {
         if (item != "agreement" && item != "alignatt" && item != "utterance") {
