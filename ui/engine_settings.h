@@ -24,6 +24,8 @@ struct EngineSettings {
     double stepSeconds = 1.0;   // a streaming step per this much new audio
     double vadThreshold = 0.5;  // speech probability from which the voice activity detector hears speech
     QString commit = "agreement";  // when text becomes final: commitPolicyName() of the streaming session
+    QString vocabulary;         // words and names, one a line: always in the dictation's prompt
+    QString replacements;       // rules applied to committed dictated text (core/transcript/replacement_rules.h)
     bool showTentative = true;  // show text before it is committed (grey, italic)
 
     static constexpr int kMaxBeamSize = 16;

@@ -2,6 +2,7 @@
 #include "ui/settings_panel.h"
 
 #include "core/text/tokenizer.h"
+#include "ui/vocabulary_dialog.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -9,6 +10,7 @@
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QThread>
 #include <QVBoxLayout>
@@ -125,6 +127,19 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
                             "each pause, decoded over the whole utterance (as accurate as a file). Applies at the next "
                             "Record."));
     form->addRow(tr("&Final text"), m_commit);
+
+    auto* vocabulary = new QPushButton(tr("Vocabulary and replacements…"), this);
+    vocabulary->setObjectName("vocabularyButton");
+    vocabulary->setToolTip(tr("Words and names the model should spell as you do, and rules that rewrite final text "
+                              "(\"hear say => Hearsay\"). Applies at the next Record."));
+    connect(vocabulary, &QPushButton::clicked, this, [this] {
+        VocabularyDialog dialog(m_vocabularyText, m_replacementsText, this);
+        if (dialog.exec() != QDialog::Accepted) return;
+        m_vocabularyText = dialog.vocabulary();
+        m_replacementsText = dialog.replacements();
+        emitChanged();
+    });
+    form->addRow(tr("Words"), vocabulary);
 
     m_vadThreshold = new QDoubleSpinBox(this);
     m_vadThreshold->setObjectName("vadThreshold");
@@ -265,6 +280,8 @@ void SettingsPanel::setSettings(const EngineSettings& s) {
     m_step->setValue(s.stepSeconds);
     m_vadThreshold->setValue(s.vadThreshold);
     m_commit->setCurrentIndex(std::max(0, m_commit->findData(s.commit)));
+    m_vocabularyText = s.vocabulary;
+    m_replacementsText = s.replacements;
     m_tentative->setChecked(s.showTentative);
     m_updating = false;
 }
@@ -286,6 +303,8 @@ EngineSettings SettingsPanel::settings() const {
     s.stepSeconds = m_step->value();
     s.vadThreshold = m_vadThreshold->value();
     s.commit = m_commit->currentData().toString();
+    s.vocabulary = m_vocabularyText;
+    s.replacements = m_replacementsText;
     s.showTentative = m_tentative->isChecked();
     return s;
 }

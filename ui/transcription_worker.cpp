@@ -12,6 +12,7 @@
 #include "core/model/model_tokenizer.h"
 #include "core/model/whisper_model.h"
 #include "core/streaming/streaming_session.h"
+#include "core/transcript/replacement_rules.h"
 #include "core/text/tokenizer.h"
 #include "core/transcript/dictation_journal.h"
 
@@ -416,6 +417,10 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
         options.stepSeconds = request.stepSeconds;
         options.vad.threshold = request.vadThreshold;
         options.commit = parseCommitPolicy(request.commit.toStdString()).value_or(options.commit);
+        options.vocabulary = vocabularyPrompt(request.vocabulary.toStdString());
+        ReplacementRules rules;
+        if (auto parsed = ReplacementRules::parse(request.replacements.toStdString()); parsed) rules = std::move(parsed).value();
+        else emit warning(tr("The replacement rules are not applied: %1").arg(text(parsed.message())), false);
         options.showTentative = request.showTentative;
         options.decoding.task = settings.translate ? DecodingTaskKind::Translate : DecodingTaskKind::Transcribe;
         options.decoding.language = m_tokenizer->isMultilingual() ? settings.language.toStdString() : std::string();
@@ -434,7 +439,9 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
         // A journal write that fails (disk full) keeps the text waiting in the journal's backlog; the
         // user is told once, and again when the journal has caught up.
         const QString caughtUp = tr("The dictation journal has caught up: every committed word is on disk again.");
-        callbacks.committed = [this, &journal, &caughtUp](const CommittedText& c) {
+        callbacks.committed = [this, &journal, &caughtUp, &rules](const CommittedText& committed) {
+            CommittedText c = committed;
+            if (!rules.empty()) c.text = rules.apply(c.text);
             // On disk first: what the window shows as committed survives a kill.
             if (journal) {
                 const bool wasBehind = journal->backlog() > 0;

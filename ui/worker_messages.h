@@ -88,6 +88,8 @@ struct DictationRequest {
     double stepSeconds = 1.0;
     double vadThreshold = 0.5;
     QString commit = "agreement";  // commitPolicyName() of the streaming session
+    QString vocabulary;            // one word or name a line
+    QString replacements;          // replacement rules, one a line
     bool showTentative = true;
     std::shared_ptr<DictationControl> control;
 };

@@ -11,6 +11,7 @@
 #include "core/streaming/streaming_benchmark.h"
 #include "core/streaming/streaming_session.h"
 #include "core/transcript/journal_store.h"
+#include "core/transcript/replacement_rules.h"
 #include "core/transcript/timestamp_format.h"
 #include "core/transcript/transcript_export.h"
 #include "core/util/json.h"
@@ -54,6 +55,12 @@ const char* kUsage = R"(usage: hearsay-cli stream --model PATH (--mic [--device 
   --audio-context-padding S  encode only the window plus S seconds (reduced audio context, as
                            whisper.cpp's audio_ctx; faster, may change the text); default: all 30 s
   --language L, --task T, --beam-size N (default 1), --temperature-increment D (default 0: none)
+  --vocabulary FILE        words and names you use, one a line: always in the decoder's prompt, so
+                           that they are spelled as written
+  --replacements FILE      rules applied to committed text before it is printed, journaled or
+                           typed, one a line: "hearsay => Hearsay" (a word or phrase, any case) or
+                           "re:PATTERN => TEXT" (a regular expression; $1 its first group; \n a
+                           newline)
   --no-tentative           print committed text only
   --word-timestamps        committed text with its words and their times (JSON: "words": [{word,
                            start, end, probability}]; text: one [start --> end] word per line)
@@ -102,7 +109,7 @@ int runStream(const std::vector<std::string>& args) {
     };
     auto parsed = Options::parse(args,
                                  {"model", "device", "speed", "step", "trim", "vad-threshold", "min-silence-ms", "mel-padding",
-                                  "audio-context-padding", "context-pause", "commit", "language", "task", "beam-size", "temperature-increment", "threads", "backend",
+                                  "audio-context-padding", "context-pause", "commit", "vocabulary", "replacements", "language", "task", "beam-size", "temperature-increment", "threads", "backend",
                                   "output-format"},
                                  {"help", "list-devices", "mic", "realtime", "no-vad", "no-tentative", "no-self-cache",
                                   "no-cross-cache", "quiet", "no-journal", "type", "word-timestamps", "no-word-timings"});
@@ -140,6 +147,17 @@ int runStream(const std::vector<std::string>& args) {
     so.vad.threshold = threshold.value();
     so.vad.minSilenceMs = silence.value();
     so.useVad = !options.has("no-vad");
+    if (auto file = options.value("vocabulary")) {
+        auto vocabulary = loadVocabularyPrompt(*file);
+        if (!vocabulary) return fail("--vocabulary: " + vocabulary.message(), 2);
+        so.vocabulary = vocabulary.value();
+    }
+    ReplacementRules rules;
+    if (auto file = options.value("replacements")) {
+        auto loaded = ReplacementRules::load(*file);
+        if (!loaded) return fail("--replacements: " + loaded.message(), 2);
+        rules = std::move(loaded).value();
+    }
     if (auto commit = options.value("commit")) {
         const auto policy = parseCommitPolicy(*commit);
         if (!policy) return fail("--commit must be agreement, alignatt or utterance", 2);
@@ -269,7 +287,11 @@ int runStream(const std::vector<std::string>& args) {
         }
         std::fflush(stdout);
     };
-    callbacks.committed = [&](const CommittedText& c) {
+    std::string finalText;  // the committed text with the replacement rules applied
+    callbacks.committed = [&](const CommittedText& committed) {
+        CommittedText c = committed;
+        if (!rules.empty()) c.text = rules.apply(c.text);
+        finalText += c.text;
         if (journal) {
             // A failed write keeps the record in the journal's backlog, written with the next one.
             if (auto ok = journal->commit(c.text, c.start, c.end, c.endOfUtterance); !ok && !journalWarned) {
@@ -331,7 +353,7 @@ int runStream(const std::vector<std::string>& args) {
     if (json) {
         Json j;
         j["event"] = "summary";
-        j["text"] = summary.text;
+        j["text"] = finalText;
         j["language"] = summary.language;
         j["audio_seconds"] = summary.audioSeconds;
         j["samples_read"] = int64_t(summary.samplesRead);

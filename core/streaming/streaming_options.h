@@ -60,6 +60,10 @@ struct StreamingOptions {
     // decoder attends to those alone. Off by default: see scripts/bench/RESULTS.md for its
     // speed gain and word error rate cost on real speech.
     double audioContextPaddingSeconds = -1.0;
+    // Words and names the speaker uses (vocabularyPrompt(): "Hearsay, PortAudio, Silero"): kept at
+    // the front of every window's prompt, before the committed text, so that the decoder spells
+    // them as given. Empty: none.
+    std::string vocabulary;
     DecodingOptions decoding;            // language (empty: detected at the first speech), task, beam size; prompt/prefix are the session's
     std::vector<float> temperatures = {0.0f};  // fallback temperatures; one: no fallback (a step must be quick)
     FallbackThresholds thresholds;       // no-speech (windows above it give no text), log-prob, compression ratio

@@ -1,14 +1,15 @@
 // The streaming worker loop (see streaming_session.h).
 #include "core/streaming/streaming_session.h"
+#include "core/streaming/commit_policy.h"
 #include "core/streaming/window_policy.h"
 
 #include "core/decoding/fallback_policy.h"
 #include "core/decoding/repetition_detector.h"
 #include "core/decoding/temperature_fallback.h"
 #include "core/decoding/word_timestamps.h"
+#include "core/util/strings.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <limits>
 
@@ -20,17 +21,6 @@ constexpr double kWhisperWindowSeconds = 30.0;
 
 uint64_t alignDown(uint64_t sample) { return sample / kHopLength * kHopLength; }
 uint64_t samplesOf(double seconds) { return uint64_t(std::llround(std::max(0.0, seconds) * double(kRate))); }
-
-// A text token that begins a word: a leading space, or anything but a letter or digit (punctuation,
-// or a token that is not valid text on its own).
-bool startsWord(const Tokenizer& tokenizer, int token) {
-    const std::string bytes = tokenizer.tokenBytes(token);
-    if (bytes.empty()) return true;
-    const unsigned char c = static_cast<unsigned char>(bytes[0]);
-    if (c == ' ') return true;
-    if (c >= 0x80) return false;  // a letter of another script (or its continuation)
-    return !std::isalnum(c) && c != '\'';
-}
 
 } // namespace
 
@@ -48,21 +38,6 @@ LatencySummary summariseLatencies(std::vector<double> values) {
     s.p90 = quantile(0.9);
     s.max = values.back();
     return s;
-}
-
-const char* commitPolicyName(CommitPolicy policy) {
-    switch (policy) {
-    case CommitPolicy::LocalAgreement: return "agreement";
-    case CommitPolicy::AlignAtt: return "alignatt";
-    case CommitPolicy::UtteranceEnd: return "utterance";
-    }
-    return "agreement";
-}
-
-std::optional<CommitPolicy> parseCommitPolicy(const std::string& name) {
-    for (CommitPolicy p : {CommitPolicy::LocalAgreement, CommitPolicy::AlignAtt, CommitPolicy::UtteranceEnd})
-        if (name == commitPolicyName(p)) return p;
-    return std::nullopt;
 }
 
 Result<void> StreamingOptions::validate() const {
@@ -88,6 +63,15 @@ Result<std::unique_ptr<StreamingSession>> StreamingSession::create(Engine engine
     if (auto ok = options.validate(); !ok) return ok.error();
     auto vad = VoiceActivityDetector::create(options.vad);
     if (!vad) return vad.error();
+    if (!stripWhitespace(options.vocabulary).empty()) {
+        // The vocabulary may take half of the prompt's room; the committed context keeps the rest.
+        const size_t tokens = engine.tokenizer().encode(" " + stripWhitespace(options.vocabulary)).size();
+        const size_t room = size_t(std::max(0, engine.model().config().nTextCtx / 2 - 1)) / 2;
+        if (tokens > room) {
+            return makeError("the vocabulary is " + std::to_string(tokens) + " tokens long; at most " + std::to_string(room) +
+                             " fit in the decoder's prompt");
+        }
+    }
     if (!controls) controls = std::make_shared<SessionControls>();
     return std::unique_ptr<StreamingSession>(new StreamingSession(std::move(engine), source, std::move(options), std::move(callbacks),
                                                                   std::move(controls), std::move(vad).value()));
@@ -98,7 +82,19 @@ StreamingSession::StreamingSession(Engine engine, AudioSource& source, Streaming
     : m_engine(std::move(engine)), m_source(source), m_options(std::move(options)), m_callbacks(std::move(callbacks)),
       m_controls(std::move(controls)), m_vad(std::move(vad)), m_mel(m_engine.model().config().nMels),
       m_agreement(m_engine.tokenizer().special().timestampBegin,
-                  [tokenizer = m_engine.sharedTokenizer()](int token) { return startsWord(*tokenizer, token); }) {}
+                  [tokenizer = m_engine.sharedTokenizer()](int token) { return startsWord(*tokenizer, token); }) {
+    const std::string vocabulary = stripWhitespace(m_options.vocabulary);
+    if (!vocabulary.empty()) m_vocabulary = m_engine.tokenizer().encode(" " + vocabulary);
+}
+
+std::vector<int> StreamingSession::prompt() const {
+    if (m_vocabulary.empty()) return m_context;  // the decoder keeps the most recent tokens that fit
+    const size_t room = size_t(std::max(0, m_engine.model().config().nTextCtx / 2 - 1));
+    std::vector<int> out = m_vocabulary;
+    const size_t context = std::min(m_context.size(), room > out.size() ? room - out.size() : 0);
+    out.insert(out.end(), m_context.end() - std::ptrdiff_t(context), m_context.end());
+    return out;
+}
 
 void StreamingSession::requestStop() {
     m_stopRequested.store(true);
@@ -176,9 +172,11 @@ StreamingSummary StreamingSession::run() {
                 m_speechOpen = false;
             }
         }
-        while (m_summary.error.empty() && m_processed < m_samplesRead) {
+        // Until every sample is processed and every utterance end handled (the detector's last
+        // one may come after the last step).
+        while (m_summary.error.empty() && (m_processed < m_samplesRead || !m_utteranceEnds.empty())) {
             const uint64_t end = std::min(m_samplesRead, m_windowStart + alignDown(samplesOf(m_options.maxWindowSeconds)));
-            if (auto ok = step(std::max(end, m_processed + 1), true); !ok) fail(ok.message());
+            if (auto ok = step(std::max(end, std::min(m_samplesRead, m_processed + 1)), true); !ok) fail(ok.message());
         }
         if (!m_agreement.tentative().empty()) {
             const size_t first = m_agreement.committedInWindow().size();
@@ -244,19 +242,7 @@ Result<void> StreamingSession::step(uint64_t end, bool draining) {
         // and the next window, starting at the speech end, would hold committed audio again.
         const uint64_t e = guardedWindowEnd(std::max(std::min(alignDown(m_utteranceEnds.front()), end), m_decodedEnd));
         m_utteranceEnds.erase(m_utteranceEnds.begin());
-        if (e > m_decodedEnd && e > m_windowStart + minWindow) {
-            auto h = decodeWindow(e, record);
-            if (!h) return h.error();
-            acceptHypothesis(h.value(), e, true);
-        } else if (!m_agreement.tentative().empty()) {
-            // Nothing new since the last decode (or too little audio): its tentative text is the
-            // utterance's rest.
-            const size_t first = m_agreement.committedInWindow().size();
-            const std::vector<int> rest = m_agreement.commitAll();
-            emitCommitted(first, rest.size(), m_tentativeShownAt, e, true);
-            m_tentativeShownAt.clear();
-            emitTentative(e);
-        }
+        if (auto ok = finishUtterance(e, record); !ok) return ok;
         ++m_summary.utterances;
         closeUtteranceLatency();
         m_lastSpeechEnd = std::max(m_lastSpeechEnd, e);
@@ -304,6 +290,46 @@ Result<void> StreamingSession::step(uint64_t end, bool draining) {
     return {};
 }
 
+Result<void> StreamingSession::finishUtterance(uint64_t e, StreamingStep& record) {
+    const uint64_t minWindow = samplesOf(m_options.minWindowSeconds);
+    const int timestampBegin = m_engine.tokenizer().special().timestampBegin;
+    // Whisper may end a hypothesis with a segment it opened and left empty (two timestamps at its
+    // end) when it takes the audio after them for a sentence cut off: as OpenAI's transcribe()
+    // seeks to that timestamp and decodes again, the audio from there to the utterance's end is
+    // decoded as a window of its own, else it would be left out (a few passes at most).
+    constexpr int kMaxPasses = 3;
+    for (int pass = 0; pass < kMaxPasses; ++pass) {
+        std::optional<Hypothesis> h;
+        if (e > m_decodedEnd && e > m_windowStart + minWindow) {
+            auto decoded = decodeWindow(e, record);
+            if (!decoded) return decoded.error();
+            h = std::move(decoded).value();
+        } else if (m_agreement.tentative().empty()) {
+            return {};
+        }
+        // Nothing new since the last decode (or too little audio): its tentative text is the rest.
+        const std::vector<int>& tokens = h ? h->tokens : m_agreement.tentative();
+        uint64_t upTo = e;
+        const size_t n = tokens.size();
+        if (pass + 1 < kMaxPasses && n >= 2 && tokens[n - 1] >= timestampBegin && tokens[n - 2] >= timestampBegin) {
+            const uint64_t open = m_windowStart + uint64_t(tokens[n - 1] - timestampBegin) * kTimestampSamples;
+            if (open > m_windowStart && open + minWindow < e) upTo = open;
+        }
+        if (h) {
+            acceptHypothesis(*h, upTo, true);
+        } else {
+            const size_t first = m_agreement.committedInWindow().size();
+            const std::vector<int> rest = m_agreement.commitAll();
+            emitCommitted(first, rest.size(), m_tentativeShownAt, upTo, true);
+            m_tentativeShownAt.clear();
+            emitTentative(upTo);
+        }
+        if (upTo == e) return {};
+        startNewWindow(upTo);  // the utterance's text so far becomes the prompt of its tail
+    }
+    return {};
+}
+
 Result<StreamingSession::Hypothesis> StreamingSession::decodeWindow(uint64_t end, StreamingStep& record) {
     const Tokenizer& tokenizer = m_engine.tokenizer();
     const size_t firstFrame = size_t(m_windowStart / kHopLength);
@@ -325,7 +351,7 @@ Result<StreamingSession::Hypothesis> StreamingSession::decodeWindow(uint64_t end
 
     DecodingOptions d = m_options.decoding;
     d.language = m_language;
-    d.prompt = m_context;
+    d.prompt = prompt();
     d.prefix = m_agreement.committedInWindow();
     d.prefixIsSampled = true;
     d.sampleLen = m_options.maxSampledTokens;
@@ -414,30 +440,13 @@ void StreamingSession::acceptHypothesis(const Hypothesis& h, uint64_t end, bool 
 
 size_t StreamingSession::alignAttStablePrefix(uint64_t windowEnd) const {
     const Tokenizer& tokenizer = m_engine.tokenizer();
-    const int timestampBegin = tokenizer.special().timestampBegin;
     std::vector<int> window = m_agreement.committedInWindow();
     const size_t first = window.size();
-    const std::vector<int>& tentative = m_agreement.tentative();
-    window.insert(window.end(), tentative.begin(), tentative.end());
+    window.insert(window.end(), m_agreement.tentative().begin(), m_agreement.tentative().end());
     const double windowSeconds = double(windowEnd - m_windowStart) / double(kRate);
-    const auto times = m_tokenTimes.times(tokenizer, window, windowSeconds);
-    const double limit = windowSeconds - m_options.alignAttGuardSeconds;
-    // Walk the words of the hypothesis; a word is stable when it was aligned (not estimated) and
-    // ends before the limit. The prefix ends where the first unstable word begins, and never
-    // takes the hypothesis's last word (it may still grow with more audio).
-    size_t stable = 0;  // tokens of the hypothesis in the stable prefix
-    bool wordStable = true, haveWord = false;
-    for (size_t i = first; i < window.size(); ++i) {
-        const int token = window[i];
-        if (token >= timestampBegin) continue;
-        if (haveWord && startsWord(tokenizer, token)) {
-            if (!wordStable) break;
-            stable = i - first;  // every token before this word, the timestamps between included
-        }
-        haveWord = true;
-        wordStable = wordStable && times[i].word >= 0 && times[i].end <= limit;
-    }
-    return stable;  // the last word is never included
+    return stableWordPrefix(window, m_tokenTimes.times(tokenizer, window, windowSeconds), first,
+                            windowSeconds - m_options.alignAttGuardSeconds, tokenizer.special().timestampBegin,
+                            [&](int token) { return startsWord(tokenizer, token); });
 }
 
 void StreamingSession::emitCommitted(size_t first, size_t count, const std::vector<double>& shownAt, uint64_t windowEnd,

@@ -63,6 +63,9 @@ private:
     Result<void> readAvailable(uint64_t limit);
     Result<void> step(uint64_t end, bool draining);
     Result<Hypothesis> decodeWindow(uint64_t end, StreamingStep& record);
+    // An utterance ended at sample e: its last decode (or the last hypothesis, when nothing new
+    // arrived) is committed, and audio Whisper left untranscribed before e is decoded on its own.
+    Result<void> finishUtterance(uint64_t e, StreamingStep& record);
     void acceptHypothesis(const Hypothesis& h, uint64_t end, bool endOfUtterance);
     // Reports tokens [first, first + count) of committedInWindow() (just committed); shownAt: when
     // each of their text tokens was first shown.
@@ -80,6 +83,8 @@ private:
     uint64_t guardedWindowEnd(uint64_t end);
     uint64_t guardedWindowStart(uint64_t at);
     double nowSeconds() const;
+    // The prompt of the next decode: the vocabulary, then as much of the committed context as fits.
+    std::vector<int> prompt() const;
 
     Engine m_engine;
     AudioSource& m_source;
@@ -103,6 +108,7 @@ private:
     uint64_t m_lastSpeechEnd = 0;     // where the last utterance ended (sample)
     std::vector<uint64_t> m_utteranceEnds;  // speech ends decided, not yet handled
     std::vector<int> m_context;       // committed text tokens before the window (the prompt)
+    std::vector<int> m_vocabulary;    // the vocabulary's tokens, at the front of every prompt
     std::vector<double> m_tentativeShownAt;  // wall time each tentative text token was first shown
     std::string m_language;           // detected once (multilingual models without a set language)
     StreamingSummary m_summary;

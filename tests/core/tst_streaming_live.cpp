@@ -213,6 +213,26 @@ private slots:
         QVERIFY(run.summary.utterances >= 2);
     }
 
+    // A long reading without a pause, committed at its end (the utterance policy): Whisper ends the
+    // utterance's last decode with an opened, empty segment before its last sentence; that audio
+    // is decoded on its own, so no word of the offline transcript is left out.
+    void untranscribedTailOfAnUtteranceIsDecoded() {
+        const std::string name = "librivox-sense-sensibility.wav";
+        if (const QString why = real_models::missingSpeech(name); !why.isEmpty()) QFAIL(qPrintable(why));
+        const fs::path file = real_models::speechSetFile(name);
+        const std::string reference = offline(real_models::readClip(QString::fromStdString(file.string())));
+        StreamingOptions o = lockstep();
+        o.commit = CommitPolicy::UtteranceEnd;
+        const Run run = stream(file, o);
+        QVERIFY2(run.summary.error.empty(), run.summary.error.c_str());
+        const WordErrors w = wordErrors(reference, run.summary.text);
+        qInfo("%d/%d words differ from the offline transcript: %s", w.errors, w.referenceWords, run.summary.text.c_str());
+        const std::string said = normaliseForWer(run.summary.text);
+        QVERIFY2(said.size() > 20 && said.substr(said.size() - 20) == "made amiable himself", said.c_str());
+        QVERIFY2(w.rate() <= 0.03, qPrintable(QString("WER vs offline %1%").arg(100.0 * w.rate())));
+        QCOMPARE(run.summary.recommitsPrevented, 0);
+    }
+
     // A minute of silence, and of low noise: no text (the VAD does not decode them).
     void silenceAndNoiseCommitNothing_data() {
         QTest::addColumn<double>("level");

@@ -1,6 +1,8 @@
 // The commit policy of live transcription on scripted hypotheses (no model): LocalAgreement-2
 // agreement, word boundaries, timestamps that differ between hypotheses, end of utterance,
-// trimming at a committed segment boundary, a forced commit, and the latency summary.
+// trimming at a committed segment boundary, a forced commit, AlignAtt's stable prefix, and the
+// latency summary.
+#include "core/streaming/commit_policy.h"
 #include "core/streaming/local_agreement.h"
 #include "core/streaming/streaming_session.h"
 #include "core/streaming/window_policy.h"
@@ -181,6 +183,32 @@ private slots:
         p.update({});
         auto u = p.update({});
         QVERIFY(u.committed.empty() && u.tentative.empty());
+    }
+
+    // AlignAtt: whole aligned words that end before the limit, never the last word, never an
+    // estimated (unaligned) one; the timestamps after a stable word go with it.
+    void alignAttCommitsWordsAlignedClearOfTheEnd() {
+        auto isWordStart = [](int token) { return token >= 100 && token < 200; };
+        auto time = [](double start, double end, int word) { return TokenTime{start, end, word, 0.9}; };
+        // committed: ts(0) w1 | hypothesis: w2 c2 ts ts w3 w4 (w2c2 is one word)
+        const Tokens window = {ts(0), w(1), w(2), c(2), ts(50), ts(50), w(3), w(4)};
+        const std::vector<TokenTime> times = {time(0, 0, -1), time(0.0, 0.4, 0), time(0.4, 0.6, 1), time(0.6, 0.9, 1),
+                                              time(1, 1, -1), time(1, 1, -1), time(1.0, 1.5, 2), time(1.5, 2.0, 3)};
+        const size_t first = 2;
+        // Limit 1.6: w2c2 (ends 0.9) and w3 (ends 1.5) are stable; w4 is the last word.
+        QCOMPARE(stableWordPrefix(window, times, first, 1.6, kTs, isWordStart), size_t(5));  // w2 c2 ts ts w3
+        // Limit 1.2: only w2c2, with the segment boundary after it.
+        QCOMPARE(stableWordPrefix(window, times, first, 1.2, kTs, isWordStart), size_t(4));
+        // Limit 0.8: c2 ends at 0.9, so w2c2 is not stable: nothing.
+        QCOMPARE(stableWordPrefix(window, times, first, 0.8, kTs, isWordStart), size_t(0));
+        // Far limit: everything but the last word.
+        QCOMPARE(stableWordPrefix(window, times, first, 100.0, kTs, isWordStart), size_t(5));
+        // An estimated word (no alignment) stops the prefix.
+        std::vector<TokenTime> estimated = times;
+        estimated[6].word = -1;
+        QCOMPARE(stableWordPrefix(window, estimated, first, 100.0, kTs, isWordStart), size_t(4));
+        // A one-word hypothesis commits nothing.
+        QCOMPARE(stableWordPrefix(Tokens{w(1)}, {time(0, 0.2, 0)}, 0, 100.0, kTs, isWordStart), size_t(0));
     }
 
     void latencySummary() {
