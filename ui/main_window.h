@@ -41,6 +41,8 @@ class RecoveryBar;
 class SettingsPanel;
 class TranscriptModel;
 class TranscriptionWorker;
+class WordPlayback;
+class WordTimingsView;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -93,6 +95,10 @@ public:
     DictateAnywherePanel* dictateAnywherePanel() const { return m_anywherePanel; }
     QAction* recordAction() const { return m_record; }
     QTableView* transcriptView() const { return m_view; }
+    // View › Word timings: the action, the view and its playback.
+    QAction* wordTimingsAction() const { return m_wordTimings; }
+    WordTimingsView* wordTimingsView() const { return m_words; }
+    WordPlayback* wordPlayback() const { return m_playback; }
     // The summary of the last dictation run, as the streaming session returned it.
     const StreamingSummary& lastDictationSummary() const { return m_dictation.lastSummary(); }
     // Help › About: version, model, backend, licenses.
@@ -208,6 +214,9 @@ private:
     QPushButton* m_recordButton = nullptr;
     QAction* m_record = nullptr;
     QAction* m_showTimes = nullptr;
+    QAction* m_wordTimings = nullptr;
+    WordTimingsView* m_words = nullptr;
+    WordPlayback* m_playback = nullptr;
     QString m_modelName;
 
     QAction* m_openModel = nullptr;

@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <condition_variable>
 #include <new>
+#include <span>
 #include <thread>
 
 namespace hearsay::ui {
@@ -58,6 +59,7 @@ TranscribeOptions transcribeOptions(const EngineSettings& settings, bool multili
     d.beamSize = settings.beamSize > 1 ? settings.beamSize : 0;
     d.bestOf = EngineSettings::kBestOf;
     options.initialPrompt = settings.initialPrompt.toStdString();
+    options.wordTimestamps = settings.wordTimestamps;
     return options;
 }
 
@@ -231,15 +233,20 @@ void TranscriptionWorker::transcribeFile(const QString& path, const EngineSettin
         }
         // A continued job transcribes the audio after `startSeconds` as a file of its own, then
         // places its segments on the whole file's time line.
-        const size_t total = audio->samples.size();
+        // The samples are shared with the window, which plays them (word timings).
+        auto samples = std::make_shared<const std::vector<float>>(std::move(audio->samples));
+        const size_t total = samples->size();
         const size_t first = std::min(total, static_cast<size_t>(std::max(0.0, startSeconds) * kSampleRate));
         const double offset = double(first) / kSampleRate;
-        if (first > 0) audio->samples.erase(audio->samples.begin(), audio->samples.begin() + std::ptrdiff_t(first));
         auto place = [offset](std::vector<Segment> segments) {
             for (Segment& s : segments) {
                 s.start += offset;
                 s.end += offset;
                 s.seek += static_cast<int>(offset * kSampleRate / kHopLength + 0.5);
+                for (Word& w : s.words) {
+                    w.start += offset;
+                    w.end += offset;
+                }
             }
             return segments;
         };
@@ -252,6 +259,7 @@ void TranscriptionWorker::transcribeFile(const QString& path, const EngineSettin
         summary.format = text(audio->format);
         summary.sourceRate = audio->sourceRate;
         summary.sourceChannels = audio->sourceChannels;
+        summary.samples = samples;
         emit transcriptionStarted(summary);
 
         m_session->resetCounters();
@@ -267,7 +275,7 @@ void TranscriptionWorker::transcribeFile(const QString& path, const EngineSettin
             emit progressChanged(duration > 0.0 ? (offset + fraction * rest) / duration : 1.0);
             emit metricsUpdated(metrics());
         };
-        auto transcript = transcribe(*m_session, m_engine->tokenizer(), audio->samples,
+        auto transcript = transcribe(*m_session, m_engine->tokenizer(), std::span<const float>(*samples).subspan(first),
                                      transcribeOptions(settings, m_engine->tokenizer().isMultilingual()), progress);
         m_runWallSeconds = secondsSince(m_runStart);
         if (!transcript) {

@@ -37,6 +37,7 @@ struct AudioSummary {
     QString format;
     int sourceRate = 0;
     int sourceChannels = 0;
+    std::shared_ptr<const std::vector<float>> samples;  // the whole file, 16 kHz mono (for playback)
 };
 
 // The engine's state and counters at one moment (after a window, or periodically while decoding).
