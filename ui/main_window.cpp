@@ -10,6 +10,7 @@
 #include "ui/model_manager_dialog.h"
 #include "ui/recovery_bar.h"
 #include "ui/settings_panel.h"
+#include "ui/subtitle_options_dialog.h"
 #include "ui/transcript_model.h"
 #include "ui/transcription_worker.h"
 #include "ui/word_playback.h"
@@ -471,11 +472,22 @@ void MainWindow::chooseExport() {
         format = chosen;
     }
     m_settings->setValue("session/exportFolder", QFileInfo(path).absolutePath());
-    exportTranscript(path, format.value());
+    // Subtitles of a transcript with word timings: lines and cues as the user chooses.
+    SubtitleOptions subtitles;
+    const Transcript transcript = m_transcript->transcript();
+    const bool hasWords = std::any_of(transcript.segments.begin(), transcript.segments.end(),
+                                      [](const Segment& s) { return !s.words.empty(); });
+    if ((format.value() == ExportFormat::Srt || format.value() == ExportFormat::Vtt) && hasWords) {
+        SubtitleOptionsDialog dialog(SubtitleOptionsDialog::load(*m_settings), this);
+        if (dialog.exec() != QDialog::Accepted) return;
+        subtitles = dialog.options();
+        SubtitleOptionsDialog::save(*m_settings, subtitles);
+    }
+    exportTranscript(path, format.value(), subtitles);
 }
 
-bool MainWindow::exportTranscript(const QString& path, ExportFormat format) {
-    const std::string content = hearsay::exportTranscript(m_transcript->transcript(), format);
+bool MainWindow::exportTranscript(const QString& path, ExportFormat format, const SubtitleOptions& subtitles) {
+    const std::string content = hearsay::exportTranscript(m_transcript->transcript(), format, subtitles);
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly) || file.write(content.data(), qint64(content.size())) != qint64(content.size()) ||
         !file.commit()) {

@@ -55,7 +55,8 @@ public:
     void openModel(const QString& path);
     void openAudio(const QString& path);
     void cancelTranscription();
-    bool exportTranscript(const QString& path, ExportFormat format);
+    // `subtitles`: SRT and VTT lines and cues (with word timings; File › Export asks for them).
+    bool exportTranscript(const QString& path, ExportFormat format, const SubtitleOptions& subtitles = {});
     // Reopens the model of the last session, when there is one.
     void reopenLastModel();
     // Dictation from the input device chosen in the settings (Record), or from `file` played at

@@ -5,11 +5,13 @@
 // time. Space pauses (the sink goes silent) and plays on.
 #include "core/pulse_server.h"
 #include "core/real_models.h"
+#include "ui/subtitle_options_dialog.h"
 #include "ui/word_playback.h"
 #include "ui/word_timings_view.h"
 #include "ui_test_support.h"
 
 #include <QAction>
+#include <QFile>
 #include <QSignalSpy>
 #include <QStackedWidget>
 #include <QTemporaryDir>
@@ -186,6 +188,28 @@ private slots:
         QVERIFY2(bestCorrelation > 0.9, qPrintable(QString::number(bestCorrelation)));
         QVERIFY2(std::fabs(foundSeconds - clicked.start) <= 0.05,
                  qPrintable(QString("played from %1 s, the word starts at %2 s").arg(foundSeconds).arg(clicked.start)));
+
+        // Exported with the subtitle options: lines of at most 20 characters, two per cue, one
+        // cue per word with the word underlined.
+        const QString vtt = m_dir.filePath("jfk.vtt");
+        QVERIFY(window.exportTranscript(vtt, ExportFormat::Vtt, SubtitleOptions{20, 2, true}));
+        QFile exported(vtt);
+        QVERIFY(exported.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(exported.readAll()).split('\n');
+        int cues = 0, textLines = 0;
+        for (const QString& line : lines) {
+            if (line.contains("-->")) ++cues;
+            if (line.isEmpty() || line.contains("-->") || line == "WEBVTT") continue;
+            ++textLines;
+            QString plain = line;
+            plain.remove("<u>").remove("</u>");
+            QVERIFY2(plain.size() <= 20, qPrintable(line));
+        }
+        int words = 0;
+        for (int r = 0; r < model.segmentCount(); ++r) words += int(model.segment(r).words.size());
+        QCOMPARE(cues, words);  // highlighted: a cue per word
+        QVERIFY2(lines.filter("<u>").size() == cues, qPrintable(lines.join('\n')));
+        QVERIFY(textLines > cues);  // the 20-character lines wrap
     }
 
     void clickingASegmentTimePlaysFromItsStart() {
@@ -204,6 +228,20 @@ private slots:
         QCOMPARE(window.wordPlayback()->state(), AudioPlayer::State::Stopped);
         QVERIFY(window.messageBar()->isVisible());
         QVERIFY2(window.messageBar()->text().contains("no audio"), qPrintable(window.messageBar()->text()));
+    }
+
+    void subtitleOptionsAreRemembered() {
+        QSettings settings(m_dir.filePath("export.ini"), QSettings::IniFormat);
+        QCOMPARE(ui::SubtitleOptionsDialog::load(settings).maxLineWidth, 0);
+        ui::SubtitleOptionsDialog::save(settings, SubtitleOptions{42, 2, true});
+        const SubtitleOptions loaded = ui::SubtitleOptionsDialog::load(settings);
+        ui::SubtitleOptionsDialog dialog(loaded);
+        const SubtitleOptions shown = dialog.options();
+        QCOMPARE(shown.maxLineWidth, 42);
+        QCOMPARE(shown.maxLineCount, 2);
+        QVERIFY(shown.highlightWords);
+        settings.setValue("export/maxLineWidth", -5);  // out of range: no limit
+        QCOMPARE(ui::SubtitleOptionsDialog::load(settings).maxLineWidth, 0);
     }
 };
 
