@@ -472,18 +472,8 @@ void MainWindow::chooseExport() {
         format = chosen;
     }
     m_settings->setValue("session/exportFolder", QFileInfo(path).absolutePath());
-    // Subtitles of a transcript with word timings: lines and cues as the user chooses.
-    SubtitleOptions subtitles;
-    const Transcript transcript = m_transcript->transcript();
-    const bool hasWords = std::any_of(transcript.segments.begin(), transcript.segments.end(),
-                                      [](const Segment& s) { return !s.words.empty(); });
-    if ((format.value() == ExportFormat::Srt || format.value() == ExportFormat::Vtt) && hasWords) {
-        SubtitleOptionsDialog dialog(SubtitleOptionsDialog::load(*m_settings), this);
-        if (dialog.exec() != QDialog::Accepted) return;
-        subtitles = dialog.options();
-        SubtitleOptionsDialog::save(*m_settings, subtitles);
-    }
-    exportTranscript(path, format.value(), subtitles);
+    const auto subtitles = SubtitleOptionsDialog::ask(m_transcript->transcript(), format.value(), *m_settings, this);
+    if (subtitles) exportTranscript(path, format.value(), *subtitles);
 }
 
 bool MainWindow::exportTranscript(const QString& path, ExportFormat format, const SubtitleOptions& subtitles) {

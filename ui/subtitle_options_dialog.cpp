@@ -9,6 +9,8 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace hearsay::ui {
 
 namespace {
@@ -69,6 +71,17 @@ void SubtitleOptionsDialog::save(QSettings& settings, const SubtitleOptions& opt
     settings.setValue("export/maxLineWidth", options.maxLineWidth);
     settings.setValue("export/maxLineCount", options.maxLineCount);
     settings.setValue("export/highlightWords", options.highlightWords);
+}
+
+std::optional<SubtitleOptions> SubtitleOptionsDialog::ask(const Transcript& transcript, ExportFormat format,
+                                                          QSettings& settings, QWidget* parent) {
+    const bool hasWords = std::any_of(transcript.segments.begin(), transcript.segments.end(),
+                                      [](const Segment& s) { return !s.words.empty(); });
+    if ((format != ExportFormat::Srt && format != ExportFormat::Vtt) || !hasWords) return SubtitleOptions{};
+    SubtitleOptionsDialog dialog(load(settings), parent);
+    if (dialog.exec() != QDialog::Accepted) return std::nullopt;
+    save(settings, dialog.options());
+    return dialog.options();
 }
 
 } // namespace hearsay::ui

@@ -3,9 +3,11 @@
 // with that word underlined. The cues themselves are core/transcript's (subtitle_cues.h).
 #pragma once
 
-#include "core/transcript/subtitle_cues.h"
+#include "core/transcript/transcript_export.h"
 
 #include <QDialog>
+
+#include <optional>
 
 class QCheckBox;
 class QSettings;
@@ -23,6 +25,10 @@ public:
     // export/highlightWords); out-of-range values read as "no limit".
     static SubtitleOptions load(const QSettings& settings);
     static void save(QSettings& settings, const SubtitleOptions& options);
+    // The options for exporting `transcript` as `format`: asked for (and saved) when the format
+    // is SRT or VTT and the transcript has words, the defaults otherwise; none when cancelled.
+    static std::optional<SubtitleOptions> ask(const Transcript& transcript, ExportFormat format, QSettings& settings,
+                                              QWidget* parent);
 
 private:
     QSpinBox* m_width;

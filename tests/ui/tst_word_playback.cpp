@@ -240,6 +240,9 @@ private slots:
         QCOMPARE(shown.maxLineWidth, 42);
         QCOMPARE(shown.maxLineCount, 2);
         QVERIFY(shown.highlightWords);
+        // Without words (or to TXT and JSON) nothing is asked: the defaults.
+        const auto plain = ui::SubtitleOptionsDialog::ask(Transcript{}, ExportFormat::Vtt, settings, nullptr);
+        QVERIFY(plain && plain->maxLineWidth == 0 && !plain->highlightWords);
         settings.setValue("export/maxLineWidth", -5);  // out of range: no limit
         QCOMPARE(ui::SubtitleOptionsDialog::load(settings).maxLineWidth, 0);
     }
