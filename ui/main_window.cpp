@@ -186,6 +186,8 @@ MainWindow::MainWindow(std::unique_ptr<QSettings> settings, QWidget* parent)
     connect(m_worker, &TranscriptionWorker::textCommitted, this, &MainWindow::onCommitted);
     connect(m_worker, &TranscriptionWorker::dictationStep, this, &MainWindow::onDictationStep);
     connect(m_worker, &TranscriptionWorker::inputLevelChanged, this, &MainWindow::onInputLevel);
+    connect(m_worker, &TranscriptionWorker::dictationAudio, this,
+            [this](const DictationAudio& audio) { m_playback->dictationAudio(audio.samples, kSampleRate, audio.truncated); });
     connect(m_worker, &TranscriptionWorker::dictationFinished, this, &MainWindow::onDictationFinished);
     connect(m_worker, &TranscriptionWorker::deviceMemoryRead, this, [this](const DeviceMemory& memory) {
         if (memory.known) m_cachePanel->setDeviceMemory(memory);
@@ -371,6 +373,7 @@ void MainWindow::setState(State state) {
     m_progress->setVisible(state == State::LoadingModel || state == State::Transcribing);
     if (state == State::LoadingModel) m_progress->setRange(0, 0);  // busy indicator
     m_transcript->setEditable(idle);
+    m_playback->setAllowed(!dictating);
     m_view->setEditTriggers(idle ? QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed
                                  : QAbstractItemView::NoEditTriggers);
 
@@ -778,6 +781,7 @@ void MainWindow::beginDictation(const QString& file, double speed) {
     m_controls->cancel = false;
     m_livePanel->clear();
     m_transcript->closeUtterance();
+    m_playback->dictationStarting();
     QString journalProblem;
     const DictationRequest request = m_dictation.begin(m_engineSettings, file, speed, &journalProblem);
     if (!journalProblem.isEmpty())

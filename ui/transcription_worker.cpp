@@ -4,6 +4,7 @@
 
 #include "core/audio/audio_file.h"
 #include "core/audio/capture_device.h"
+#include "core/audio/recording_source.h"
 #include "core/audio/simulated_live_source.h"
 #include "core/backend/backend.h"
 #include "core/decoding/transcriber.h"
@@ -29,6 +30,7 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::chrono::milliseconds kMetricsInterval{200};  // live updates while a window decodes
+constexpr double kDictationAudioSeconds = 30.0 * 60.0;     // a run's audio kept for playback (115 MB)
 
 QString text(const std::string& s) { return QString::fromStdString(s); }
 fs::path toPath(const QString& path) { return fs::path(path.toStdString()); }
@@ -76,6 +78,7 @@ TranscriptionWorker::TranscriptionWorker(std::shared_ptr<SessionControls> contro
     qRegisterMetaType<InputDeviceList>();
     qRegisterMetaType<DictationRequest>();
     qRegisterMetaType<DictationInfo>();
+    qRegisterMetaType<DictationAudio>();
     qRegisterMetaType<TentativeText>();
     qRegisterMetaType<CommittedText>();
     qRegisterMetaType<StreamingStep>();
@@ -458,7 +461,9 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
         };
         callbacks.step = [this](const StreamingStep& step) { emit dictationStep(step); };
         m_controls->cancel = false;
-        auto session = StreamingSession::create(*m_engine, *source, options, std::move(callbacks), m_controls);
+        // What the session reads is kept for playback (the window's word view).
+        RecordingSource recording(*source, kDictationAudioSeconds);
+        auto session = StreamingSession::create(*m_engine, recording, options, std::move(callbacks), m_controls);
         if (!session) {
             emit dictationFailed(tr("Cannot start dictation: %1").arg(text(session.message())));
             return;
@@ -489,6 +494,7 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
                 emit notice(caughtUp);
         }
         emit inputLevelChanged(InputLevel{});
+        emit dictationAudio(DictationAudio{recording.recorded(), recording.truncated()});
         emit dictationFinished(summary);
         emit metricsUpdated(metrics());
     } catch (const std::bad_alloc& e) {

@@ -31,10 +31,32 @@ void WordPlayback::setAudio(std::shared_ptr<const std::vector<float>> samples, i
     poll();
 }
 
+void WordPlayback::dictationStarting() {
+    stop();
+    m_dictationFirstRow = m_model->segmentCount();
+}
+
+void WordPlayback::dictationAudio(std::shared_ptr<const std::vector<float>> samples, int sampleRate, bool truncated) {
+    setAudio(std::move(samples), sampleRate, m_dictationFirstRow);
+    if (truncated)
+        emit message(tr("Only the first %1 minutes of this dictation's audio are kept for playback.")
+                         .arg(qRound(m_player.durationSeconds() / 60.0)),
+                     false);
+}
+
+void WordPlayback::setAllowed(bool allowed) {
+    m_allowed = allowed;
+    if (!allowed) stop();
+}
+
 bool WordPlayback::playFrom(int row, double seconds) {
+    if (!m_allowed) {
+        emit message(tr("Playback waits for the dictation to end (the microphone would hear it)."), false);
+        return false;
+    }
     if (!m_player.hasAudio() || row < m_firstRow || row >= m_model->segmentCount()) {
-        emit message(tr("There is no audio to play for this text: only the last transcribed file is kept for "
-                        "playback (dictated audio is not recorded)."),
+        emit message(tr("There is no audio to play for this text: only the audio of the last file or dictation is "
+                        "kept for playback."),
                      false);
         return false;
     }
@@ -49,7 +71,7 @@ bool WordPlayback::playFrom(int row, double seconds) {
 }
 
 void WordPlayback::togglePause() {
-    if (!m_player.hasAudio()) return;
+    if (!m_player.hasAudio() || !m_allowed) return;
     if (auto toggled = m_player.toggle(); !toggled)
         emit message(tr("Cannot play the audio: %1").arg(QString::fromStdString(toggled.message())), true);
     if (m_player.state() == AudioPlayer::State::Playing) m_timer->start();

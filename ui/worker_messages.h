@@ -92,6 +92,13 @@ struct DictationRequest {
     std::shared_ptr<DictationControl> control;
 };
 
+// The audio a dictation run heard, sample for sample (its committed words' times are seconds of
+// it), for playback; the first `maxSeconds` of a longer run.
+struct DictationAudio {
+    std::shared_ptr<const std::vector<float>> samples;
+    bool truncated = false;
+};
+
 // A dictation run as it starts: what it listens to.
 struct DictationInfo {
     QString source;        // "ALSA: pulse, 44100 Hz, 2 ch" or "file jfk.wav at 1x"
@@ -107,6 +114,7 @@ Q_DECLARE_METATYPE(hearsay::Transcript)
 Q_DECLARE_METATYPE(hearsay::ui::InputDeviceList)
 Q_DECLARE_METATYPE(hearsay::ui::DictationRequest)
 Q_DECLARE_METATYPE(hearsay::ui::DictationInfo)
+Q_DECLARE_METATYPE(hearsay::ui::DictationAudio)
 Q_DECLARE_METATYPE(hearsay::TentativeText)
 Q_DECLARE_METATYPE(hearsay::CommittedText)
 Q_DECLARE_METATYPE(hearsay::StreamingStep)

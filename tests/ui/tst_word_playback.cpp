@@ -1,8 +1,9 @@
-// View › Word timings with the real tiny.en model: jfk.wav is transcribed with word timestamps,
-// the words are shown with their times, and a click on a word plays the file from that word
-// through PortAudio into a PulseAudio null sink started by the test. The sink's monitor is
-// recorded (parec) and cross-correlated with the file: what played starts at the clicked word's
-// time. Space pauses (the sink goes silent) and plays on.
+// View › Word timings with the real tiny.en model: jfk.wav is transcribed with word timestamps
+// (and, apart, dictated from the file as if it were a microphone), the words are shown with
+// their times, and a click on a word plays the audio from that word through PortAudio into a
+// PulseAudio null sink started by the test. The sink's monitor is recorded (parec) and
+// cross-correlated with the file: what played starts at the clicked word's time. Space pauses
+// (the sink goes silent) and plays on. Export with the subtitle options.
 #include "core/pulse_server.h"
 #include "core/real_models.h"
 #include "ui/subtitle_options_dialog.h"
@@ -82,43 +83,17 @@ class TestWordPlayback : public QObject {
     PulseServer m_server;
     QString m_model;
 
-private slots:
-    void initTestCase() {
-        if (const QString why = real_models::missing("tiny.en"); !why.isEmpty()) QSKIP(qPrintable(why));
-        QVERIFY(m_dir.isValid());
-        qputenv("XDG_STATE_HOME", m_dir.filePath("state").toUtf8());
-        if (const QString why = m_server.start(); !why.isEmpty()) QFAIL(qPrintable(why));
-        if (QStandardPaths::findExecutable("parec").isEmpty()) QFAIL("'parec' not found: install pulseaudio-utils (scripts/setup.sh)");
-        m_model = QString::fromStdString((real_models::directory() / "tiny.en").string());
-    }
-
-    void clickingAWordPlaysTheFileFromIt() {
-        auto settings = std::make_unique<QSettings>(m_dir.filePath("settings.ini"), QSettings::IniFormat);
-        settings->setValue("engine/backend", "cpu");
-        settings->setValue("decoding/beamSize", 1);
-        settings->setValue("view/wordTimings", false);
-        ui::MainWindow window(std::move(settings));
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QVERIFY(loadModel(window, m_model));
-
-        // As the user: View › Word timings, then the file.
-        QAction* wordTimings = window.wordTimingsAction();
-        QVERIFY(wordTimings && !wordTimings->isChecked());
-        wordTimings->trigger();
-        QSignalSpy ended(&window, &ui::MainWindow::transcriptionEnded);
-        window.openAudio(jfk());
-        QVERIFY(ended.wait(kJobTimeoutMs));
-        QVERIFY(ended.at(0).at(0).toBool());
+    // Clicks the first word from 3 s on in rows `firstRow`.. and checks, by recording the sink's
+    // monitor, that jfk.wav plays from that word's start; Space pauses and plays on. The
+    // clicked word's start in `clickedStart`.
+    void clickPlaysFromTheWord(ui::MainWindow& window, int firstRow, double* clickedStart) {
         ui::WordTimingsView* view = window.wordTimingsView();
         QVERIFY(view->isVisible());
-
-        // The segments carry their words; the first word from 3 s on is the one to click.
         const ui::TranscriptModel& model = *window.transcriptModel();
         int row = -1, word = -1;
-        for (int r = 0; r < model.segmentCount() && row < 0; ++r) {
+        for (int r = firstRow; r < model.segmentCount() && row < 0; ++r) {
             const auto& words = model.segment(r).words;
-            QVERIFY2(!words.empty(), "a segment has no words: word timestamps were not asked for");
+            QVERIFY2(!words.empty(), "a row has no words: word timings were not asked for");
             for (int w = 0; w < int(words.size()); ++w) {
                 if (words[size_t(w)].start >= 3.0) {
                     row = r;
@@ -129,6 +104,7 @@ private slots:
         }
         QVERIFY2(row >= 0, qPrintable(transcriptText(model)));
         const Word clicked = model.segment(row).words[size_t(word)];
+        *clickedStart = clicked.start;
         qInfo("clicking \"%s\" (%.2f to %.2f s, probability %.2f)", clicked.word.c_str(), clicked.start, clicked.end,
               clicked.probability);
         QVERIFY(view->wordToolTip(row, word).contains(QString::number(clicked.start, 'f', 2)));
@@ -188,6 +164,40 @@ private slots:
         QVERIFY2(bestCorrelation > 0.9, qPrintable(QString::number(bestCorrelation)));
         QVERIFY2(std::fabs(foundSeconds - clicked.start) <= 0.05,
                  qPrintable(QString("played from %1 s, the word starts at %2 s").arg(foundSeconds).arg(clicked.start)));
+    }
+
+private slots:
+    void initTestCase() {
+        if (const QString why = real_models::missing("tiny.en"); !why.isEmpty()) QSKIP(qPrintable(why));
+        QVERIFY(m_dir.isValid());
+        qputenv("XDG_STATE_HOME", m_dir.filePath("state").toUtf8());
+        if (const QString why = m_server.start(); !why.isEmpty()) QFAIL(qPrintable(why));
+        if (QStandardPaths::findExecutable("parec").isEmpty()) QFAIL("'parec' not found: install pulseaudio-utils (scripts/setup.sh)");
+        m_model = QString::fromStdString((real_models::directory() / "tiny.en").string());
+    }
+
+    void clickingAWordPlaysTheFileFromIt() {
+        auto settings = std::make_unique<QSettings>(m_dir.filePath("settings.ini"), QSettings::IniFormat);
+        settings->setValue("engine/backend", "cpu");
+        settings->setValue("decoding/beamSize", 1);
+        settings->setValue("view/wordTimings", false);
+        ui::MainWindow window(std::move(settings));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(loadModel(window, m_model));
+
+        // As the user: View › Word timings, then the file.
+        QAction* wordTimings = window.wordTimingsAction();
+        QVERIFY(wordTimings && !wordTimings->isChecked());
+        wordTimings->trigger();
+        QSignalSpy ended(&window, &ui::MainWindow::transcriptionEnded);
+        window.openAudio(jfk());
+        QVERIFY(ended.wait(kJobTimeoutMs));
+        QVERIFY(ended.at(0).at(0).toBool());
+        double start = 0.0;
+        clickPlaysFromTheWord(window, 0, &start);
+        if (QTest::currentTestFailed()) return;
+        const ui::TranscriptModel& model = *window.transcriptModel();
 
         // Exported with the subtitle options: lines of at most 20 characters, two per cue, one
         // cue per word with the word underlined.
@@ -210,6 +220,25 @@ private slots:
         QCOMPARE(cues, words);  // highlighted: a cue per word
         QVERIFY2(lines.filter("<u>").size() == cues, qPrintable(lines.join('\n')));
         QVERIFY(textLines > cues);  // the 20-character lines wrap
+    }
+
+    void clickingADictatedWordPlaysWhatWasHeard() {
+        auto settings = std::make_unique<QSettings>(m_dir.filePath("dictation.ini"), QSettings::IniFormat);
+        settings->setValue("engine/backend", "cpu");
+        settings->setValue("decoding/beamSize", 1);
+        settings->setValue("view/wordTimings", true);
+        ui::MainWindow window(std::move(settings));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(loadModel(window, m_model));
+        // The file as a microphone, as fast as the session takes it; its words come committed.
+        QSignalSpy ended(&window, &ui::MainWindow::dictationEnded);
+        window.dictateFile(jfk(), 0.0);
+        QVERIFY(ended.wait(kJobTimeoutMs));
+        QVERIFY2(ended.at(0).at(0).toBool(), window.lastDictationSummary().error.c_str());
+        QVERIFY(window.wordPlayback()->hasAudio());
+        double start = 0.0;
+        clickPlaysFromTheWord(window, 0, &start);
     }
 
     void clickingASegmentTimePlaysFromItsStart() {
