@@ -19,6 +19,7 @@ struct EngineSettings {
     QString initialPrompt;      // text prompt for the first window
     QString precision = "fp16"; // "fp16" or "fp32" (parsePrecision): CUDA weights and GEMMs; the CPU is float32
     bool stepGraphs = true;     // record the decoder step once per shape and replay it per token
+    bool wordTimestamps = false; // segments carry their words' times (View › Word timings; not saved here)
     // Dictation.
     QString inputDevice;        // InputDeviceInfo::id(); empty = the default input
     double stepSeconds = 1.0;   // a streaming step per this much new audio

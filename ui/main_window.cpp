@@ -10,10 +10,14 @@
 #include "ui/model_manager_dialog.h"
 #include "ui/recovery_bar.h"
 #include "ui/settings_panel.h"
+#include "ui/subtitle_options_dialog.h"
 #include "ui/transcript_model.h"
 #include "ui/transcription_worker.h"
+#include "ui/word_playback.h"
+#include "ui/word_timings_view.h"
 
 #include "core/engine/session_controls.h"
+#include "core/frontend/log_mel.h"
 
 #include <QAction>
 #include <QApplication>
@@ -90,6 +94,9 @@ MainWindow::MainWindow(std::unique_ptr<QSettings> settings, QWidget* parent)
     m_view->horizontalHeader()->setSectionResizeMode(TranscriptModel::EndColumn, QHeaderView::ResizeToContents);
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->setContextMenuPolicy(Qt::ActionsContextMenu);
+    // View › Word timings: the same rows as running words, played from a click.
+    m_words = new WordTimingsView(m_transcript, this);
+    m_playback = new WordPlayback(m_transcript, m_words, this);
 
     m_hint = new QLabel(this);
     m_hint->setObjectName("centreHint");
@@ -100,8 +107,12 @@ MainWindow::MainWindow(std::unique_ptr<QSettings> settings, QWidget* parent)
     m_centre = new QStackedWidget(this);
     m_centre->addWidget(m_hint);
     m_centre->addWidget(m_view);
+    m_centre->addWidget(m_words);
     m_messageBar = new MessageBar(this);
     m_recoveryBar = new RecoveryBar(this);
+    connect(m_playback, &WordPlayback::message, this, [this](const QString& text, bool error) {
+        m_messageBar->showMessage(error ? MessageBar::Kind::Error : MessageBar::Kind::Information, text);
+    });
     connect(m_recoveryBar, &RecoveryBar::restoreRequested, this, &MainWindow::restoreJournal);
     connect(m_recoveryBar, &RecoveryBar::discardRequested, this, &MainWindow::discardJournal);
     auto* centre = new QWidget(this);
@@ -175,6 +186,8 @@ MainWindow::MainWindow(std::unique_ptr<QSettings> settings, QWidget* parent)
     connect(m_worker, &TranscriptionWorker::textCommitted, this, &MainWindow::onCommitted);
     connect(m_worker, &TranscriptionWorker::dictationStep, this, &MainWindow::onDictationStep);
     connect(m_worker, &TranscriptionWorker::inputLevelChanged, this, &MainWindow::onInputLevel);
+    connect(m_worker, &TranscriptionWorker::dictationAudio, this,
+            [this](const DictationAudio& audio) { m_playback->dictationAudio(audio.samples, kSampleRate, audio.truncated); });
     connect(m_worker, &TranscriptionWorker::dictationFinished, this, &MainWindow::onDictationFinished);
     connect(m_worker, &TranscriptionWorker::deviceMemoryRead, this, [this](const DeviceMemory& memory) {
         if (memory.known) m_cachePanel->setDeviceMemory(memory);
@@ -326,6 +339,18 @@ void MainWindow::createActions() {
     };
     connect(m_showTimes, &QAction::toggled, this, showTimes);
     showTimes(m_showTimes->isChecked());
+    // The next file is transcribed with word timestamps while this is on.
+    m_wordTimings = view->addAction(tr("&Word timings"));
+    m_wordTimings->setObjectName("wordTimingsAction");
+    m_wordTimings->setCheckable(true);
+    m_wordTimings->setChecked(m_settings->value("view/wordTimings", false).toBool());
+    m_wordTimings->setStatusTip(tr("Show each word with its times (hover) and tint the unsure ones; click a word to play "
+                                   "the audio from there, Space to pause. Files opened from now on get word timings."));
+    connect(m_wordTimings, &QAction::toggled, this, [this](bool on) {
+        m_settings->setValue("view/wordTimings", on);
+        if (!on) m_playback->stop();
+        updateCentre();
+    });
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     QAction* about = help->addAction(tr("&About Hearsay"), this, &MainWindow::showAbout);
@@ -348,6 +373,7 @@ void MainWindow::setState(State state) {
     m_progress->setVisible(state == State::LoadingModel || state == State::Transcribing);
     if (state == State::LoadingModel) m_progress->setRange(0, 0);  // busy indicator
     m_transcript->setEditable(idle);
+    m_playback->setAllowed(!dictating);
     m_view->setEditTriggers(idle ? QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed
                                  : QAbstractItemView::NoEditTriggers);
 
@@ -376,7 +402,7 @@ void MainWindow::setState(State state) {
 
 void MainWindow::updateCentre() {
     if (m_transcript->rowCount() > 0 || m_state == State::Transcribing || isDictating()) {
-        m_centre->setCurrentIndex(1);
+        m_centre->setCurrentIndex(m_wordTimings && m_wordTimings->isChecked() ? 2 : 1);
         return;
     }
     if (m_state == State::LoadingModel)
@@ -449,11 +475,12 @@ void MainWindow::chooseExport() {
         format = chosen;
     }
     m_settings->setValue("session/exportFolder", QFileInfo(path).absolutePath());
-    exportTranscript(path, format.value());
+    const auto subtitles = SubtitleOptionsDialog::ask(m_transcript->transcript(), format.value(), *m_settings, this);
+    if (subtitles) exportTranscript(path, format.value(), *subtitles);
 }
 
-bool MainWindow::exportTranscript(const QString& path, ExportFormat format) {
-    const std::string content = hearsay::exportTranscript(m_transcript->transcript(), format);
+bool MainWindow::exportTranscript(const QString& path, ExportFormat format, const SubtitleOptions& subtitles) {
+    const std::string content = hearsay::exportTranscript(m_transcript->transcript(), format, subtitles);
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly) || file.write(content.data(), qint64(content.size())) != qint64(content.size()) ||
         !file.commit()) {
@@ -559,6 +586,7 @@ void MainWindow::startJob(const QString& path, double startSeconds) {
     m_progress->setRange(0, 0);
     m_progress->setFormat(tr("Opening…"));
     EngineSettings settings = m_engineSettings;
+    settings.wordTimestamps = m_wordTimings->isChecked();
     if (startSeconds > 0.0) {
         // A continuation is prompted with the end of the text kept, as the next window of an
         // unbroken run would be (the engine keeps the last n_text_ctx/2 - 1 tokens of it).
@@ -641,6 +669,8 @@ void MainWindow::onTranscriptionStarted(const AudioSummary& audio) {
     {
         const int rows = m_transcript->segmentCount();
         m_resumeIdBase = rows > 0 ? m_transcript->segment(rows - 1).id + 1 : 0;
+        // The file's audio plays from its rows (a continuation's rows follow the same file's).
+        m_playback->setAudio(audio.samples, kSampleRate, audio.startSeconds > 0.0 ? m_playback->firstRow() : rows);
     }
     if (audio.startSeconds > 0.0) {
         m_statusText->setText(tr("Continuing %1 from %2 s on the %3 backend")
@@ -751,6 +781,7 @@ void MainWindow::beginDictation(const QString& file, double speed) {
     m_controls->cancel = false;
     m_livePanel->clear();
     m_transcript->closeUtterance();
+    m_playback->dictationStarting();
     QString journalProblem;
     const DictationRequest request = m_dictation.begin(m_engineSettings, file, speed, &journalProblem);
     if (!journalProblem.isEmpty())
@@ -838,7 +869,7 @@ void MainWindow::onTentative(const TentativeText& text) {
 
 void MainWindow::onCommitted(const CommittedText& text) {
     keepingScroll([&] {
-        m_transcript->appendCommitted(text.text, text.start, text.end, text.endOfUtterance);
+        m_transcript->appendCommitted(text.text, text.start, text.end, text.endOfUtterance, text.words);
     });
     m_livePanel->setLatency(text.tentativeLatency, text.commitLatency);
     emit committedShown(QString::fromStdString(text.text));

@@ -41,6 +41,8 @@ class RecoveryBar;
 class SettingsPanel;
 class TranscriptModel;
 class TranscriptionWorker;
+class WordPlayback;
+class WordTimingsView;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -53,7 +55,8 @@ public:
     void openModel(const QString& path);
     void openAudio(const QString& path);
     void cancelTranscription();
-    bool exportTranscript(const QString& path, ExportFormat format);
+    // `subtitles`: SRT and VTT lines and cues (with word timings; File › Export asks for them).
+    bool exportTranscript(const QString& path, ExportFormat format, const SubtitleOptions& subtitles = {});
     // Reopens the model of the last session, when there is one.
     void reopenLastModel();
     // Dictation from the input device chosen in the settings (Record), or from `file` played at
@@ -93,6 +96,10 @@ public:
     DictateAnywherePanel* dictateAnywherePanel() const { return m_anywherePanel; }
     QAction* recordAction() const { return m_record; }
     QTableView* transcriptView() const { return m_view; }
+    // View › Word timings: the action, the view and its playback.
+    QAction* wordTimingsAction() const { return m_wordTimings; }
+    WordTimingsView* wordTimingsView() const { return m_words; }
+    WordPlayback* wordPlayback() const { return m_playback; }
     // The summary of the last dictation run, as the streaming session returned it.
     const StreamingSummary& lastDictationSummary() const { return m_dictation.lastSummary(); }
     // Help › About: version, model, backend, licenses.
@@ -208,6 +215,9 @@ private:
     QPushButton* m_recordButton = nullptr;
     QAction* m_record = nullptr;
     QAction* m_showTimes = nullptr;
+    QAction* m_wordTimings = nullptr;
+    WordTimingsView* m_words = nullptr;
+    WordPlayback* m_playback = nullptr;
     QString m_modelName;
 
     QAction* m_openModel = nullptr;

@@ -90,15 +90,20 @@ bool TranscriptModel::setData(const QModelIndex& index, const QVariant& value, i
     if (role != Qt::EditRole || !index.isValid() || index.row() >= segmentCount() || index.column() != TextColumn ||
         !m_editable)
         return false;
-    m_segments[size_t(index.row())].text = " " + value.toString().trimmed().toStdString();
+    Segment& segment = m_segments[size_t(index.row())];
+    const std::string text = " " + value.toString().trimmed().toStdString();
+    if (text != segment.text) segment.words.clear();  // their timings no longer match the text
+    segment.text = text;
     emit dataChanged(index, index, {Qt::DisplayRole, Qt::EditRole, RawRole});
     return true;
 }
 
-void TranscriptModel::appendCommitted(const std::string& text, double start, double end, bool endOfUtterance) {
+void TranscriptModel::appendCommitted(const std::string& text, double start, double end, bool endOfUtterance,
+                                      const std::vector<Word>& words) {
     if (m_openRow && !m_segments.empty()) {
         Segment& s = m_segments.back();
         s.text += text;
+        s.words.insert(s.words.end(), words.begin(), words.end());
         s.end = std::max(s.end, end);
         const QModelIndex first = index(segmentCount() - 1, 0), last = index(segmentCount() - 1, ColumnCount - 1);
         emit dataChanged(first, last);
@@ -108,6 +113,7 @@ void TranscriptModel::appendCommitted(const std::string& text, double start, dou
         s.start = start;
         s.end = end;
         s.text = text;
+        s.words = words;
         const int row = segmentCount();
         beginInsertRows({}, row, row);
         m_segments.push_back(std::move(s));

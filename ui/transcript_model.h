@@ -27,7 +27,8 @@ public:
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     Qt::ItemFlags flags(const QModelIndex& index) const override;
-    // The text column of a segment row, while editable (setEditable): the segment's new text.
+    // The text column of a segment row, while editable (setEditable): the segment's new text
+    // (its words are dropped when the text changes: their timings no longer match it).
     bool setData(const QModelIndex& index, const QVariant& value, int role = Qt::EditRole) override;
 
     // Segments without text (instantaneous or blank, kept by the engine as records) get no row,
@@ -36,8 +37,10 @@ public:
     void clear();
 
     // Dictation. Committed text extends the open row of the current utterance (a row is opened
-    // by the first piece after the speaker paused, and closed by a piece at an utterance end).
-    void appendCommitted(const std::string& text, double start, double end, bool endOfUtterance);
+    // by the first piece after the speaker paused, and closed by a piece at an utterance end);
+    // its words (with word timings) are appended to the row's.
+    void appendCommitted(const std::string& text, double start, double end, bool endOfUtterance,
+                         const std::vector<Word>& words = {});
     // Closes the open dictation row (the run ended).
     void closeUtterance() { m_openRow = false; }
     // Text not yet committed, shown after the segments in grey italics; empty removes the row.

@@ -4,6 +4,7 @@
 
 #include "core/audio/audio_file.h"
 #include "core/audio/capture_device.h"
+#include "core/audio/recording_source.h"
 #include "core/audio/simulated_live_source.h"
 #include "core/backend/backend.h"
 #include "core/decoding/transcriber.h"
@@ -20,6 +21,7 @@
 #include <filesystem>
 #include <condition_variable>
 #include <new>
+#include <span>
 #include <thread>
 
 namespace hearsay::ui {
@@ -29,6 +31,7 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::chrono::milliseconds kMetricsInterval{200};  // live updates while a window decodes
+constexpr double kDictationAudioSeconds = 30.0 * 60.0;     // a run's audio kept for playback (115 MB)
 
 QString text(const std::string& s) { return QString::fromStdString(s); }
 fs::path toPath(const QString& path) { return fs::path(path.toStdString()); }
@@ -59,6 +62,7 @@ TranscribeOptions transcribeOptions(const EngineSettings& settings, bool multili
     d.beamSize = settings.beamSize > 1 ? settings.beamSize : 0;
     d.bestOf = EngineSettings::kBestOf;
     options.initialPrompt = settings.initialPrompt.toStdString();
+    options.wordTimestamps = settings.wordTimestamps;
     return options;
 }
 
@@ -75,6 +79,7 @@ TranscriptionWorker::TranscriptionWorker(std::shared_ptr<SessionControls> contro
     qRegisterMetaType<InputDeviceList>();
     qRegisterMetaType<DictationRequest>();
     qRegisterMetaType<DictationInfo>();
+    qRegisterMetaType<DictationAudio>();
     qRegisterMetaType<TentativeText>();
     qRegisterMetaType<CommittedText>();
     qRegisterMetaType<StreamingStep>();
@@ -232,15 +237,20 @@ void TranscriptionWorker::transcribeFile(const QString& path, const EngineSettin
         }
         // A continued job transcribes the audio after `startSeconds` as a file of its own, then
         // places its segments on the whole file's time line.
-        const size_t total = audio->samples.size();
+        // The samples are shared with the window, which plays them (word timings).
+        auto samples = std::make_shared<const std::vector<float>>(std::move(audio->samples));
+        const size_t total = samples->size();
         const size_t first = std::min(total, static_cast<size_t>(std::max(0.0, startSeconds) * kSampleRate));
         const double offset = double(first) / kSampleRate;
-        if (first > 0) audio->samples.erase(audio->samples.begin(), audio->samples.begin() + std::ptrdiff_t(first));
         auto place = [offset](std::vector<Segment> segments) {
             for (Segment& s : segments) {
                 s.start += offset;
                 s.end += offset;
                 s.seek += static_cast<int>(offset * kSampleRate / kHopLength + 0.5);
+                for (Word& w : s.words) {
+                    w.start += offset;
+                    w.end += offset;
+                }
             }
             return segments;
         };
@@ -253,6 +263,7 @@ void TranscriptionWorker::transcribeFile(const QString& path, const EngineSettin
         summary.format = text(audio->format);
         summary.sourceRate = audio->sourceRate;
         summary.sourceChannels = audio->sourceChannels;
+        summary.samples = samples;
         emit transcriptionStarted(summary);
 
         m_session->resetCounters();
@@ -268,7 +279,7 @@ void TranscriptionWorker::transcribeFile(const QString& path, const EngineSettin
             emit progressChanged(duration > 0.0 ? (offset + fraction * rest) / duration : 1.0);
             emit metricsUpdated(metrics());
         };
-        auto transcript = transcribe(*m_session, m_engine->tokenizer(), audio->samples,
+        auto transcript = transcribe(*m_session, m_engine->tokenizer(), std::span<const float>(*samples).subspan(first),
                                      transcribeOptions(settings, m_engine->tokenizer().isMultilingual()), progress);
         m_runWallSeconds = secondsSince(m_runStart);
         if (!transcript) {
@@ -458,7 +469,9 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
         };
         callbacks.step = [this](const StreamingStep& step) { emit dictationStep(step); };
         m_controls->cancel = false;
-        auto session = StreamingSession::create(*m_engine, *source, options, std::move(callbacks), m_controls);
+        // What the session reads is kept for playback (the window's word view).
+        RecordingSource recording(*source, kDictationAudioSeconds);
+        auto session = StreamingSession::create(*m_engine, recording, options, std::move(callbacks), m_controls);
         if (!session) {
             emit dictationFailed(tr("Cannot start dictation: %1").arg(text(session.message())));
             return;
@@ -489,6 +502,7 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
                 emit notice(caughtUp);
         }
         emit inputLevelChanged(InputLevel{});
+        emit dictationAudio(DictationAudio{recording.recorded(), recording.truncated()});
         emit dictationFinished(summary);
         emit metricsUpdated(metrics());
     } catch (const std::bad_alloc& e) {

@@ -74,6 +74,8 @@ signals:
     void textCommitted(const hearsay::CommittedText& text);
     void dictationStep(const hearsay::StreamingStep& step);
     void inputLevelChanged(const hearsay::InputLevel& level);
+    // What the run heard (just before dictationFinished), for playback.
+    void dictationAudio(const hearsay::ui::DictationAudio& audio);
     // The run ended (the source ended, Stop drained, or an error: summary.error).
     void dictationFinished(const hearsay::StreamingSummary& summary);
     void deviceMemoryRead(const hearsay::DeviceMemory& memory);

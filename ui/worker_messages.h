@@ -37,6 +37,7 @@ struct AudioSummary {
     QString format;
     int sourceRate = 0;
     int sourceChannels = 0;
+    std::shared_ptr<const std::vector<float>> samples;  // the whole file, 16 kHz mono (for playback)
 };
 
 // The engine's state and counters at one moment (after a window, or periodically while decoding).
@@ -94,6 +95,13 @@ struct DictationRequest {
     std::shared_ptr<DictationControl> control;
 };
 
+// The audio a dictation run heard, sample for sample (its committed words' times are seconds of
+// it), for playback; the first `maxSeconds` of a longer run.
+struct DictationAudio {
+    std::shared_ptr<const std::vector<float>> samples;
+    bool truncated = false;
+};
+
 // A dictation run as it starts: what it listens to.
 struct DictationInfo {
     QString source;        // "ALSA: pulse, 44100 Hz, 2 ch" or "file jfk.wav at 1x"
@@ -109,6 +117,7 @@ Q_DECLARE_METATYPE(hearsay::Transcript)
 Q_DECLARE_METATYPE(hearsay::ui::InputDeviceList)
 Q_DECLARE_METATYPE(hearsay::ui::DictationRequest)
 Q_DECLARE_METATYPE(hearsay::ui::DictationInfo)
+Q_DECLARE_METATYPE(hearsay::ui::DictationAudio)
 Q_DECLARE_METATYPE(hearsay::TentativeText)
 Q_DECLARE_METATYPE(hearsay::CommittedText)
 Q_DECLARE_METATYPE(hearsay::StreamingStep)
