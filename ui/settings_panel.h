@@ -68,6 +68,7 @@ private:
     QComboBox* m_inputDevice = nullptr;
     QDoubleSpinBox* m_step = nullptr;
     QComboBox* m_commit = nullptr;
+    QLineEdit* m_detectAmong = nullptr;
     QString m_vocabularyText, m_replacementsText;  // edited in the vocabulary dialog
     QDoubleSpinBox* m_vadThreshold = nullptr;
     QCheckBox* m_tentative = nullptr;

@@ -7,6 +7,7 @@
 #include "app/cli/options.h"
 #include "core/audio/capture_device.h"
 #include "core/audio/simulated_live_source.h"
+#include "core/decoding/language_detection.h"
 #include "core/engine/engine.h"
 #include "core/streaming/streaming_benchmark.h"
 #include "core/streaming/streaming_session.h"
@@ -54,6 +55,7 @@ const char* kUsage = R"(usage: hearsay-cli stream --model PATH (--mic [--device 
                            until a pause this long (default 0: every utterance starts afresh)
   --audio-context-padding S  encode only the window plus S seconds (reduced audio context, as
                            whisper.cpp's audio_ctx; faster, may change the text); default: all 30 s
+  --languages LIST         detect the language only among these (codes or names: en,de,fr)
   --language L, --task T, --beam-size N (default 1), --temperature-increment D (default 0: none)
   --vocabulary FILE        words and names you use, one a line: always in the decoder's prompt, so
                            that they are spelled as written
@@ -109,7 +111,7 @@ int runStream(const std::vector<std::string>& args) {
     };
     auto parsed = Options::parse(args,
                                  {"model", "device", "speed", "step", "trim", "vad-threshold", "min-silence-ms", "mel-padding",
-                                  "audio-context-padding", "context-pause", "commit", "vocabulary", "replacements", "language", "task", "beam-size", "temperature-increment", "threads", "backend",
+                                  "audio-context-padding", "context-pause", "commit", "vocabulary", "replacements", "language", "languages", "task", "beam-size", "temperature-increment", "threads", "backend",
                                   "output-format"},
                                  {"help", "list-devices", "mic", "realtime", "no-vad", "no-tentative", "no-self-cache",
                                   "no-cross-cache", "quiet", "no-journal", "type", "word-timestamps", "no-word-timings"});
@@ -170,6 +172,12 @@ int runStream(const std::vector<std::string>& args) {
     so.decoding.beamSize = beam.value() > 1 ? beam.value() : 0;
     so.decoding.language = options.value("language", "");
     if (so.decoding.language == "auto") so.decoding.language.clear();
+    if (auto list = options.value("languages")) {
+        auto codes = parseLanguageList(*list);
+        if (!codes) return fail("--languages: " + codes.message(), 2);
+        if (!so.decoding.language.empty()) return fail("--languages is for detection: leave --language at auto", 2);
+        so.decoding.detectAmong = codes.value();
+    }
     const std::string task = options.value("task", "transcribe");
     if (task == "translate") so.decoding.task = DecodingTaskKind::Translate;
     else if (task != "transcribe") return fail("--task must be transcribe or translate", 2);
@@ -218,7 +226,10 @@ int runStream(const std::vector<std::string>& args) {
     engineOptions.backendOptions.threads = threads.value();
     auto engine = Engine::load(*options.value("model"), engineOptions);
     if (!engine) return fail(engine.message(), 1);
-    if (!engine->tokenizer().isMultilingual()) so.decoding.language.clear();
+    if (!engine->tokenizer().isMultilingual()) {
+        so.decoding.language.clear();
+        so.decoding.detectAmong.clear();
+    }
     if (!quiet) {
         std::fprintf(stderr, "hearsay-cli stream: %s, %s, %s; %s\n", engine->model().path().c_str(),
                      engine->backend().name().c_str(), source->description().c_str(),
