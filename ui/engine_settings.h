@@ -28,6 +28,7 @@ struct EngineSettings {
     QString commit = "agreement";  // when text becomes final: commitPolicyName() of the streaming session
     QString vocabulary;         // words and names, one a line: always in the dictation's prompt
     QString replacements;       // rules applied to committed dictated text (core/transcript/replacement_rules.h)
+    bool spokenCommands = false;  // "comma", "new line" … said aloud become the characters
     bool showTentative = true;  // show text before it is committed (grey, italic)
 
     static constexpr int kMaxBeamSize = 16;

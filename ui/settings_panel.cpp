@@ -141,10 +141,11 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
     vocabulary->setToolTip(tr("Words and names the model should spell as you do, and rules that rewrite final text "
                               "(\"hear say => Hearsay\"). Applies at the next Record."));
     connect(vocabulary, &QPushButton::clicked, this, [this] {
-        VocabularyDialog dialog(m_vocabularyText, m_replacementsText, this);
+        VocabularyDialog dialog(m_vocabularyText, m_replacementsText, m_spokenCommands, this);
         if (dialog.exec() != QDialog::Accepted) return;
         m_vocabularyText = dialog.vocabulary();
         m_replacementsText = dialog.replacements();
+        m_spokenCommands = dialog.spokenCommands();
         emitChanged();
     });
     form->addRow(tr("Words"), vocabulary);
@@ -304,6 +305,7 @@ void SettingsPanel::setSettings(const EngineSettings& s) {
     m_commit->setCurrentIndex(std::max(0, m_commit->findData(s.commit)));
     m_vocabularyText = s.vocabulary;
     m_replacementsText = s.replacements;
+    m_spokenCommands = s.spokenCommands;
     m_tentative->setChecked(s.showTentative);
     m_updating = false;
 }
@@ -328,6 +330,7 @@ EngineSettings SettingsPanel::settings() const {
     s.commit = m_commit->currentData().toString();
     s.vocabulary = m_vocabularyText;
     s.replacements = m_replacementsText;
+    s.spokenCommands = m_spokenCommands;
     s.showTentative = m_tentative->isChecked();
     return s;
 }

@@ -15,6 +15,7 @@
 #include "core/decoding/language_detection.h"
 #include "core/streaming/streaming_session.h"
 #include "core/transcript/replacement_rules.h"
+#include "core/transcript/spoken_commands.h"
 #include "core/text/tokenizer.h"
 #include "core/transcript/dictation_journal.h"
 
@@ -461,8 +462,10 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
         // A journal write that fails (disk full) keeps the text waiting in the journal's backlog; the
         // user is told once, and again when the journal has caught up.
         const QString caughtUp = tr("The dictation journal has caught up: every committed word is on disk again.");
-        callbacks.committed = [this, &journal, &caughtUp, &rules](const CommittedText& committed) {
+        const std::string commandLanguage = settings.language.isEmpty() ? std::string("en") : settings.language.toStdString();
+        callbacks.committed = [this, &journal, &caughtUp, &rules, &request, &commandLanguage](const CommittedText& committed) {
             CommittedText c = committed;
+            if (request.spokenCommands) c.text = applySpokenCommands(c.text, commandLanguage);
             if (!rules.empty()) c.text = rules.apply(c.text);
             // On disk first: what the window shows as committed survives a kill.
             if (journal) {

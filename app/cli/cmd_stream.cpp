@@ -13,6 +13,7 @@
 #include "core/streaming/streaming_session.h"
 #include "core/transcript/journal_store.h"
 #include "core/transcript/replacement_rules.h"
+#include "core/transcript/spoken_commands.h"
 #include "core/transcript/timestamp_format.h"
 #include "core/transcript/transcript_export.h"
 #include "core/util/json.h"
@@ -63,6 +64,8 @@ const char* kUsage = R"(usage: hearsay-cli stream --model PATH (--mic [--device 
                            typed, one a line: "hearsay => Hearsay" (a word or phrase, any case) or
                            "re:PATTERN => TEXT" (a regular expression; $1 its first group; \n a
                            newline)
+  --spoken-commands        "comma", "period", "question mark", "new line", "new paragraph" … said
+                           aloud become the characters (English; German with --language de)
   --no-tentative           print committed text only
   --word-timestamps        committed text with its words and their times (JSON: "words": [{word,
                            start, end, probability}]; text: one [start --> end] word per line)
@@ -114,7 +117,8 @@ int runStream(const std::vector<std::string>& args) {
                                   "audio-context-padding", "context-pause", "commit", "vocabulary", "replacements", "language", "languages", "task", "beam-size", "temperature-increment", "threads", "backend",
                                   "output-format"},
                                  {"help", "list-devices", "mic", "realtime", "no-vad", "no-tentative", "no-self-cache",
-                                  "no-cross-cache", "quiet", "no-journal", "type", "word-timestamps", "no-word-timings"});
+                                  "no-cross-cache", "quiet", "no-journal", "type", "word-timestamps", "no-word-timings",
+                                  "spoken-commands"});
     if (!parsed) return fail(parsed.message() + " (see --help)", 2);
     const Options& options = parsed.value();
     if (options.has("help")) {
@@ -154,6 +158,7 @@ int runStream(const std::vector<std::string>& args) {
         if (!vocabulary) return fail("--vocabulary: " + vocabulary.message(), 2);
         so.vocabulary = vocabulary.value();
     }
+    const bool spokenCommands = options.has("spoken-commands");
     ReplacementRules rules;
     if (auto file = options.value("replacements")) {
         auto loaded = ReplacementRules::load(*file);
@@ -301,6 +306,7 @@ int runStream(const std::vector<std::string>& args) {
     std::string finalText;  // the committed text with the replacement rules applied
     callbacks.committed = [&](const CommittedText& committed) {
         CommittedText c = committed;
+        if (spokenCommands) c.text = applySpokenCommands(c.text, so.decoding.language.empty() ? "en" : so.decoding.language);
         if (!rules.empty()) c.text = rules.apply(c.text);
         finalText += c.text;
         if (journal) {
