@@ -21,6 +21,7 @@ DictationRequest DictationController::begin(const EngineSettings& settings, cons
     request.commit = settings.commit;
     request.vocabulary = settings.vocabulary;
     request.replacements = settings.replacements;
+    request.spokenCommands = settings.spokenCommands;
     request.showTentative = settings.showTentative;
     request.control = std::make_shared<DictationControl>();
     m_control = request.control;

@@ -31,8 +31,11 @@ EngineSettings EngineSettings::load(const QSettings& settings) {
     if (step >= 0.2 && step <= 5.0) s.stepSeconds = step;
     const QString commit = settings.value("dictation/commit", s.commit).toString();
     if (commit == "agreement" || commit == "alignatt" || commit == "utterance") s.commit = commit;
+    s.detectAmong = settings.value("decoding/detectAmong", s.detectAmong).toString();
     s.vocabulary = settings.value("dictation/vocabulary", s.vocabulary).toString();
     s.replacements = settings.value("dictation/replacements", s.replacements).toString();
+    const QString spoken = settings.value("dictation/spokenCommands", s.spokenCommands).toString().toLower();
+    if (spoken == "true" || spoken == "false") s.spokenCommands = spoken == "true";
     const double vad = settings.value("dictation/vadThreshold", s.vadThreshold).toDouble();
     if (vad > 0.0 && vad < 1.0) s.vadThreshold = vad;
     const QString tentative = settings.value("dictation/showTentative", s.showTentative).toString().toLower();
@@ -55,8 +58,10 @@ void EngineSettings::save(QSettings& settings) const {
     settings.setValue("dictation/stepSeconds", stepSeconds);
     settings.setValue("dictation/vadThreshold", vadThreshold);
     settings.setValue("dictation/commit", commit);
+    settings.setValue("decoding/detectAmong", detectAmong);
     settings.setValue("dictation/vocabulary", vocabulary);
     settings.setValue("dictation/replacements", replacements);
+    settings.setValue("dictation/spokenCommands", spokenCommands);
     settings.setValue("dictation/showTentative", showTentative);
 }
 

@@ -12,6 +12,7 @@ struct EngineSettings {
     QString backend = "auto";   // "auto", "cpu" or "cuda" (parseBackendKind)
     int threads = 0;            // CPU threads; 0 = all cores
     QString language;           // language code; empty = detect on the first 30 s
+    QString detectAmong;        // when detecting: "en, de, fr" (codes or names); empty = every language
     bool translate = false;     // task: translate to English instead of transcribe
     int beamSize = 5;           // 1 = greedy
     bool selfCache = true;      // self-attention K/V cache
@@ -27,6 +28,7 @@ struct EngineSettings {
     QString commit = "agreement";  // when text becomes final: commitPolicyName() of the streaming session
     QString vocabulary;         // words and names, one a line: always in the dictation's prompt
     QString replacements;       // rules applied to committed dictated text (core/transcript/replacement_rules.h)
+    bool spokenCommands = false;  // "comma", "new line" … said aloud become the characters
     bool showTentative = true;  // show text before it is committed (grey, italic)
 
     static constexpr int kMaxBeamSize = 16;

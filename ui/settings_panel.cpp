@@ -1,6 +1,7 @@
 // Widgets of the settings panel (see settings_panel.h).
 #include "ui/settings_panel.h"
 
+#include "core/decoding/language_detection.h"
 #include "core/text/tokenizer.h"
 #include "ui/vocabulary_dialog.h"
 
@@ -56,6 +57,13 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
     m_language = new QComboBox(this);
     m_language->setObjectName("language");
     form->addRow(tr("&Language"), m_language);
+
+    m_detectAmong = new QLineEdit(this);
+    m_detectAmong->setObjectName("detectAmong");
+    m_detectAmong->setPlaceholderText(tr("any language"));
+    m_detectAmong->setToolTip(tr("With Auto-detect: the languages you speak (codes or names, e.g. \"en, de, fr\"). "
+                                 "Detection then picks the most likely of these."));
+    form->addRow(tr("Detect &among"), m_detectAmong);
     fillLanguages(int(whisperLanguages().size()), true);
 
     m_task = new QComboBox(this);
@@ -133,10 +141,11 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
     vocabulary->setToolTip(tr("Words and names the model should spell as you do, and rules that rewrite final text "
                               "(\"hear say => Hearsay\"). Applies at the next Record."));
     connect(vocabulary, &QPushButton::clicked, this, [this] {
-        VocabularyDialog dialog(m_vocabularyText, m_replacementsText, this);
+        VocabularyDialog dialog(m_vocabularyText, m_replacementsText, m_spokenCommands, this);
         if (dialog.exec() != QDialog::Accepted) return;
         m_vocabularyText = dialog.vocabulary();
         m_replacementsText = dialog.replacements();
+        m_spokenCommands = dialog.spokenCommands();
         emitChanged();
     });
     form->addRow(tr("Words"), vocabulary);
@@ -174,6 +183,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
     connect(m_threads, &QSpinBox::valueChanged, this, changed);
     connect(m_language, &QComboBox::currentIndexChanged, this, [this] {
         if (!m_updating && m_language->isEnabled()) m_wantedLanguage = m_language->currentData().toString();
+        m_detectAmong->setEnabled(m_language->isEnabled() && m_language->currentData().toString().isEmpty());
         emitChanged();
     });
     connect(m_task, &QComboBox::currentIndexChanged, this, changed);
@@ -181,6 +191,17 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
     connect(m_selfCache, &QCheckBox::toggled, this, changed);
     connect(m_crossCache, &QCheckBox::toggled, this, changed);
     connect(m_prompt, &QLineEdit::editingFinished, this, changed);
+    connect(m_detectAmong, &QLineEdit::editingFinished, this, [this] {
+        // A list with an unknown language is refused where it is typed.
+        const QString list = m_detectAmong->text().trimmed();
+        auto codes = list.isEmpty() ? Result<std::vector<std::string>>(std::vector<std::string>{})
+                                    : parseLanguageList(list.toStdString());
+        m_detectAmong->setStyleSheet(codes ? QString() : QStringLiteral("background: #fde0e0"));
+        m_detectAmong->setToolTip(codes ? tr("With Auto-detect: the languages you speak (codes or names, e.g. \"en, de, "
+                                             "fr\"). Detection then picks the most likely of these.")
+                                        : QString::fromStdString(codes.message()));
+        if (codes) emitChanged();
+    });
     connect(m_inputDevice, &QComboBox::currentIndexChanged, this, [this] {
         if (!m_updating) m_wantedDevice = m_inputDevice->currentData().toString();
         emitChanged();
@@ -213,6 +234,7 @@ void SettingsPanel::fillLanguages(int count, bool multilingual) {
         const int index = m_language->findData(m_wantedLanguage);
         m_language->setCurrentIndex(index >= 0 ? index : 0);
     }
+    m_detectAmong->setEnabled(multilingual && m_language->currentData().toString().isEmpty());
     m_updating = wasUpdating;
 }
 
@@ -274,6 +296,7 @@ void SettingsPanel::setSettings(const EngineSettings& s) {
     m_crossCache->setChecked(s.crossCache);
     m_stepGraphs->setChecked(s.stepGraphs);
     m_prompt->setText(s.initialPrompt);
+    m_detectAmong->setText(s.detectAmong);
     m_wantedDevice = s.inputDevice;
     if (m_inputDevice->findData(s.inputDevice) < 0) m_inputDevice->addItem(s.inputDevice, s.inputDevice);
     m_inputDevice->setCurrentIndex(std::max(0, m_inputDevice->findData(s.inputDevice)));
@@ -282,6 +305,7 @@ void SettingsPanel::setSettings(const EngineSettings& s) {
     m_commit->setCurrentIndex(std::max(0, m_commit->findData(s.commit)));
     m_vocabularyText = s.vocabulary;
     m_replacementsText = s.replacements;
+    m_spokenCommands = s.spokenCommands;
     m_tentative->setChecked(s.showTentative);
     m_updating = false;
 }
@@ -299,12 +323,14 @@ EngineSettings SettingsPanel::settings() const {
     s.precision = m_precision->currentData().toString();
     s.stepGraphs = m_stepGraphs->isChecked();
     s.initialPrompt = m_prompt->text();
+    s.detectAmong = m_detectAmong->text().trimmed();
     s.inputDevice = m_inputDevice->currentData().toString();
     s.stepSeconds = m_step->value();
     s.vadThreshold = m_vadThreshold->value();
     s.commit = m_commit->currentData().toString();
     s.vocabulary = m_vocabularyText;
     s.replacements = m_replacementsText;
+    s.spokenCommands = m_spokenCommands;
     s.showTentative = m_tentative->isChecked();
     return s;
 }

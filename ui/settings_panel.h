@@ -68,7 +68,9 @@ private:
     QComboBox* m_inputDevice = nullptr;
     QDoubleSpinBox* m_step = nullptr;
     QComboBox* m_commit = nullptr;
+    QLineEdit* m_detectAmong = nullptr;
     QString m_vocabularyText, m_replacementsText;  // edited in the vocabulary dialog
+    bool m_spokenCommands = false;
     QDoubleSpinBox* m_vadThreshold = nullptr;
     QCheckBox* m_tentative = nullptr;
     QString m_wantedDevice;        // the saved choice, kept while it is not listed

@@ -12,8 +12,10 @@
 #include "core/frontend/log_mel.h"
 #include "core/model/model_tokenizer.h"
 #include "core/model/whisper_model.h"
+#include "core/decoding/language_detection.h"
 #include "core/streaming/streaming_session.h"
 #include "core/transcript/replacement_rules.h"
+#include "core/transcript/spoken_commands.h"
 #include "core/text/tokenizer.h"
 #include "core/transcript/dictation_journal.h"
 
@@ -54,11 +56,20 @@ SessionOptions sessionOptions(const EngineSettings& settings) {
     return options;
 }
 
+// The languages detection chooses from ("en, de"): empty (every language) when none is set or the
+// list names an unknown one (the settings panel refuses those).
+std::vector<std::string> detectAmong(const EngineSettings& settings, bool multilingual) {
+    if (!multilingual || !settings.language.isEmpty() || settings.detectAmong.trimmed().isEmpty()) return {};
+    auto codes = parseLanguageList(settings.detectAmong.toStdString());
+    return codes ? codes.value() : std::vector<std::string>{};
+}
+
 TranscribeOptions transcribeOptions(const EngineSettings& settings, bool multilingual) {
     TranscribeOptions options;
     DecodingOptions& d = options.decoding;
     d.task = settings.translate ? DecodingTaskKind::Translate : DecodingTaskKind::Transcribe;
     d.language = multilingual ? settings.language.toStdString() : std::string();
+    d.detectAmong = detectAmong(settings, multilingual);
     d.beamSize = settings.beamSize > 1 ? settings.beamSize : 0;
     d.bestOf = EngineSettings::kBestOf;
     options.initialPrompt = settings.initialPrompt.toStdString();
@@ -435,6 +446,7 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
         options.showTentative = request.showTentative;
         options.decoding.task = settings.translate ? DecodingTaskKind::Translate : DecodingTaskKind::Transcribe;
         options.decoding.language = m_tokenizer->isMultilingual() ? settings.language.toStdString() : std::string();
+        options.decoding.detectAmong = detectAmong(settings, m_tokenizer->isMultilingual());
 
         std::optional<DictationJournal> journal;
         if (!journalPath.isEmpty()) {
@@ -450,8 +462,10 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
         // A journal write that fails (disk full) keeps the text waiting in the journal's backlog; the
         // user is told once, and again when the journal has caught up.
         const QString caughtUp = tr("The dictation journal has caught up: every committed word is on disk again.");
-        callbacks.committed = [this, &journal, &caughtUp, &rules](const CommittedText& committed) {
+        const std::string commandLanguage = settings.language.isEmpty() ? std::string("en") : settings.language.toStdString();
+        callbacks.committed = [this, &journal, &caughtUp, &rules, &request, &commandLanguage](const CommittedText& committed) {
             CommittedText c = committed;
+            if (request.spokenCommands) c.text = applySpokenCommands(c.text, commandLanguage);
             if (!rules.empty()) c.text = rules.apply(c.text);
             // On disk first: what the window shows as committed survives a kill.
             if (journal) {

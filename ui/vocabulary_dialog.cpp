@@ -3,6 +3,7 @@
 
 #include "core/transcript/replacement_rules.h"
 
+#include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -10,7 +11,8 @@
 
 namespace hearsay::ui {
 
-VocabularyDialog::VocabularyDialog(const QString& vocabulary, const QString& replacements, QWidget* parent)
+VocabularyDialog::VocabularyDialog(const QString& vocabulary, const QString& replacements, bool spokenCommands,
+                                   QWidget* parent)
     : QDialog(parent) {
     setWindowTitle(tr("Vocabulary and replacements"));
     auto* layout = new QVBoxLayout(this);
@@ -32,6 +34,11 @@ VocabularyDialog::VocabularyDialog(const QString& vocabulary, const QString& rep
     m_replacements->setObjectName("replacements");
     m_replacements->setPlaceholderText(tr("hear say => Hearsay\nnew paragraph => \\n\\n"));
     rulesLabel->setBuddy(m_replacements);
+    m_spokenCommands = new QCheckBox(tr("&Spoken commands: \"comma\", \"period\", \"question mark\", \"new line\", \"new "
+                                        "paragraph\" … become the characters (English; German when the language is German)"),
+                                     this);
+    m_spokenCommands->setObjectName("spokenCommands");
+    m_spokenCommands->setChecked(spokenCommands);
     m_problem = new QLabel(this);
     m_problem->setObjectName("replacementsProblem");
     m_problem->setWordWrap(true);
@@ -42,6 +49,7 @@ VocabularyDialog::VocabularyDialog(const QString& vocabulary, const QString& rep
     connect(buttons, &QDialogButtonBox::rejected, this, &VocabularyDialog::reject);
     layout->addWidget(vocabularyLabel);
     layout->addWidget(m_vocabulary, 1);
+    layout->addWidget(m_spokenCommands);
     layout->addWidget(rulesLabel);
     layout->addWidget(m_replacements, 1);
     layout->addWidget(m_problem);
@@ -51,6 +59,7 @@ VocabularyDialog::VocabularyDialog(const QString& vocabulary, const QString& rep
 
 QString VocabularyDialog::vocabulary() const { return m_vocabulary->toPlainText(); }
 QString VocabularyDialog::replacements() const { return m_replacements->toPlainText(); }
+bool VocabularyDialog::spokenCommands() const { return m_spokenCommands->isChecked(); }
 
 void VocabularyDialog::accept() {
     const auto rules = ReplacementRules::parse(m_replacements->toPlainText().toStdString());

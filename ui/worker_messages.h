@@ -91,6 +91,7 @@ struct DictationRequest {
     QString commit = "agreement";  // commitPolicyName() of the streaming session
     QString vocabulary;            // one word or name a line
     QString replacements;          // replacement rules, one a line
+    bool spokenCommands = false;   // spoken punctuation and new lines become characters
     bool showTentative = true;
     std::shared_ptr<DictationControl> control;
 };

@@ -7,11 +7,13 @@
 #include "app/cli/options.h"
 #include "core/audio/capture_device.h"
 #include "core/audio/simulated_live_source.h"
+#include "core/decoding/language_detection.h"
 #include "core/engine/engine.h"
 #include "core/streaming/streaming_benchmark.h"
 #include "core/streaming/streaming_session.h"
 #include "core/transcript/journal_store.h"
 #include "core/transcript/replacement_rules.h"
+#include "core/transcript/spoken_commands.h"
 #include "core/transcript/timestamp_format.h"
 #include "core/transcript/transcript_export.h"
 #include "core/util/json.h"
@@ -54,6 +56,7 @@ const char* kUsage = R"(usage: hearsay-cli stream --model PATH (--mic [--device 
                            until a pause this long (default 0: every utterance starts afresh)
   --audio-context-padding S  encode only the window plus S seconds (reduced audio context, as
                            whisper.cpp's audio_ctx; faster, may change the text); default: all 30 s
+  --languages LIST         detect the language only among these (codes or names: en,de,fr)
   --language L, --task T, --beam-size N (default 1), --temperature-increment D (default 0: none)
   --vocabulary FILE        words and names you use, one a line: always in the decoder's prompt, so
                            that they are spelled as written
@@ -61,6 +64,8 @@ const char* kUsage = R"(usage: hearsay-cli stream --model PATH (--mic [--device 
                            typed, one a line: "hearsay => Hearsay" (a word or phrase, any case) or
                            "re:PATTERN => TEXT" (a regular expression; $1 its first group; \n a
                            newline)
+  --spoken-commands        "comma", "period", "question mark", "new line", "new paragraph" … said
+                           aloud become the characters (English; German with --language de)
   --no-tentative           print committed text only
   --word-timestamps        committed text with its words and their times (JSON: "words": [{word,
                            start, end, probability}]; text: one [start --> end] word per line)
@@ -109,10 +114,11 @@ int runStream(const std::vector<std::string>& args) {
     };
     auto parsed = Options::parse(args,
                                  {"model", "device", "speed", "step", "trim", "vad-threshold", "min-silence-ms", "mel-padding",
-                                  "audio-context-padding", "context-pause", "commit", "vocabulary", "replacements", "language", "task", "beam-size", "temperature-increment", "threads", "backend",
+                                  "audio-context-padding", "context-pause", "commit", "vocabulary", "replacements", "language", "languages", "task", "beam-size", "temperature-increment", "threads", "backend",
                                   "output-format"},
                                  {"help", "list-devices", "mic", "realtime", "no-vad", "no-tentative", "no-self-cache",
-                                  "no-cross-cache", "quiet", "no-journal", "type", "word-timestamps", "no-word-timings"});
+                                  "no-cross-cache", "quiet", "no-journal", "type", "word-timestamps", "no-word-timings",
+                                  "spoken-commands"});
     if (!parsed) return fail(parsed.message() + " (see --help)", 2);
     const Options& options = parsed.value();
     if (options.has("help")) {
@@ -152,6 +158,7 @@ int runStream(const std::vector<std::string>& args) {
         if (!vocabulary) return fail("--vocabulary: " + vocabulary.message(), 2);
         so.vocabulary = vocabulary.value();
     }
+    const bool spokenCommands = options.has("spoken-commands");
     ReplacementRules rules;
     if (auto file = options.value("replacements")) {
         auto loaded = ReplacementRules::load(*file);
@@ -170,6 +177,12 @@ int runStream(const std::vector<std::string>& args) {
     so.decoding.beamSize = beam.value() > 1 ? beam.value() : 0;
     so.decoding.language = options.value("language", "");
     if (so.decoding.language == "auto") so.decoding.language.clear();
+    if (auto list = options.value("languages")) {
+        auto codes = parseLanguageList(*list);
+        if (!codes) return fail("--languages: " + codes.message(), 2);
+        if (!so.decoding.language.empty()) return fail("--languages is for detection: leave --language at auto", 2);
+        so.decoding.detectAmong = codes.value();
+    }
     const std::string task = options.value("task", "transcribe");
     if (task == "translate") so.decoding.task = DecodingTaskKind::Translate;
     else if (task != "transcribe") return fail("--task must be transcribe or translate", 2);
@@ -218,7 +231,10 @@ int runStream(const std::vector<std::string>& args) {
     engineOptions.backendOptions.threads = threads.value();
     auto engine = Engine::load(*options.value("model"), engineOptions);
     if (!engine) return fail(engine.message(), 1);
-    if (!engine->tokenizer().isMultilingual()) so.decoding.language.clear();
+    if (!engine->tokenizer().isMultilingual()) {
+        so.decoding.language.clear();
+        so.decoding.detectAmong.clear();
+    }
     if (!quiet) {
         std::fprintf(stderr, "hearsay-cli stream: %s, %s, %s; %s\n", engine->model().path().c_str(),
                      engine->backend().name().c_str(), source->description().c_str(),
@@ -290,6 +306,7 @@ int runStream(const std::vector<std::string>& args) {
     std::string finalText;  // the committed text with the replacement rules applied
     callbacks.committed = [&](const CommittedText& committed) {
         CommittedText c = committed;
+        if (spokenCommands) c.text = applySpokenCommands(c.text, so.decoding.language.empty() ? "en" : so.decoding.language);
         if (!rules.empty()) c.text = rules.apply(c.text);
         finalText += c.text;
         if (journal) {

@@ -9,6 +9,7 @@
 #include "core/frontend/pcm_wav.h"
 #endif
 #include "core/backend/backend.h"
+#include "core/decoding/language_detection.h"
 #include "core/decoding/transcriber.h"
 #include "core/engine/engine.h"
 #include "core/text/tokenizer.h"
@@ -73,6 +74,7 @@ const char* kUsage = R"(usage: hearsay-cli transcribe --model PATH [OPTIONS] FIL
   --model PATH               Hugging Face or CTranslate2 (faster-whisper) model directory, or a whisper.cpp
                              ggml .bin (required)
   --language L               language code or name, or auto (default: auto; English-only models: en)
+  --languages LIST           with auto: detect only among these (codes or names: en,de,fr)
   --task T                   transcribe (default) or translate (to English)
   --beam-size N              beams for temperature 0 (default 5; 1 = greedy)
   --patience P               beam-search patience (default 1.0)
@@ -136,7 +138,16 @@ Result<Settings> readSettings(const Options& options, bool multilingual) {
         if (!languageIndex(language)) return makeError("unknown language '" + language + "'");
         d.language = language;
     }
-    if (!multilingual) d.language.clear();  // English-only models have no language tokens
+    if (auto list = options.value("languages")) {
+        auto codes = parseLanguageList(*list);
+        if (!codes) return makeError("--languages: " + codes.message());
+        if (!d.language.empty()) return makeError("--languages is for detection: leave --language at auto");
+        d.detectAmong = codes.value();
+    }
+    if (!multilingual) {  // English-only models have no language tokens
+        d.language.clear();
+        d.detectAmong.clear();
+    }
     const std::string task = options.value("task", "transcribe");
     if (task == "translate") d.task = DecodingTaskKind::Translate;
     else if (task != "transcribe") return makeError("unknown task '" + task + "' (expected transcribe or translate)");
@@ -239,7 +250,7 @@ Result<void> writeFile(const fs::path& path, const std::string& content) {
 int runTranscribe(const std::vector<std::string>& args) {
     auto parsed = Options::parse(
         args,
-        {"model", "language", "task", "beam-size", "patience", "length-penalty", "beam-rules", "best-of", "temperature",
+        {"model", "language", "languages", "task", "beam-size", "patience", "length-penalty", "beam-rules", "best-of", "temperature",
          "temperature-increment", "compression-ratio-threshold", "logprob-threshold", "no-speech-threshold",
          "initial-prompt", "sample-len", "seed", "threads", "backend", "precision", "output-format", "output-dir",
          "max-line-width", "max-line-count"},

@@ -22,6 +22,7 @@ enum class BeamSearchRules { OpenAI, CTranslate2 };
 struct DecodingOptions {
     DecodingTaskKind task = DecodingTaskKind::Transcribe;
     std::string language;              // language code ("en"); empty: detect (multilingual models)
+    std::vector<std::string> detectAmong;  // when detecting: the languages to choose from (empty: all)
 
     float temperature = 0.0f;          // 0: argmax (or beam search); > 0: sampling
     int sampleLen = 0;                 // maximum sampled tokens; 0: n_text_ctx / 2 (224)

@@ -52,7 +52,7 @@ Result<DecodingResult> decodeWindow(InferenceSession& session, const Tokenizer& 
     if (!tokenizer.isMultilingual()) {
         result.language = "en";
     } else if (options.language.empty()) {
-        auto detection = detectLanguage(session, tokenizer, &sotLogits);
+        auto detection = detectLanguage(session, tokenizer, &sotLogits, options.detectAmong);
         if (!detection) return detection.error();
         result.language = detection->code;
         languageToken = detection->token;

@@ -7,6 +7,7 @@
 
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hearsay {
@@ -30,7 +31,17 @@ std::vector<float> languageProbabilities(std::span<const float> logitsAfterSot, 
 
 // Runs the decoder on [<|startoftranscript|>] over the session's current window. When
 // logitsAfterSot is given it receives that logit row (it also yields the no-speech probability).
+// `among` (language codes; empty: all) restricts the choice: the most probable of those is
+// detected; the probabilities stay those over every language.
 Result<LanguageDetection> detectLanguage(InferenceSession& session, const Tokenizer& tokenizer,
-                                         std::vector<float>* logitsAfterSot = nullptr);
+                                         std::vector<float>* logitsAfterSot = nullptr,
+                                         const std::vector<std::string>& among = {});
+
+// "en,de,French" (codes or names, comma-separated) as codes, in the order given; an unknown one is
+// an error that names it.
+Result<std::vector<std::string>> parseLanguageList(std::string_view list);
+
+// Empty when every code of `codes` is a language of the tokenizer, else which is not.
+Result<void> checkLanguageCodes(const Tokenizer& tokenizer, const std::vector<std::string>& codes);
 
 } // namespace hearsay

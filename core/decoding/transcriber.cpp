@@ -135,7 +135,7 @@ Result<Transcript> transcribe(InferenceSession& session, const Tokenizer& tokeni
     } else if (decoding.language.empty()) {
         if (contentFrames == 0) return makeError("the audio is empty: no language to detect");
         if (auto r = encodeWindow(0, std::min(kChunkFrames, contentFrames + 1)); !r) return r.error();
-        auto detection = detectLanguage(session, tokenizer);
+        auto detection = detectLanguage(session, tokenizer, nullptr, decoding.detectAmong);
         if (!detection) return detection.error();
         decoding.language = detection->code;
         auto probabilities = detection->probabilities;

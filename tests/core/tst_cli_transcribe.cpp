@@ -190,6 +190,23 @@ private slots:
         }
     }
 
+    // --languages: detection picks one of the given languages; an unknown one is refused.
+    void detectionAmongGivenLanguages() {
+        for (const QString& list : {QString("fr"), QString("German,ja")}) {
+            const QString out = m_dir.filePath("languages");
+            Run r = runCli({"transcribe", "--model", m_model, "--languages", list, "--beam-size", "1", "--sample-len", "8",
+                            "--output-dir", out, "--output-format", "json", kJfk});
+            QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+            auto json = hearsay::Json::parse(readAll(out + "/jfk.wav.json").toStdString());
+            QVERIFY2(json.ok(), json.ok() ? "" : json.message().c_str());
+            const QString language = QString::fromStdString(json.value()["language"].toString());
+            QVERIFY2(list == "fr" ? language == "fr" : (language == "de" || language == "ja"), qPrintable(language));
+        }
+        Run bad = runCli({"transcribe", "--model", m_model, "--languages", "en,klingon", kJfk});
+        QVERIFY(bad.exitCode != 0);
+        QVERIFY2(bad.err.contains("klingon"), qPrintable(bad.err));
+    }
+
     void cacheSwitchesGiveTheSameTranscript() {
         QString reference;
         for (QStringList switches : {QStringList{}, QStringList{"--no-self-cache"}, QStringList{"--no-cross-cache"},

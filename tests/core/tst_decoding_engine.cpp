@@ -202,6 +202,19 @@ private slots:
             const auto& top = lang["top5"].toArray()[0].toArray();
             for (const auto& p : detection->probabilities)
                 if (p.code == top[0].toString()) QVERIFY(std::abs(p.probability - top[1].toDouble()) < 1e-4);
+            // Restricted to a set (the user's languages): the most probable of those, the same
+            // probabilities; a code the model lacks is an error.
+            {
+                auto ranked = detection->probabilities;
+                std::stable_sort(ranked.begin(), ranked.end(), [](auto& a, auto& b) { return a.probability > b.probability; });
+                e->session->resetDecoder();
+                auto restricted = detectLanguage(*e->session, *e->tokenizer, nullptr, {ranked[5].code, ranked[2].code});
+                QVERIFY2(restricted.ok(), restricted.ok() ? "" : restricted.message().c_str());
+                QCOMPARE(restricted->code, ranked[2].code);
+                QCOMPARE(restricted->probabilities.size(), detection->probabilities.size());
+                e->session->resetDecoder();
+                QVERIFY(!detectLanguage(*e->session, *e->tokenizer, nullptr, {"xx"}).ok());
+            }
 
             for (const auto& [runName, run] : perClip[clip]["decoding"].toObject()) {
                 const Json& ref = run["openai_whisper"];
@@ -245,6 +258,17 @@ private slots:
             }
         }
         QVERIFY(compared >= 12);
+    }
+
+    // The CLI's --languages: codes or names, duplicates dropped, unknown ones named.
+    void languageLists() {
+        auto codes = parseLanguageList("en, German,fr,en");
+        QVERIFY(codes.ok());
+        QCOMPARE(codes.value(), (std::vector<std::string>{"en", "de", "fr"}));
+        auto bad = parseLanguageList("en,klingon");
+        QVERIFY(!bad.ok());
+        QVERIFY2(bad.message().find("klingon") != std::string::npos, bad.message().c_str());
+        QVERIFY(!parseLanguageList(" , ").ok());
     }
 
     void contextLimitEndsTheWindowCleanly() {

@@ -6,6 +6,7 @@
 // runs.
 #include "core/real_models.h"
 #include "core/transcript/replacement_rules.h"
+#include "core/transcript/spoken_commands.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -72,6 +73,19 @@ re:(\w+) (\w+) swap => $2 $1)");
         QVERIFY(rules("# only a comment\n").empty());
         auto missing = ReplacementRules::load("/nonexistent/rules.txt");
         QVERIFY(!missing);
+    }
+
+    // Spoken commands: the words become characters, taking Whisper's own punctuation around them.
+    void spokenCommands() {
+        QCOMPARE(applySpokenCommands(" Dear Anna, comma, new line. Thanks for the mail period Are you coming question mark",
+                                     "en"),
+                 std::string(" Dear Anna,\nThanks for the mail. Are you coming?"));
+        QCOMPARE(applySpokenCommands(" First point. New paragraph. Second point exclamation mark", "en"),
+                 std::string(" First point\n\nSecond point!"));
+        QCOMPARE(applySpokenCommands(" Hallo Anna Komma neue Zeile wie geht es dir Fragezeichen", "de"),
+                 std::string(" Hallo Anna,\nwie geht es dir?"));
+        // Words that only contain a command are left alone; an unknown language uses English.
+        QCOMPARE(applySpokenCommands(" The commander periodically colonised it.", "xx"), std::string(" The commander periodically colonised it."));
     }
 
     void vocabularyBecomesPromptText() {

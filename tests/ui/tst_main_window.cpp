@@ -345,7 +345,7 @@ private slots:
                     "[decoding]\nlanguage=klingon\ntask=sing\nbeamSize=1000000000000\ninitialPrompt=@ByteArray(\\0\\xff)\n"
                     "[cache]\nselfAttention=@Variant(\\0\\0\\0\\x7f\\0\\0\\0\\xff)\ncrossAttention=\n"
                     "[dictation]\ninputDevice=no such device\nstepSeconds=nan\nvadThreshold=inf\nshowTentative=perhaps\n"
-                    "commit=whenever\n"
+                    "commit=whenever\nspokenCommands=perhaps\n"
                     "[window]\ngeometry=@ByteArray(garbage)\nstate=@ByteArray(\\x1\\x2\\x3)\n"
                     "[session]\nlastModel=/no/such/model\nmodelFolder=\\0\n"
                     "[models]\nfolders=42\n[view]\nsegmentTimes=@Rect(1 2 3)\n");
@@ -363,6 +363,7 @@ private slots:
                 QCOMPARE(shown.stepSeconds, defaults.stepSeconds);
                 QCOMPARE(shown.vadThreshold, defaults.vadThreshold);
                 QCOMPARE(shown.commit, defaults.commit);
+                QCOMPARE(shown.spokenCommands, defaults.spokenCommands);
                 QCOMPARE(shown.showTentative, defaults.showTentative);
                 // The last model it names is not there: a message, nothing loaded, nothing stuck.
                 window->reopenLastModel();
