@@ -31,7 +31,9 @@ EngineSettings EngineSettings::load(const QSettings& settings) {
     if (step >= 0.2 && step <= 5.0) s.stepSeconds = step;
     const QString commit = settings.value("dictation/commit", s.commit).toString();
     if (commit == "agreement" || commit == "alignatt" || commit == "utterance") s.commit = commit;
-    s.detectAmong = settings.value("decoding/detectAmong", s.detectAmong).toString();
+    // A hand-written "en, de" without quotes reads back as a list.
+    const QVariant among = settings.value("decoding/detectAmong", s.detectAmong);
+    s.detectAmong = among.typeId() == QMetaType::QStringList ? among.toStringList().join(", ") : among.toString();
     s.vocabulary = settings.value("dictation/vocabulary", s.vocabulary).toString();
     s.replacements = settings.value("dictation/replacements", s.replacements).toString();
     const QString spoken = settings.value("dictation/spokenCommands", s.spokenCommands).toString().toLower();
