@@ -16,7 +16,6 @@
 #include <cmath>
 #include <future>
 #include <optional>
-#include <thread>
 
 namespace hearsay {
 
@@ -81,20 +80,10 @@ int onOutput(const void*, void* output, unsigned long frames, const PaStreamCall
 
 void onFinished(void* user) { static_cast<AudioPlayer::Run*>(user)->finished.store(true, std::memory_order_release); }
 
-// Stops and closes the stream on a thread of its own and waits for it a bounded time.
+// Aborts and closes the stream on a thread of its own and waits for it a bounded time.
 void closeRun(std::shared_ptr<AudioPlayer::Run> run) {
-    auto done = std::make_shared<std::promise<void>>();
-    auto closed = done->get_future();
-    std::thread([run = std::move(run), done]() mutable {
-        Pa_AbortStream(run->stream);
-        {
-            auto guard = PortAudioLibrary::lock();
-            Pa_CloseStream(run->stream);
-        }
-        run.reset();  // the PortAudio handle goes before the waiter hears of it
-        done->set_value();
-    }).detach();
-    closed.wait_for(kCloseTimeout);  // a frozen server: the stream is left to its thread
+    PaStream* stream = run->stream;
+    closeStreamInBackground(stream, std::move(run), true).wait_for(kCloseTimeout);  // a frozen server: left to its thread
 }
 
 std::string deviceId(PaDeviceIndex index) {

@@ -89,24 +89,7 @@ void onStreamFinished(void* user) {
 // server resumes or dies; the thread keeps the run and PortAudio alive until then.
 std::shared_future<void> closeInBackground(const std::shared_ptr<CaptureDevice::Run>& run, bool abort) {
     std::lock_guard lock(run->closeMutex);
-    if (run->closed.valid()) return run->closed;
-    auto done = std::make_shared<std::promise<void>>();
-    run->closed = done->get_future().share();
-    std::thread([run = std::shared_ptr<CaptureDevice::Run>(run), abort, done]() mutable {
-        if (abort) {
-            Pa_AbortStream(run->stream);
-        } else {
-            Pa_StopStream(run->stream);
-        }
-        {
-            auto guard = PortAudioLibrary::lock();
-            Pa_CloseStream(run->stream);
-        }
-        // Let go of the run (and its PortAudio handle) before saying so: whoever waits on the
-        // future then holds the last reference, and PortAudio is terminated on their side.
-        run.reset();
-        done->set_value();
-    }).detach();
+    if (!run->closed.valid()) run->closed = closeStreamInBackground(run->stream, run, abort);
     return run->closed;
 }
 

@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 
 #include <cstdarg>
+#include <thread>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -80,6 +81,25 @@ Result<std::shared_ptr<PortAudioLibrary>> PortAudioLibrary::acquire() {
 PortAudioLibrary::~PortAudioLibrary() {
     auto guard = lock();
     Pa_Terminate();
+}
+
+std::shared_future<void> closeStreamInBackground(void* stream, std::shared_ptr<void> owner, bool abort) {
+    auto done = std::make_shared<std::promise<void>>();
+    std::shared_future<void> closed = done->get_future().share();
+    std::thread([stream, owner = std::move(owner), abort, done]() mutable {
+        if (abort) {
+            Pa_AbortStream(stream);
+        } else {
+            Pa_StopStream(stream);
+        }
+        {
+            auto guard = PortAudioLibrary::lock();
+            Pa_CloseStream(stream);
+        }
+        owner.reset();
+        done->set_value();
+    }).detach();
+    return closed;
 }
 
 } // namespace hearsay

@@ -4,6 +4,7 @@
 
 #include "core/util/result.h"
 
+#include <future>
 #include <memory>
 #include <mutex>
 
@@ -34,5 +35,12 @@ public:
 private:
     PortAudioLibrary() = default;
 };
+
+// Stops `stream` (a PaStream: Pa_StopStream lets the callbacks in flight finish, Pa_AbortStream
+// does not) and closes it, on a thread of its own: against a frozen sound server those calls
+// block until the server resumes or dies. The thread holds `owner` (what the stream's callbacks
+// use, and the PortAudio handle) until PortAudio has let go of the stream, and releases it before
+// the future becomes ready, so whoever waits on the future then holds the last reference.
+std::shared_future<void> closeStreamInBackground(void* stream, std::shared_ptr<void> owner, bool abort);
 
 } // namespace hearsay
