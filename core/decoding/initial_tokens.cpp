@@ -13,7 +13,7 @@ InitialTokens buildInitialTokens(const SpecialTokens& special, bool multilingual
 
     if (!prompt.empty()) {
         tokens.push_back(special.startOfPrev);
-        const size_t keep = size_t(std::max(0, nTextCtx / 2 - 1));
+        const size_t keep = promptCapacity(nTextCtx);
         const size_t first = prompt.size() > keep ? prompt.size() - keep : 0;
         tokens.insert(tokens.end(), prompt.begin() + std::ptrdiff_t(first), prompt.end());
     }

@@ -17,6 +17,9 @@ struct InitialTokens {
     int languageIndex = -1;   // index of the language token; -1 for English-only models
 };
 
+// How many prompt tokens a decoder of nTextCtx positions keeps (the most recent ones): nTextCtx/2 - 1.
+inline size_t promptCapacity(int nTextCtx) { return size_t(nTextCtx / 2 > 1 ? nTextCtx / 2 - 1 : 0); }
+
 // languageToken is ignored for English-only models (they have no language or task tokens).
 // The prompt keeps its nTextCtx/2 - 1 most recent tokens; the prefix at most nTextCtx/2 - sampleLen
 // (all of it when that is not positive, as the reference's slicing does).

@@ -31,7 +31,6 @@ bool startsWord(const Tokenizer& tokenizer, int token) {
     return !std::isalnum(c) && c != '\'';
 }
 
-
 size_t stableWordPrefix(const std::vector<int>& window, const std::vector<TokenTime>& times, size_t first, double limit,
                         int timestampBegin, const std::function<bool(int)>& isWordStart) {
     size_t stable = 0;  // tokens of the hypothesis in the stable prefix

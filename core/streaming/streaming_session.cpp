@@ -4,6 +4,7 @@
 #include "core/streaming/window_policy.h"
 
 #include "core/decoding/fallback_policy.h"
+#include "core/decoding/initial_tokens.h"
 #include "core/decoding/repetition_detector.h"
 #include "core/decoding/temperature_fallback.h"
 #include "core/decoding/word_timestamps.h"
@@ -63,33 +64,34 @@ Result<std::unique_ptr<StreamingSession>> StreamingSession::create(Engine engine
     if (auto ok = options.validate(); !ok) return ok.error();
     auto vad = VoiceActivityDetector::create(options.vad);
     if (!vad) return vad.error();
-    if (!stripWhitespace(options.vocabulary).empty()) {
+    std::vector<int> vocabulary;
+    if (const std::string text = stripWhitespace(options.vocabulary); !text.empty()) {
         // The vocabulary may take half of the prompt's room; the committed context keeps the rest.
-        const size_t tokens = engine.tokenizer().encode(" " + stripWhitespace(options.vocabulary)).size();
-        const size_t room = size_t(std::max(0, engine.model().config().nTextCtx / 2 - 1)) / 2;
-        if (tokens > room) {
-            return makeError("the vocabulary is " + std::to_string(tokens) + " tokens long; at most " + std::to_string(room) +
-                             " fit in the decoder's prompt");
+        vocabulary = engine.tokenizer().encode(" " + text);
+        const size_t room = promptCapacity(engine.model().config().nTextCtx) / 2;
+        if (vocabulary.size() > room) {
+            return makeError("the vocabulary is " + std::to_string(vocabulary.size()) + " tokens long; at most " +
+                             std::to_string(room) + " fit in the decoder's prompt");
         }
     }
     if (!controls) controls = std::make_shared<SessionControls>();
     return std::unique_ptr<StreamingSession>(new StreamingSession(std::move(engine), source, std::move(options), std::move(callbacks),
-                                                                  std::move(controls), std::move(vad).value()));
+                                                                  std::move(controls), std::move(vad).value(),
+                                                                  std::move(vocabulary)));
 }
 
 StreamingSession::StreamingSession(Engine engine, AudioSource& source, StreamingOptions options, StreamingCallbacks callbacks,
-                                   std::shared_ptr<SessionControls> controls, VoiceActivityDetector vad)
+                                   std::shared_ptr<SessionControls> controls, VoiceActivityDetector vad,
+                                   std::vector<int> vocabulary)
     : m_engine(std::move(engine)), m_source(source), m_options(std::move(options)), m_callbacks(std::move(callbacks)),
       m_controls(std::move(controls)), m_vad(std::move(vad)), m_mel(m_engine.model().config().nMels),
       m_agreement(m_engine.tokenizer().special().timestampBegin,
-                  [tokenizer = m_engine.sharedTokenizer()](int token) { return startsWord(*tokenizer, token); }) {
-    const std::string vocabulary = stripWhitespace(m_options.vocabulary);
-    if (!vocabulary.empty()) m_vocabulary = m_engine.tokenizer().encode(" " + vocabulary);
-}
+                  [tokenizer = m_engine.sharedTokenizer()](int token) { return startsWord(*tokenizer, token); }),
+      m_vocabulary(std::move(vocabulary)) {}
 
 std::vector<int> StreamingSession::prompt() const {
     if (m_vocabulary.empty()) return m_context;  // the decoder keeps the most recent tokens that fit
-    const size_t room = size_t(std::max(0, m_engine.model().config().nTextCtx / 2 - 1));
+    const size_t room = promptCapacity(m_engine.model().config().nTextCtx);
     std::vector<int> out = m_vocabulary;
     const size_t context = std::min(m_context.size(), room > out.size() ? room - out.size() : 0);
     out.insert(out.end(), m_context.end() - std::ptrdiff_t(context), m_context.end());
@@ -178,11 +180,7 @@ StreamingSummary StreamingSession::run() {
             const uint64_t end = std::min(m_samplesRead, m_windowStart + alignDown(samplesOf(m_options.maxWindowSeconds)));
             if (auto ok = step(std::max(end, std::min(m_samplesRead, m_processed + 1)), true); !ok) fail(ok.message());
         }
-        if (!m_agreement.tentative().empty()) {
-            const size_t first = m_agreement.committedInWindow().size();
-            const std::vector<int> rest = m_agreement.commitAll();
-            emitCommitted(first, rest.size(), m_tentativeShownAt, m_samplesRead, true);
-        }
+        commitTentative(m_samplesRead, true);
         closeUtteranceLatency();
     }
     const SourceStatus status = m_source.status();
@@ -318,10 +316,7 @@ Result<void> StreamingSession::finishUtterance(uint64_t e, StreamingStep& record
         if (h) {
             acceptHypothesis(*h, upTo, true);
         } else {
-            const size_t first = m_agreement.committedInWindow().size();
-            const std::vector<int> rest = m_agreement.commitAll();
-            emitCommitted(first, rest.size(), m_tentativeShownAt, upTo, true);
-            m_tentativeShownAt.clear();
+            commitTentative(upTo, true);
             emitTentative(upTo);
         }
         if (upTo == e) return {};
@@ -427,15 +422,17 @@ void StreamingSession::acceptHypothesis(const Hypothesis& h, uint64_t end, bool 
                       std::vector<double>(shownAt.begin(), shownAt.begin() + std::ptrdiff_t(committedText)), end, false);
     }
     m_tentativeShownAt.assign(shownAt.begin() + std::ptrdiff_t(committedText), shownAt.end());
-    if (endOfUtterance) {
-        if (!m_agreement.tentative().empty()) {
-            const size_t first = m_agreement.committedInWindow().size();
-            const std::vector<int> rest = m_agreement.commitAll();
-            emitCommitted(first, rest.size(), m_tentativeShownAt, end, true);
-        }
-        m_tentativeShownAt.clear();
-    }
+    if (endOfUtterance) commitTentative(end, true);
     emitTentative(end);
+}
+
+void StreamingSession::commitTentative(uint64_t windowEnd, bool endOfUtterance) {
+    if (!m_agreement.tentative().empty()) {
+        const size_t first = m_agreement.committedInWindow().size();
+        const std::vector<int> rest = m_agreement.commitAll();
+        emitCommitted(first, rest.size(), m_tentativeShownAt, windowEnd, endOfUtterance);
+    }
+    m_tentativeShownAt.clear();
 }
 
 size_t StreamingSession::alignAttStablePrefix(uint64_t windowEnd) const {
@@ -568,11 +565,7 @@ void StreamingSession::maybeTrim(uint64_t end) {
         return;
     }
     case WindowCut::Kind::CommitAll:
-        if (!m_agreement.tentative().empty()) {
-            const size_t first = m_agreement.committedInWindow().size();
-            const std::vector<int> rest = m_agreement.commitAll();
-            emitCommitted(first, rest.size(), m_tentativeShownAt, end, false);
-        }
+        commitTentative(end, false);
         startNewWindow(end);
         return;
     }

@@ -53,7 +53,7 @@ public:
 
 private:
     StreamingSession(Engine engine, AudioSource& source, StreamingOptions options, StreamingCallbacks callbacks,
-                     std::shared_ptr<SessionControls> controls, VoiceActivityDetector vad);
+                     std::shared_ptr<SessionControls> controls, VoiceActivityDetector vad, std::vector<int> vocabulary);
 
     struct Hypothesis {
         std::vector<int> tokens;  // after the prefix: text and timestamp tokens
@@ -71,6 +71,8 @@ private:
     // each of their text tokens was first shown.
     void emitCommitted(size_t first, size_t count, const std::vector<double>& shownAt, uint64_t windowEnd, bool endOfUtterance);
     void emitTentative(uint64_t windowEnd);
+    // Commits everything tentative as one piece (an utterance's end, Stop, a window cut by force).
+    void commitTentative(uint64_t windowEnd, bool endOfUtterance);
     // AlignAtt: how many tokens of tentative() form whole words aligned clear of the window's end.
     size_t alignAttStablePrefix(uint64_t windowEnd) const;
     void maybeTrim(uint64_t end);
