@@ -1,6 +1,7 @@
 // QSettings keys of the engine settings (see engine_settings.h).
 #include "ui/engine_settings.h"
 
+#include "core/streaming/streaming_options.h"
 #include "core/text/tokenizer.h"
 
 #include <QSettings>
@@ -30,7 +31,7 @@ EngineSettings EngineSettings::load(const QSettings& settings) {
     const double step = settings.value("dictation/stepSeconds", s.stepSeconds).toDouble();
     if (step >= 0.2 && step <= 5.0) s.stepSeconds = step;
     const QString commit = settings.value("dictation/commit", s.commit).toString();
-    if (commit == "agreement" || commit == "alignatt" || commit == "utterance") s.commit = commit;
+    if (parseCommitPolicy(commit.toStdString())) s.commit = commit;
     // A hand-written "en, de" without quotes reads back as a list.
     const QVariant among = settings.value("decoding/detectAmong", s.detectAmong);
     s.detectAmong = among.typeId() == QMetaType::QStringList ? among.toStringList().join(", ") : among.toString();

@@ -15,7 +15,6 @@
 #include "core/decoding/language_detection.h"
 #include "core/streaming/streaming_session.h"
 #include "core/transcript/replacement_rules.h"
-#include "core/transcript/spoken_commands.h"
 #include "core/text/tokenizer.h"
 #include "core/transcript/dictation_journal.h"
 
@@ -440,8 +439,9 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
         options.vad.threshold = request.vadThreshold;
         options.commit = parseCommitPolicy(request.commit.toStdString()).value_or(options.commit);
         options.vocabulary = vocabularyPrompt(request.vocabulary.toStdString());
-        ReplacementRules rules;
-        if (auto parsed = ReplacementRules::parse(request.replacements.toStdString()); parsed) rules = std::move(parsed).value();
+        DictatedTextRewrite rewrite;
+        if (request.spokenCommands) rewrite.spokenCommandsLanguage = settings.language.isEmpty() ? "en" : settings.language.toStdString();
+        if (auto parsed = ReplacementRules::parse(request.replacements.toStdString()); parsed) rewrite.rules = std::move(parsed).value();
         else emit warning(tr("The replacement rules are not applied: %1").arg(text(parsed.message())), false);
         options.showTentative = request.showTentative;
         options.decoding.task = settings.translate ? DecodingTaskKind::Translate : DecodingTaskKind::Transcribe;
@@ -462,11 +462,9 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
         // A journal write that fails (disk full) keeps the text waiting in the journal's backlog; the
         // user is told once, and again when the journal has caught up.
         const QString caughtUp = tr("The dictation journal has caught up: every committed word is on disk again.");
-        const std::string commandLanguage = settings.language.isEmpty() ? std::string("en") : settings.language.toStdString();
-        callbacks.committed = [this, &journal, &caughtUp, &rules, &request, &commandLanguage](const CommittedText& committed) {
+        callbacks.committed = [this, &journal, &caughtUp, &rewrite](const CommittedText& committed) {
             CommittedText c = committed;
-            if (request.spokenCommands) c.text = applySpokenCommands(c.text, commandLanguage);
-            if (!rules.empty()) c.text = rules.apply(c.text);
+            c.text = rewrite.apply(c.text);
             // On disk first: what the window shows as committed survives a kill.
             if (journal) {
                 const bool wasBehind = journal->backlog() > 0;

@@ -13,7 +13,6 @@
 #include "core/streaming/streaming_session.h"
 #include "core/transcript/journal_store.h"
 #include "core/transcript/replacement_rules.h"
-#include "core/transcript/spoken_commands.h"
 #include "core/transcript/timestamp_format.h"
 #include "core/transcript/transcript_export.h"
 #include "core/util/json.h"
@@ -158,12 +157,11 @@ int runStream(const std::vector<std::string>& args) {
         if (!vocabulary) return fail("--vocabulary: " + vocabulary.message(), 2);
         so.vocabulary = vocabulary.value();
     }
-    const bool spokenCommands = options.has("spoken-commands");
-    ReplacementRules rules;
+    DictatedTextRewrite rewrite;
     if (auto file = options.value("replacements")) {
         auto loaded = ReplacementRules::load(*file);
         if (!loaded) return fail("--replacements: " + loaded.message(), 2);
-        rules = std::move(loaded).value();
+        rewrite.rules = std::move(loaded).value();
     }
     if (auto commit = options.value("commit")) {
         const auto policy = parseCommitPolicy(*commit);
@@ -177,11 +175,8 @@ int runStream(const std::vector<std::string>& args) {
     so.decoding.beamSize = beam.value() > 1 ? beam.value() : 0;
     so.decoding.language = options.value("language", "");
     if (so.decoding.language == "auto") so.decoding.language.clear();
-    if (auto list = options.value("languages")) {
-        auto codes = parseLanguageList(*list);
-        if (!codes) return fail("--languages: " + codes.message(), 2);
-        if (!so.decoding.language.empty()) return fail("--languages is for detection: leave --language at auto", 2);
-        so.decoding.detectAmong = codes.value();
+    if (auto list = options.value("languages"); list) {
+        if (auto ok = setDetectAmong(so.decoding, *list); !ok) return fail("--languages: " + ok.message(), 2);
     }
     const std::string task = options.value("task", "transcribe");
     if (task == "translate") so.decoding.task = DecodingTaskKind::Translate;
@@ -235,6 +230,7 @@ int runStream(const std::vector<std::string>& args) {
         so.decoding.language.clear();
         so.decoding.detectAmong.clear();
     }
+    if (options.has("spoken-commands")) rewrite.spokenCommandsLanguage = so.decoding.language.empty() ? "en" : so.decoding.language;
     if (!quiet) {
         std::fprintf(stderr, "hearsay-cli stream: %s, %s, %s; %s\n", engine->model().path().c_str(),
                      engine->backend().name().c_str(), source->description().c_str(),
@@ -306,8 +302,7 @@ int runStream(const std::vector<std::string>& args) {
     std::string finalText;  // the committed text with the replacement rules applied
     callbacks.committed = [&](const CommittedText& committed) {
         CommittedText c = committed;
-        if (spokenCommands) c.text = applySpokenCommands(c.text, so.decoding.language.empty() ? "en" : so.decoding.language);
-        if (!rules.empty()) c.text = rules.apply(c.text);
+        c.text = rewrite.apply(c.text);
         finalText += c.text;
         if (journal) {
             // A failed write keeps the record in the journal's backlog, written with the next one.

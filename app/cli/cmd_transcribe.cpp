@@ -138,11 +138,8 @@ Result<Settings> readSettings(const Options& options, bool multilingual) {
         if (!languageIndex(language)) return makeError("unknown language '" + language + "'");
         d.language = language;
     }
-    if (auto list = options.value("languages")) {
-        auto codes = parseLanguageList(*list);
-        if (!codes) return makeError("--languages: " + codes.message());
-        if (!d.language.empty()) return makeError("--languages is for detection: leave --language at auto");
-        d.detectAmong = codes.value();
+    if (auto list = options.value("languages"); list) {
+        if (auto ok = setDetectAmong(d, *list); !ok) return makeError("--languages: " + ok.message());
     }
     if (!multilingual) {  // English-only models have no language tokens
         d.language.clear();

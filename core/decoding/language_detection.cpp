@@ -40,6 +40,14 @@ Result<std::vector<std::string>> parseLanguageList(std::string_view list) {
     return codes;
 }
 
+Result<void> setDetectAmong(DecodingOptions& options, std::string_view list) {
+    auto codes = parseLanguageList(list);
+    if (!codes) return codes.error();
+    if (!options.language.empty()) return makeError("a language list is for detection: leave the language at auto");
+    options.detectAmong = std::move(codes).value();
+    return {};
+}
+
 Result<void> checkLanguageCodes(const Tokenizer& tokenizer, const std::vector<std::string>& codes) {
     for (const std::string& code : codes)
         if (tokenizer.languageToken(code) < 0) return makeError("unknown language '" + code + "' for this model");

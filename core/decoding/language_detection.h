@@ -2,6 +2,7 @@
 // <|startoftranscript|> alone, every non-language token masked, softmax over the languages.
 #pragma once
 
+#include "core/decoding/decoding_options.h"
 #include "core/text/tokenizer.h"
 #include "core/util/result.h"
 
@@ -40,6 +41,10 @@ Result<LanguageDetection> detectLanguage(InferenceSession& session, const Tokeni
 // "en,de,French" (codes or names, comma-separated) as codes, in the order given; an unknown one is
 // an error that names it.
 Result<std::vector<std::string>> parseLanguageList(std::string_view list);
+
+// `list` (as parseLanguageList reads it) as the languages detection chooses from; an error when
+// the list is bad or the options already name a language (nothing to detect).
+Result<void> setDetectAmong(DecodingOptions& options, std::string_view list);
 
 // Empty when every code of `codes` is a language of the tokenizer, else which is not.
 Result<void> checkLanguageCodes(const Tokenizer& tokenizer, const std::vector<std::string>& codes);

@@ -1,6 +1,7 @@
 // Replacement rules and vocabulary for dictated text (see replacement_rules.h).
 #include "core/transcript/replacement_rules.h"
 
+#include "core/transcript/spoken_commands.h"
 #include "core/util/mapped_file.h"
 #include "core/util/strings.h"
 
@@ -108,6 +109,11 @@ std::string ReplacementRules::apply(std::string_view text) const {
         }
     }
     return out;
+}
+
+std::string DictatedTextRewrite::apply(std::string_view text) const {
+    std::string out = spokenCommandsLanguage.empty() ? std::string(text) : applySpokenCommands(text, spokenCommandsLanguage);
+    return rules.empty() ? out : rules.apply(out);
 }
 
 std::string vocabularyPrompt(std::string_view text) {

@@ -41,6 +41,14 @@ private:
     std::vector<Rule> m_rules;
 };
 
+// What committed dictated text goes through before it is shown, journaled or typed: the spoken
+// commands of a language (core/transcript/spoken_commands.h), when on, then the replacement rules.
+struct DictatedTextRewrite {
+    std::string spokenCommandsLanguage;  // empty: spoken commands off
+    ReplacementRules rules;
+    std::string apply(std::string_view text) const;
+};
+
 // A user's vocabulary (names, jargon) as prompt text for the decoder: one word or phrase a line
 // ("#" comments and blank lines skipped), joined with ", ". Empty when there is none.
 std::string vocabularyPrompt(std::string_view text);
