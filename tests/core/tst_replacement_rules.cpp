@@ -2,8 +2,8 @@
 // words in any case, phrases across any whitespace, regular expressions with groups, \n in a
 // replacement, rules in order, comments and blank lines, and errors that name the line; and, end
 // to end, `hearsay-cli stream --vocabulary F --replacements F` with the real tiny.en model: the
-// printed, journaled text is the rewritten one, and a bad rules file is refused before anything
-// runs.
+// printed, journaled text is the rewritten one, and a bad rules file or a vocabulary too long for
+// the prompt is refused before anything runs.
 #include "core/real_models.h"
 #include "core/transcript/replacement_rules.h"
 #include "core/transcript/spoken_commands.h"
@@ -125,6 +125,24 @@ re:(\w+) (\w+) swap => $2 $1)");
                  qPrintable(committed));
         QVERIFY2(!committed.contains("Americans"), qPrintable(committed));
         QCOMPARE(summary, committed);
+
+        // A vocabulary longer than its half of the prompt, and one that is not text: refused with
+        // its length before anything is streamed.
+        {
+            std::ofstream long_(vocabulary.toStdString());
+            for (int i = 0; i < 400; ++i) long_ << "Wordname" << i << "\n";
+        }
+        const auto [longCode, longOut] = run({"--vocabulary", vocabulary});
+        QCOMPARE(longCode, 2);
+        QVERIFY2(longOut.contains("vocabulary is") && longOut.contains("tokens long") && !longOut.contains("\"committed\""),
+                 qPrintable(longOut));
+        {
+            std::ofstream garbage(vocabulary.toStdString(), std::ios::binary);
+            for (int i = 0; i < 4096; ++i) garbage << char((i * 131 + 7) % 256);
+        }
+        const auto [garbageCode, garbageOut] = run({"--vocabulary", vocabulary});
+        QCOMPARE(garbageCode, 2);
+        QVERIFY2(garbageOut.contains("vocabulary"), qPrintable(garbageOut));
 
         // A rules file that does not parse: refused with its line, nothing streamed.
         std::ofstream(replacements.toStdString()) << "ok => fine\nbroken line\n";
