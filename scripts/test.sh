@@ -7,9 +7,17 @@
 # sanitizers' CI selection (scripts/sanitizers.sh ci: ASan + UBSan on the suites that read
 # untrusted bytes or run threads, TSan on the threaded ones). HEARSAY_QUICK=1 skips the soak, the
 # fuzzing and the sanitizers.
+#   bash scripts/test.sh           # what CI runs, sized for 2 cores: the `real` tests on a
+#                                  # representative part of their clips (tests/core/real_models.h,
+#                                  # fullScope()), a 3-minute soak, the sanitizers' CI selection
+#   bash scripts/test.sh --full    # everything: every clip in every mode, the 5-minute soak, the
+#                                  # whole suite under ASan + UBSan and the threaded suites under TSan
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
+scope=ci
+if [ "${1:-}" = --full ]; then scope=full; elif [ $# -gt 0 ]; then echo "usage: bash scripts/test.sh [--full]" >&2; exit 2; fi
+export HEARSAY_TEST_SCOPE=$scope
 phase() {  # phase NAME COMMAND...: runs it and prints how long it took (for the README's figures)
     local name=$1 start=$SECONDS
     shift
@@ -24,9 +32,12 @@ phase build cmake --build build -j "$(nproc)"
 phase ctest ctest --test-dir build --output-on-failure -j "$(nproc)" -LE soak
 if [ "${HEARSAY_QUICK:-0}" != 1 ]; then
     # The soak (real-time pace, latency measured) alone, once the rest is done.
-    phase soak ctest --test-dir build --output-on-failure -L soak
+    soak_minutes=3
+    if [ "$scope" = full ]; then soak_minutes=5; fi
+    phase soak env HEARSAY_SOAK_MINUTES=$soak_minutes ctest --test-dir build --output-on-failure -L soak
     phase fuzzing bash scripts/fuzz.sh  # a fixed number of executions per target (tests/fuzz/runs.txt)
     # After the fuzzing: its clang ASan + UBSan build (build-fuzz) is reused for the checked suites.
-    phase sanitizers bash scripts/sanitizers.sh ci
+    if [ "$scope" = full ]; then phase sanitizers bash scripts/sanitizers.sh all
+    else phase sanitizers bash scripts/sanitizers.sh ci; fi
 fi
-echo "test.sh: all passed in $(( SECONDS / 60 )) min $(( SECONDS % 60 )) s"
+echo "test.sh ($scope): all passed in $(( SECONDS / 60 )) min $(( SECONDS % 60 )) s"

@@ -27,6 +27,12 @@ inline std::filesystem::path directory() {
     return (base + "/hearsay/test-models").toStdString();
 }
 
+// How much of the real-model work the `real` tests do. The default is what the README's test
+// command and CI run: every check, with the most expensive repetitions (beam search on every
+// clip, the same clip streamed under every setting) cut to a representative part. With
+// HEARSAY_TEST_SCOPE=full (scripts/test.sh --full) they run all of it, about twice the time.
+inline bool fullScope() { return qgetenv("HEARSAY_TEST_SCOPE") == "full"; }
+
 // Empty when `name` (tiny.en, base, silero-vad) is there; otherwise why not and what to run.
 inline QString missing(const std::string& name) {
     const auto dir = directory() / name;
