@@ -80,6 +80,7 @@ setup() {
     export PYTHONUNBUFFERED=1
     link "$root" "$SOURCE_DIR"
     link "$carry/shared-data" "$SHARED_DATA_DIR"
+    export HEARSAY_SHARED_DATA_DIR="$carry/shared-data"  # hearsay-cli's defaults (make-test-model --vocab)
     mkdir -p "$BUILD_DIR" 2>/dev/null
     link "$carry/bin" "$BUILD_DIR/bin"
     link "$carry/tests" "$BUILD_DIR/tests"
