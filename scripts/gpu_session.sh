@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The steps of a run on a GPU machine, each one command that ends within 10 minutes.
-# Prepare on the build machine with `bash scripts/gpu_bundle.sh` (it packs build-gpu/carry.tar.xz),
-# copy the archive to the GPU machine's checkout, then run there from the repository root, e.g.
-# `bash scripts/gpu_session.sh check` with a 600 s limit; the first command unpacks the archive
-# into build-gpu/carry (tar, or Python's tarfile where tar lacks xz):
+# The steps of a run on a GPU machine. Prepare on the build machine with
+# `bash scripts/gpu_bundle.sh` (it packs build-gpu/carry.tar.xz), copy the archive into the GPU
+# machine's checkout of the same commit, then run the steps there from the repository root, one
+# subcommand at a time; the first one unpacks the archive into build-gpu/carry (tar, or Python's
+# tarfile where tar lacks xz):
 #
 #   bash scripts/gpu_session.sh check              GPU, driver, libraries, python/torch/transformers,
 #                                                  compute-sanitizer, the GPU peak probe (~1 min)
@@ -18,28 +18,30 @@
 #   bash scripts/gpu_session.sh bench-baseline SIZE... fp16 with the newest kernels off
 #                                                  (HEARSAY_CUDA_DISABLE=small-linear,tensor-attention,
 #                                                  split-attention,lt-bias,half-kv): their A/B, *-baseline
-#   bash scripts/gpu_session.sh models SIZE...     only write the random models (cached between commands)
+#   bash scripts/gpu_session.sh models SIZE...     only write the random models (kept for later steps)
 #   bash scripts/gpu_session.sh render             tables.md from every result of this machine so far
 #   bash scripts/gpu_session.sh real               CUDA against CPU tokens on the real tiny.en (the bundle's
 #                                                  q4_0 copy), then memcheck over one transcription
 #   bash scripts/gpu_session.sh all SIZE...        check, tests, real, bench SIZE..., memcheck on the
-#                                                  kernels suites: each step capped, all within one
-#                                                  command's time limit (BUDGET_S); one archive, gpu-results.tar.gz
+#                                                  kernels suites, each step capped so that the whole
+#                                                  ends within BUDGET_S; one archive, gpu-results.tar.gz
 #
-# A plan for 30 minutes on the GPU: check; test; bench tiny base small; bench medium
-# large-v3-turbo; bench large-v3; bench-fp32 tiny; bench-baseline tiny large-v3 if time is left.
-# Models and results stay in build-gpu/ while the machine is warm; every command copies its
-# logs, JSON reports and tables.md to $OUT (default build-gpu/out; at most 8 files).
+# The usual order: check; test; bench tiny base small; bench medium large-v3-turbo; bench
+# large-v3; bench-fp32 tiny; bench-baseline tiny large-v3. Models, results and logs stay in
+# build-gpu/state between steps on the same machine (render reads all of them). Each step copies
+# its logs, up to four JSON reports and tables.md to the results folder: $GPU_RESULTS_DIR
+# (or $OUT), default build-gpu/out; results.tar.gz there holds every report.
 # Environment: BENCH_ARGS (extra bench options), PEERS (default
-# transformers-static), LENGTHS (cache table, default 20,128,224), BUDGET_S (default 560),
+# transformers-static), LENGTHS (cache table, default 20,128,224), BUDGET_S (seconds a step may
+# take, the steps of `all` together; default 560),
 # PEERS_PYTHON (default: python3). Dry run of the bench pipeline without a GPU:
 #   BENCH_BACKEND=cpu PEERS_PYTHON=.venv-reference/bin/python BENCH_ARGS="--repeats 1 --decode-steps 16" \
 #   bash scripts/gpu_session.sh bench tiny
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 carry="$root/build-gpu/carry"
-out=${OUT:-$root/build-gpu/out}
-state="$root/build-gpu/state"           # models, results and logs kept while the machine is warm
+out=${GPU_RESULTS_DIR:-${OUT:-$root/build-gpu/out}}
+state="$root/build-gpu/state"           # models, results and logs kept between steps
 budget=${BUDGET_S:-560}
 start_s=$SECONDS
 mkdir -p "$out" "$state/results" "$state/logs"
@@ -80,6 +82,7 @@ setup() {
     export PYTHONUNBUFFERED=1
     link "$root" "$SOURCE_DIR"
     link "$carry/shared-data" "$SHARED_DATA_DIR"
+    export HEARSAY_SHARED_DATA_DIR="$carry/shared-data"  # hearsay-cli's defaults (make-test-model --vocab)
     mkdir -p "$BUILD_DIR" 2>/dev/null
     link "$carry/bin" "$BUILD_DIR/bin"
     link "$carry/tests" "$BUILD_DIR/tests"
@@ -249,7 +252,7 @@ bench() {
     for size in "$@"; do
         local json="$state/results/bench-$size-$precision${RESULT_SUFFIX:-}.json" limit
         limit=$(left)
-        if [ "$limit" -lt 60 ]; then say "$size: not run, out of time (run it in its own command)"; status=1; continue; fi
+        if [ "$limit" -lt 60 ]; then say "$size: not run, out of time (run it in a step of its own)"; status=1; continue; fi
         say "$size ($precision): bench, at most ${limit}s"
         rm -f "$json"
         # shellcheck disable=SC2086
@@ -307,9 +310,9 @@ PY
     tail -5 "$state/logs/memcheck-transcribe.log"
 }
 
-# Everything in one command with a short time limit: check, the tests, the real weights, the bench of
-# SIZE..., each step capped, the results packed into $OUT/gpu-results.tar.gz with the summaries
-# beside it (the device returns at most 8 files).
+# Everything in one step within BUDGET_S: check, the tests, the real weights, the bench of SIZE...,
+# each step capped, the results packed into gpu-results.tar.gz in the results folder with the
+# summaries beside it (a handful of files to read first).
 all() {
     local final=$out
     out="$state/out"; rm -rf "$out"; mkdir -p "$out"

@@ -1,8 +1,8 @@
 #include "ui/model_manager_dialog.h"
 
 #include "core/hub/hub_paths.h"
-#include "core/hub/model_download.h"
 #include "ui/model_download_worker.h"
+#include "ui/model_store_worker.h"
 
 #include <QDialogButtonBox>
 #include <QFileDialog>
@@ -36,6 +36,7 @@ QTableWidget* makeTable(const QStringList& headers, QWidget* parent) {
 }
 
 constexpr int kRevisionColumn = 3;
+constexpr int kStatusColumn = 8;
 
 int selectedRow(const QTableWidget* t) {
     const auto rows = t->selectionModel()->selectedRows();
@@ -48,7 +49,7 @@ ModelManagerDialog::ModelManagerDialog(QWidget* parent, std::vector<hub::Catalog
                                        QString hubUrl)
     : QDialog(parent), m_entries(std::move(entries)),
       m_modelsDir(modelsDir.isEmpty() ? QString::fromStdString(hub::modelsDirectory().string()) : modelsDir),
-      m_hubUrl(std::move(hubUrl)), m_thread(new QThread) {
+      m_hubUrl(std::move(hubUrl)), m_stored(m_entries.size()), m_thread(new QThread), m_storeThread(new QThread) {
     setWindowTitle(tr("Models"));
     resize(900, 620);
     auto* layout = new QVBoxLayout(this);
@@ -112,19 +113,34 @@ ModelManagerDialog::ModelManagerDialog(QWidget* parent, std::vector<hub::Catalog
     connect(m_catalog, &QTableWidget::cellDoubleClicked, this, [this] { openSelected(); });
     connect(m_found, &QTableWidget::cellDoubleClicked, this, [this] { openSelected(); });
 
+    qRegisterMetaType<ModelDownloadRequest>();
+    qRegisterMetaType<ModelStoreView>();
     m_worker = new ModelDownloadWorker(m_entries);
     m_worker->moveToThread(m_thread.get());
     connect(m_thread.get(), &QThread::finished, m_worker, &QObject::deleteLater);
+    connect(this, &ModelManagerDialog::downloadRequested, m_worker, &ModelDownloadWorker::download,
+            Qt::QueuedConnection);
     connect(m_worker, &ModelDownloadWorker::progress, this, &ModelManagerDialog::onProgress, Qt::QueuedConnection);
     connect(m_worker, &ModelDownloadWorker::finished, this, &ModelManagerDialog::onFinished, Qt::QueuedConnection);
     connect(m_worker, &ModelDownloadWorker::failed, this, &ModelManagerDialog::onFailed, Qt::QueuedConnection);
     connect(m_worker, &ModelDownloadWorker::warning, this, &ModelManagerDialog::onWarning, Qt::QueuedConnection);
     m_thread->start();
+
+    auto* store = new ModelStoreWorker(m_entries, m_modelsDir);
+    store->moveToThread(m_storeThread.get());
+    connect(m_storeThread.get(), &QThread::finished, store, &QObject::deleteLater);
+    connect(this, &ModelManagerDialog::scanRequested, store, &ModelStoreWorker::scan, Qt::QueuedConnection);
+    connect(this, &ModelManagerDialog::removeRequested, store, &ModelStoreWorker::remove, Qt::QueuedConnection);
+    connect(store, &ModelStoreWorker::scanned, this, &ModelManagerDialog::onScanned, Qt::QueuedConnection);
+    connect(store, &ModelStoreWorker::removed, this, &ModelManagerDialog::onRemoved, Qt::QueuedConnection);
+    m_storeThread->start();
+    paintCatalog();
     refresh();
 }
 
 ModelManagerDialog::~ModelManagerDialog() {
-    if (m_worker) m_worker->cancel();  // the thread's deleter waits for the transfer to return
+    // The threads' deleters wait for the current job: a transfer returns once it sees the flag.
+    if (m_downloadCancel) m_downloadCancel->store(true);
 }
 
 void ModelManagerDialog::setUserFolders(const QStringList& folders) {
@@ -140,30 +156,19 @@ void ModelManagerDialog::setIntroduction(const QString& text) {
 QString ModelManagerDialog::statusText() const { return m_status->text(); }
 
 void ModelManagerDialog::refresh() {
-    std::vector<std::filesystem::path> folders;
-    for (const auto& f : m_userFolders) folders.emplace_back(f.toStdString());
-    m_scan = hub::scanForModels(hub::defaultScanLocations(m_modelsDir.toStdString(), folders));
+    ++m_pendingDiskWork;
+    emit scanRequested(m_userFolders);
+}
 
-    m_catalog->setRowCount(int(m_entries.size()));
-    for (int row = 0; row < int(m_entries.size()); ++row) {
-        const auto& e = m_entries[size_t(row)];
-        QString status = row == m_downloading ? tr("downloading…") : QString();
-        if (status.isEmpty() && !hub::installedPath(e, m_modelsDir.toStdString()).empty()) status = tr("installed");
-        // The commit the files come from, by its first 8 digits; "main!" where none is pinned yet.
-        const QString revision = QString::fromStdString(e.pinned() ? e.revision.substr(0, 8) : e.revision + "!");
-        const QStringList cells = {QString::fromStdString(e.name), QString::fromStdString(std::string(hub::formatWord(e.format))),
-                                   QString::fromStdString(e.precision), revision,
-                                   (e.hashesKnown() ? "" : "~") + human(e.diskBytes), "~" + human(e.memoryBytes),
-                                   QString::fromStdString(e.languages()), QString::fromStdString(e.speed), status};
-        for (int c = 0; c < cells.size(); ++c) m_catalog->setItem(row, c, new QTableWidgetItem(cells[c]));
-        m_catalog->item(row, kRevisionColumn)->setToolTip(
-            e.pinned() ? tr("Downloaded from commit %1 of %2, checked against the sizes and SHA-256 recorded for it")
-                             .arg(QString::fromStdString(e.revision), QString::fromStdString(e.repo))
-                       : tr("No commit pinned yet: the files come from the commit %1 is at when downloaded, checked "
-                            "against the hub's X-Linked-Size / X-Linked-Etag; the commit is recorded beside the model")
-                             .arg(QString::fromStdString(e.revision)));
-    }
-    m_catalog->resizeColumnsToContents();
+bool ModelManagerDialog::installed(int row) const {
+    return row >= 0 && row < int(m_stored.size()) && !m_stored[size_t(row)].installed.empty();
+}
+
+void ModelManagerDialog::onScanned(const ModelStoreView& view) {
+    --m_pendingDiskWork;
+    m_scan = view.scan;
+    if (view.stored.size() == m_entries.size()) m_stored = view.stored;
+    paintCatalog();
 
     m_found->setRowCount(int(m_scan.models.size()));
     for (int row = 0; row < int(m_scan.models.size()); ++row) {
@@ -179,22 +184,40 @@ void ModelManagerDialog::refresh() {
     for (const auto& p : m_scan.problems) skipped << QString::fromStdString(p.message);
     m_found->setToolTip(skipped.isEmpty() ? QString() : tr("Skipped by the scan:\n%1").arg(skipped.join('\n')));
     updateButtons();
+    if (m_pendingDiskWork == 0) emit refreshed();
+}
+
+void ModelManagerDialog::paintCatalog() {
+    m_catalog->setRowCount(int(m_entries.size()));
+    for (int row = 0; row < int(m_entries.size()); ++row) {
+        const auto& e = m_entries[size_t(row)];
+        QString status = row == m_downloading ? tr("downloading…") : QString();
+        if (status.isEmpty() && installed(row)) status = tr("installed");
+        // The commit the files come from, by its first 8 digits; "main!" where none is pinned yet.
+        const QString revision = QString::fromStdString(e.pinned() ? e.revision.substr(0, 8) : e.revision + "!");
+        const QStringList cells = {QString::fromStdString(e.name), QString::fromStdString(std::string(hub::formatWord(e.format))),
+                                   QString::fromStdString(e.precision), revision,
+                                   (e.hashesKnown() ? "" : "~") + human(e.diskBytes), "~" + human(e.memoryBytes),
+                                   QString::fromStdString(e.languages()), QString::fromStdString(e.speed), status};
+        for (int c = 0; c < cells.size(); ++c) m_catalog->setItem(row, c, new QTableWidgetItem(cells[c]));
+        m_catalog->item(row, kRevisionColumn)->setToolTip(
+            e.pinned() ? tr("Downloaded from commit %1 of %2, checked against the sizes and SHA-256 recorded for it")
+                             .arg(QString::fromStdString(e.revision), QString::fromStdString(e.repo))
+                       : tr("No commit pinned yet: the files come from the commit %1 is at when downloaded, checked "
+                            "against the hub's X-Linked-Size / X-Linked-Etag; the commit is recorded beside the model")
+                             .arg(QString::fromStdString(e.revision)));
+    }
+    m_catalog->resizeColumnsToContents();
 }
 
 void ModelManagerDialog::updateButtons() {
     const int row = selectedRow(m_catalog);
-    const bool installed = row >= 0 && !hub::installedPath(m_entries[size_t(row)], m_modelsDir.toStdString()).empty();
-    m_download->setEnabled(row >= 0 && !installed && m_downloading < 0);
+    const bool isInstalled = installed(row);
+    m_download->setEnabled(row >= 0 && !isInstalled && m_downloading < 0);
     m_cancel->setEnabled(m_downloading >= 0);
-    bool partial = false;
-    if (row >= 0) {
-        const std::filesystem::path dir = m_modelsDir.toStdString();
-        const std::string name = m_entries[size_t(row)].installName();
-        std::error_code ec;
-        partial = std::filesystem::exists(dir / ("." + name + ".partial"), ec) || std::filesystem::exists(dir / (name + ".part"), ec);
-    }
-    m_remove->setEnabled((installed || partial) && row != m_downloading);
-    m_open->setEnabled(installed);
+    const bool partial = row >= 0 && row < int(m_stored.size()) && m_stored[size_t(row)].partial;
+    m_remove->setEnabled((isInstalled || partial) && row != m_downloading);
+    m_open->setEnabled(isInstalled);
     m_openFound->setEnabled(selectedRow(m_found) >= 0);
 }
 
@@ -217,30 +240,37 @@ void ModelManagerDialog::downloadSelected() {
     m_progress->setValue(0);
     m_progress->show();
     m_status->setText(tr("Downloading %1…").arg(QString::fromStdString(m_entries[size_t(row)].installName())));
-    m_catalog->item(row, 7)->setText(tr("downloading…"));
-    QMetaObject::invokeMethod(m_worker, "download", Qt::QueuedConnection, Q_ARG(int, row), Q_ARG(QString, m_modelsDir),
-                              Q_ARG(QString, m_hubUrl));
+    m_catalog->item(row, kStatusColumn)->setText(tr("downloading…"));
+    m_downloadCancel = std::make_shared<std::atomic<bool>>(false);
+    emit downloadRequested(ModelDownloadRequest{row, m_modelsDir, m_hubUrl, m_downloadCancel});
     updateButtons();
 }
 
 void ModelManagerDialog::cancelDownload() {
-    if (m_downloading >= 0) m_worker->cancel();
+    if (m_downloading >= 0 && m_downloadCancel) m_downloadCancel->store(true);
 }
 
 void ModelManagerDialog::removeSelected() {
     const int row = selectedRow(m_catalog);
     if (row < 0 || row == m_downloading) return;
-    auto removed = hub::removeModel(m_entries[size_t(row)], m_modelsDir.toStdString());
-    if (!removed) m_status->setText(QString::fromStdString(removed.message()));
-    else if (!removed.value()) m_status->setText(tr("%1 is not installed.").arg(QString::fromStdString(m_entries[size_t(row)].name)));
-    else m_status->setText(tr("Removed %1.").arg(QString::fromStdString(m_entries[size_t(row)].installName())));
+    ++m_pendingDiskWork;
+    m_remove->setEnabled(false);
+    emit removeRequested(row);
+}
+
+void ModelManagerDialog::onRemoved(int index, bool removedSomething, const QString& error) {
+    --m_pendingDiskWork;
+    const auto& e = m_entries[size_t(index)];
+    if (!error.isEmpty()) m_status->setText(error);
+    else if (!removedSomething) m_status->setText(tr("%1 is not installed.").arg(QString::fromStdString(e.name)));
+    else m_status->setText(tr("Removed %1.").arg(QString::fromStdString(e.installName())));
     refresh();
 }
 
 void ModelManagerDialog::openSelected() {
     QString path;
     if (int row = selectedRow(m_catalog); row >= 0) {
-        path = QString::fromStdString(hub::installedPath(m_entries[size_t(row)], m_modelsDir.toStdString()).string());
+        if (installed(row)) path = QString::fromStdString(m_stored[size_t(row)].installed.string());
     } else if (int f = selectedRow(m_found); f >= 0 && f < int(m_scan.models.size())) {
         path = QString::fromStdString(m_scan.models[size_t(f)].model.path.string());
     }
@@ -268,6 +298,7 @@ void ModelManagerDialog::onProgress(int index, const QString& file, qint64 done,
 
 void ModelManagerDialog::onFinished(int index, const QString& path) {
     m_downloading = -1;
+    m_downloadCancel.reset();
     m_progress->hide();
     m_status->setText(tr("Installed %1 — Open loads it.").arg(path) +
                       (m_warnings.isEmpty() ? QString() : tr(" Warning: %1").arg(m_warnings.join(' '))));
@@ -285,6 +316,7 @@ void ModelManagerDialog::onWarning(int index, const QString& message) {
 void ModelManagerDialog::onFailed(int index, const QString& message, bool cancelled) {
     (void)index;
     m_downloading = -1;
+    m_downloadCancel.reset();
     m_progress->hide();
     m_status->setText(cancelled ? tr("Cancelled. %1").arg(message) : tr("Download failed: %1").arg(message));
     m_warnings.clear();

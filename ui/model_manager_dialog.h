@@ -1,15 +1,20 @@
 // The model manager: the catalog (with what is installed), the models already found on this
 // disk, download with progress and Cancel, remove; choosing a model emits modelChosen(path), which
 // the main window loads. It paints and forwards: downloads run on a ModelDownloadWorker thread,
-// the catalog, scan and store are core/hub's.
+// the scan, the store's state of each entry and Remove on a ModelStoreWorker thread (nothing here
+// touches the disk); the catalog, scan and store are core/hub's.
 #pragma once
 
 #include "core/hub/model_catalog.h"
 #include "core/hub/model_scan.h"
+#include "core/hub/model_store.h"
+#include "ui/model_download_worker.h"
 #include "ui/worker_thread.h"
 
 #include <QDialog>
 
+#include <atomic>
+#include <memory>
 #include <vector>
 
 class QLabel;
@@ -19,7 +24,7 @@ class QTableWidget;
 
 namespace hearsay::ui {
 
-class ModelDownloadWorker;
+struct ModelStoreView;
 
 class ModelManagerDialog : public QDialog {
     Q_OBJECT
@@ -35,8 +40,10 @@ public:
     QStringList userFolders() const { return m_userFolders; }
     // The first-start text above the tables ("no model yet ...").
     void setIntroduction(const QString& text);
-    // Rescans the disk and refreshes both tables.
+    // Asks for a rescan of the disk; both tables are repainted when it arrives (refreshed()).
     void refresh();
+    // A scan or a removal asked for has not answered yet.
+    bool diskWorkPending() const { return m_pendingDiskWork > 0; }
     // Actions on the selected row (also for tests): download, cancel it, remove, open.
     void downloadSelected();
     void cancelDownload();
@@ -56,6 +63,12 @@ signals:
     void modelChosen(const QString& path);
     void downloadEnded(bool ok);
     void foldersChanged(const QStringList& folders);
+    // The tables show the disk as the last scan asked for found it.
+    void refreshed();
+    // To the workers (queued).
+    void scanRequested(const QStringList& userFolders);
+    void removeRequested(int index);
+    void downloadRequested(const hearsay::ui::ModelDownloadRequest& request);
 
 private:
     void addFolder();
@@ -64,16 +77,24 @@ private:
     void onFinished(int index, const QString& path);
     void onFailed(int index, const QString& message, bool cancelled);
     void onWarning(int index, const QString& message);
+    void onScanned(const ModelStoreView& view);
+    void onRemoved(int index, bool removedSomething, const QString& error);
+    void paintCatalog();
+    bool installed(int row) const;
 
     std::vector<hub::CatalogEntry> m_entries;
     QString m_modelsDir;
     QString m_hubUrl;
     QStringList m_userFolders;
     hub::ScanResult m_scan;
+    std::vector<hub::StoredModel> m_stored;  // per entry, as the last scan saw it
+    int m_pendingDiskWork = 0;
     int m_downloading = -1;
+    std::shared_ptr<std::atomic<bool>> m_downloadCancel;  // the running download's
     QStringList m_warnings;  // of the running download, shown when it ends
 
-    WorkerThread m_thread;
+    WorkerThread m_thread;       // downloads
+    WorkerThread m_storeThread;  // scans and removals
     ModelDownloadWorker* m_worker = nullptr;
 
     QLabel* m_intro = nullptr;

@@ -146,7 +146,7 @@ int runBench(const std::vector<std::string>& args) {
             m.config = engine->engine.model().config();
             m.weightBytes = engine->engine.model().weightBytes();
             m.backendName = engine->engine.backend().name();
-            auto mel = benchWindow(s.audio, m.config.nMels);
+            auto mel = benchInput(s, m.config.nMels);
             if (!mel) return fail(mel.message(), 1);
             auto fixed = runFixedWork(*engine->session, mel.value(), s.work);
             if (!fixed) return fail(m.name + ": " + fixed.message(), 1);

@@ -2,6 +2,7 @@
 // vocabulary) as a Hugging Face checkpoint directory or a whisper.cpp ggml file.
 #include "app/cli/command.h"
 #include "app/cli/options.h"
+#include "app/cli/shared_data.h"
 #include "core/model/test_model.h"
 
 #include <chrono>
@@ -17,8 +18,9 @@ constexpr const char* kUsage =
     "  --seed    seed of the deterministic weights (default 0)\n"
     "  --format  hf: a checkpoint directory OUT; ggml: a whisper.cpp file OUT\n"
     "  --dtype   f32 (default), f16, bf16 (hf only), q8_0, q5_0, q5_1, q4_0, q4_1 (ggml only)\n"
-    "  --vocab   whisper.cpp ggml file holding the vocabulary (default: the shared test data's\n"
-    "            ggml-vocab-tiny.bin, or ggml-vocab-tiny.en.bin for English-only sizes)\n";
+    "  --vocab   whisper.cpp ggml file holding the vocabulary (default: the shared data's\n"
+    "            ggml-vocab-tiny.bin, or ggml-vocab-tiny.en.bin for English-only sizes, from\n"
+    "            $HEARSAY_SHARED_DATA_DIR or a shared/data folder above hearsay-cli)\n";
 
 int runMakeTestModel(const std::vector<std::string>& args) {
     auto options = Options::parse(args, {"dims", "seed", "format", "dtype", "vocab"}, {"help"});
@@ -52,8 +54,13 @@ int runMakeTestModel(const std::vector<std::string>& args) {
     if (!dtype) return fail(dtype.message());
     request.dtype = dtype.value();
     const bool english = request.dims.size() > 3 && request.dims.compare(request.dims.size() - 3, 3, ".en") == 0;
-    request.vocabularyFile = options->value(
-        "vocab", std::string(HEARSAY_SHARED_DATA_DIR) + (english ? "/ggml-vocab-tiny.en.bin" : "/ggml-vocab-tiny.bin"));
+    if (auto vocab = options->value("vocab")) {
+        request.vocabularyFile = *vocab;
+    } else {
+        auto found = sharedDataFile(english ? "ggml-vocab-tiny.en.bin" : "ggml-vocab-tiny.bin", "--vocab");
+        if (!found) return fail(found.message());
+        request.vocabularyFile = found.value();
+    }
 
     const auto start = std::chrono::steady_clock::now();
     if (auto ok = makeTestModel(request, options->positional()[0]); !ok) {

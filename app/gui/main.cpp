@@ -1,23 +1,17 @@
 // hearsay: the desktop application. Command-line options open a model and a file at start, or
 // dictate from a file played at real-time pace (tests, demos), and, for checks by eye on headless
-// machines, save a picture of the window and quit (exit status 1 when a job failed). One instance
-// per user: `hearsay --dictate ACTION` and a second plain start reach the running one over D-Bus
-// (ui/dictation_bus.h).
-#include "core/hub/model_scan.h"
+// machines, save a picture of the window and quit (exit status 1 when a job failed); the start-up
+// jobs are ui/startup_driver.h's. One instance per user: `hearsay --dictate ACTION` and a second
+// plain start reach the running one over D-Bus (ui/dictation_bus.h).
 #include "ui/dictate_anywhere.h"
 #include "ui/dictation_bus.h"
 #include "ui/main_window.h"
-#include "ui/settings_panel.h"
+#include "ui/startup_driver.h"
 
 #include <QApplication>
-#include <QCheckBox>
 #include <QCommandLineParser>
-#include <QFileInfo>
 #include <QIcon>
-#include <QPainter>
-#include <QPixmap>
 #include <QSettings>
-#include <QTimer>
 
 #include <cstdio>
 #include <cstdlib>
@@ -108,16 +102,26 @@ int main(int argc, char** argv) {
                      qPrintable(parser.value(speed)));
         return 2;
     }
-    double shotDelay = -1.0;
-    if (parser.isSet(shotAfter)) {
+    // A number of seconds >= 0 into `out` when the option is given; false when it is not a number.
+    auto seconds = [&parser](const QCommandLineOption& option, const char* name, double* out) {
+        if (!parser.isSet(option)) return true;
         bool ok = false;
-        shotDelay = parser.value(shotAfter).toDouble(&ok);
-        if (!ok || shotDelay < 0.0) {
-            std::fprintf(stderr, "hearsay: --screenshot-after takes a number of seconds (got \"%s\")\n",
-                         qPrintable(parser.value(shotAfter)));
-            return 2;
-        }
-    }
+        *out = parser.value(option).toDouble(&ok);
+        if (ok && *out >= 0.0) return true;
+        std::fprintf(stderr, "hearsay: --%s takes a number of seconds (got \"%s\")\n", name,
+                     qPrintable(parser.value(option)));
+        return false;
+    };
+    hearsay::ui::StartupPlan plan;
+    plan.model = parser.value(model);
+    plan.audio = parser.value(open);
+    plan.dictated = parser.value(dictateFile);
+    plan.pace = pace;
+    plan.screenshot = parser.value(screenshot);
+    plan.printCommitted = parser.isSet(printCommitted);
+    if (!seconds(shotAfter, "screenshot-after", &plan.screenshotAfter) ||
+        !seconds(cachesOffAfter, "caches-off-after", &plan.cachesOffAfter))
+        return 2;
 
     std::unique_ptr<QSettings> settings;
     if (parser.isSet(settingsFile)) settings = std::make_unique<QSettings>(parser.value(settingsFile), QSettings::IniFormat);
@@ -149,100 +153,7 @@ int main(int argc, char** argv) {
         }, Qt::SingleShotConnection);
     }
 
-    if (parser.isSet(printCommitted)) {
-        QObject::connect(&window, &hearsay::ui::MainWindow::committedShown, &window, [](const QString& text) {
-            std::printf("%s\n", qPrintable(text));
-            std::fflush(stdout);
-        });
-    }
-
-    // Start-up jobs: the model (given, or the last session's), then the file or the dictation,
-    // then the picture. The exit status says whether they succeeded.
-    const QString shotPath = parser.value(screenshot);
-    const QString audio = parser.value(open);
-    const QString dictated = parser.value(dictateFile);
-    bool startupDone = false;
-    bool startupOk = true;
-    auto finishStartup = [&](bool ok) {
-        if (startupDone) return;
-        startupDone = true;
-        startupOk = ok;
-        if (shotPath.isEmpty()) return;
-        QTimer::singleShot(400, &window, [&] {  // let the last updates paint before grabbing
-            // A dialog over the window (the first start's model manager) is drawn where it stands.
-            QPixmap shot = window.grab();
-            if (QWidget* dialog = QApplication::activeModalWidget(); dialog && dialog != &window) {
-                QPainter painter(&shot);
-                painter.drawPixmap(dialog->geometry().topLeft() - window.geometry().topLeft(), dialog->grab());
-            }
-            if (!shot.save(shotPath)) {
-                std::fprintf(stderr, "hearsay: cannot save %s\n", qPrintable(shotPath));
-                startupOk = false;
-            }
-            if (window.isDictating()) {
-                // Stop drains; quit once the last words are in.
-                QObject::connect(&window, &hearsay::ui::MainWindow::dictationEnded, &window,
-                                 [&] { QApplication::exit(startupOk ? 0 : 1); });
-                window.stopDictation();
-            } else {
-                QApplication::exit(startupOk ? 0 : 1);
-            }
-        });
-    };
-    auto startJobs = [&] {
-        if (!dictated.isEmpty()) window.dictateFile(dictated, pace);
-        else if (!audio.isEmpty()) window.openAudio(audio);
-    };
-    QObject::connect(&window, &hearsay::ui::MainWindow::modelLoadFinished, &window, [&](bool ok) {
-        if (startupDone) return;
-        if (ok && (!audio.isEmpty() || !dictated.isEmpty())) startJobs();
-        else finishStartup(ok);
-        if (!window.isBusy() && !startupDone) finishStartup(false);  // the job could not start
-    });
-    QObject::connect(&window, &hearsay::ui::MainWindow::transcriptionEnded, &window, [&](bool ok) { finishStartup(ok); });
-    QObject::connect(&window, &hearsay::ui::MainWindow::dictationEnded, &window, [&](bool ok) { finishStartup(ok); });
-    if (parser.isSet(cachesOffAfter)) {
-        bool ok = false;
-        const double after = parser.value(cachesOffAfter).toDouble(&ok);
-        if (!ok || after < 0.0) {
-            std::fprintf(stderr, "hearsay: --caches-off-after takes a number of seconds (got \"%s\")\n",
-                         qPrintable(parser.value(cachesOffAfter)));
-            return 2;
-        }
-        QObject::connect(&window, &hearsay::ui::MainWindow::dictationStarted, &window, [&window, after] {
-            QTimer::singleShot(int(after * 1000), &window, [&window] {
-                window.settingsPanel()->selfCacheSwitch()->setChecked(false);
-                window.settingsPanel()->crossCacheSwitch()->setChecked(false);
-            });
-        });
-    }
-    if (shotDelay >= 0.0) {
-        QObject::connect(&window, &hearsay::ui::MainWindow::dictationStarted, &window, [&] {
-            QTimer::singleShot(int(shotDelay * 1000), &window, [&] { finishStartup(true); });
-        });
-    }
-
-    if (parser.isSet(model)) {
-        window.openModel(parser.value(model));
-    } else {
-        window.reopenLastModel();
-        if (!window.isBusy()) {
-            // First start (no model yet): tiny.en when it is installed or found on the disk,
-            // otherwise the model manager, offering the download.
-            const auto first = hearsay::hub::firstStartModel(hearsay::hub::defaultScanLocations());
-            if (!first.empty()) {
-                window.openModel(QString::fromStdString(first.string()));
-            } else {
-                window.showModelManager(QObject::tr(
-                    "<b>Hearsay needs a Whisper model.</b> Download one below — <i>tiny.en</i> (CTranslate2, about 75 MB) "
-                    "is quick to fetch and fast on any CPU — or open a model already found on this computer."));
-            }
-        }
-    }
-    if (!window.isBusy() && (!audio.isEmpty() || !dictated.isEmpty())) {
-        startJobs();  // no model: says so in the window
-        if (!window.isBusy()) finishStartup(false);
-    }
-    if (!window.isBusy()) finishStartup(startupOk);
+    hearsay::ui::StartupDriver startup(window, std::move(plan));
+    startup.start();
     return app.exec();
 }

@@ -254,8 +254,7 @@ Result<Attempt> transferOnce(const FileRequest& request, const DownloadOptions& 
     t.request = &request;
     t.options = &options;
     t.progress = &progress;
-    t.part = request.target;
-    t.part += ".part";
+    t.part = ModelStore::partialFile(request.target);
 
     std::error_code ec;
     if (fs::is_regular_file(t.part, ec)) {  // (a device standing in for the file is written, never read)

@@ -10,22 +10,22 @@ namespace hearsay::hub {
 namespace fs = std::filesystem;
 
 Result<fs::path> downloadModel(const CatalogEntry& entry, const fs::path& modelsDir, const DownloadOptions& options) {
-    if (auto installed = installedPath(entry, modelsDir); !installed.empty()) return installed;
+    const ModelStore store(modelsDir);
+    if (auto installed = store.installedPath(entry); !installed.empty()) return installed;
     std::error_code ec;
     fs::create_directories(modelsDir, ec);
     if (ec) return makeError("cannot create the models directory " + modelsDir.string() + ": " + ec.message());
 
     const std::string base = options.hubUrl.empty() ? hubBaseUrl() : options.hubUrl;
     const bool single = entry.format == ModelFormat::Ggml;
-    const fs::path final = modelsDir / entry.installName();
-    const fs::path staging = stagingPath(entry, modelsDir);
-    fs::path partFile = final;
-    partFile += ".part";
+    const fs::path final = store.modelPath(entry);
+    const fs::path staging = store.stagingPath(entry);
+    const fs::path partFile = ModelStore::partialFile(final);
 
     // The commit the first file came from; a resumed download goes on from the one it recorded.
     ModelOrigin origin{base, entry.repo, entry.revision, {}};
     if (fs::exists(single ? partFile : staging, ec)) {
-        if (auto earlier = readOrigin(entry, modelsDir); earlier && earlier->repo == entry.repo &&
+        if (auto earlier = store.readOrigin(entry); earlier && earlier->repo == entry.repo &&
                                                          earlier->revision == entry.revision)
             origin.commit = earlier->commit;
     }
@@ -55,7 +55,7 @@ Result<fs::path> downloadModel(const CatalogEntry& entry, const fs::path& models
         if (origin.commit.empty()) request.commitNamed = [&](const std::string& commit) {
             if (!origin.commit.empty()) return;
             origin.commit = commit;
-            recorded = writeOrigin(entry, modelsDir, origin);
+            recorded = store.writeOrigin(entry, origin);
         };
         if (single) request.validate = [](const fs::path& part) -> Result<void> {
             auto probed = probeModel(part);
@@ -91,7 +91,7 @@ Result<fs::path> downloadModel(const CatalogEntry& entry, const fs::path& models
         }
         doneBefore += outcome->bytes;
     }
-    if (auto w = writeOrigin(entry, modelsDir, origin); !w) return w.error().prefixed(entry.installName() + ": ");
+    if (auto w = store.writeOrigin(entry, origin); !w) return w.error().prefixed(entry.installName() + ": ");
     if (single) return final;
 
     auto probed = probeModel(staging);

@@ -1,6 +1,6 @@
 // Downloads a catalog model from the hub (Hugging Face, a mirror, or a local server in tests)
-// with libcurl: progress, resume of an interrupted file (HTTP Range; the partial file "X.part"
-// stays beside its target), size and SHA-256 checked before the file is renamed into place,
+// with libcurl: progress, resume of an interrupted file (HTTP Range; the partial file,
+// ModelStore::partialFile, stays beside its target), size and SHA-256 checked before the file is renamed into place,
 // cancel from another thread, a proxy (the caller's, e.g. the desktop's settings, else the
 // environment's: libcurl reads http_proxy, https_proxy, all_proxy, no_proxy), HTTPS with the
 // system's certificate authorities or a CA bundle named in CURL_CA_BUNDLE / SSL_CERT_FILE, a
@@ -8,11 +8,11 @@
 // hub's redirects (302 to its CDN, 307 for a renamed repository), and every file of a model from
 // one commit.
 //
-// Placement is atomic: a ggml model is its .bin, renamed from .bin.part once verified; a
-// directory model is assembled in ".NAME.partial/" and renamed to "NAME" once every file is
-// verified and the directory reads as a model. Until then nothing in the models directory looks
-// like a model (the scan skips hidden and .part entries), so a failed or partial download is
-// never offered for loading.
+// Placement is atomic: a ggml model is its .bin, renamed from its partial file once verified; a
+// directory model is assembled in the store's staging directory and renamed into place once every
+// file is verified and the directory reads as a model (the layout is ModelStore's, model_store.h).
+// Until then nothing in the models directory looks like a model (the scan skips the store's
+// staging names), so a failed or partial download is never offered for loading.
 #pragma once
 
 #include "core/hub/model_catalog.h"
@@ -63,7 +63,7 @@ struct FileRequest {
     std::string url;
     std::string repo;               // for messages: "ggerganov/whisper.cpp"
     std::string revision;           // for messages: the revision the URL names
-    std::filesystem::path target;   // the final path; the partial file is target + ".part"
+    std::filesystem::path target;   // the final path; the partial file is ModelStore::partialFile(target)
     uint64_t expectedBytes = 0;     // 0: from the hub's X-Linked-Size or Content-Length
     std::string expectedSha256;     // empty: from the hub's X-Linked-Etag when it is a SHA-256
     bool optional = false;          // a 404 is an outcome (httpStatus 404, nothing written), not an error

@@ -2,7 +2,7 @@
 
 #include "core/hub/hub_paths.h"
 #include "core/hub/model_catalog.h"
-#include "core/hub/model_download.h"
+#include "core/hub/model_store.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -21,10 +21,7 @@ std::vector<fs::path> sortedEntries(const fs::path& dir) {
     return out;
 }
 
-bool hidden(const fs::path& p) {
-    const std::string name = p.filename().string();
-    return name.empty() || name[0] == '.' || name.ends_with(".part");
-}
+bool hidden(const fs::path& p) { return ModelStore::isStagingName(p); }
 
 struct Scanner {
     ScanResult result;
@@ -113,7 +110,7 @@ fs::path firstStartModel(const ScanLocations& locations, const std::string& pref
     for (ModelFormat f : {ModelFormat::CTranslate2, ModelFormat::Ggml, ModelFormat::HuggingFace}) {
         const CatalogEntry* e = findCatalogEntry(preferred, f);
         if (!e || locations.modelsDirectory.empty()) continue;
-        if (auto p = installedPath(*e, locations.modelsDirectory); !p.empty()) return p;
+        if (auto p = ModelStore(locations.modelsDirectory).installedPath(*e); !p.empty()) return p;
     }
     for (const auto& m : scanForModels(locations).models)
         if (m.model.sizeName == preferred) return m.model.path;

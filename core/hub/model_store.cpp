@@ -12,19 +12,68 @@
 namespace hearsay::hub {
 namespace fs = std::filesystem;
 
-fs::path installedPath(const CatalogEntry& entry, const fs::path& modelsDir) {
-    const fs::path path = modelsDir / entry.installName();
+fs::path ModelStore::modelPath(const CatalogEntry& entry) const { return m_directory / entry.installName(); }
+
+fs::path ModelStore::stagingPath(const CatalogEntry& entry) const {
+    return m_directory / ("." + entry.installName() + ".partial");
+}
+
+fs::path ModelStore::originPath(const CatalogEntry& entry) const {
+    return m_directory / ("." + entry.installName() + ".origin");
+}
+
+fs::path ModelStore::partialFile(const fs::path& target) {
+    fs::path part = target;
+    part += ".part";
+    return part;
+}
+
+bool ModelStore::isStagingName(const fs::path& entry) {
+    const std::string name = entry.filename().string();
+    return name.empty() || name[0] == '.' || name.ends_with(".part");
+}
+
+fs::path ModelStore::installedPath(const CatalogEntry& entry) const {
+    const fs::path path = modelPath(entry);
     std::error_code ec;
     if (!fs::exists(path, ec)) return {};
     return probeModel(path) ? path : fs::path();
 }
 
-fs::path stagingPath(const CatalogEntry& entry, const fs::path& modelsDir) {
-    return modelsDir / ("." + entry.installName() + ".partial");
+bool ModelStore::hasPartialDownload(const CatalogEntry& entry) const {
+    std::error_code ec;
+    return fs::exists(stagingPath(entry), ec) || fs::exists(partialFile(modelPath(entry)), ec);
 }
 
+Result<void> ModelStore::writeOrigin(const CatalogEntry& entry, const ModelOrigin& origin) const {
+    return hub::writeOrigin(entry, m_directory, origin);
+}
+
+std::optional<ModelOrigin> ModelStore::readOrigin(const CatalogEntry& entry) const {
+    return hub::readOrigin(entry, m_directory);
+}
+
+Result<bool> ModelStore::remove(const CatalogEntry& entry) const {
+    bool removed = false;
+    for (const fs::path& p : {modelPath(entry), stagingPath(entry), partialFile(modelPath(entry)), originPath(entry)}) {
+        std::error_code ec;
+        if (!fs::exists(fs::symlink_status(p, ec))) continue;
+        fs::remove_all(p, ec);
+        if (ec) return makeError("cannot remove " + p.string() + ": " + ec.message());
+        removed = true;
+    }
+    return removed;
+}
+
+fs::path installedPath(const CatalogEntry& entry, const fs::path& modelsDir) {
+    return ModelStore(modelsDir).installedPath(entry);
+}
+
+Result<bool> removeModel(const CatalogEntry& entry, const fs::path& modelsDir) { return ModelStore(modelsDir).remove(entry); }
+
+// The origin record's format.
 fs::path originPath(const CatalogEntry& entry, const fs::path& modelsDir) {
-    return modelsDir / ("." + entry.installName() + ".origin");
+    return ModelStore(modelsDir).originPath(entry);
 }
 
 Result<void> writeOrigin(const CatalogEntry& entry, const fs::path& modelsDir, const ModelOrigin& origin) {
@@ -61,20 +110,6 @@ std::optional<ModelOrigin> readOrigin(const CatalogEntry& entry, const fs::path&
     o.revision = doc["revision"].toString();
     o.commit = doc["commit"].toString();
     return o;
-}
-
-Result<bool> removeModel(const CatalogEntry& entry, const fs::path& modelsDir) {
-    const std::string name = entry.installName();
-    bool removed = false;
-    for (const fs::path& p : {modelsDir / name, stagingPath(entry, modelsDir), modelsDir / (name + ".part"),
-                              originPath(entry, modelsDir)}) {
-        std::error_code ec;
-        if (!fs::exists(fs::symlink_status(p, ec))) continue;
-        fs::remove_all(p, ec);
-        if (ec) return makeError("cannot remove " + p.string() + ": " + ec.message());
-        removed = true;
-    }
-    return removed;
 }
 
 } // namespace hearsay::hub

@@ -106,11 +106,19 @@ private slots:
         QCOMPARE(sha256Hex("abc"), std::string("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
         QCOMPARE(sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
                  std::string("248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"));
-        // Fed in odd pieces: the same digest.
+        // Fed in odd pieces (as a download arrives): a million 'a', FIPS 180-2's long vector.
         Sha256 h;
-        const std::string text(1000, 'a');
-        for (size_t i = 0; i < text.size(); i += 7) h.update(text.data() + i, std::min<size_t>(7, text.size() - i));
-        QCOMPARE(h.hexDigest(), sha256Hex(text));
+        const std::string text(1000000, 'a');
+        for (size_t i = 0; i < text.size(); i += 4099) h.update(text.data() + i, std::min<size_t>(4099, text.size() - i));
+        QCOMPARE(h.hexDigest(), std::string("cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"));
+        QCOMPARE(sha256Hex(text), std::string("cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"));
+        // A file, streamed.
+        const fs::path file = root() / "million-a.txt";
+        writeAll(file, text);
+        auto fromFile = sha256OfFile(file);
+        QVERIFY2(fromFile.ok(), fromFile.ok() ? "" : fromFile.message().c_str());
+        QCOMPARE(fromFile.value(), std::string("cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"));
+        QVERIFY(!sha256OfFile(root() / "no-such-file").ok());
     }
 
     void catalogEntriesAndUrls() {

@@ -61,7 +61,7 @@ models=${HEARSAY_TEST_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/hearsay/test-model
 model="$models/tiny.en"
 if [ ! -f "$model/.stamp" ]; then
     model="$work/model.bin"
-    "$root/bin/hearsay-cli" make-test-model --dims 64x2x2 --seed 1 --format ggml "$model" >/dev/null
+    "$root/bin/hearsay-cli" make-test-model --dims 64x2x2 --seed 1 --format ggml --vocab "$data/ggml-vocab-tiny.bin" "$model" >/dev/null
 fi
 transcribe() { "$root/bin/hearsay-cli" transcribe --model "$model" --language en --quiet jfk.wav 2>"$work/err.txt"; }
 text=$(transcribe) || fail "the installed hearsay-cli could not transcribe jfk.wav: $(cat "$work/err.txt")"

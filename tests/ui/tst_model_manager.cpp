@@ -1,7 +1,8 @@
 // The model manager dialog against a Hugging Face-like server on loopback: the catalog and the
 // found models are listed, a download runs off the GUI thread with progress and ends installed,
 // Open emits the installed path, Cancel keeps the partial file and shows why, Remove empties the
-// models directory, a failed download says what went wrong.
+// models directory, a failed download says what went wrong. The dialog does no disk work itself:
+// scans and removals answer by signal, and the tests wait for them (settled()).
 #include "core/hub_test_server.h"
 
 #include "core/hub/sha256.h"
@@ -28,6 +29,16 @@ class TestModelManager : public QObject {
     std::vector<hub::CatalogEntry> m_entries;
 
     fs::path root() const { return m_tmp.path().toStdString(); }
+
+    // Every scan and removal asked for has answered and been painted.
+    static bool settled(ui::ModelManagerDialog& dialog) {
+        if (dialog.diskWorkPending()) {
+            QSignalSpy refreshed(&dialog, &ui::ModelManagerDialog::refreshed);
+            while (dialog.diskWorkPending())
+                if (!refreshed.wait(20000)) return false;
+        }
+        return true;
+    }
 
 private slots:
     void initTestCase() {
@@ -66,6 +77,7 @@ private slots:
         server.add("hearsay-test/ggml", "ggml-test-small.bin", {m_ggml});
         const QString models = m_tmp.path() + "/models";
         ui::ModelManagerDialog dialog(nullptr, m_entries, models, QString::fromStdString(server.baseUrl()));
+        QVERIFY(settled(dialog));
         QCOMPARE(dialog.catalogTable()->rowCount(), 2);
         QCOMPARE(dialog.catalogTable()->item(0, 0)->text(), QString("test-small"));
         QCOMPARE(dialog.catalogTable()->item(0, 8)->text(), QString());
@@ -82,6 +94,7 @@ private slots:
         QVERIFY(dialog.downloading());
         QVERIFY(ended.wait(20000));
         QCOMPARE(ended.first().first().toBool(), true);
+        QVERIFY(settled(dialog));
         QCOMPARE(dialog.catalogTable()->item(0, 8)->text(), QString("installed"));
         QVERIFY2(dialog.statusText().contains("Installed"), qPrintable(dialog.statusText()));
         // The models directory is scanned too: the new model is listed as found.
@@ -95,6 +108,8 @@ private slots:
 
         dialog.selectCatalogRow(0);
         dialog.removeSelected();
+        QVERIFY(settled(dialog));
+        QVERIFY2(dialog.statusText().startsWith("Removed"), qPrintable(dialog.statusText()));
         QCOMPARE(dialog.catalogTable()->item(0, 8)->text(), QString());
         QVERIFY(!fs::exists(fs::path(models.toStdString()) / "ggml-test-small.bin"));
     }
@@ -112,6 +127,7 @@ private slots:
         dialog.downloadSelected();
         QVERIFY(ended.wait(20000));
         qunsetenv("HF_TOKEN");
+        QVERIFY(settled(dialog));
         QCOMPARE(ended.first().first().toBool(), true);
         QVERIFY2(dialog.statusText().startsWith("Installed") &&
                      dialog.statusText().contains("Warning: your saved hub token was refused (expired?)"),
@@ -119,14 +135,19 @@ private slots:
         QCOMPARE(server.requests().front().authorization, std::string("Bearer hf_expired"));
     }
 
-    // A folder the user adds is scanned: its model is listed as found, and Open chooses it.
+    // A folder the user adds is scanned: its model is listed as found, and Open chooses it. The
+    // scan runs off the GUI thread: setUserFolders returns before its answer is painted.
     void userFolderScanned() {
         const fs::path folder = root() / "my-models";
         fs::create_directories(folder);
         fs::copy_file(root() / "source.bin", folder / "ggml-mine.bin");
         ui::ModelManagerDialog dialog(nullptr, m_entries, m_tmp.path() + "/models-folders");
+        QVERIFY(settled(dialog));
         QCOMPARE(dialog.foundTable()->rowCount(), 0);
         dialog.setUserFolders({QString::fromStdString(folder.string())});
+        QVERIFY(dialog.diskWorkPending());
+        QCOMPARE(dialog.foundTable()->rowCount(), 0);  // not yet: the answer comes by signal
+        QVERIFY(settled(dialog));
         QCOMPARE(dialog.foundTable()->rowCount(), 1);
         QCOMPARE(dialog.foundTable()->item(0, 4)->text(), QString::fromStdString((folder / "ggml-mine.bin").string()));
         QSignalSpy chosen(&dialog, &ui::ModelManagerDialog::modelChosen);
@@ -145,6 +166,7 @@ private slots:
         dialog.downloadSelected();
         QVERIFY(ended.wait(20000));
         QCOMPARE(ended.first().first().toBool(), false);
+        QVERIFY(settled(dialog));
         QVERIFY2(dialog.statusText().startsWith("Download failed:") && dialog.statusText().contains("does not exist on the hub"),
                  qPrintable(dialog.statusText()));
         QCOMPARE(dialog.catalogTable()->item(1, 8)->text(), QString());
@@ -166,6 +188,7 @@ private slots:
         dialog.cancelDownload();
         QVERIFY(ended.wait(20000));
         QCOMPARE(ended.first().first().toBool(), false);
+        QVERIFY(settled(dialog));
         QVERIFY2(dialog.statusText().startsWith("Cancelled.") || dialog.statusText().contains("was cut after"),
                  qPrintable(dialog.statusText()));
         QVERIFY(!fs::exists(fs::path(models.toStdString()) / "ggml-test-small.bin"));

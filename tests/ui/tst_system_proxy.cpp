@@ -96,7 +96,7 @@ private slots:
         ui::ModelDownloadWorker worker({e});
         QSignalSpy finished(&worker, &ui::ModelDownloadWorker::finished);
         QSignalSpy failed(&worker, &ui::ModelDownloadWorker::failed);
-        worker.download(0, QString::fromStdString((dir / "models").string()), "http://hub.invalid");
+        worker.download({0, QString::fromStdString((dir / "models").string()), "http://hub.invalid", nullptr});
         QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().at(1).toString()));
         QCOMPARE(finished.size(), 1);
         const auto seen = proxy.requests();

@@ -66,7 +66,7 @@ int runChild(const Options& options, const Settings& settings) {
     auto engine = openEngine(*path, settings.backend, settings.precision, settings.threads, settings.stepGraphs,
                              sessionOptions);
     if (!engine) return fail(engine.message(), 1);
-    auto mel = benchWindow(settings.audio, engine->engine.model().config().nMels);
+    auto mel = benchInput(settings, engine->engine.model().config().nMels);
     if (!mel) return fail(mel.message(), 1);
     const size_t afterLoad = currentResidentBytes();
     auto row = runCacheConfiguration(*engine->session, mel.value(), length.value(), mode);

@@ -6,6 +6,7 @@
 #include "app/cli/options.h"
 #include "core/backend/backend.h"
 #include "core/backend/gpu_info.h"
+#include "core/bench/bench_input.h"
 #include "core/bench/cache_run.h"
 #include "core/bench/fixed_work.h"
 #include "core/bench/gpu_specs.h"
@@ -50,7 +51,8 @@ struct Settings {
     bool peersCompile = false;
     int peersCompileTimeout = 300;
     std::string python;
-    std::string audio = std::string(HEARSAY_SHARED_DATA_DIR) + "/speech-30s-a.wav";
+    std::string audio;         // --audio, else the shared data's speech-30s-a.wav (app/cli/shared_data.h)
+    std::string audioMissing;  // why there is no `audio` (empty when there is one)
     std::string workDir = "/tmp/hearsay-bench";
     std::string json;
     // the real-file section
@@ -107,6 +109,8 @@ std::vector<std::string> splitList(const std::string& text);
 Result<int> parsePositive(const std::string& what, const std::string& text);
 int fail(const std::string& message, int code = 2);  // prints "hearsay-cli bench: message", returns code
 double mib(size_t bytes);
+// The input window of --audio (benchWindow), or why there is none.
+Result<LogMel> benchInput(const Settings& s, int nMels);
 
 // bench_children.cpp: the engine, and the child processes (one cache-table row, one real file).
 Result<BenchEngine> openEngine(const std::string& path, BackendKind kind, Precision precision, int threads,

@@ -3,6 +3,7 @@
 
 #include "app/cli/command.h"
 #include "app/cli/options.h"
+#include "app/cli/shared_data.h"
 #include "core/backend/backend.h"
 #include "core/bench/bench_input.h"
 #include "core/bench/cache_run.h"
@@ -68,7 +69,8 @@ const char* const kUsage =
     "                    bounded by --peers-compile-timeout S (default 300)\n"
     "  --python PATH     interpreter for peers.py (default: SOURCE/.venv-bench/bin/python when it\n"
     "                    exists, else python3)\n"
-    "  --audio WAV       16 kHz mono 16-bit input (default: shared data speech-30s-a.wav)\n"
+    "  --audio WAV       16 kHz mono 16-bit input (default: speech-30s-a.wav of the shared data,\n"
+    "                    $HEARSAY_SHARED_DATA_DIR or a shared/data folder above hearsay-cli)\n"
     "  --work-dir DIR    where made models are kept (default: /tmp/hearsay-bench)\n"
     "  --json FILE       also write the full report as JSON\n"
     "  --decode-steps N --batch-steps N --batch-beams N --prompt-tokens N --prompt-runs N\n"
@@ -123,6 +125,11 @@ Result<int> parsePositive(const std::string& what, const std::string& text) {
 int fail(const std::string& message, int code) {
     std::fprintf(stderr, "hearsay-cli bench: %s\n", message.c_str());
     return code;
+}
+
+Result<LogMel> benchInput(const Settings& s, int nMels) {
+    if (s.audio.empty()) return makeError(s.audioMissing);
+    return benchWindow(s.audio, nMels);
 }
 
 double mib(size_t bytes) { return double(bytes) / (1024.0 * 1024.0); }
@@ -206,7 +213,12 @@ Result<Settings> parseSettings(const Options& o) {
         s.peersCompileTimeout = n.value();
     }
     s.python = o.value("python", "");
-    s.audio = o.value("audio", s.audio);
+    s.audio = o.value("audio", "");
+    if (s.audio.empty()) {  // read only by the model sections: a missing file is theirs to report
+        auto found = sharedDataFile("speech-30s-a.wav", "--audio");
+        s.audio = found ? found->string() : std::string();
+        s.audioMissing = found ? std::string() : found.message();
+    }
     s.workDir = o.value("work-dir", s.workDir);
     s.json = o.value("json", "");
     s.realFiles = splitList(o.value("real-files", ""));
