@@ -184,11 +184,15 @@ Result<std::unique_ptr<TextTyper>> openWaylandTyper() {
     // An empty text types nothing: wtype connects, asks for the virtual keyboard and exits.
     auto probe = runChild({"wtype", ""}, {}, kProbeTimeoutMs, kPackage);
     if (!probe) return probe.error().prefixed("cannot type into other applications: ");
-    if (probe->exitCode != 0)
-        return makeError("cannot type into other applications on Wayland (" + name + "): " + wtypeFailure(probe.value()) +
-                         ". Typing needs the virtual-keyboard protocol (sway, Hyprland, river and other wlroots "
-                         "compositors have it); on GNOME and KDE typing through the RemoteDesktop portal is not "
-                         "supported yet (HEARSAY_TYPER=x11 types into X11 programs under XWayland only)");
+    if (probe->exitCode != 0) {
+        std::string message = "cannot type into other applications on Wayland (" + name + "): " + wtypeFailure(probe.value());
+        // wtype's words for a compositor without the protocol: "... the virtual keyboard protocol".
+        if (probe->errors.find("virtual keyboard") != std::string::npos)
+            message += ". Typing needs the virtual-keyboard protocol (sway, Hyprland, river and other wlroots "
+                       "compositors have it); on GNOME and KDE typing through the RemoteDesktop portal is not "
+                       "supported yet (HEARSAY_TYPER=x11 types into X11 programs under XWayland only)";
+        return makeError(message);
+    }
     return std::unique_ptr<TextTyper>(std::make_unique<WaylandTyper>(name));
 }
 
