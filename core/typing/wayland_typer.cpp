@@ -23,7 +23,7 @@ namespace {
 constexpr std::string_view kPackage = "wtype";
 constexpr int kProbeTimeoutMs = 5000;
 constexpr int kChordTimeoutMs = 5000;
-constexpr int kKeymapSettleMs = 20;  // see WaylandTyper::run
+constexpr int kKeymapSettleMs = 50;  // see WaylandTyper::run
 
 // A generous bound for a text: wtype sends a key press and release per character.
 int typingTimeoutMs(size_t codePoints) { return 10000 + int(codePoints) * 10; }
@@ -86,7 +86,8 @@ private:
     // Each wtype run starts with a key that has no meaning (VoidSymbol) and a pause of
     // kKeymapSettleMs: a Qt editor under sway was seen to drop the first keys after wtype's new
     // keymap, the first letter or a whole short text in about one run of three; with the void key
-    // and the pause, none was lost in 50 runs (the void key alone still lost some).
+    // and a 20 ms pause, none was lost in 50 runs (the void key alone still lost some), and 50 ms
+    // leaves room for a loaded machine.
     static Result<void> run(std::vector<std::string> argv, int timeoutMs, std::string_view context) {
         argv.insert(argv.begin() + 1, {"-k", "VoidSymbol", "-s", std::to_string(kKeymapSettleMs)});
         auto ran = runChild(argv, {}, timeoutMs, kPackage);
