@@ -75,7 +75,8 @@ const char* kUsage = R"(usage: hearsay-cli stream --model PATH (--mic [--device 
                            summary with latency median and p90, real-time factor, dropped samples)
   --quiet                  no status lines on stderr
   --type                   also type each committed piece into the window that has the keyboard
-                           focus (X11; see `hearsay-cli type`), with a space between pieces
+                           focus (X11, or Wayland through wtype; see `hearsay-cli type`), with a
+                           space between pieces
   --no-journal             do not journal: by default each committed piece of text is also
                            written to a journal file in $XDG_STATE_HOME/hearsay as it is committed,
                            which a normal end removes and a crash or a kill leaves for

@@ -4,7 +4,10 @@
 
 #include "app/cli/command.h"
 #include "app/cli/options.h"
+#include "core/typing/insertion_method.h"
 #include "core/typing/text_typer.h"
+#include "core/typing/wayland_paste.h"
+#include "core/typing/wayland_typer.h"
 
 #include <chrono>
 #include <cstdio>
@@ -17,11 +20,18 @@ namespace hearsay::cli {
 namespace {
 
 const char* kUsage = R"(usage: hearsay-cli type [OPTIONS] (TEXT | --file FILE)
-  Types TEXT (UTF-8) into the window that has the keyboard focus, as dictated text is typed:
-  each character through the keyboard's current layout; a character the layout lacks through a
-  spare key mapped to it for the moment. "\n" in a file is Return. X11 only for now.
+  Types TEXT (UTF-8) into the window that has the keyboard focus, as dictated text is typed.
+  X11: each character through the keyboard's current layout; a character the layout lacks
+  through a spare key mapped to it for the moment. Wayland (sway, Hyprland, river and other
+  wlroots compositors): through wtype, any character. "\n" in a file is Return, "\t" Tab.
 
   --file FILE     type the contents of FILE instead (- for standard input)
+  --method M      type (the default), paste, or automatic (paste a text of 100 characters or
+                  more, or one with a character the layout lacks; type anything else). Pasting
+                  puts the text on the clipboard (wl-copy), presses the paste chord of the
+                  focused window (Ctrl+V; Ctrl+Shift+V in terminals that sway names) and puts
+                  the previous text back; Wayland only (on X11 the desktop application pastes,
+                  and automatic types)
   --delay S       wait S seconds first (time to focus the target window; default 0)
   --quiet         say nothing on stderr
 )";
@@ -31,7 +41,7 @@ int runType(const std::vector<std::string>& args) {
         std::fprintf(stderr, "hearsay-cli type: %s\n", message.c_str());
         return code;
     };
-    auto parsed = Options::parse(args, {"file", "delay"}, {"help", "quiet"});
+    auto parsed = Options::parse(args, {"file", "delay", "method"}, {"help", "quiet"});
     if (!parsed) return fail(parsed.message() + " (see --help)", 2);
     const Options& options = parsed.value();
     if (options.has("help")) {
@@ -57,17 +67,41 @@ int runType(const std::vector<std::string>& args) {
     }
     auto delay = options.doubleValue("delay", 0.0);
     if (!delay || delay.value() < 0.0) return fail(delay ? "--delay must be >= 0" : delay.message(), 2);
-    auto typer = openTextTyper();
-    if (!typer) return fail(typer.message(), 1);
-    if (!options.has("quiet")) std::fprintf(stderr, "hearsay-cli type: %s\n", typer.value()->describe().c_str());
+    const std::string methodName = options.value("method", "type");
+    const auto method = insertionModeFromName(methodName == "auto" ? "automatic" : methodName);
+    if (!method) return fail("--method must be type, paste or automatic, not '" + methodName + "'", 2);
+    const bool quiet = options.has("quiet");
+    auto opened = openTextTyper();
+    if (!opened) return fail(opened.message(), 1);
+    TextTyper& typer = *opened.value();
+    if (!quiet) std::fprintf(stderr, "hearsay-cli type: %s\n", typer.describe().c_str());
     std::this_thread::sleep_for(std::chrono::duration<double>(delay.value()));
-    if (auto typed = typer.value()->type(text); !typed) return fail(typed.message(), 1);
+    const auto missing = *method == InsertionMode::Automatic ? typer.missingCharacter(text) : std::nullopt;
+    if (pasteReason(*method, text, missing) != PasteReason::Typed) {
+        if (isWaylandTyper(typer)) {
+            const PasteChord chord = pasteChordFor(typer.focusedWindow());
+            auto pasted = WaylandPaste().paste(text, typer, chord);
+            if (pasted) {
+                if (!quiet)
+                    std::fprintf(stderr, "hearsay-cli type: pasted with %s; %s\n", chord.name.c_str(),
+                                 pasted->restored ? "the clipboard is as it was" : pasted->note.c_str());
+                return 0;
+            }
+            if (*method == InsertionMode::Paste) return fail(pasted.message(), 1);
+            if (!quiet) std::fprintf(stderr, "hearsay-cli type: %s; typing instead\n", pasted.message().c_str());
+        } else if (*method == InsertionMode::Paste) {
+            return fail("--method paste: hearsay-cli pastes on Wayland only (wl-clipboard); on X11 the desktop "
+                        "application pastes",
+                        2);
+        }
+    }
+    if (auto typed = typer.type(text); !typed) return fail(typed.message(), 1);
     return 0;
 }
 
 } // namespace
 
-HEARSAY_CLI_COMMAND(type, "type", "type a text into the focused window of another application (X11)", runType);
+HEARSAY_CLI_COMMAND(type, "type", "type a text into the focused window of another application (X11, wlroots Wayland)", runType);
 
 } // namespace hearsay::cli
 

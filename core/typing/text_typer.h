@@ -1,6 +1,6 @@
 // Typing text into the focused window of another application, as if the user typed it: the way
 // dictated (committed) text reaches an editor, a chat box or a terminal. One implementation per
-// display system; openTextTyper() picks the one the session runs (X11 today).
+// display system; openTextTyper() picks the one the session runs (X11, or Wayland through wtype).
 #pragma once
 
 #include "core/util/result.h"
@@ -42,8 +42,10 @@ public:
     virtual std::string describe() const = 0;
 };
 
-// The typer of this desktop session: X11 through XTest when $DISPLAY names a server that has the
-// extension; otherwise an error that says why (no display; Wayland without X11 is not supported yet).
+// The typer of this desktop session: on Wayland ($WAYLAND_DISPLAY set) wtype (wayland_typer.h);
+// otherwise X11 through XTest when $DISPLAY names a server that has the extension; $HEARSAY_TYPER
+// (x11 or wayland) chooses instead. An error says why there is none (no display; a Wayland
+// compositor without the virtual-keyboard protocol, GNOME and KDE: not supported yet).
 Result<std::unique_ptr<TextTyper>> openTextTyper();
 
 } // namespace hearsay

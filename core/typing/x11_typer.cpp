@@ -11,6 +11,7 @@
 // programs, which keep an XKB keymap of their own, miss them: missingCharacter() tells the
 // desktop application to paste such text instead, with a chord pressChord() sends.
 #include "core/typing/text_typer.h"
+#include "core/typing/wayland_typer.h"
 
 #include "core/util/utf8.h"
 
@@ -308,14 +309,15 @@ private:
 } // namespace
 
 Result<std::unique_ptr<TextTyper>> openTextTyper() {
+    // A Wayland session types through wtype: XTest through XWayland would reach X11 programs
+    // only. HEARSAY_TYPER=x11 or =wayland chooses.
+    const char* wayland = std::getenv("WAYLAND_DISPLAY");
+    const std::string choice = std::getenv("HEARSAY_TYPER") ? std::getenv("HEARSAY_TYPER") : "";
+    if (!choice.empty() && choice != "x11" && choice != "wayland")
+        return makeError("cannot type into other applications: HEARSAY_TYPER is '" + choice + "', not x11 or wayland");
+    if (choice == "wayland" || (choice.empty() && wayland && *wayland)) return openWaylandTyper();
     const char* name = std::getenv("DISPLAY");
-    if (!name || !*name) {
-        const char* wayland = std::getenv("WAYLAND_DISPLAY");
-        return makeError(wayland && *wayland
-                             ? "cannot type into other applications: this is a Wayland session without X11 ($DISPLAY "
-                               "is not set), and typing on Wayland is not supported yet"
-                             : "cannot type into other applications: no display ($DISPLAY is not set)");
-    }
+    if (!name || !*name) return makeError("cannot type into other applications: no display ($DISPLAY is not set)");
     Display* display = XOpenDisplay(name);
     if (!display) return makeError(std::string("cannot type into other applications: cannot open the display ") + name);
     int event = 0, error = 0, major = 0, minor = 0;
