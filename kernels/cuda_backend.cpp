@@ -10,6 +10,7 @@
 #include "kernels/convert.h"
 #include "kernels/copy_rows.h"
 #include "kernels/cublas_handle.h"
+#include "kernels/cuda_buffer.h"
 #include "kernels/cuda_check.h"
 #include "kernels/cuda_graph.h"
 #include "kernels/decode_attention.h"
@@ -36,90 +37,9 @@
 namespace hearsay::cuda {
 namespace {
 
-std::string gib(size_t bytes) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2f GiB", double(bytes) / double(size_t(1) << 30));
-    return text;
-}
-
-// Device memory of one backend, zeroed at allocation: float32 (everything allocate() makes, all
-// weights in fp32 mode) or IEEE half (weight matrices in fp16 mode, half KV buffers). Offsets
-// and sizes count elements of the buffer's own type.
-class CudaBuffer final : public DeviceBuffer {
-public:
-    CudaBuffer(size_t elements, int device, cudaStream_t stream, ElementType element = ElementType::F32)
-        : DeviceBuffer(elements, element), m_device(device) {
-        if (elements == 0) return;
-        if (elements > std::numeric_limits<size_t>::max() / sizeof(float)) throw CudaOutOfMemory("CUDA buffer too large");
-        const size_t bytes = elements * (element == ElementType::F16 ? sizeof(__half) : sizeof(float));
-        void* data = nullptr;
-        const cudaError_t status = cudaMalloc(&data, bytes);
-        if (status == cudaErrorMemoryAllocation) {
-            cudaGetLastError();  // not sticky, but clear it for the next check
-            size_t freeBytes = 0, totalBytes = 0;
-            cudaMemGetInfo(&freeBytes, &totalBytes);
-            throw CudaOutOfMemory("CUDA out of memory: cannot allocate " + std::to_string(bytes) + " bytes (" +
-                                  gib(bytes) + ") on GPU " + std::to_string(device) + ", " + gib(freeBytes) +
-                                  " free of " + gib(totalBytes));
-        }
-        HEARSAY_CUDA_CHECK(status);
-        // Ordered before every later op on the stream, which is the only one that touches it.
-        const cudaError_t zeroed = cudaMemsetAsync(data, 0, bytes, stream);
-        if (zeroed != cudaSuccess) {
-            cudaFree(data);  // the destructor does not run for a constructor that throws
-            HEARSAY_CUDA_CHECK(zeroed);
-        }
-        setAddress(data);
-    }
-    ~CudaBuffer() override {
-        if (!address()) return;
-        int current = -1;
-        cudaGetDevice(&current);
-        if (current != m_device) cudaSetDevice(m_device);
-        cudaFree(address());  // synchronises the device: no pending op still reads it
-    }
-
-private:
-    int m_device = 0;
-};
-
 // The half elements of a view of a half buffer (a weight in fp16 mode, a half KV buffer).
 __half* halves(BufferView view) { return static_cast<__half*>(view.buffer->address()) + view.offset; }
 const __half* halves(const uint16_t* bits) { return reinterpret_cast<const __half*>(bits); }
-
-
-// int32 device memory for per-step values (IndexBuffer), zeroed at allocation.
-class CudaIndexBuffer final : public IndexBuffer {
-public:
-    CudaIndexBuffer(size_t elements, int device, cudaStream_t stream) : IndexBuffer(elements), m_device(device) {
-        if (elements == 0) return;
-        const size_t bytes = elements * sizeof(int32_t);
-        int32_t* data = nullptr;
-        const cudaError_t status = cudaMalloc(&data, bytes);
-        if (status == cudaErrorMemoryAllocation) {
-            cudaGetLastError();
-            throw CudaOutOfMemory("CUDA out of memory: cannot allocate " + std::to_string(bytes) +
-                                  " bytes of indices on GPU " + std::to_string(device));
-        }
-        HEARSAY_CUDA_CHECK(status);
-        const cudaError_t zeroed = cudaMemsetAsync(data, 0, bytes, stream);
-        if (zeroed != cudaSuccess) {
-            cudaFree(data);
-            HEARSAY_CUDA_CHECK(zeroed);
-        }
-        setAddress(data);
-    }
-    ~CudaIndexBuffer() override {
-        if (!address()) return;
-        int current = -1;
-        cudaGetDevice(&current);
-        if (current != m_device) cudaSetDevice(m_device);
-        cudaFree(address());
-    }
-
-private:
-    int m_device = 0;
-};
 
 } // namespace
 

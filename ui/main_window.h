@@ -1,12 +1,16 @@
 // The main window: the transcript in the centre, the settings and cache panels as docks, file
 // transcription with progress and Cancel. The engine runs on a worker thread owned here; this
-// window only sends it requests and paints what it reports.
+// window only sends it requests and paints what it reports. What is not painting lives beside
+// it: file jobs (FileJobController), dictation (DictationController, DictationView), recovery
+// (JournalRecovery), and its parts are built in their own files (TranscriptPane, JobStatusBar,
+// MainWindowActions, MainWindowDocks).
 #pragma once
 
 #include "core/transcript/transcript_export.h"
 #include "ui/anywhere_settings.h"
 #include "ui/dictation_controller.h"
 #include "ui/engine_settings.h"
+#include "ui/main_window_actions.h"
 #include "ui/message_bar.h"
 #include "ui/worker_messages.h"
 #include "ui/worker_thread.h"
@@ -16,15 +20,9 @@
 
 #include <functional>
 #include <memory>
-#include <vector>
 
 class QAction;
-class QLabel;
-class QProgressBar;
-class QPushButton;
-class QStackedWidget;
 class QTableView;
-class QToolButton;
 
 namespace hearsay {
 struct SessionControls;
@@ -35,11 +33,16 @@ namespace hearsay::ui {
 class CachePanel;
 class DictateAnywhere;
 class DictateAnywherePanel;
+class DictationView;
+class FileJobController;
+class JobStatusBar;
+class JournalRecovery;
 class LevelMeterBar;
 class LivePanel;
 class RecoveryBar;
 class SettingsPanel;
 class TranscriptModel;
+class TranscriptPane;
 class TranscriptionWorker;
 class WordPlayback;
 class WordTimingsView;
@@ -82,9 +85,9 @@ public:
     // The model manager (File > Models…); `introduction` heads it (the first start's words).
     void showModelManager(const QString& introduction = {});
 
-    bool isBusy() const { return m_state != State::Idle; }
-    bool isDictating() const { return m_state == State::Dictating || m_state == State::Stopping; }
-    bool hasModel() const { return m_hasModel; }
+    bool isBusy() const { return state() != State::Idle; }
+    bool isDictating() const { return state() == State::Dictating || state() == State::Stopping; }
+    bool hasModel() const;
     TranscriptModel* transcriptModel() const { return m_transcript; }
     SettingsPanel* settingsPanel() const { return m_settingsPanel; }
     CachePanel* cachePanel() const { return m_cachePanel; }
@@ -94,10 +97,10 @@ public:
     LevelMeterBar* levelMeter() const { return m_levelMeter; }
     DictateAnywhere* dictateAnywhere() const { return m_anywhere; }
     DictateAnywherePanel* dictateAnywherePanel() const { return m_anywherePanel; }
-    QAction* recordAction() const { return m_record; }
+    QAction* recordAction() const { return m_actions.record; }
     QTableView* transcriptView() const { return m_view; }
     // View › Word timings: the action, the view and its playback.
-    QAction* wordTimingsAction() const { return m_wordTimings; }
+    QAction* wordTimingsAction() const { return m_actions.wordTimings; }
     WordTimingsView* wordTimingsView() const { return m_words; }
     WordPlayback* wordPlayback() const { return m_playback; }
     // The summary of the last dictation run, as the streaming session returned it.
@@ -117,8 +120,6 @@ signals:
     void stepShown(const hearsay::StreamingStep& step);
 
     // Requests to the worker (queued; connected in the constructor, nothing else listens).
-    void loadModelRequested(const QString& path, const hearsay::ui::EngineSettings& settings);
-    void transcribeRequested(const QString& path, const hearsay::ui::EngineSettings& settings, double startSeconds);
     void applySettingsRequested(const hearsay::ui::EngineSettings& settings);
     void inputDevicesRequested();
     void dictationRequested(const hearsay::ui::DictationRequest& request, const hearsay::ui::EngineSettings& settings,
@@ -135,7 +136,10 @@ private:
 
     void createActions();
     void createDocks();
-    void setState(State state);
+    // What runs: the file job's phase, else the dictation's (the window keeps no state of its own).
+    State state() const;
+    // Enables, labels and shows what the state allows.
+    void paintState();
     void chooseModel();
     void chooseModelDirectory();
     void chooseAudio();
@@ -146,31 +150,18 @@ private:
     void applySettings(const EngineSettings& settings);
     void applyAnywhere(const AnywhereSettings& settings);
     void showError(const QString& text);
-    // Queues the transcription of `path` from `startSeconds` on (0: the whole file).
-    void startJob(const QString& path, double startSeconds);
+    void warnBusy();
     // The message with a "Use the CPU backend" button: it switches the settings to the CPU
     // (saved like any change) and then runs `retry`, if any.
     void offerCpuBackend(MessageBar::Kind kind, const QString& text, std::function<void()> retry);
     void useCpuBackend();
 
-    void onModelLoading(const QString& path);
+    // Reports painted here.
     void onModelLoaded(const ModelSummary& model);
-    void onModelFailed(const QString& message, bool backendFailed);
-    void onTranscriptionStarted(const AudioSummary& audio);
-    void onProgress(double fraction);
-    void onSegments(const SegmentList& segments);
-    void onTranscriptionFinished(const Transcript& transcript);
-    void onTranscriptionFailed(const QString& message, bool cancelled, bool backendFailed);
+    void onAudioOpened(const AudioSummary& audio);
     void onWarning(const QString& message, bool backendFailed);
     void onMetrics(const EngineMetrics& metrics);
     void onInputDevices(const InputDeviceList& devices, const QString& error);
-    void onDictationStarted(const DictationInfo& info);
-    void onDictationFailed(const QString& message);
-    void onTentative(const TentativeText& text);
-    void onCommitted(const CommittedText& text);
-    void onDictationStep(const StreamingStep& step);
-    void onInputLevel(const InputLevel& level);
-    void onDictationFinished(const StreamingSummary& summary);
     void beginDictation(const QString& file, double speed);
     void toggleRecording();
     void showAbout();
@@ -188,17 +179,11 @@ private:
     WorkerThread m_thread;
     TranscriptionWorker* m_worker = nullptr;
 
-    State m_state = State::Idle;
-    bool m_hasModel = false;
-    QString m_modelPath;
-    QString m_loadingModelPath;    // the model being loaded (retried on the CPU when its backend fails)
-    AudioSummary m_audio;
-    bool m_jobStarted = false;     // the current or last job decoded its audio and began (transcriptionStarted)
-    double m_jobReachedSeconds = 0.0;  // audio of the file transcribed so far by that job (a continuation starts there)
-    int m_resumeIdBase = 0;        // segment ids of a continued job follow the ones kept
-
     TranscriptModel* m_transcript = nullptr;
-    QStackedWidget* m_centre = nullptr;
+    TranscriptPane* m_pane = nullptr;        // the centre: bars, Record, the transcript (its widgets below)
+    FileJobController* m_jobs = nullptr;     // model loads and files with the worker
+    JournalRecovery* m_recovery = nullptr;   // the text earlier runs left: offered, restored, discarded
+    DictationView* m_dictationView = nullptr;  // a run's reports, painted
     QTableView* m_view = nullptr;
     MessageBar* m_messageBar = nullptr;
     RecoveryBar* m_recoveryBar = nullptr;
@@ -206,28 +191,13 @@ private:
     CachePanel* m_cachePanel = nullptr;
     DictateAnywhere* m_anywhere = nullptr;           // the global shortcut and typing into other applications
     DictateAnywherePanel* m_anywherePanel = nullptr;
-    QLabel* m_statusText = nullptr;
-    QProgressBar* m_progress = nullptr;
-    QPushButton* m_cancel = nullptr;
-    QLabel* m_hint = nullptr;
+    JobStatusBar* m_status = nullptr;
     LivePanel* m_livePanel = nullptr;
     LevelMeterBar* m_levelMeter = nullptr;
-    QPushButton* m_recordButton = nullptr;
-    QAction* m_record = nullptr;
-    QAction* m_showTimes = nullptr;
-    QAction* m_wordTimings = nullptr;
     WordTimingsView* m_words = nullptr;
     WordPlayback* m_playback = nullptr;
-    QString m_modelName;
 
-    QAction* m_openModel = nullptr;
-    QAction* m_openModelDirectory = nullptr;
-    QAction* m_openAudio = nullptr;
-    QAction* m_export = nullptr;
-    QAction* m_copy = nullptr;
-    QAction* m_copyAll = nullptr;
-    QAction* m_clear = nullptr;
-    QAction* m_cancelAction = nullptr;
+    MainWindowActions m_actions;
 };
 
 } // namespace hearsay::ui
