@@ -4,6 +4,7 @@
 
 #include "app/cli/command.h"
 #include "app/cli/options.h"
+#include "core/typing/newline_mode.h"
 #include "core/typing/text_typer.h"
 
 #include <chrono>
@@ -19,10 +20,12 @@ namespace {
 const char* kUsage = R"(usage: hearsay-cli type [OPTIONS] (TEXT | --file FILE)
   Types TEXT (UTF-8) into the window that has the keyboard focus, as dictated text is typed:
   each character through the keyboard's current layout; a character the layout lacks through a
-  spare key mapped to it for the moment. "\n" in a file is Return. X11 only for now.
+  spare key mapped to it for the moment. "\n" in a file is Return (see --newline). X11 only for now.
 
   --file FILE     type the contents of FILE instead (- for standard input)
   --delay S       wait S seconds first (time to focus the target window; default 0)
+  --newline HOW   a newline as: return (default), shift-enter (a line break in chat boxes, where
+                  Return sends the message) or space
   --quiet         say nothing on stderr
 )";
 
@@ -31,7 +34,7 @@ int runType(const std::vector<std::string>& args) {
         std::fprintf(stderr, "hearsay-cli type: %s\n", message.c_str());
         return code;
     };
-    auto parsed = Options::parse(args, {"file", "delay"}, {"help", "quiet"});
+    auto parsed = Options::parse(args, {"file", "delay", "newline"}, {"help", "quiet"});
     if (!parsed) return fail(parsed.message() + " (see --help)", 2);
     const Options& options = parsed.value();
     if (options.has("help")) {
@@ -57,11 +60,13 @@ int runType(const std::vector<std::string>& args) {
     }
     auto delay = options.doubleValue("delay", 0.0);
     if (!delay || delay.value() < 0.0) return fail(delay ? "--delay must be >= 0" : delay.message(), 2);
+    const auto newline = newlineModeFromName(options.value("newline").value_or("return"));
+    if (!newline) return fail("--newline must be return, shift-enter or space", 2);
     auto typer = openTextTyper();
     if (!typer) return fail(typer.message(), 1);
     if (!options.has("quiet")) std::fprintf(stderr, "hearsay-cli type: %s\n", typer.value()->describe().c_str());
     std::this_thread::sleep_for(std::chrono::duration<double>(delay.value()));
-    if (auto typed = typer.value()->type(text); !typed) return fail(typed.message(), 1);
+    if (auto typed = typeWithNewlines(*typer.value(), text, *newline); !typed) return fail(typed.message(), 1);
     return 0;
 }
 
