@@ -2,6 +2,7 @@
 #include "ui/main_window.h"
 
 #include "ui/cache_panel.h"
+#include "ui/desktop_presence.h"
 #include "ui/dictate_anywhere.h"
 #include "ui/dictate_anywhere_panel.h"
 #include "ui/level_meter_bar.h"
@@ -215,6 +216,7 @@ MainWindow::MainWindow(std::unique_ptr<QSettings> settings, QWidget* parent)
 
     restoreGeometry(m_settings->value("window/geometry").toByteArray());
     restoreState(m_settings->value("window/state").toByteArray());
+    m_presence = new DesktopPresence(this, *m_settings);
     setState(State::Idle);
 }
 
@@ -398,6 +400,7 @@ void MainWindow::setState(State state) {
     m_recordButton->setEnabled(canRecord);
     m_recordButton->setToolTip(why);
     updateCentre();
+    emit stateChanged();
 }
 
 void MainWindow::updateCentre() {
@@ -865,6 +868,7 @@ void MainWindow::onDictationFailed(const QString& message) {
 
 void MainWindow::onTentative(const TentativeText& text) {
     keepingScroll([&] { m_transcript->setTentative(QString::fromStdString(text.text)); });
+    emit tentativeShown(QString::fromStdString(text.text));
 }
 
 void MainWindow::onCommitted(const CommittedText& text) {
@@ -886,7 +890,10 @@ void MainWindow::onDictationStep(const StreamingStep& step) {
     emit stepShown(step);
 }
 
-void MainWindow::onInputLevel(const InputLevel& level) { m_levelMeter->setLevel(level); }
+void MainWindow::onInputLevel(const InputLevel& level) {
+    m_levelMeter->setLevel(level);
+    emit inputLevelShown(level);
+}
 
 void MainWindow::onDictationFinished(const StreamingSummary& summary) {
     m_dictation.finished(summary);

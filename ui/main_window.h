@@ -33,6 +33,7 @@ struct SessionControls;
 namespace hearsay::ui {
 
 class CachePanel;
+class DesktopPresence;
 class DictateAnywhere;
 class DictateAnywherePanel;
 class LevelMeterBar;
@@ -84,6 +85,7 @@ public:
 
     bool isBusy() const { return m_state != State::Idle; }
     bool isDictating() const { return m_state == State::Dictating || m_state == State::Stopping; }
+    bool isStopping() const { return m_state == State::Stopping; }
     bool hasModel() const { return m_hasModel; }
     TranscriptModel* transcriptModel() const { return m_transcript; }
     SettingsPanel* settingsPanel() const { return m_settingsPanel; }
@@ -94,6 +96,7 @@ public:
     LevelMeterBar* levelMeter() const { return m_levelMeter; }
     DictateAnywhere* dictateAnywhere() const { return m_anywhere; }
     DictateAnywherePanel* dictateAnywherePanel() const { return m_anywherePanel; }
+    DesktopPresence* desktopPresence() const { return m_presence; }  // the tray icon and the dictation indicator
     QAction* recordAction() const { return m_record; }
     QTableView* transcriptView() const { return m_view; }
     // View › Word timings: the action, the view and its playback.
@@ -115,6 +118,11 @@ signals:
     // Each committed piece of dictated text once it is shown (for --print-committed and tests).
     void committedShown(const QString& text);
     void stepShown(const hearsay::StreamingStep& step);
+    // For the tray and the indicator (ui/desktop_presence.h): the state (isBusy(), isDictating()...)
+    // may read differently; the tentative words and the input level as they are shown.
+    void stateChanged();
+    void tentativeShown(const QString& text);
+    void inputLevelShown(const hearsay::InputLevel& level);
 
     // Requests to the worker (queued; connected in the constructor, nothing else listens).
     void loadModelRequested(const QString& path, const hearsay::ui::EngineSettings& settings);
@@ -206,6 +214,7 @@ private:
     CachePanel* m_cachePanel = nullptr;
     DictateAnywhere* m_anywhere = nullptr;           // the global shortcut and typing into other applications
     DictateAnywherePanel* m_anywherePanel = nullptr;
+    DesktopPresence* m_presence = nullptr;
     QLabel* m_statusText = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
