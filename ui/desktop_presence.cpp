@@ -45,7 +45,8 @@ DesktopPresence::DesktopPresence(MainWindow* window, QSettings& settings)
         m_indicator->setRunText(m_runText);
         m_tray->setHasLastText(!m_runText.isEmpty());
     });
-    connect(qApp, &QGuiApplication::focusWindowChanged, this, &DesktopPresence::updateIndicator);
+    // Queued: QApplication::activeWindow() follows the focus window once the change is handled.
+    connect(qApp, &QGuiApplication::focusWindowChanged, this, &DesktopPresence::updateIndicator, Qt::QueuedConnection);
 
     connect(m_tray, &TrayIcon::startRequested, this, [this] {
         if (!m_window->isBusy()) m_window->startDictation();
@@ -61,16 +62,20 @@ DesktopPresence::DesktopPresence(MainWindow* window, QSettings& settings)
     });
     connect(m_tray, &TrayIcon::quitRequested, this, &DesktopPresence::quit);
 
-    window->dictateAnywherePanel()->setTrayAvailable(TrayIcon::available(), TrayIcon::unavailableReason());
     window->installEventFilter(this);
     applySettings();
     windowStateChanged();
-    m_tray->setVisible(true);  // where the desktop has a tray
+    refreshTray();
 }
 
 DesktopPresence::~DesktopPresence() {
     disconnect(qApp, nullptr, this, nullptr);
     delete m_indicator;
+}
+
+void DesktopPresence::refreshTray() {
+    m_window->dictateAnywherePanel()->setTrayAvailable(TrayIcon::available(), TrayIcon::unavailableReason());
+    m_tray->setVisible(true);  // where the desktop has a tray
 }
 
 bool DesktopPresence::closeHidesWindow() const { return m_anywhere.keepInTray && TrayIcon::available(); }
@@ -149,14 +154,19 @@ bool DesktopPresence::eventFilter(QObject* watched, QEvent* event) {
         return true;
     }
     if (watched == m_window && event->type() == QEvent::Show) QApplication::setQuitOnLastWindowClosed(true);
+    if (watched == m_window && event->type() == QEvent::WindowActivate) refreshTray();
     return QObject::eventFilter(watched, event);
 }
 
 void DesktopPresence::quit() {
     m_quitting = true;
     m_indicator->hide();
+    // Shown, the window's close is the last window's close, which ends the application; hidden
+    // in the tray it is not, so the application is told.
+    const bool hidden = !m_window->isVisible();
     m_window->close();
-    QCoreApplication::quit();
+    m_quitting = false;
+    if (hidden) QCoreApplication::quit();
 }
 
 } // namespace hearsay::ui

@@ -41,6 +41,9 @@ public:
     bool closeHidesWindow() const;
     // The committed text of the current or last dictation run, spaced as it is typed.
     QString lastRunText() const { return m_runText; }
+    // Quits Hearsay (the tray's and the File menu's Quit): the window closes for good, also when
+    // it would hide into the tray.
+    void quit();
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -52,7 +55,8 @@ private:
     void runEnded();
     void updateIndicator();
     bool ownWindowActive() const;
-    void quit();
+    // Whether the desktop has a tray now (a panel may start after Hearsay): the setting and the icon follow.
+    void refreshTray();
 
     MainWindow* m_window;
     QSettings& m_settings;

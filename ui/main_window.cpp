@@ -299,7 +299,7 @@ void MainWindow::createActions() {
     recover->setObjectName("recoverAction");
     recover->setStatusTip(tr("Offer again the dictated text that a run which did not close normally left on disk"));
     file->addSeparator();
-    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    QAction* quit = file->addAction(tr("&Quit"), this, [this] { m_presence->quit(); });  // also from the tray
     quit->setShortcut(QKeySequence::Quit);
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));

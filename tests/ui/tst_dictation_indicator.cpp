@@ -233,7 +233,8 @@ private slots:
     void withATrayClosingHides() {
         TrayHost host;
         QTRY_VERIFY_WITH_TIMEOUT(ui::TrayIcon::available(), 10000);
-        auto window = makeWindow(settingsPath(), true);
+        const QString path = settingsPath();
+        auto window = makeWindow(path, true);
         auto* box = window->dictateAnywherePanel()->findChild<QCheckBox*>("anywhereKeepInTray");
         QVERIFY(box && box->isEnabled());
         QVERIFY(box->isChecked());
@@ -242,6 +243,13 @@ private slots:
         QVERIFY(!window->isVisible());
         window->desktopPresence()->tray()->showAction()->trigger();
         QVERIFY(window->isVisible());
+        // Quit closes for good (the window's close saves its geometry; hiding did not).
+        QSettings seen(path, QSettings::IniFormat);  // the same file in this process: changes are seen at once
+        QVERIFY(!seen.contains("window/geometry"));
+        window->desktopPresence()->tray()->quitAction()->trigger();
+        QVERIFY(!window->isVisible());
+        QVERIFY(seen.contains("window/geometry"));
+        window->show();
         box->setChecked(false);  // the user turns it off: a close closes again
         QVERIFY(!window->desktopPresence()->closeHidesWindow());
         QVERIFY(window->close());
