@@ -308,7 +308,7 @@ private slots:
         QVERIFY(tray->copyAction()->isEnabled());
     }
 
-    // Bottom centre of the screen at first; dragged, it stays there, also in the next session.
+    // Bottom centre of the screen at first; dragged, it stays there, also after a restart.
     void indicatorPositionIsRemembered() {
         const QString path = settingsPath();
         QPoint moved;
