@@ -12,6 +12,10 @@ AnywhereSettings AnywhereSettings::load(const QSettings& settings) {
     s.typeText = settings.value("anywhere/typeText", s.typeText).toBool();
     s.insertion = insertionModeFromName(settings.value("anywhere/insertion", "automatic").toString().toStdString())
                       .value_or(InsertionMode::Automatic);
+    s.newline = newlineModeFromName(settings.value("anywhere/newline", "return").toString().toStdString())
+                    .value_or(NewlineMode::Return);
+    s.keepInTray = settings.value("anywhere/keepInTray", s.keepInTray).toBool();
+    s.showIndicator = settings.value("anywhere/indicator", s.showIndicator).toBool();
     return s;
 }
 
@@ -20,6 +24,9 @@ void AnywhereSettings::save(QSettings& settings) const {
     settings.setValue("anywhere/mode", pushToTalk ? "push-to-talk" : "toggle");
     settings.setValue("anywhere/typeText", typeText);
     settings.setValue("anywhere/insertion", QString::fromStdString(insertionModeName(insertion)));
+    settings.setValue("anywhere/newline", QString::fromStdString(newlineModeName(newline)));
+    settings.setValue("anywhere/keepInTray", keepInTray);
+    settings.setValue("anywhere/indicator", showIndicator);
 }
 
 } // namespace hearsay::ui

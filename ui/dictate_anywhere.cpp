@@ -45,8 +45,17 @@ void DictateAnywhere::typeWaiting() {
     // server (its event loop delivers them), follow it, in order.
     if (m_inserting) return;
     m_inserting = true;
-    while (!m_waiting.empty() && !m_paste.busy()) insertWaiting();
+    while ((!m_waiting.empty() || !m_steps.empty()) && !m_paste.busy()) {
+        if (m_steps.empty()) insertWaiting();
+        runSteps();
+    }
     m_inserting = false;
+}
+
+void DictateAnywhere::fail(const std::string& why) {
+    m_failedThisRun = true;
+    m_steps.clear();
+    emit typingFailed(QString::fromStdString(why));
 }
 
 void DictateAnywhere::insertWaiting() {
@@ -56,8 +65,7 @@ void DictateAnywhere::insertWaiting() {
         auto opened = openTextTyper();
         if (!opened) {
             m_typerError = QString::fromStdString(opened.message());
-            m_failedThisRun = true;
-            emit typingFailed(m_typerError);
+            fail(opened.message());
             emit statusChanged();
             return;
         }
@@ -66,29 +74,42 @@ void DictateAnywhere::insertWaiting() {
     }
     std::string text;
     for (const std::string& piece : pieces) text += m_spacing.next(piece);
-    if (text.empty()) return;
-    if (pasted(text)) return;
-    if (auto typed = m_typer->type(text); !typed) {
-        m_failedThisRun = true;
-        emit typingFailed(QString::fromStdString(typed.message()));
-        return;
-    }
-    emit inserted(QString::fromStdString(text), QString());
-}
-
-// Pastes `text` when the mode or the text asks for it; false when it is to be typed instead (a
-// paste that cannot start in automatic mode falls back to typing; in paste mode it fails the run).
-bool DictateAnywhere::pasted(const std::string& text) {
+    // Typed or pasted is chosen for the whole text (its length, its characters), then its
+    // newlines are planned: every piece of it goes the same way.
     const InsertionMode mode = m_settings.insertion;
     const auto missing = mode == InsertionMode::Automatic ? m_typer->missingCharacter(text) : std::nullopt;
-    if (pasteReason(mode, text, missing) == PasteReason::Typed) return false;
+    const bool paste = pasteReason(mode, text, missing) != PasteReason::Typed;
+    for (InsertionStep& step : planNewlines(text, m_settings.newline)) m_steps.push_back({std::move(step), paste});
+}
+
+// Runs the planned steps in order until they are done, one fails, or a paste starts (the rest
+// follow when it has finished: the target may fetch the text after later keys arrived).
+void DictateAnywhere::runSteps() {
+    while (!m_steps.empty() && !m_paste.busy() && !m_failedThisRun) {
+        const Step next = std::move(m_steps.front());
+        m_steps.pop_front();
+        if (next.step.lineBreak) {
+            if (auto pressed = m_typer->pressChord(shiftEnterChord()); !pressed) fail(pressed.message());
+            continue;
+        }
+        if (next.paste && pasted(next.step.text)) continue;
+        if (auto typed = m_typer->type(next.step.text); !typed) {
+            fail(typed.message());
+            continue;
+        }
+        emit inserted(QString::fromStdString(next.step.text), QString());
+    }
+}
+
+// Pastes `text`; false when it is to be typed instead (a paste that cannot start in automatic
+// mode falls back to typing; in paste mode it fails the run).
+bool DictateAnywhere::pasted(const std::string& text) {
     const FocusedWindow target = m_typer->focusedWindow();
     const PasteChord chord = pasteChordFor(target);
     const QString qtext = QString::fromStdString(text);
     if (auto started = m_paste.paste(qtext, *m_typer, target, chord); !started) {
-        if (mode != InsertionMode::Paste) return false;
-        m_failedThisRun = true;
-        emit typingFailed(QString::fromStdString(started.message()));
+        if (m_settings.insertion != InsertionMode::Paste) return false;
+        fail(started.message());
         return true;
     }
     emit inserted(qtext, QString::fromStdString(chord.name));

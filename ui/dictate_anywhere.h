@@ -2,11 +2,13 @@
 // toggle, as the settings say) turned into start/stop requests, and committed text typed into
 // the focused application (core/typing) while Hearsay's own window does not have the focus: typed
 // key by key, or pasted through the clipboard (ui/clipboard_paste.h) when the settings or the
-// text call for it (core/typing/insertion_method.h). The
+// text call for it (core/typing/insertion_method.h); a newline in the text goes in as the settings
+// say (core/typing/newline_mode.h: Return, a Shift+Enter chord between pieces, or a space). The
 // window forwards the settings and each committed piece, and paints status() in the panel.
 #pragma once
 
 #include "core/typing/insertion_spacing.h"
+#include "core/typing/newline_mode.h"
 #include "core/typing/text_typer.h"
 #include "ui/anywhere_settings.h"
 #include "ui/clipboard_paste.h"
@@ -15,6 +17,7 @@
 #include <QObject>
 #include <QString>
 
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,7 +52,8 @@ signals:
     void stopRequested();
     void toggleRequested();
     void typingFailed(const QString& why);
-    // Text went into the focused application: typed (`how` empty) or pasted with the chord `how`.
+    // Text went into the focused application: typed (`how` empty) or pasted with the chord `how`
+    // (a Shift+Enter line break between pieces is not reported).
     void inserted(const QString& text, const QString& how);
     // shortcutStatus() or typingStatus() may read differently (a grab tried, the typer opened or failed).
     void statusChanged();
@@ -64,9 +68,18 @@ private:
     bool m_failedThisRun = false;
     std::vector<std::string> m_waiting;  // committed while the shortcut was held, in order
 
+    // A step of the text (newline_mode.h), and whether the text it came from is pasted.
+    struct Step {
+        InsertionStep step;
+        bool paste = false;
+    };
+    std::deque<Step> m_steps;  // planned, not yet in: a paste is under way before them
+
     void typeWaiting();
     void insertWaiting();
+    void runSteps();
     bool pasted(const std::string& text);
+    void fail(const std::string& why);
     bool m_inserting = false;  // within typeWaiting(): the clipboard path runs the event loop
 };
 

@@ -34,6 +34,24 @@ DictateAnywherePanel::DictateAnywherePanel(QWidget* parent) : QWidget(parent) {
                                "in a terminal, Shift+Insert in xterm); your clipboard is put back afterwards unless "
                                "another program changed it meanwhile."));
     form->addRow(tr("&Insert by"), m_insertion);
+    m_newline = new QComboBox(this);
+    m_newline->setObjectName("anywhereNewline");
+    m_newline->addItem(tr("Return"));  // NewlineMode order
+    m_newline->addItem(tr("Shift+Enter (a line break in chat boxes)"));
+    m_newline->addItem(tr("Nothing: a space"));
+    m_newline->setToolTip(tr("A spoken \"new line\" typed as Return sends the message in most chat applications; "
+                             "Shift+Enter is their line break (and a line break in editors too)."));
+    form->addRow(tr("Type a &new line as"), m_newline);
+    m_indicator = new QCheckBox(tr("Show an indicator while dictating into another application"), this);
+    m_indicator->setObjectName("anywhereIndicator");
+    m_indicator->setToolTip(tr("A small window at the bottom of the screen that never takes the focus: whether "
+                               "Hearsay listens, the input level, the words not yet committed, and a button that "
+                               "copies the text of the last dictation. Drag it to move it."));
+    form->addRow(QString(), m_indicator);
+    m_tray = new QCheckBox(this);
+    m_tray->setObjectName("anywhereKeepInTray");
+    form->addRow(QString(), m_tray);
+    setTrayAvailable(true, QString());
     m_status = new QLabel(this);
     m_status->setObjectName("anywhereStatus");
     m_status->setWordWrap(true);
@@ -45,6 +63,9 @@ DictateAnywherePanel::DictateAnywherePanel(QWidget* parent) : QWidget(parent) {
     connect(m_mode, &QComboBox::currentIndexChanged, this, changed);
     connect(m_type, &QCheckBox::toggled, this, changed);
     connect(m_insertion, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_newline, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_indicator, &QCheckBox::toggled, this, changed);
+    connect(m_tray, &QCheckBox::toggled, this, changed);
 }
 
 void DictateAnywherePanel::setSettings(const AnywhereSettings& s) {
@@ -53,6 +74,9 @@ void DictateAnywherePanel::setSettings(const AnywhereSettings& s) {
     m_mode->setCurrentIndex(s.pushToTalk ? 1 : 0);
     m_type->setChecked(s.typeText);
     m_insertion->setCurrentIndex(int(s.insertion));
+    m_newline->setCurrentIndex(int(s.newline));
+    m_indicator->setChecked(s.showIndicator);
+    m_tray->setChecked(s.keepInTray);
     m_updating = false;
 }
 
@@ -62,8 +86,25 @@ AnywhereSettings DictateAnywherePanel::settings() const {
     s.pushToTalk = m_mode->currentIndex() == 1;
     s.typeText = m_type->isChecked();
     s.insertion = InsertionMode(m_insertion->currentIndex());
+    s.newline = NewlineMode(m_newline->currentIndex());
+    s.showIndicator = m_indicator->isChecked();
+    s.keepInTray = m_tray->isChecked();
     return s;
 }
+
+void DictateAnywherePanel::setTrayAvailable(bool available, const QString& why) {
+    m_tray->setEnabled(available);
+    if (available) {
+        m_tray->setText(tr("Keep running in the tray when the window is closed"));
+        m_tray->setToolTip(tr("Closing the window hides it; the shortcut keeps working. The tray icon's menu shows "
+                              "the window again or quits."));
+    } else {
+        m_tray->setText(tr("Keep running in the tray when the window is closed (unavailable: %1)").arg(why));
+        m_tray->setToolTip(why);
+    }
+}
+
+bool DictateAnywherePanel::trayAvailable() const { return m_tray->isEnabled(); }
 
 void DictateAnywherePanel::setStatus(const QString& shortcut, const QString& typing) {
     m_status->setText(tr("Shortcut: %1\nTyping: %2").arg(shortcut, typing));

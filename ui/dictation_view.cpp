@@ -27,6 +27,7 @@ void DictationView::connectWorker(TranscriptionWorker* worker) {
     connect(worker, &TranscriptionWorker::textCommitted, this, &DictationView::onCommitted);
     connect(worker, &TranscriptionWorker::dictationStep, this, &DictationView::onStep);
     connect(worker, &TranscriptionWorker::inputLevelChanged, m_targets.level, &LevelMeterBar::setLevel);
+    connect(worker, &TranscriptionWorker::inputLevelChanged, this, &DictationView::inputLevelShown);
     connect(worker, &TranscriptionWorker::dictationAudio, this, [this](const DictationAudio& audio) {
         m_targets.playback->dictationAudio(audio.samples, kSampleRate, audio.truncated);
     });
@@ -62,6 +63,7 @@ void DictationView::onFailed(const QString& error) {
 
 void DictationView::onTentative(const TentativeText& text) {
     m_targets.pane->keepingScroll([&] { m_targets.transcript->setTentative(QString::fromStdString(text.text)); });
+    emit tentativeShown(QString::fromStdString(text.text));
 }
 
 void DictationView::onCommitted(const CommittedText& text) {

@@ -56,6 +56,9 @@ signals:
     void started();
     void stepShown(const hearsay::StreamingStep& step);
     void committedShown(const QString& text);
+    // The tentative words and the input level as they are shown (for the tray's indicator).
+    void tentativeShown(const QString& text);
+    void inputLevelShown(const hearsay::InputLevel& level);
     // Everything captured has been shown; ok: no error.
     void ended(bool ok);
 

@@ -4,6 +4,7 @@
 
 #include "ui/about_box.h"
 #include "ui/cache_panel.h"
+#include "ui/desktop_presence.h"
 #include "ui/dictate_anywhere.h"
 #include "ui/dictate_anywhere_panel.h"
 #include "ui/dictation_view.h"
@@ -113,6 +114,8 @@ MainWindow::MainWindow(std::unique_ptr<QSettings> settings, QWidget* parent)
     connect(m_dictationView, &DictationView::started, this, &MainWindow::dictationStarted);
     connect(m_dictationView, &DictationView::stepShown, this, &MainWindow::stepShown);
     connect(m_dictationView, &DictationView::committedShown, this, &MainWindow::committedShown);
+    connect(m_dictationView, &DictationView::tentativeShown, this, &MainWindow::tentativeShown);
+    connect(m_dictationView, &DictationView::inputLevelShown, this, &MainWindow::inputLevelShown);
     connect(m_dictationView, &DictationView::ended, this, &MainWindow::dictationEnded);
 
     // The engine's thread. The worker is deleted there once the event loop has stopped.
@@ -152,6 +155,8 @@ MainWindow::MainWindow(std::unique_ptr<QSettings> settings, QWidget* parent)
 
     restoreGeometry(m_settings->value("window/geometry").toByteArray());
     restoreState(m_settings->value("window/state").toByteArray());
+    m_presence = new DesktopPresence(this, *m_settings);
+    connect(m_actions.quit, &QAction::triggered, m_presence, &DesktopPresence::quit);  // also from the tray
     paintState();
 }
 
@@ -282,6 +287,7 @@ void MainWindow::paintState() {
     m_actions.record->setStatusTip(why);
     m_pane->setRecordButton(label, canRecord, why);
     updateCentre();
+    emit stateChanged();
 }
 
 void MainWindow::updateCentre() {

@@ -31,6 +31,7 @@ struct SessionControls;
 namespace hearsay::ui {
 
 class CachePanel;
+class DesktopPresence;
 class DictateAnywhere;
 class DictateAnywherePanel;
 class DictationView;
@@ -87,6 +88,7 @@ public:
 
     bool isBusy() const { return state() != State::Idle; }
     bool isDictating() const { return state() == State::Dictating || state() == State::Stopping; }
+    bool isStopping() const { return state() == State::Stopping; }
     bool hasModel() const;
     TranscriptModel* transcriptModel() const { return m_transcript; }
     SettingsPanel* settingsPanel() const { return m_settingsPanel; }
@@ -97,6 +99,7 @@ public:
     LevelMeterBar* levelMeter() const { return m_levelMeter; }
     DictateAnywhere* dictateAnywhere() const { return m_anywhere; }
     DictateAnywherePanel* dictateAnywherePanel() const { return m_anywherePanel; }
+    DesktopPresence* desktopPresence() const { return m_presence; }  // the tray icon and the dictation indicator
     QAction* recordAction() const { return m_actions.record; }
     QTableView* transcriptView() const { return m_view; }
     // View › Word timings: the action, the view and its playback.
@@ -118,6 +121,11 @@ signals:
     // Each committed piece of dictated text once it is shown (for --print-committed and tests).
     void committedShown(const QString& text);
     void stepShown(const hearsay::StreamingStep& step);
+    // For the tray and the indicator (ui/desktop_presence.h): the state (isBusy(), isDictating()...)
+    // may read differently; the tentative words and the input level as they are shown.
+    void stateChanged();
+    void tentativeShown(const QString& text);
+    void inputLevelShown(const hearsay::InputLevel& level);
 
     // Requests to the worker (queued; connected in the constructor, nothing else listens).
     void applySettingsRequested(const hearsay::ui::EngineSettings& settings);
@@ -192,6 +200,7 @@ private:
     DictateAnywhere* m_anywhere = nullptr;           // the global shortcut and typing into other applications
     DictateAnywherePanel* m_anywherePanel = nullptr;
     JobStatusBar* m_status = nullptr;
+    DesktopPresence* m_presence = nullptr;
     LivePanel* m_livePanel = nullptr;
     LevelMeterBar* m_levelMeter = nullptr;
     WordTimingsView* m_words = nullptr;

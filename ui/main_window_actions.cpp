@@ -38,8 +38,8 @@ MainWindowActions MainWindowActions::create(QMainWindow* window, QWidget* transc
     a.recover->setObjectName("recoverAction");
     a.recover->setStatusTip(tr("Offer again the dictated text that a run which did not close normally left on disk"));
     file->addSeparator();
-    QAction* quit = file->addAction(tr("&Quit"), window, &QWidget::close);
-    quit->setShortcut(QKeySequence::Quit);
+    a.quit = file->addAction(tr("&Quit"));
+    a.quit->setShortcut(QKeySequence::Quit);
 
     QMenu* edit = bar->addMenu(tr("&Edit"));
     a.copy = edit->addAction(tr("&Copy"));

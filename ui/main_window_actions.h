@@ -1,6 +1,6 @@
 // The main window's menus and toolbar, built in one place: each action with its text, shortcut,
 // tip and object name, in the order the menus show them. The window connects them to what they
-// ask for; only Quit and About Qt are connected here (they need nothing of the window).
+// ask for; only About Qt is connected here (it needs nothing of the window).
 #pragma once
 
 class QAction;
@@ -17,6 +17,7 @@ struct MainWindowActions {
     QAction* openAudio = nullptr;
     QAction* exportTranscript = nullptr;
     QAction* recover = nullptr;  // "recoverAction"
+    QAction* quit = nullptr;     // the window connects it (closing may only hide it, ui/desktop_presence.h)
     // Edit (Copy, Copy all text and Select all also in the transcript's context menu)
     QAction* copy = nullptr;
     QAction* copyAll = nullptr;

@@ -18,6 +18,7 @@
 #include "core/util/json.h"
 #ifdef HEARSAY_HAVE_TYPING
 #include "core/typing/insertion_spacing.h"
+#include "core/typing/newline_mode.h"
 #include "core/typing/text_typer.h"
 #endif
 
@@ -77,6 +78,8 @@ const char* kUsage = R"(usage: hearsay-cli stream --model PATH (--mic [--device 
   --type                   also type each committed piece into the window that has the keyboard
                            focus (X11, or Wayland through wtype; see `hearsay-cli type`), with a
                            space between pieces
+  --newline HOW            with --type, a newline as: return (default), shift-enter (a line
+                           break in chat boxes, where Return sends) or space
   --no-journal             do not journal: by default each committed piece of text is also
                            written to a journal file in $XDG_STATE_HOME/hearsay as it is committed,
                            which a normal end removes and a crash or a kill leaves for
@@ -115,12 +118,15 @@ int runStream(const std::vector<std::string>& args) {
     auto parsed = Options::parse(args,
                                  {"model", "device", "speed", "step", "trim", "vad-threshold", "min-silence-ms", "mel-padding",
                                   "audio-context-padding", "context-pause", "commit", "vocabulary", "replacements", "language", "languages", "task", "beam-size", "temperature-increment", "threads", "backend",
-                                  "output-format"},
+                                  "output-format", "newline"},
                                  {"help", "list-devices", "mic", "realtime", "no-vad", "no-tentative", "no-self-cache",
                                   "no-cross-cache", "quiet", "no-journal", "type", "word-timestamps", "no-word-timings",
                                   "spoken-commands"});
     if (!parsed) return fail(parsed.message() + " (see --help)", 2);
     const Options& options = parsed.value();
+    if (const auto newline = options.value("newline");
+        newline && *newline != "return" && *newline != "shift-enter" && *newline != "space")
+        return fail("--newline must be return, shift-enter or space", 2);
     if (options.has("help")) {
         std::printf("%s", kUsage);
         return 0;
@@ -259,6 +265,7 @@ int runStream(const std::vector<std::string>& args) {
     // --type: the committed text also goes to the focused window (core/typing).
     std::unique_ptr<TextTyper> typer;
     InsertionSpacing spacing;
+    const NewlineMode newline = newlineModeFromName(options.value("newline").value_or("return")).value_or(NewlineMode::Return);
     bool typingFailed = false;
     if (options.has("type")) {
         auto opened = openTextTyper();
@@ -339,7 +346,7 @@ int runStream(const std::vector<std::string>& args) {
 #ifdef HEARSAY_HAVE_TYPING
         // Typed once the journal and the output have it: a target that vanishes loses nothing.
         if (typer && !typingFailed) {
-            if (auto typed = typer->type(spacing.next(c.text)); !typed) {
+            if (auto typed = typeWithNewlines(*typer, spacing.next(c.text), newline); !typed) {
                 std::fprintf(stderr, "hearsay-cli stream: typing stopped: %s (the text is printed and journaled)\n",
                              typed.message().c_str());
                 typingFailed = true;

@@ -5,6 +5,7 @@
 #include "app/cli/command.h"
 #include "app/cli/options.h"
 #include "core/typing/insertion_method.h"
+#include "core/typing/newline_mode.h"
 #include "core/typing/text_typer.h"
 #include "core/typing/wayland_paste.h"
 #include "core/typing/wayland_typer.h"
@@ -23,7 +24,8 @@ const char* kUsage = R"(usage: hearsay-cli type [OPTIONS] (TEXT | --file FILE)
   Types TEXT (UTF-8) into the window that has the keyboard focus, as dictated text is typed.
   X11: each character through the keyboard's current layout; a character the layout lacks
   through a spare key mapped to it for the moment. Wayland (sway, Hyprland, river and other
-  wlroots compositors): through wtype, any character. "\n" in a file is Return, "\t" Tab.
+  wlroots compositors): through wtype, any character. "\n" in a file is Return (see --newline),
+  "\t" Tab.
 
   --file FILE     type the contents of FILE instead (- for standard input)
   --method M      type (the default), paste, or automatic (paste a text of 100 characters or
@@ -33,6 +35,8 @@ const char* kUsage = R"(usage: hearsay-cli type [OPTIONS] (TEXT | --file FILE)
                   the previous text back; Wayland only (on X11 the desktop application pastes,
                   and automatic types)
   --delay S       wait S seconds first (time to focus the target window; default 0)
+  --newline HOW   a newline as: return (default), shift-enter (a line break in chat boxes, where
+                  Return sends the message) or space
   --quiet         say nothing on stderr
 )";
 
@@ -41,7 +45,7 @@ int runType(const std::vector<std::string>& args) {
         std::fprintf(stderr, "hearsay-cli type: %s\n", message.c_str());
         return code;
     };
-    auto parsed = Options::parse(args, {"file", "delay", "method"}, {"help", "quiet"});
+    auto parsed = Options::parse(args, {"file", "delay", "method", "newline"}, {"help", "quiet"});
     if (!parsed) return fail(parsed.message() + " (see --help)", 2);
     const Options& options = parsed.value();
     if (options.has("help")) {
@@ -70,6 +74,8 @@ int runType(const std::vector<std::string>& args) {
     const std::string methodName = options.value("method", "type");
     const auto method = insertionModeFromName(methodName == "auto" ? "automatic" : methodName);
     if (!method) return fail("--method must be type, paste or automatic, not '" + methodName + "'", 2);
+    const auto newline = newlineModeFromName(options.value("newline").value_or("return"));
+    if (!newline) return fail("--newline must be return, shift-enter or space", 2);
     const bool quiet = options.has("quiet");
     auto opened = openTextTyper();
     if (!opened) return fail(opened.message(), 1);
@@ -79,23 +85,35 @@ int runType(const std::vector<std::string>& args) {
     const auto missing = *method == InsertionMode::Automatic ? typer.missingCharacter(text) : std::nullopt;
     if (pasteReason(*method, text, missing) != PasteReason::Typed) {
         if (isWaylandTyper(typer)) {
+            // Pasted piece by piece, a Shift+Enter line break pressed between pieces.
             const PasteChord chord = pasteChordFor(typer.focusedWindow());
-            auto pasted = WaylandPaste().paste(text, typer, chord);
-            if (pasted) {
-                if (!quiet)
-                    std::fprintf(stderr, "hearsay-cli type: pasted with %s; %s\n", chord.name.c_str(),
-                                 pasted->restored ? "the clipboard is as it was" : pasted->note.c_str());
+            std::string note;
+            Result<void> outcome;
+            int done = 0;  // steps that went in: after one, a failure is not retried by typing (no text twice)
+            for (const InsertionStep& step : planNewlines(text, *newline)) {
+                if (step.lineBreak) {
+                    outcome = typer.pressChord(shiftEnterChord());
+                } else if (auto pasted = WaylandPaste().paste(step.text, typer, chord); pasted) {
+                    note = pasted->restored ? "the clipboard is as it was" : pasted->note;
+                } else {
+                    outcome = makeError(pasted.message());
+                }
+                if (!outcome) break;
+                ++done;
+            }
+            if (outcome) {
+                if (!quiet) std::fprintf(stderr, "hearsay-cli type: pasted with %s; %s\n", chord.name.c_str(), note.c_str());
                 return 0;
             }
-            if (*method == InsertionMode::Paste) return fail(pasted.message(), 1);
-            if (!quiet) std::fprintf(stderr, "hearsay-cli type: %s; typing instead\n", pasted.message().c_str());
+            if (*method == InsertionMode::Paste || done > 0) return fail(outcome.message(), 1);
+            if (!quiet) std::fprintf(stderr, "hearsay-cli type: %s; typing instead\n", outcome.message().c_str());
         } else if (*method == InsertionMode::Paste) {
             return fail("--method paste: hearsay-cli pastes on Wayland only (wl-clipboard); on X11 the desktop "
                         "application pastes",
                         2);
         }
     }
-    if (auto typed = typer.type(text); !typed) return fail(typed.message(), 1);
+    if (auto typed = typeWithNewlines(typer, text, *newline); !typed) return fail(typed.message(), 1);
     return 0;
 }
 

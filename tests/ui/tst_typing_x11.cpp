@@ -4,7 +4,8 @@
 // both, and accented, Czech and typographic characters a layout lacks into the terminal (through a
 // spare key: Qt programs do not follow that remapping); `hearsay-cli stream
 // --type` types what it commits from jfk.wav with the real tiny.en, each piece once, in order,
-// spaced; without a display it says why and types nothing.
+// spaced; without a display it says why and types nothing. `type --newline` types a newline as
+// Return (a chat box sends the message), Shift+Enter (a line break there, nothing sent) or a space.
 #include "core/real_models.h"
 #include "ui_test_support.h"
 #include "x_display.h"
@@ -13,6 +14,7 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QKeyEvent>
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -54,6 +56,26 @@ QString setLayout(const QString& layout) {
     if (!p.waitForFinished(30000) || p.exitCode() != 0) return "setxkbmap " + layout + " failed: " + p.readAllStandardError();
     return {};
 }
+
+// A chat application's message box: Return without Shift sends (counted, the box emptied), every
+// other key is the editor's (Shift+Return a line break).
+class ChatBox : public QPlainTextEdit {
+public:
+    int sends = 0;
+    int shiftReturns = 0;
+
+protected:
+    void keyPressEvent(QKeyEvent* event) override {
+        const bool enter = event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter;
+        if (enter && (event->modifiers() & Qt::ShiftModifier)) ++shiftReturns;
+        if (!enter || (event->modifiers() & Qt::ShiftModifier)) {
+            QPlainTextEdit::keyPressEvent(event);
+            return;
+        }
+        ++sends;
+        clear();
+    }
+};
 
 } // namespace
 
@@ -152,6 +174,37 @@ private slots:
         }
         QVERIFY2(words(expected).join(' ').contains("ask not what your country can do for you"), qPrintable(expected));
         QTRY_COMPARE_WITH_TIMEOUT(editor->toPlainText(), expected, 10000);
+    }
+
+    void newlineIntoAChatBox_data() {
+        QTest::addColumn<QString>("newline");
+        QTest::addColumn<QString>("box");
+        QTest::addColumn<int>("sends");
+        QTest::addColumn<int>("shiftReturns");
+        QTest::addRow("return") << "return" << "second line" << 1 << 0;
+        QTest::addRow("shift-enter") << "shift-enter" << "first line\nsecond line" << 0 << 1;
+        QTest::addRow("space") << "space" << "first line second line" << 0 << 0;
+    }
+
+    void newlineIntoAChatBox() {
+        QFETCH(QString, newline);
+        QFETCH(QString, box);
+        QFETCH(int, sends);
+        QFETCH(int, shiftReturns);
+        ChatBox chat;
+        chat.resize(400, 200);
+        chat.show();
+        chat.activateWindow();
+        chat.setFocus();
+        QVERIFY(QTest::qWaitForWindowActive(&chat, 10000));
+        const Run r = runCli({"type", "--quiet", "--newline", newline, "first line\nsecond line"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QTRY_COMPARE_WITH_TIMEOUT(chat.toPlainText(), box, 10000);
+        QCOMPARE(chat.sends, sends);
+        QCOMPARE(chat.shiftReturns, shiftReturns);
+        const Run bad = runCli({"type", "--quiet", "--newline", "enter", "x"});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("--newline must be return, shift-enter or space"), qPrintable(bad.err));
     }
 
     // Text that is not UTF-8 (a damaged file): a clear error naming the byte, nothing typed.
