@@ -20,7 +20,7 @@
 #include "core/engine/engine.h"
 #include "core/model/whisper_model.h"
 #include "core/nn/inference_session.h"
-#include "core/util/json.h"
+#include "core/util/json_text.h"
 #include "core/util/mapped_file.h"
 #include "core/bench/gpu_specs.h"
 #ifdef HEARSAY_HAVE_STREAMING
@@ -36,6 +36,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+using nlohmann::json;
 
 namespace hearsay::cli {
 namespace {
@@ -182,22 +184,22 @@ int runBench(const std::vector<std::string>& args) {
                     if (!out) return fail(out.message(), 1);
                     const std::string text = out.value();
                     const size_t lineStart = text.find_last_of('\n', text.size() > 1 ? text.size() - 2 : 0);
-                    auto json = Json::parse(lineStart == std::string::npos ? text : text.substr(lineStart + 1));
-                    if (!json) return fail("child output is not JSON: " + json.message(), 1);
-                    auto row = cacheRunFromJson(json.value());
+                    auto document = parseJson(lineStart == std::string::npos ? text : text.substr(lineStart + 1));
+                    if (!document) return fail("child output is not JSON: " + document.message(), 1);
+                    auto row = cacheRunFromJson(document.value());
                     if (!row) return fail(row.message(), 1);
                     m.rows.push_back(row.value());
                 }
             }
         }
         if (s.peers) {
-            auto peers = m.hfPath.empty() ? Result<Json>(makeError("peers need a Hugging Face checkpoint (use --sizes)"))
+            auto peers = m.hfPath.empty() ? Result<json>(makeError("peers need a Hugging Face checkpoint (use --sizes)"))
                                           : runPeers(s, m);
             if (peers) {
                 m.peers = peers.value();
             } else {
-                Json doc;
-                doc["peers"] = Json(Json::Object{});
+                json doc;
+                doc["peers"] = json::object();
                 doc["errors"]["all"] = peers.message();
                 m.peers = doc;
             }
@@ -208,9 +210,9 @@ int runBench(const std::vector<std::string>& args) {
     }
 
     if (!s.json.empty()) {
-        Json doc = reportHeader("hearsay-bench/1", date, args, machine);
+        json doc = reportHeader("hearsay-bench/1", date, args, machine);
         doc["build"] = toJson(build);
-        Json settings;
+        json settings;
         settings["backend"] = std::string(backendKindName(s.backend));
         settings["precision"] = std::string(precisionName(s.precision));
         settings["threads"] = s.threads;
@@ -220,16 +222,16 @@ int runBench(const std::vector<std::string>& args) {
         settings["audio"] = s.audio;
         doc["settings"] = settings;
         doc["work"] = toJson(s.work);
-        doc["peaks"] = haveFloors ? toJson(peak) : Json();
-        Json::Array list;
+        doc["peaks"] = haveFloors ? toJson(peak) : json();
+        json list = json::array();
         for (const ModelReport& m : models) {
-            Json j;
+            json j;
             j["name"] = m.name;
             j["path"] = m.path;
             j["backend"] = m.backendName;
             if (m.stepOperations > 0) j["stepOperations"] = m.stepOperations;
             j["weightBytes"] = m.weightBytes;
-            Json dims;
+            json dims;
             dims["nMels"] = m.config.nMels;
             dims["nAudioState"] = m.config.nAudioState;
             dims["nAudioLayer"] = m.config.nAudioLayer;
@@ -242,46 +244,47 @@ int runBench(const std::vector<std::string>& args) {
             dims["nAudioCtx"] = m.config.nAudioCtx;
             j["dims"] = dims;
             j["fixedWork"] = toJson(m.fixed);
-            j["floors"] = haveFloors ? toJson(m.floors) : Json();
+            j["floors"] = haveFloors ? toJson(m.floors) : json();
             if (haveFloors) {
                 j["elementBytes"]["weights"] = m.elementBytes.weights;
                 j["elementBytes"]["caches"] = m.elementBytes.caches;
                 j["elementBytes"]["crossCache"] = m.elementBytes.crossCache;
             }
-            Json::Array rows;
+            json rows = json::array();
             for (const auto& r : m.rows) {
-                Json row = toJson(r);
-                Json::Array windows;
+                json row = toJson(r);
+                json windows = json::array();
                 for (const WindowPlan& w : planDecodeLength(m.config, r.length)) {
-                    Json wj;
+                    json wj;
                     wj["promptTokens"] = w.promptTokens;
                     wj["sotTokens"] = w.sotTokens;
                     wj["sampledTokens"] = w.sampledTokens;
                     windows.push_back(wj);
                 }
-                row["windowPlan"] = Json(std::move(windows));
+                row["windowPlan"] = std::move(windows);
                 rows.push_back(row);
             }
-            j["cacheTable"] = Json(std::move(rows));
+            j["cacheTable"] = std::move(rows);
             j["peers"] = m.peers;
-            if (!m.peers.isNull()) {
-                Json ratios;
+            if (!m.peers.is_null()) {
+                json ratios;
                 static const char* figures[4] = {"encoderMs", "decodeMsPerToken", "batchMsPerToken", "promptMsPerToken"};
                 const double hearsay[4] = {m.fixed.encoderMs.median(), m.fixed.decodeMsPerToken.median(),
                                            m.fixed.batchMsPerToken.median(), m.fixed.promptMsPerToken.median()};
-                for (const auto& [peer, data] : m.peers["peers"].toObject()) {
+                const json peers = m.peers.value("peers", json::object());
+                for (const auto& [peer, data] : peers.items()) {
                     for (int i = 0; i < 4; ++i) {
-                        const double v = data["figures"][figures[i]]["median"].toDouble(0.0);
-                        ratios[peer][figures[i]] = v > 0 ? Json(hearsay[i] / v) : Json();
+                        const double v = peerMedian(data, figures[i]);
+                        ratios[peer][figures[i]] = v > 0 ? json(hearsay[i] / v) : json();
                     }
                 }
                 j["ratios"] = ratios;
             }
             list.push_back(j);
         }
-        doc["models"] = Json(std::move(list));
+        doc["models"] = std::move(list);
         std::ofstream out(s.json);
-        out << doc.dump(1) << "\n";
+        out << dumpJson(doc, 1) << "\n";
         if (!out) return fail("cannot write '" + s.json + "'", 1);
     }
     return 0;

@@ -15,7 +15,7 @@
 #include "core/transcript/replacement_rules.h"
 #include "core/transcript/timestamp_format.h"
 #include "core/transcript/transcript_export.h"
-#include "core/util/json.h"
+#include "core/util/json_text.h"
 #ifdef HEARSAY_HAVE_TYPING
 #include "core/typing/insertion_spacing.h"
 #include "core/typing/newline_mode.h"
@@ -91,12 +91,6 @@ std::atomic<StreamingSession*> g_session{nullptr};
 void onInterrupt(int) {
     if (StreamingSession* s = g_session.load()) s->requestStop();  // atomics only
     std::signal(SIGINT, SIG_DFL);
-}
-
-Json doubles(const std::vector<double>& values) {
-    Json a = Json(Json::Array{});
-    for (double v : values) a.push_back(Json(v));
-    return a;
 }
 
 int listDevices() {
@@ -292,12 +286,12 @@ int runStream(const std::vector<std::string>& args) {
     StreamingCallbacks callbacks;
     callbacks.tentative = [&](const TentativeText& t) {
         if (json) {
-            Json j;
+            nlohmann::json j;
             j["event"] = "tentative";
             j["text"] = t.text;
             j["start"] = t.start;
             j["end"] = t.end;
-            std::printf("%s\n", j.dump().c_str());
+            std::printf("%s\n", dumpJson(j).c_str());
         } else if (terminal) {
             clearTentative();
             if (!t.text.empty()) {
@@ -321,16 +315,16 @@ int runStream(const std::vector<std::string>& args) {
             }
         }
         if (json) {
-            Json j;
+            nlohmann::json j;
             j["event"] = "committed";
             j["text"] = c.text;
             j["start"] = c.start;
             j["end"] = c.end;
             j["end_of_utterance"] = c.endOfUtterance;
-            j["tentative_latency"] = doubles(c.tentativeLatency);
-            j["commit_latency"] = doubles(c.commitLatency);
+            j["tentative_latency"] = c.tentativeLatency;
+            j["commit_latency"] = c.commitLatency;
             if (printWords) j["words"] = wordsToJson(c.words);
-            std::printf("%s\n", j.dump().c_str());
+            std::printf("%s\n", dumpJson(j).c_str());
         } else {
             clearTentative();
             std::printf("[%s --> %s]%s\n", formatTimestamp(c.start, true, '.').c_str(),
@@ -371,7 +365,7 @@ int runStream(const std::vector<std::string>& args) {
         std::fprintf(stderr, "hearsay-cli stream: %s\n", removed.message().c_str());
 
     if (json) {
-        Json j;
+        nlohmann::json j;
         j["event"] = "summary";
         j["text"] = finalText;
         j["language"] = summary.language;
@@ -388,7 +382,7 @@ int runStream(const std::vector<std::string>& args) {
         j["commit_latency"] = toJson(summary.commitLatency);
         j["final_latency"] = toJson(summary.finalLatency);
         if (!summary.error.empty()) j["error"] = summary.error;
-        std::printf("%s\n", j.dump().c_str());
+        std::printf("%s\n", dumpJson(j).c_str());
     } else if (!quiet) {
         std::fprintf(stderr,
                      "hearsay-cli stream: %.1f s of audio, %d steps (%d decoded), real-time factor %.3f; latency "

@@ -1,11 +1,14 @@
 // The cache table's decode loop: per window, encode, then one decode() per token with the
 // whole sequence (prompt, start-of-transcript, tokens so far), as greedy decoding does.
 #include "core/bench/cache_run.h"
+#include "core/util/json_text.h"
 
 #include "core/text/tokenizer.h"
 
 #include <algorithm>
 #include <chrono>
+
+using nlohmann::json;
 
 namespace hearsay {
 namespace {
@@ -82,8 +85,8 @@ Result<CacheRunResult> runCacheConfiguration(InferenceSession& session, const Lo
     return row;
 }
 
-Json toJson(const CacheRunResult& r) {
-    Json j;
+json toJson(const CacheRunResult& r) {
+    json j;
     j["length"] = r.length;
     j["mode"] = std::string(cacheModeName(r.mode));
     j["selfCache"] = usesSelfCache(r.mode);
@@ -104,16 +107,19 @@ Json toJson(const CacheRunResult& r) {
     return j;
 }
 
-Result<CacheRunResult> cacheRunFromJson(const Json& j) {
-    if (!j.isObject()) return makeError("cache run: expected a JSON object");
+Result<CacheRunResult> cacheRunFromJson(const json& j) {
+    if (!j.is_object()) return makeError("cache run: expected a JSON object");
     auto number = [&](const char* key, double& out) -> Result<void> {
-        if (!j[key].isNumber()) return makeError(std::string("cache run: field '") + key + "' missing or not a number");
-        out = j[key].toDouble();
+        auto it = j.find(key);
+        if (it == j.end() || !it->is_number()) return makeError(std::string("cache run: field '") + key + "' missing or not a number");
+        out = it->get<double>();
         return {};
     };
     CacheRunResult r;
-    if (!parseCacheMode(j["mode"].toString(), r.mode)) {
-        return makeError("cache run: field 'mode' is '" + j["mode"].toString() + "', expected both, self, cross or none");
+    auto mode = j.find("mode");
+    const std::string modeName = mode != j.end() && mode->is_string() ? mode->get<std::string>() : std::string();
+    if (!parseCacheMode(modeName, r.mode)) {
+        return makeError("cache run: field 'mode' is '" + modeName + "', expected both, self, cross or none");
     }
     double v = 0.0;
     struct IntField {

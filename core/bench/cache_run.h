@@ -7,7 +7,7 @@
 #include "core/bench/bench_work.h"
 #include "core/frontend/log_mel.h"
 #include "core/nn/inference_session.h"
-#include "core/util/json.h"
+#include <nlohmann/json_fwd.hpp>
 #include "core/util/result.h"
 
 #include <cstddef>
@@ -37,8 +37,8 @@ struct CacheRunResult {
 // decodes `length` tokens following planDecodeLength(). The session needs one beam.
 Result<CacheRunResult> runCacheConfiguration(InferenceSession& session, const LogMel& mel, int length, CacheMode mode);
 
-Json toJson(const CacheRunResult& row);
+nlohmann::json toJson(const CacheRunResult& row);
 // The inverse of toJson (the parent reads its children's rows); errors name the bad field.
-Result<CacheRunResult> cacheRunFromJson(const Json& json);
+Result<CacheRunResult> cacheRunFromJson(const nlohmann::json& json);
 
 } // namespace hearsay

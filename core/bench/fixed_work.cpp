@@ -1,9 +1,12 @@
 // The fixed work, part by part. Token sequences are built before the clock starts, so the
 // timed loops hold only the session's calls.
 #include "core/bench/fixed_work.h"
+#include "core/util/json_text.h"
 
 #include <algorithm>
 #include <chrono>
+
+using nlohmann::json;
 
 namespace hearsay {
 namespace {
@@ -113,8 +116,8 @@ Result<FixedWorkResult> runFixedWork(InferenceSession& session, const LogMel& me
     return result;
 }
 
-Json toJson(const FixedWork& w) {
-    Json j;
+json toJson(const FixedWork& w) {
+    json j;
     j["warmup"] = w.warmup;
     j["repeats"] = w.repeats;
     j["decodeSteps"] = w.decodeSteps;
@@ -125,24 +128,22 @@ Json toJson(const FixedWork& w) {
     return j;
 }
 
-Json toJson(const Samples& s) {
-    Json j;
+json toJson(const Samples& s) {
+    json j;
     j["median"] = s.median();
     j["min"] = s.minimum();
-    Json::Array values;
-    for (double v : s.values) values.emplace_back(v);
-    j["samples"] = Json(std::move(values));
+    j["samples"] = s.values;
     return j;
 }
 
-Json toJson(const FixedWorkResult& r) {
-    Json j;
+json toJson(const FixedWorkResult& r) {
+    json j;
     j["encoderMs"] = toJson(r.encoderMs);
     j["decodeMsPerToken"] = toJson(r.decodeMsPerToken);
     j["batchMsPerToken"] = toJson(r.batchMsPerToken);
     j["promptMsPerToken"] = toJson(r.promptMsPerToken);
     const FixedWorkCounts& c = r.counts;
-    Json counts;
+    json counts;
     counts["encodeCalls"] = c.encodeCalls;
     counts["decodeCalls"] = c.decodeCalls;
     counts["singleSteps"] = c.singleSteps;

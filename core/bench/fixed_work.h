@@ -6,7 +6,7 @@
 #include "core/bench/bench_work.h"
 #include "core/frontend/log_mel.h"
 #include "core/nn/inference_session.h"
-#include "core/util/json.h"
+#include <nlohmann/json_fwd.hpp>
 #include "core/util/result.h"
 
 #include <cstdint>
@@ -49,8 +49,8 @@ struct FixedWorkResult {
 // The session must have its caches as the caller wants them and room for work.batchBeams beams.
 Result<FixedWorkResult> runFixedWork(InferenceSession& session, const LogMel& mel, const FixedWork& work);
 
-Json toJson(const FixedWork& work);
-Json toJson(const Samples& samples);  // {"median", "min", "samples"}
-Json toJson(const FixedWorkResult& result);
+nlohmann::json toJson(const FixedWork& work);
+nlohmann::json toJson(const Samples& samples);  // {"median", "min", "samples"}
+nlohmann::json toJson(const FixedWorkResult& result);
 
 } // namespace hearsay

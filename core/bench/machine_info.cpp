@@ -1,5 +1,6 @@
 // Machine description from /proc/cpuinfo, /proc/meminfo, uname and the NVIDIA driver's /proc files.
 #include "core/bench/machine_info.h"
+#include "core/util/json_text.h"
 
 #include <sched.h>
 #include <sys/utsname.h>
@@ -10,6 +11,8 @@
 #include <set>
 #include <sstream>
 #include <thread>
+
+using nlohmann::json;
 
 namespace hearsay {
 namespace {
@@ -111,9 +114,9 @@ std::string utcTimestamp() {
     return text;
 }
 
-Json toJson(const GpuInfo& g) {
+json toJson(const GpuInfo& g) {
     auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); };
-    Json j;
+    json j;
     j["index"] = g.index;
     j["name"] = g.name;
     j["computeCapability"] = std::to_string(g.computeMajor) + "." + std::to_string(g.computeMinor);
@@ -123,13 +126,13 @@ Json toJson(const GpuInfo& g) {
     j["smClockMhz"] = g.smClockMhz;
     j["memoryClockMhz"] = g.memoryClockMhz;
     j["memoryBusBits"] = g.memoryBusBits;
-    j["driverVersion"] = g.driverVersion > 0 ? Json(version(g.driverVersion)) : Json();
-    j["runtimeVersion"] = g.runtimeVersion > 0 ? Json(version(g.runtimeVersion)) : Json();
+    j["driverVersion"] = g.driverVersion > 0 ? json(version(g.driverVersion)) : json();
+    j["runtimeVersion"] = g.runtimeVersion > 0 ? json(version(g.runtimeVersion)) : json();
     return j;
 }
 
-Json toJson(const MachineInfo& m) {
-    Json j;
+json toJson(const MachineInfo& m) {
+    json j;
     j["cpuModel"] = m.cpuModel;
     j["logicalCpus"] = m.logicalCpus;
     j["cpuMhz"] = m.cpuMhz;
@@ -137,14 +140,14 @@ Json toJson(const MachineInfo& m) {
     j["memoryBytes"] = m.memoryBytes;
     j["kernel"] = m.kernel;
     j["loadAverage"] = m.loadAverage;
-    j["gpuName"] = m.gpuName.empty() ? Json() : Json(m.gpuName);
-    j["gpuDriver"] = m.gpuDriver.empty() ? Json() : Json(m.gpuDriver);
-    j["gpu"] = m.gpu ? toJson(*m.gpu) : Json();
+    j["gpuName"] = m.gpuName.empty() ? json() : json(m.gpuName);
+    j["gpuDriver"] = m.gpuDriver.empty() ? json() : json(m.gpuDriver);
+    j["gpu"] = m.gpu ? toJson(*m.gpu) : json();
     return j;
 }
 
-Json toJson(const BuildInfo& b) {
-    Json j;
+json toJson(const BuildInfo& b) {
+    json j;
     j["buildType"] = b.buildType;
     j["compiler"] = b.compiler;
     j["commit"] = b.commit;

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "core/backend/gpu_info.h"
-#include "core/util/json.h"
+#include <nlohmann/json_fwd.hpp>
 
 #include <cstddef>
 #include <optional>
@@ -40,8 +40,8 @@ std::string compilerDescription();
 // Current UTC time as ISO 8601, "2026-05-09T14:03:00Z".
 std::string utcTimestamp();
 
-Json toJson(const GpuInfo& gpu);
-Json toJson(const MachineInfo& machine);
-Json toJson(const BuildInfo& build);
+nlohmann::json toJson(const GpuInfo& gpu);
+nlohmann::json toJson(const MachineInfo& machine);
+nlohmann::json toJson(const BuildInfo& build);
 
 } // namespace hearsay

@@ -1,5 +1,6 @@
 // Interleaved rounds of real-file transcriptions, their medians and comparisons.
 #include "core/bench/real_file_bench.h"
+#include "core/util/json_text.h"
 
 #include "core/bench/subprocess.h"
 #include "core/transcript/word_error_rate.h"
@@ -10,6 +11,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+using nlohmann::json;
 
 namespace hearsay {
 namespace fs = std::filesystem;
@@ -96,12 +99,12 @@ RealFileCase runRealFileCase(const std::string& model, const std::string& audio,
                 figures.error = "no result: " + text.message();
                 continue;
             }
-            auto json = Json::parse(text.value());
-            if (!json) {
-                figures.error = "bad result: " + json.message();
+            auto document = parseJson(text.value());
+            if (!document) {
+                figures.error = "bad result: " + document.message();
                 continue;
             }
-            auto parsed = realFileRunFromJson(json.value());
+            auto parsed = realFileRunFromJson(document.value());
             if (!parsed) {
                 figures.error = parsed.message();
                 continue;
@@ -109,7 +112,8 @@ RealFileCase runRealFileCase(const std::string& model, const std::string& audio,
             if (!figures.transcribeMs.empty() && parsed->tokens != figures.last.tokens) figures.tokensStable = false;
             figures.transcribeMs.push_back(parsed->transcribeMs);
             figures.last = parsed.value();
-            figures.version = json.value()["version"].toString();
+            auto version = document->find("version");
+            figures.version = version != document->end() && version->is_string() ? version->get<std::string>() : std::string();
         }
     }
     return result;
@@ -147,8 +151,8 @@ std::string werReference(const RealFileCase& c, std::string* source) {
     return {};
 }
 
-Json toJson(const RealFileCase& c) {
-    Json j;
+json toJson(const RealFileCase& c) {
+    json j;
     j["model"] = c.model;
     j["audio"] = c.audio;
     j["beamSize"] = c.beamSize;
@@ -156,18 +160,16 @@ Json toJson(const RealFileCase& c) {
     const std::string reference = werReference(c, &source);
     j["werReference"] = source;
     const RealFileFigures* hearsay = c.find("hearsay");
-    Json::Array list;
+    json list = json::array();
     for (const auto& p : c.programs) {
-        Json pj;
+        json pj;
         pj["program"] = p.program;
         if (!p.error.empty()) {
             pj["error"] = p.error;
             list.push_back(pj);
             continue;
         }
-        Json::Array ms;
-        for (double v : p.transcribeMs) ms.push_back(Json(v));
-        pj["transcribeMs"] = Json(std::move(ms));
+        pj["transcribeMs"] = p.transcribeMs;
         pj["medianMs"] = p.medianMs();
         pj["realTimeFactor"] = p.last.audioSeconds > 0 ? p.medianMs() / 1000.0 / p.last.audioSeconds : 0.0;
         pj["textTokens"] = p.last.textTokens;
@@ -183,7 +185,7 @@ Json toJson(const RealFileCase& c) {
         }
         list.push_back(pj);
     }
-    j["programs"] = Json(std::move(list));
+    j["programs"] = std::move(list);
     return j;
 }
 

@@ -6,7 +6,7 @@
 #pragma once
 
 #include "core/bench/real_file_run.h"
-#include "core/util/json.h"
+#include <nlohmann/json_fwd.hpp>
 #include "core/util/result.h"
 
 #include <string>
@@ -77,7 +77,7 @@ double tokenAgreement(const std::vector<int>& a, const std::vector<int>& b);
 // transcript of faster-whisper-float32 (then named so in the report).
 std::string werReference(const RealFileCase& c, std::string* source = nullptr);
 
-Json toJson(const RealFileCase& c);
+nlohmann::json toJson(const RealFileCase& c);
 // Markdown-ready lines: one row per program with median ms, RTF, tokens, ratio against Hearsay,
 // token agreement with Hearsay and WER.
 std::string formatRealFileCase(const RealFileCase& c);

@@ -1,11 +1,14 @@
 // A timed transcription of one WAV file with the real-file section's options.
 #include "core/bench/real_file_run.h"
+#include "core/util/json_text.h"
 
 #include "core/bench/peak_memory.h"
 #include "core/frontend/pcm_wav.h"
 
 #include <algorithm>
 #include <chrono>
+
+using nlohmann::json;
 
 namespace hearsay {
 
@@ -52,33 +55,36 @@ Result<RealFileRun> runRealFile(InferenceSession& session, const Tokenizer& toke
     return run;
 }
 
-Json toJson(const RealFileRun& run) {
-    Json j;
+json toJson(const RealFileRun& run) {
+    json j;
     j["program"] = run.program;
     j["transcribeMs"] = run.transcribeMs;
     j["textTokens"] = run.textTokens;
-    Json::Array tokens;
-    for (int t : run.tokens) tokens.push_back(Json(t));
-    j["tokens"] = Json(std::move(tokens));
+    j["tokens"] = run.tokens;
     j["audioSeconds"] = run.audioSeconds;
     j["text"] = run.text;
     j["peakResidentBytes"] = run.peakResidentBytes;
     return j;
 }
 
-Result<RealFileRun> realFileRunFromJson(const Json& j) {
-    if (!j.isObject()) return makeError("a real-file run is not a JSON object");
+Result<RealFileRun> realFileRunFromJson(const json& j) {
+    if (!j.is_object()) return makeError("a real-file run is not a JSON object");
     for (const char* key : {"program", "transcribeMs", "textTokens", "audioSeconds"}) {
         if (!j.contains(key)) return makeError(std::string("a real-file run lacks '") + key + "'");
     }
+    // Written by other programs (the peers' scripts): a field of the wrong type is an error.
     RealFileRun run;
-    run.program = j["program"].toString();
-    run.transcribeMs = j["transcribeMs"].toDouble();
-    run.textTokens = static_cast<int>(j["textTokens"].toInt());
-    for (const Json& t : j["tokens"].toArray()) run.tokens.push_back(static_cast<int>(t.toInt()));
-    run.audioSeconds = j["audioSeconds"].toDouble();
-    run.text = j["text"].toString();
-    run.peakResidentBytes = static_cast<size_t>(j["peakResidentBytes"].toInt());
+    try {
+        run.program = j.at("program").get<std::string>();
+        run.transcribeMs = j.at("transcribeMs").get<double>();
+        run.textTokens = j.at("textTokens").get<int>();
+        run.tokens = j.value("tokens", std::vector<int>());
+        run.audioSeconds = j.at("audioSeconds").get<double>();
+        run.text = j.value("text", std::string());
+        run.peakResidentBytes = j.value("peakResidentBytes", size_t(0));
+    } catch (const json::exception& e) {
+        return makeError(std::string("a real-file run has a field of the wrong type: ") + e.what());
+    }
     return run;
 }
 

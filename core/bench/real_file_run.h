@@ -8,7 +8,7 @@
 #include "core/decoding/transcriber.h"
 #include "core/nn/inference_session.h"
 #include "core/text/tokenizer.h"
-#include "core/util/json.h"
+#include <nlohmann/json_fwd.hpp>
 #include "core/util/result.h"
 
 #include <cstddef>
@@ -44,8 +44,8 @@ TranscribeOptions realFileOptions(const RealFileTask& task);
 // both. The session is warmed first on one second of the file (untimed), as a server would be.
 Result<RealFileRun> runRealFile(InferenceSession& session, const Tokenizer& tokenizer, const RealFileTask& task);
 
-Json toJson(const RealFileRun& run);
+nlohmann::json toJson(const RealFileRun& run);
 // The inverse of toJson (the parent reads its children's and the peers' runs).
-Result<RealFileRun> realFileRunFromJson(const Json& json);
+Result<RealFileRun> realFileRunFromJson(const nlohmann::json& json);
 
 } // namespace hearsay

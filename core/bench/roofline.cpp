@@ -1,6 +1,7 @@
 // Operation and byte counts of Whisper's encoder and decoder, and a small probe of the
 // machine's attainable peaks (SGEMM FLOP/s, streaming read bandwidth).
 #include "core/bench/roofline.h"
+#include "core/util/json_text.h"
 
 #include "core/backend/backend.h"
 #include "core/backend/blas.h"
@@ -12,6 +13,8 @@
 #include <memory>
 #include <thread>
 #include <vector>
+
+using nlohmann::json;
 
 namespace hearsay {
 
@@ -138,8 +141,8 @@ PeakRates measurePeakRates(int threads) {
     return peak;
 }
 
-Json toJson(const PeakRates& p) {
-    Json j;
+json toJson(const PeakRates& p) {
+    json j;
     j["flopsPerSecond"] = p.flopsPerSecond;
     j["bytesPerSecond"] = p.bytesPerSecond;
     j["flopsSource"] = p.flopsSource;
@@ -152,8 +155,8 @@ Json toJson(const PeakRates& p) {
     return j;
 }
 
-Json toJson(const WorkFloors& f) {
-    Json j;
+json toJson(const WorkFloors& f) {
+    json j;
     j["encoderMs"] = f.encoderMs;
     j["decodeMsPerToken"] = f.decodeMsPerToken;
     j["batchMsPerToken"] = f.batchMsPerToken;

@@ -6,7 +6,7 @@
 #include "core/backend/backend.h"
 #include "core/bench/bench_work.h"
 #include "core/model/whisper_config.h"
-#include "core/util/json.h"
+#include <nlohmann/json_fwd.hpp>
 
 #include <string>
 
@@ -68,7 +68,7 @@ WorkFloors computeFloors(const WhisperConfig& config, const FixedWork& work, con
 // (2048³) for FLOP/s, and a multi-threaded read of a 512 MiB buffer for bandwidth. About 2 s.
 PeakRates measurePeakRates(int threads);
 
-Json toJson(const PeakRates& peak);
-Json toJson(const WorkFloors& floors);
+nlohmann::json toJson(const PeakRates& peak);
+nlohmann::json toJson(const WorkFloors& floors);
 
 } // namespace hearsay

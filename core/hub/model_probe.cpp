@@ -3,7 +3,7 @@
 #include "core/model/ctranslate2_file.h"
 #include "core/model/ggml_file.h"
 #include "core/model/safetensors.h"
-#include "core/util/json.h"
+#include "core/util/json_text.h"
 
 #include <cstdio>
 
@@ -72,12 +72,12 @@ Result<ProbedModel> probeCTranslate2(const fs::path& dir) {
 Result<ProbedModel> probeHuggingFace(const fs::path& dir) {
     auto text = readTextFile(dir / "config.json", 1 << 20);
     if (!text) return text.error();
-    auto json = Json::parse(text.value());
+    auto json = parseJson(text.value());
     if (!json) return json.error().prefixed((dir / "config.json").string() + ": ");
-    const Json& j = json.value();
-    if (j["model_type"].toString() != "whisper")
-        return makeError((dir / "config.json").string() + ": not a Whisper checkpoint (model_type " +
-                         j["model_type"].dump() + ")");
+    const nlohmann::json& j = json.value();
+    const nlohmann::json modelType = j.is_object() ? j.value("model_type", nlohmann::json()) : nlohmann::json();
+    if (modelType != "whisper")
+        return makeError((dir / "config.json").string() + ": not a Whisper checkpoint (model_type " + modelType.dump() + ")");
     std::error_code ec;
     if (fs::exists(dir / "model.safetensors", ec)) {
         auto st = openSafetensors(dir / "model.safetensors");
@@ -86,22 +86,30 @@ Result<ProbedModel> probeHuggingFace(const fs::path& dir) {
     } else if (fs::exists(dir / "model.safetensors.index.json", ec)) {
         auto index = readTextFile(dir / "model.safetensors.index.json", 16 << 20);
         if (!index) return index.error();
-        auto ij = Json::parse(index.value());
+        auto ij = parseJson(index.value());
         if (!ij) return ij.error().prefixed((dir / "model.safetensors.index.json").string() + ": ");
-        for (const auto& [name, shard] : ij.value()["weight_map"].toObject()) {
-            (void)name;
-            if (!fs::is_regular_file(dir / shard.toString(), ec))
-                return makeError(dir.string() + ": shard " + shard.toString() + " is missing");
+        const nlohmann::json map = ij->is_object() ? ij->value("weight_map", nlohmann::json()) : nlohmann::json();
+        if (map.is_object()) {
+            for (const nlohmann::json& shard : map) {
+                const std::string name = shard.is_string() ? shard.get<std::string>() : std::string();
+                if (!fs::is_regular_file(dir / name, ec)) return makeError(dir.string() + ": shard " + name + " is missing");
+            }
         }
     } else {
         return makeError(dir.string() + ": no model.safetensors (PyTorch-only checkpoints are not loaded)");
     }
+    // Only the size's name comes from these (the load checks them); a key that is absent or not
+    // an integer reads as the fallback.
+    auto integer = [&j](const char* key, int fallback) {
+        auto it = j.find(key);
+        return it != j.end() && it->is_number_integer() ? int(it->get<int64_t>()) : fallback;
+    };
     WhisperConfig c;
-    c.nMels = int(j["num_mel_bins"].toInt(80));
-    c.nAudioState = int(j["d_model"].toInt(0));
-    c.nAudioLayer = int(j["encoder_layers"].toInt(0));
-    c.nTextLayer = int(j["decoder_layers"].toInt(0));
-    c.nVocab = int(j["vocab_size"].toInt(0));
+    c.nMels = integer("num_mel_bins", 80);
+    c.nAudioState = integer("d_model", 0);
+    c.nAudioLayer = integer("encoder_layers", 0);
+    c.nTextLayer = integer("decoder_layers", 0);
+    c.nVocab = integer("vocab_size", 0);
     return ProbedModel{dir, ModelFormat::HuggingFace, sizeNameOf(c), bytesOf(dir)};
 }
 

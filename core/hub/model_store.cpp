@@ -3,7 +3,7 @@
 #include "core/hub/model_store.h"
 
 #include "core/hub/model_probe.h"
-#include "core/util/json.h"
+#include "core/util/json_text.h"
 
 #include <fstream>
 #include <sstream>
@@ -77,17 +77,14 @@ fs::path originPath(const CatalogEntry& entry, const fs::path& modelsDir) {
 }
 
 Result<void> writeOrigin(const CatalogEntry& entry, const fs::path& modelsDir, const ModelOrigin& origin) {
-    Json doc;
-    doc["hub"] = origin.hubUrl;
-    doc["repo"] = origin.repo;
-    doc["revision"] = origin.revision;
-    doc["commit"] = origin.commit;
+    const nlohmann::json doc = {
+        {"hub", origin.hubUrl}, {"repo", origin.repo}, {"revision", origin.revision}, {"commit", origin.commit}};
     const fs::path path = originPath(entry, modelsDir);
     fs::path temporary = path;
     temporary += ".tmp";
     {
         std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        out << doc.dump(2) << "\n";
+        out << dumpJson(doc, 2) << "\n";
         if (!out.flush()) return makeError("cannot write " + temporary.string());
     }
     std::error_code ec;
@@ -101,14 +98,17 @@ std::optional<ModelOrigin> readOrigin(const CatalogEntry& entry, const fs::path&
     if (!in) return std::nullopt;
     std::stringstream text;
     text << in.rdbuf();
-    auto parsed = Json::parse(text.str());
-    if (!parsed || !parsed.value().isObject()) return std::nullopt;
-    const Json& doc = parsed.value();
+    auto parsed = parseJson(text.str());
+    if (!parsed || !parsed->is_object()) return std::nullopt;
+    auto field = [&doc = parsed.value()](const char* key) {
+        auto it = doc.find(key);
+        return it != doc.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
     ModelOrigin o;
-    o.hubUrl = doc["hub"].toString();
-    o.repo = doc["repo"].toString();
-    o.revision = doc["revision"].toString();
-    o.commit = doc["commit"].toString();
+    o.hubUrl = field("hub");
+    o.repo = field("repo");
+    o.revision = field("revision");
+    o.commit = field("commit");
     return o;
 }
 

@@ -10,7 +10,7 @@
 #include "core/model/model_loading.h"
 #include "core/text/tokenizer.h"
 #include "core/text/vocabulary_directory.h"
-#include "core/util/json.h"
+#include "core/util/json_text.h"
 
 #include <cmath>
 #include <cstring>
@@ -216,15 +216,17 @@ Result<void> checkZeroBias(const CTranslate2File& file, const std::string& varia
     return {};
 }
 
-Result<std::vector<int>> idList(const Json& doc, const char* key, const fs::path& file, int nVocab) {
+// doc[key], which the caller has seen is there.
+Result<std::vector<int>> idList(const nlohmann::json& doc, const char* key, const fs::path& file, int nVocab) {
     std::vector<int> out;
-    const Json& v = doc[key];
-    if (!v.isArray()) return makeError(file.string() + ": \"" + key + "\" must be an array of token ids, found " + v.dump());
-    for (const Json& id : v.toArray()) {
-        if (!id.isInteger() || id.toInt() < 0 || id.toInt() >= nVocab) {
+    const nlohmann::json& v = doc[key];
+    if (!v.is_array()) return makeError(file.string() + ": \"" + key + "\" must be an array of token ids, found " + v.dump());
+    for (const nlohmann::json& id : v) {
+        const int64_t n = id.is_number_integer() ? id.get<int64_t>() : -1;
+        if (n < 0 || n >= nVocab) {
             return makeError(file.string() + ": \"" + key + "\" holds " + id.dump() + ", not a token id below " + std::to_string(nVocab));
         }
-        out.push_back(int(id.toInt()));
+        out.push_back(int(n));
     }
     return out;
 }
@@ -237,8 +239,8 @@ Result<GenerationSettings> readCt2Config(const fs::path& dir, const WhisperConfi
     if (!fs::exists(file, ec)) return g;
     auto doc = readJsonFile(file);
     if (!doc) return doc.error();
-    const Json& j = doc.value();
-    if (!j.isObject()) return makeError(file.string() + ": malformed JSON: expected an object at the top level");
+    const nlohmann::json& j = doc.value();
+    if (!j.is_object()) return makeError(file.string() + ": malformed JSON: expected an object at the top level");
     g.fromGenerationConfig = true;
     if (j.contains("suppress_ids")) {
         auto v = idList(j, "suppress_ids", file, config.nVocab);
@@ -252,12 +254,12 @@ Result<GenerationSettings> readCt2Config(const fs::path& dir, const WhisperConfi
     }
     if (j.contains("alignment_heads")) {
         g.alignmentHeads.clear();
-        const Json& heads = j["alignment_heads"];
-        if (!heads.isArray()) return makeError(file.string() + ": \"alignment_heads\" must be an array of [layer, head] pairs");
-        for (const Json& pair : heads.toArray()) {
-            const auto& p = pair.toArray();
-            const int64_t layer = p.size() == 2 && p[0].isInteger() ? p[0].toInt() : -1;
-            const int64_t head = p.size() == 2 && p[1].isInteger() ? p[1].toInt() : -1;
+        const nlohmann::json& heads = j["alignment_heads"];
+        if (!heads.is_array()) return makeError(file.string() + ": \"alignment_heads\" must be an array of [layer, head] pairs");
+        for (const nlohmann::json& pair : heads) {
+            const bool isPair = pair.is_array() && pair.size() == 2;
+            const int64_t layer = isPair && pair[0].is_number_integer() ? pair[0].get<int64_t>() : -1;
+            const int64_t head = isPair && pair[1].is_number_integer() ? pair[1].get<int64_t>() : -1;
             if (layer < 0 || layer >= config.nTextLayer || head < 0 || head >= config.nTextHead) {
                 return makeError(file.string() + ": alignment head " + pair.dump() + " is not a [layer, head] of this model (" +
                                  std::to_string(config.nTextLayer) + " layers, " + std::to_string(config.nTextHead) + " heads)");

@@ -5,7 +5,7 @@
 #include "core/model/safetensors.h"
 #include "core/text/tokenizer.h"
 #include "core/text/vocabulary_directory.h"
-#include "core/util/json.h"
+#include "core/util/json_text.h"
 
 #include <cmath>
 #include <cstring>
@@ -16,19 +16,21 @@ namespace fs = std::filesystem;
 namespace hearsay {
 namespace {
 
-Result<Json> readJson(const fs::path& path) {
+using nlohmann::json;
+
+Result<json> readJson(const fs::path& path) {
     auto doc = readJsonFile(path);
     if (!doc) return doc.error();
-    if (!doc->isObject()) return makeError(path.string() + ": malformed JSON: expected an object at the top level");
+    if (!doc->is_object()) return makeError(path.string() + ": malformed JSON: expected an object at the top level");
     return doc;
 }
 
 // An integer JSON value within [lo, hi], or an error naming the file and key.
-Result<int> intKey(const Json& doc, const std::string& key, const fs::path& file, int lo, int hi) {
+Result<int> intKey(const json& doc, const std::string& key, const fs::path& file, int lo, int hi) {
     if (!doc.contains(key)) return makeError(file.string() + ": missing key \"" + key + "\"");
-    const Json& v = doc[key];
-    const double d = v.toDouble(-1e300);
-    if (!v.isNumber() || !(d >= lo && d <= hi) || d != std::floor(d)) {
+    const json& v = doc[key];
+    const double d = v.is_number() ? v.get<double>() : -1e300;
+    if (!(d >= lo && d <= hi) || d != std::floor(d)) {
         return makeError(file.string() + ": \"" + key + "\" must be an integer in " + std::to_string(lo) + ".." +
                          std::to_string(hi) + ", found " + v.dump());
     }
@@ -38,8 +40,8 @@ Result<int> intKey(const Json& doc, const std::string& key, const fs::path& file
 Result<WhisperConfig> readConfig(const fs::path& file) {
     auto doc = readJson(file);
     if (!doc) return doc.error();
-    const Json& j = doc.value();
-    if (j.contains("model_type") && j["model_type"].toString() != "whisper") {
+    const json& j = doc.value();
+    if (j.contains("model_type") && j["model_type"] != "whisper") {
         return makeError(file.string() + ": model_type is " + j["model_type"].dump() + ", expected \"whisper\"");
     }
     WhisperConfig c;
@@ -74,13 +76,14 @@ Result<WhisperConfig> readConfig(const fs::path& file) {
     return c;
 }
 
-Result<std::vector<int>> tokenList(const Json& doc, const char* key, const fs::path& file, int nVocab) {
+// doc[key], which the caller has seen is there.
+Result<std::vector<int>> tokenList(const json& doc, const char* key, const fs::path& file, int nVocab) {
     std::vector<int> out;
-    const Json& v = doc[key];
-    if (!v.isArray()) return makeError(file.string() + ": \"" + key + "\" must be an array of token ids, found " + v.dump());
-    for (const Json& id : v.toArray()) {
-        const int64_t n = id.toInt(-1);
-        if (!id.isInteger() || n < 0 || n >= nVocab) {
+    const json& v = doc[key];
+    if (!v.is_array()) return makeError(file.string() + ": \"" + key + "\" must be an array of token ids, found " + v.dump());
+    for (const json& id : v) {
+        const int64_t n = id.is_number_integer() ? id.get<int64_t>() : -1;
+        if (n < 0 || n >= nVocab) {
             return makeError(file.string() + ": \"" + key + "\" holds " + id.dump() + ", not a token id below " + std::to_string(nVocab));
         }
         out.push_back(int(n));
@@ -94,7 +97,7 @@ Result<GenerationSettings> readGenerationConfig(const fs::path& dir, const Whisp
     if (!fs::exists(file)) return g;
     auto doc = readJson(file);
     if (!doc) return doc.error();
-    const Json& j = doc.value();
+    const json& j = doc.value();
     g.fromGenerationConfig = true;
     if (j.contains("suppress_tokens")) {
         auto v = tokenList(j, "suppress_tokens", file, config.nVocab);
@@ -108,12 +111,12 @@ Result<GenerationSettings> readGenerationConfig(const fs::path& dir, const Whisp
     }
     if (j.contains("alignment_heads")) {
         g.alignmentHeads.clear();
-        const Json& heads = j["alignment_heads"];
-        if (!heads.isArray()) return makeError(file.string() + ": \"alignment_heads\" must be an array of [layer, head] pairs");
-        for (const Json& pair : heads.toArray()) {
-            const auto& p = pair.toArray();
-            const int64_t layer = p.size() == 2 && p[0].isInteger() ? p[0].toInt() : -1;
-            const int64_t head = p.size() == 2 && p[1].isInteger() ? p[1].toInt() : -1;
+        const json& heads = j["alignment_heads"];
+        if (!heads.is_array()) return makeError(file.string() + ": \"alignment_heads\" must be an array of [layer, head] pairs");
+        for (const json& pair : heads) {
+            const bool isPair = pair.is_array() && pair.size() == 2;
+            const int64_t layer = isPair && pair[0].is_number_integer() ? pair[0].get<int64_t>() : -1;
+            const int64_t head = isPair && pair[1].is_number_integer() ? pair[1].get<int64_t>() : -1;
             if (layer < 0 || layer >= config.nTextLayer || head < 0 || head >= config.nTextHead) {
                 return makeError(file.string() + ": alignment head " + pair.dump() + " is not a [layer, head] of this model (" +
                                  std::to_string(config.nTextLayer) + " layers, " + std::to_string(config.nTextHead) + " heads)");
@@ -123,12 +126,13 @@ Result<GenerationSettings> readGenerationConfig(const fs::path& dir, const Whisp
     }
     if (j.contains("lang_to_id")) {
         g.languageTokens.clear();
-        if (!j["lang_to_id"].isObject()) return makeError(file.string() + ": \"lang_to_id\" must be an object");
-        for (const auto& [lang, id] : j["lang_to_id"].toObject()) {
-            if (!id.isInteger() || id.toInt() < 0 || id.toInt() >= config.nVocab) {
-                return makeError(file.string() + ": lang_to_id[\"" + jsonEscape(lang) + "\"] is " + id.dump() + ", not a token id");
+        if (!j["lang_to_id"].is_object()) return makeError(file.string() + ": \"lang_to_id\" must be an object");
+        for (const auto& [lang, id] : j["lang_to_id"].items()) {
+            const int64_t n = id.is_number_integer() ? id.get<int64_t>() : -1;
+            if (n < 0 || n >= config.nVocab) {
+                return makeError(file.string() + ": lang_to_id[" + json(lang).dump() + "] is " + id.dump() + ", not a token id");
             }
-            g.languageTokens[lang] = int(id.toInt());
+            g.languageTokens[lang] = int(n);
         }
     }
     if (j.contains("no_timestamps_token_id")) {
@@ -155,11 +159,11 @@ Result<void> readTensors(const fs::path& dir, WhisperModel::Parts& parts, std::m
     } else if (fs::exists(index)) {
         auto doc = readJson(index);
         if (!doc) return doc.error();
-        const Json& map = doc.value()["weight_map"];
-        if (!map.isObject() || map.toObject().empty()) return makeError(index.string() + ": missing or empty \"weight_map\"");
+        const json map = doc->value("weight_map", json());
+        if (!map.is_object() || map.empty()) return makeError(index.string() + ": missing or empty \"weight_map\"");
         std::set<std::string> shards;
-        for (const auto& [name, shard] : map.toObject()) {
-            const std::string& s = shard.toString();
+        for (const auto& [name, shard] : map.items()) {
+            const std::string s = shard.is_string() ? shard.get<std::string>() : std::string();
             if (s.empty() || s.find('/') != std::string::npos || s.find('\\') != std::string::npos || s == "." || s == "..") {
                 return makeError(index.string() + ": tensor '" + name + "' maps to an invalid shard name " + shard.dump());
             }

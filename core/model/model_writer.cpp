@@ -11,7 +11,7 @@
 #include "core/text/tokenizer.h"
 #include "core/text/byte_unicode.h"
 #include "core/util/half.h"
-#include "core/util/json.h"
+#include "core/util/json_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -21,6 +21,7 @@
 #include <cstring>
 
 namespace fs = std::filesystem;
+using nlohmann::json;
 
 namespace hearsay {
 namespace {
@@ -64,12 +65,6 @@ Result<void> writeText(const fs::path& path, const std::string& text) {
     return {};
 }
 
-Json intArray(const std::vector<int>& values) {
-    Json a = Json(Json::Array{});
-    for (int v : values) a.push_back(Json(v));
-    return a;
-}
-
 // Names of the special tokens in id order, from <|endoftext|> to <|30.00|>.
 std::vector<std::string> specialTokenNames(const WhisperConfig& config) {
     const auto ids = SpecialTokens::forVocabularySize(config.nVocab);
@@ -102,15 +97,15 @@ std::vector<std::pair<int, int>> lastHalfHeads(const WhisperConfig& c) {
     return heads;
 }
 
-Json configJson(const WhisperConfig& c, DType dtype) {
+json configJson(const WhisperConfig& c, DType dtype) {
     const auto ids = SpecialTokens::forVocabularySize(c.nVocab);
-    Json j;
+    json j;
     j["activation_dropout"] = 0.0;
     j["activation_function"] = "gelu";
     j["apply_spec_augment"] = false;
-    j["architectures"] = Json(Json::Array{Json("WhisperForConditionalGeneration")});
+    j["architectures"] = json::array({"WhisperForConditionalGeneration"});
     j["attention_dropout"] = 0.0;
-    j["begin_suppress_tokens"] = intArray({220, ids.eot});
+    j["begin_suppress_tokens"] = json::array({220, ids.eot});
     j["bos_token_id"] = ids.eot;
     j["classifier_proj_size"] = 256;
     j["d_model"] = c.nAudioState;
@@ -144,32 +139,32 @@ Json configJson(const WhisperConfig& c, DType dtype) {
     return j;
 }
 
-Json headsJson(const ModelWriteRequest& request) {
-    Json heads = Json(Json::Array{});
+json headsJson(const ModelWriteRequest& request) {
+    json heads = json::array();
     for (auto [layer, head] : request.alignmentHeads.empty() ? lastHalfHeads(request.config) : request.alignmentHeads) {
-        heads.push_back(intArray({layer, head}));
+        heads.push_back(json::array({layer, head}));
     }
     return heads;
 }
 
-Json generationConfigJson(const ModelWriteRequest& request) {
+json generationConfigJson(const ModelWriteRequest& request) {
     const WhisperConfig& c = request.config;
     const auto ids = SpecialTokens::forVocabularySize(c.nVocab);
-    Json j;
-    const Json heads = headsJson(request);
+    json j;
+    const json heads = headsJson(request);
     j["alignment_heads"] = heads;
-    j["begin_suppress_tokens"] = intArray({220, ids.eot});
+    j["begin_suppress_tokens"] = json::array({220, ids.eot});
     j["bos_token_id"] = ids.eot;
     j["decoder_start_token_id"] = ids.sot;
     j["eos_token_id"] = ids.eot;
     j["is_multilingual"] = c.isMultilingual();
     if (c.isMultilingual()) {
-        Json langs;
+        json langs;
         for (int i = 0; i < ids.languageCount; ++i) {
             langs["<|" + std::string(whisperLanguages()[size_t(i)].code) + "|>"] = ids.firstLanguage + i;
         }
         j["lang_to_id"] = langs;
-        Json tasks;
+        json tasks;
         tasks["transcribe"] = ids.transcribe;
         tasks["translate"] = ids.translate;
         j["task_to_id"] = tasks;
@@ -180,7 +175,7 @@ Json generationConfigJson(const ModelWriteRequest& request) {
     j["pad_token_id"] = ids.eot;
     j["prev_sot_token_id"] = ids.startOfPrev;
     j["return_timestamps"] = false;
-    j["suppress_tokens"] = intArray(request.suppressTokens);
+    j["suppress_tokens"] = request.suppressTokens;
     return j;
 }
 
@@ -190,10 +185,10 @@ Result<void> writeTokenizerFiles(const fs::path& dir, const ModelWriteRequest& r
     std::vector<std::string> ordinary(request.vocabulary.begin(), request.vocabulary.begin() + ids.eot);
     const auto specials = specialTokenNames(c);
 
-    Json vocab = Json(Json::Object{});
+    json vocab = json::object();
     for (int id = 0; id < ids.eot; ++id) vocab[bytesToVocabText(ordinary[size_t(id)])] = id;
     vocab["<|endoftext|>"] = ids.eot;
-    if (auto ok = writeText(dir / "vocab.json", vocab.dump()); !ok) return ok;
+    if (auto ok = writeText(dir / "vocab.json", dumpJson(vocab)); !ok) return ok;
 
     auto merges = deriveBpeMerges(ordinary);
     if (!merges) return makeError("cannot derive merges.txt from the vocabulary: " + merges.message());
@@ -201,19 +196,19 @@ Result<void> writeTokenizerFiles(const fs::path& dir, const ModelWriteRequest& r
     for (const auto& m : merges.value()) mergesText += bytesToVocabText(m.left) + " " + bytesToVocabText(m.right) + "\n";
     if (auto ok = writeText(dir / "merges.txt", mergesText); !ok) return ok;
 
-    Json added = Json(Json::Object{});
+    json added = json::object();
     for (size_t i = 0; i < specials.size(); ++i) added[specials[i]] = ids.eot + int(i);
-    if (auto ok = writeText(dir / "added_tokens.json", added.dump(2)); !ok) return ok;
+    if (auto ok = writeText(dir / "added_tokens.json", dumpJson(added, 2)); !ok) return ok;
 
     // Every special token except the timestamps is "special" (skipped when decoding).
-    Json extra = Json(Json::Array{});
-    for (int id = ids.eot; id < ids.timestampBegin; ++id) extra.push_back(Json(specials[size_t(id - ids.eot)]));
-    Json map;
+    json extra = json::array();
+    for (int id = ids.eot; id < ids.timestampBegin; ++id) extra.push_back(specials[size_t(id - ids.eot)]);
+    json map;
     map["additional_special_tokens"] = extra;
     for (const char* key : {"bos_token", "eos_token", "pad_token", "unk_token"}) map[key] = "<|endoftext|>";
-    if (auto ok = writeText(dir / "special_tokens_map.json", map.dump(2)); !ok) return ok;
+    if (auto ok = writeText(dir / "special_tokens_map.json", dumpJson(map, 2)); !ok) return ok;
 
-    Json tc = map;
+    json tc = map;
     tc["add_prefix_space"] = false;
     tc["clean_up_tokenization_spaces"] = true;
     tc["errors"] = "replace";
@@ -221,7 +216,7 @@ Result<void> writeTokenizerFiles(const fs::path& dir, const ModelWriteRequest& r
     tc["processor_class"] = "WhisperProcessor";
     tc["return_attention_mask"] = false;
     tc["tokenizer_class"] = "WhisperTokenizer";
-    return writeText(dir / "tokenizer_config.json", tc.dump(2));
+    return writeText(dir / "tokenizer_config.json", dumpJson(tc, 2));
 }
 
 // tokenizer.json (the Hugging Face tokenizers library's file: byte-level BPE with the special
@@ -233,9 +228,9 @@ Result<void> writeTokenizerJson(const fs::path& path, const ModelWriteRequest& r
     auto merges = deriveBpeMerges(ordinary);
     if (!merges) return makeError("cannot derive the BPE merges from the vocabulary: " + merges.message());
     const auto specials = specialTokenNames(c);
-    Json added = Json(Json::Array{});
+    json added = json::array();
     for (int id = ids.eot; id < ids.timestampBegin; ++id) {
-        Json t;
+        json t;
         t["id"] = id;
         t["content"] = specials[size_t(id - ids.eot)];
         t["single_word"] = false;
@@ -245,17 +240,17 @@ Result<void> writeTokenizerJson(const fs::path& path, const ModelWriteRequest& r
         t["special"] = true;
         added.push_back(t);
     }
-    Json byteLevel;
+    json byteLevel;
     byteLevel["type"] = "ByteLevel";
     byteLevel["add_prefix_space"] = false;
     byteLevel["trim_offsets"] = true;
     byteLevel["use_regex"] = true;
-    Json vocab = Json(Json::Object{});
+    json vocab = json::object();
     for (int id = 0; id < ids.eot; ++id) vocab[bytesToVocabText(ordinary[size_t(id)])] = id;
     vocab["<|endoftext|>"] = ids.eot;
-    Json mergeList = Json(Json::Array{});
-    for (const auto& m : merges.value()) mergeList.push_back(Json(bytesToVocabText(m.left) + " " + bytesToVocabText(m.right)));
-    Json model;
+    json mergeList = json::array();
+    for (const auto& m : merges.value()) mergeList.push_back(bytesToVocabText(m.left) + " " + bytesToVocabText(m.right));
+    json model;
     model["type"] = "BPE";
     model["dropout"] = nullptr;
     model["unk_token"] = nullptr;
@@ -264,7 +259,7 @@ Result<void> writeTokenizerJson(const fs::path& path, const ModelWriteRequest& r
     model["fuse_unk"] = false;
     model["vocab"] = vocab;
     model["merges"] = mergeList;
-    Json j;
+    json j;
     j["version"] = "1.0";
     j["truncation"] = nullptr;
     j["padding"] = nullptr;
@@ -274,7 +269,7 @@ Result<void> writeTokenizerJson(const fs::path& path, const ModelWriteRequest& r
     j["post_processor"] = nullptr;
     j["decoder"] = byteLevel;
     j["model"] = model;
-    return writeText(path, j.dump());
+    return writeText(path, dumpJson(j));
 }
 
 Result<void> checkRequest(const ModelWriteRequest& request) {
@@ -310,8 +305,8 @@ Result<void> writeHuggingFaceCheckpoint(const fs::path& dir, const ModelWriteReq
     fs::create_directories(dir, ec);
     if (ec) return makeError("cannot create directory " + dir.string() + ": " + ec.message());
     const auto& c = request.config;
-    if (auto ok = writeText(dir / "config.json", configJson(c, request.dtype).dump(2)); !ok) return ok;
-    if (auto ok = writeText(dir / "generation_config.json", generationConfigJson(request).dump(2)); !ok) return ok;
+    if (auto ok = writeText(dir / "config.json", dumpJson(configJson(c, request.dtype), 2)); !ok) return ok;
+    if (auto ok = writeText(dir / "generation_config.json", dumpJson(generationConfigJson(request), 2)); !ok) return ok;
     if (auto ok = writeTokenizerFiles(dir, request); !ok) return ok;
 
     const auto specs = whisperTensorSpecs(c);
@@ -419,16 +414,16 @@ Result<void> writeCTranslate2Checkpoint(const fs::path& dir, const ModelWriteReq
     fs::create_directories(dir, ec);
     if (ec) return makeError("cannot create directory " + dir.string() + ": " + ec.message());
 
-    Json config;
+    json config;
     config["alignment_heads"] = headsJson(request);
     if (c.isMultilingual()) {
         std::vector<int> languages;
         for (int i = 0; i < ids.languageCount; ++i) languages.push_back(ids.firstLanguage + i);
-        config["lang_ids"] = intArray(languages);
+        config["lang_ids"] = languages;
     }
-    config["suppress_ids"] = intArray(request.suppressTokens);
-    config["suppress_ids_begin"] = intArray({220, ids.eot});
-    if (auto ok = writeText(dir / "config.json", config.dump(2)); !ok) return ok;
+    config["suppress_ids"] = request.suppressTokens;
+    config["suppress_ids_begin"] = json::array({220, ids.eot});
+    if (auto ok = writeText(dir / "config.json", dumpJson(config, 2)); !ok) return ok;
 
     std::string vocabulary;
     for (int id = 0; id < ids.eot; ++id) vocabulary += bytesToVocabText(request.vocabulary[size_t(id)]) + "\n";

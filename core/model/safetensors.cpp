@@ -1,10 +1,11 @@
 // safetensors reading (validated, in place) and streaming writing.
 #include "core/model/safetensors.h"
 
-#include "core/util/json.h"
+#include "core/util/json_text.h"
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 
 namespace hearsay {
@@ -32,14 +33,26 @@ bool parseDtype(const std::string& s, DType& out) {
 }
 
 // A JSON number that is an exact non-negative integer no larger than `max`.
-bool nonNegativeInt(const Json& j, int64_t max, int64_t& out) {
-    if (!j.isNumber()) return false;
-    double d = j.toDouble();
-    if (!(d >= 0.0) || d > double(max)) return false;
-    int64_t v = j.toInt(-1);
-    if (v < 0 || double(v) != d) return false;
-    out = v;
+bool nonNegativeInt(const nlohmann::json& j, int64_t max, int64_t& out) {
+    if (j.is_number_unsigned()) {
+        if (j.get<uint64_t>() > uint64_t(max)) return false;
+    } else if (j.is_number_integer()) {
+        if (j.get<int64_t>() < 0 || j.get<int64_t>() > max) return false;
+    } else if (j.is_number_float()) {
+        const double d = j.get<double>();
+        if (!(d >= 0.0) || d > double(max) || d != std::floor(d)) return false;
+    } else {
+        return false;
+    }
+    out = j.get<int64_t>();
     return true;
+}
+
+// The member `key` of an object, or null when it has none.
+const nlohmann::json& member(const nlohmann::json& object, const char* key) {
+    static const nlohmann::json none;
+    auto it = object.find(key);
+    return it == object.end() ? none : *it;
 }
 
 } // namespace
@@ -66,9 +79,9 @@ Result<SafetensorsFile> readSafetensors(std::span<const std::byte> bytes, const 
         return makeError(where + ": safetensors header length " + std::to_string(headerBytes) + " is larger than the 100 MiB limit");
     }
     std::string_view headerText(reinterpret_cast<const char*>(bytes.data() + 8), size_t(headerBytes));
-    auto header = Json::parse(headerText);
+    auto header = parseJson(headerText);
     if (!header) return makeError(where + ": malformed safetensors header: " + header.message());
-    if (!header->isObject()) return makeError(where + ": malformed safetensors header: not a JSON object");
+    if (!header->is_object()) return makeError(where + ": malformed safetensors header: not a JSON object");
 
     const std::byte* dataBase = bytes.data() + 8 + headerBytes;
     const uint64_t dataBytes = size - 8 - headerBytes;
@@ -77,37 +90,38 @@ Result<SafetensorsFile> readSafetensors(std::span<const std::byte> bytes, const 
         const std::string* name;
     };
     std::vector<Span> spans;
-    for (const auto& [name, entry] : header->toObject()) {
+    for (const auto& [name, entry] : header->items()) {
         if (name == "__metadata__") {
-            for (const auto& [k, v] : entry.toObject()) {
-                if (v.isString()) out.metadata[k] = v.toString();
+            if (!entry.is_object()) continue;
+            for (const auto& [k, v] : entry.items()) {
+                if (v.is_string()) out.metadata[k] = v.get<std::string>();
             }
             continue;
         }
         const std::string what = where + ": tensor '" + name + "'";
-        if (!entry.isObject()) return makeError(what + ": header entry is not an object");
-        const Json& dtype = entry["dtype"];
-        if (!dtype.isString()) return makeError(what + ": header entry has no \"dtype\" string");
+        if (!entry.is_object()) return makeError(what + ": header entry is not an object");
+        const nlohmann::json& dtype = member(entry, "dtype");
+        if (!dtype.is_string()) return makeError(what + ": header entry has no \"dtype\" string");
         TensorView view;
         view.name = name;
-        if (!parseDtype(dtype.toString(), view.dtype)) {
-            return makeError(what + " has unsupported dtype '" + dtype.toString() + "' (supported: F32, F16, BF16)");
+        if (!parseDtype(dtype.get<std::string>(), view.dtype)) {
+            return makeError(what + " has unsupported dtype '" + dtype.get<std::string>() + "' (supported: F32, F16, BF16)");
         }
-        const Json& shape = entry["shape"];
-        if (!shape.isArray() || shape.toArray().size() > 8) return makeError(what + ": \"shape\" is not an array of at most 8 dimensions");
+        const nlohmann::json& shape = member(entry, "shape");
+        if (!shape.is_array() || shape.size() > 8) return makeError(what + ": \"shape\" is not an array of at most 8 dimensions");
         int64_t elements = 1;
-        for (const Json& d : shape.toArray()) {
+        for (const nlohmann::json& d : shape) {
             int64_t v = 0;
             if (!nonNegativeInt(d, kMaxDim, v)) return makeError(what + ": shape has an invalid dimension " + d.dump());
             view.shape.push_back(v);
             elements = v == 0 ? 0 : (elements > kMaxElements / v ? kMaxElements + 1 : elements * v);
             if (elements > kMaxElements) return makeError(what + ": shape " + view.shapeString() + " is absurdly large");
         }
-        const Json& offsets = entry["data_offsets"];
+        const nlohmann::json& offsets = member(entry, "data_offsets");
         int64_t begin = 0, end = 0;
-        if (!offsets.isArray() || offsets.toArray().size() != 2 ||
-            !nonNegativeInt(offsets.toArray()[0], INT64_MAX / 2, begin) ||
-            !nonNegativeInt(offsets.toArray()[1], INT64_MAX / 2, end)) {
+        if (!offsets.is_array() || offsets.size() != 2 ||
+            !nonNegativeInt(offsets[0], INT64_MAX / 2, begin) ||
+            !nonNegativeInt(offsets[1], INT64_MAX / 2, end)) {
             return makeError(what + ": \"data_offsets\" must be two non-negative integers, found " + offsets.dump());
         }
         if (end < begin) {
@@ -143,34 +157,19 @@ Result<SafetensorsFile> readSafetensors(std::span<const std::byte> bytes, const 
 Result<std::unique_ptr<SafetensorsWriter>> SafetensorsWriter::create(const std::filesystem::path& path,
                                                                      const std::vector<Entry>& entries,
                                                                      const std::map<std::string, std::string>& metadata) {
-    Json header = Json(Json::Object{});
-    if (!metadata.empty()) {
-        Json meta = Json(Json::Object{});
-        for (const auto& [k, v] : metadata) meta[k] = v;
-        header["__metadata__"] = meta;
-    }
+    nlohmann::json header = nlohmann::json::object();
+    if (!metadata.empty()) header["__metadata__"] = metadata;
     int64_t offset = 0;
     for (const auto& e : entries) {
         const char* dtype = safetensorsDtype(e.dtype);
         if (!dtype) return makeError("safetensors cannot store dtype " + std::string(dtypeName(e.dtype)) + " (tensor " + e.name + ")");
         int64_t n = 1;
-        Json shape = Json(Json::Array{});
-        for (auto d : e.shape) {
-            n *= d;
-            shape.push_back(Json(d));
-        }
+        for (auto d : e.shape) n *= d;
         const int64_t bytes = dtypeBytes(e.dtype, n);
-        Json entry;
-        entry["dtype"] = dtype;
-        entry["shape"] = shape;
-        Json offsets = Json(Json::Array{});
-        offsets.push_back(Json(offset));
-        offsets.push_back(Json(offset + bytes));
-        entry["data_offsets"] = offsets;
-        header[e.name] = entry;
+        header[e.name] = {{"dtype", dtype}, {"shape", e.shape}, {"data_offsets", {offset, offset + bytes}}};
         offset += bytes;
     }
-    std::string text = header.dump();
+    std::string text = dumpJson(header);
     while ((8 + text.size()) % 8 != 0) text += ' ';  // align the data section to 8 bytes
 
     std::unique_ptr<SafetensorsWriter> w(new SafetensorsWriter);

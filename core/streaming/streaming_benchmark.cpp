@@ -1,5 +1,6 @@
 // The streaming section of the benchmark (see streaming_benchmark.h).
 #include "core/streaming/streaming_benchmark.h"
+#include "core/util/json_text.h"
 
 #include "core/audio/audio_file.h"
 #include "core/audio/simulated_live_source.h"
@@ -11,6 +12,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+
+using nlohmann::json;
 
 namespace hearsay {
 
@@ -83,8 +86,8 @@ Result<StreamingBenchCase> runStreamingBenchmark(const Engine& engine, const std
     return c;
 }
 
-Json toJson(const LatencySummary& l) {
-    Json j;
+json toJson(const LatencySummary& l) {
+    json j;
     j["count"] = l.count;
     j["median"] = l.median;
     j["p90"] = l.p90;
@@ -92,8 +95,8 @@ Json toJson(const LatencySummary& l) {
     return j;
 }
 
-Json toJson(const StreamingBenchCase& c) {
-    Json j;
+json toJson(const StreamingBenchCase& c) {
+    json j;
     j["model"] = c.model;
     j["audio"] = c.audio;
     j["speed"] = c.speed;
@@ -124,10 +127,10 @@ Json toJson(const StreamingBenchCase& c) {
     j["wer_vs_offline"] = c.vsOffline.rate();
     j["word_errors_vs_offline"] = c.vsOffline.errors;
     j["offline_words"] = c.vsOffline.referenceWords;
-    Json words = Json(Json::Array{});
+    json words = json::array();
     for (const auto& w : c.wordLatencies) {
-        Json entry = Json(Json::Array{});
-        for (double v : {w.end, w.tentative, w.commit}) entry.push_back(Json(std::round(v * 1000.0) / 1000.0));
+        json entry = json::array();
+        for (double v : {w.end, w.tentative, w.commit}) entry.push_back(std::round(v * 1000.0) / 1000.0);
         words.push_back(entry);
     }
     j["word_latencies"] = words;  // [end of the word's audio, tentative, commit], seconds

@@ -9,7 +9,7 @@
 #include "core/streaming/streaming_options.h"
 #include "core/streaming/streaming_events.h"
 #include "core/transcript/word_error_rate.h"
-#include "core/util/json.h"
+#include <nlohmann/json_fwd.hpp>
 
 #include <string>
 #include <vector>
@@ -44,8 +44,8 @@ struct StreamingBenchCase {
 Result<StreamingBenchCase> runStreamingBenchmark(const Engine& engine, const std::string& model, const std::string& audio,
                                                  const StreamingOptions& options, double speed);
 
-Json toJson(const StreamingBenchCase& c);
-Json toJson(const LatencySummary& latency);  // count, median, p90, max
+nlohmann::json toJson(const StreamingBenchCase& c);
+nlohmann::json toJson(const LatencySummary& latency);  // count, median, p90, max
 // A markdown table, one row per case.
 std::string formatStreamingBenchmark(const std::vector<StreamingBenchCase>& cases);
 

@@ -8,7 +8,6 @@
 #include "core/text/pretokenizer.h"
 #include "core/text/utf8.h"
 #include "core/text/vocabulary_directory.h"
-#include "core/util/json.h"
 #include "core/util/mapped_file.h"
 
 #include <algorithm>

@@ -30,14 +30,14 @@ Result<std::string> tokenBytes(const std::string& text, size_t id, const std::st
 }
 
 // vocab.json / tokenizer.json's model.vocab: an object of byte-level text -> id.
-Result<std::vector<std::string>> tokensFromObject(const Json& vocab, int nVocab, const std::string& file) {
+Result<std::vector<std::string>> tokensFromObject(const nlohmann::json& vocab, int nVocab, const std::string& file) {
     const int eot = SpecialTokens::forVocabularySize(nVocab).eot;
-    if (!vocab.isObject()) return makeError(file + ": the vocabulary is not a JSON object of token -> id");
+    if (!vocab.is_object()) return makeError(file + ": the vocabulary is not a JSON object of token -> id");
     std::vector<std::string> tokens(static_cast<size_t>(eot));
     std::vector<bool> seen(static_cast<size_t>(eot), false);
-    for (const auto& [text, idJson] : vocab.toObject()) {
-        if (!idJson.isInteger()) return makeError(file + ": the id of token \"" + text + "\" is not an integer");
-        const int64_t id = idJson.toInt();
+    for (const auto& [text, idJson] : vocab.items()) {
+        if (!idJson.is_number_integer()) return makeError(file + ": the id of token \"" + text + "\" is not an integer");
+        const int64_t id = idJson.get<int64_t>();
         if (id < 0 || id >= nVocab) {
             return makeError(file + ": token \"" + text + "\" has id " + std::to_string(id) + ", outside 0.." +
                              std::to_string(nVocab - 1));
@@ -102,11 +102,11 @@ Result<std::vector<std::string>> readVocabularyTxt(const fs::path& path, int nVo
 Result<std::vector<std::string>> readVocabularyJson(const fs::path& path, int nVocab) {
     auto json = readJsonFile(path);
     if (!json) return json.error();
-    if (!json->isArray()) return makeError(path.string() + ": expected a JSON array of tokens");
+    if (!json->is_array()) return makeError(path.string() + ": expected a JSON array of tokens");
     std::vector<std::string> texts;
-    for (const Json& t : json->toArray()) {
-        if (!t.isString()) return makeError(path.string() + ": token " + std::to_string(texts.size()) + " is not a string");
-        texts.push_back(t.toString());
+    for (const nlohmann::json& t : json.value()) {
+        if (!t.is_string()) return makeError(path.string() + ": token " + std::to_string(texts.size()) + " is not a string");
+        texts.push_back(t.get<std::string>());
     }
     return tokensFromList(texts, nVocab, path.string());
 }
@@ -120,21 +120,20 @@ Result<std::vector<std::string>> readVocabJson(const fs::path& path, int nVocab)
 Result<std::vector<std::string>> readTokenizerJson(const fs::path& path, int nVocab) {
     auto json = readJsonFile(path);
     if (!json) return json.error();
-    const Json& model = json.value()["model"];
-    if (!model.isObject()) return makeError(path.string() + ": no \"model\" object");
-    if (model.contains("type") && model["type"].toString() != "BPE") {
-        return makeError(path.string() + ": the model type is \"" + model["type"].toString() + "\", expected \"BPE\"");
-    }
-    if (!model.contains("vocab")) return makeError(path.string() + ": no \"model.vocab\"");
-    return tokensFromObject(model["vocab"], nVocab, path.string());
+    const auto model = json->find("model");
+    if (model == json->end() || !model->is_object()) return makeError(path.string() + ": no \"model\" object");
+    const nlohmann::json type = model->value("type", nlohmann::json("BPE"));
+    if (type != "BPE") return makeError(path.string() + ": the model type is " + type.dump() + ", expected \"BPE\"");
+    if (!model->contains("vocab")) return makeError(path.string() + ": no \"model.vocab\"");
+    return tokensFromObject((*model)["vocab"], nVocab, path.string());
 }
 
 } // namespace
 
-Result<Json> readJsonFile(const fs::path& path) {
+Result<nlohmann::json> readJsonFile(const fs::path& path) {
     Result<std::string> text = readTextFile(path);
     if (!text) return text.error();
-    Result<Json> json = Json::parse(text.value());
+    Result<nlohmann::json> json = parseJson(text.value());
     if (!json) return makeError(path.string() + ": malformed JSON: " + json.message());
     return json;
 }

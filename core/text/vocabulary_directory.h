@@ -4,7 +4,7 @@
 // hold GPT-2 byte-level text; this returns the ordinary tokens' bytes by id.
 #pragma once
 
-#include "core/util/json.h"
+#include "core/util/json_text.h"
 #include "core/util/result.h"
 
 #include <filesystem>
@@ -26,6 +26,6 @@ struct DirectoryVocabulary {
 Result<std::optional<DirectoryVocabulary>> readDirectoryVocabulary(const std::filesystem::path& directory, int nVocab);
 
 // A whole JSON file; the error names the file.
-Result<Json> readJsonFile(const std::filesystem::path& path);
+Result<nlohmann::json> readJsonFile(const std::filesystem::path& path);
 
 } // namespace hearsay

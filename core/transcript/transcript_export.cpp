@@ -3,7 +3,9 @@
 #include "core/util/strings.h"
 
 #include "core/transcript/timestamp_format.h"
-#include "core/util/json.h"
+#include "core/util/json_text.h"
+
+using nlohmann::json;
 
 namespace hearsay {
 namespace {
@@ -62,10 +64,10 @@ std::string toVtt(const Transcript& transcript, const SubtitleOptions& subtitles
     return out;
 }
 
-Json wordsToJson(const std::vector<Word>& words) {
-    Json array = Json(Json::Array{});
+json wordsToJson(const std::vector<Word>& words) {
+    json array = json::array();
     for (const Word& w : words) {
-        Json word;
+        json word;
         word["word"] = w.word;
         word["start"] = w.start;
         word["end"] = w.end;
@@ -76,28 +78,26 @@ Json wordsToJson(const std::vector<Word>& words) {
 }
 
 std::string toJson(const Transcript& transcript, int indent) {
-    Json root;
+    json root;
     root["source"] = transcript.source;
     root["language"] = transcript.language;
     root["text"] = transcript.text;
     if (!transcript.languageProbabilities.empty()) {
-        Json probabilities = Json(Json::Object{});
+        json probabilities = json::object();
         for (const auto& [code, p] : transcript.languageProbabilities) probabilities[code] = double(p);
         root["language_probabilities"] = probabilities;
     }
-    Json segments = Json(Json::Array{});
+    json segments = json::array();
     bool withWords = false;
     for (const Segment& s : transcript.segments) withWords = withWords || !s.words.empty();
     for (const Segment& s : transcript.segments) {
-        Json j;
+        json j;
         j["id"] = s.id;
         j["seek"] = s.seek;
         j["start"] = s.start;
         j["end"] = s.end;
         j["text"] = s.text;
-        Json tokens = Json(Json::Array{});
-        for (int t : s.tokens) tokens.push_back(Json(t));
-        j["tokens"] = tokens;
+        j["tokens"] = s.tokens;
         j["temperature"] = double(s.temperature);
         j["avg_logprob"] = s.avgLogprob;
         j["compression_ratio"] = s.compressionRatio;
@@ -107,7 +107,7 @@ std::string toJson(const Transcript& transcript, int indent) {
     }
     root["segments"] = segments;
     const RunStatistics& r = transcript.statistics;
-    Json stats;
+    json stats;
     stats["audio_seconds"] = r.audioSeconds;
     stats["wall_seconds"] = r.wallSeconds;
     stats["real_time_factor"] = r.realTimeFactor();
@@ -129,7 +129,7 @@ std::string toJson(const Transcript& transcript, int indent) {
     stats["self_cache_bytes"] = r.selfCacheBytes;
     stats["cross_cache_bytes"] = r.crossCacheBytes;
     root["statistics"] = stats;
-    std::string out = root.dump(indent);
+    std::string out = dumpJson(root, indent);
     out += '\n';
     return out;
 }

@@ -4,7 +4,7 @@
 
 #include "core/transcript/subtitle_cues.h"
 #include "core/transcript/transcript.h"
-#include "core/util/json.h"
+#include <nlohmann/json_fwd.hpp>
 #include "core/util/result.h"
 
 #include <string>
@@ -21,7 +21,7 @@ std::string toVtt(const Transcript& transcript, const SubtitleOptions& subtitles
 // Segments gain "words": [{word, start, end, probability}] when the transcript has words.
 std::string toJson(const Transcript& transcript, int indent = 2);
 // Words as JSON, faster-whisper's names: [{word, start, end, probability}] (also the stream's events).
-Json wordsToJson(const std::vector<Word>& words);
+nlohmann::json wordsToJson(const std::vector<Word>& words);
 std::string exportTranscript(const Transcript& transcript, ExportFormat format, const SubtitleOptions& subtitles = {});
 
 Result<ExportFormat> parseExportFormat(std::string_view name);  // txt, srt, vtt, json

@@ -14,7 +14,7 @@
 #include "core/text/tokenizer.h"
 #include "core/model/whisper_model.h"
 #include "core/nn/inference_session.h"
-#include "core/util/json.h"
+#include "core/util/json_text.h"
 #include "core/util/mapped_file.h"
 
 #include <QProcess>
@@ -24,6 +24,8 @@
 #include <fstream>
 #include <regex>
 #include <set>
+
+using nlohmann::json;
 
 using namespace hearsay;
 
@@ -190,14 +192,14 @@ private slots:
         r.msPerToken = 1.5;
         r.crossAllocatedBytes = 6144000;
         r.peakResidentBytes = size_t(3) << 30;
-        auto back = cacheRunFromJson(Json::parse(toJson(r).dump()).value());
+        auto back = cacheRunFromJson(parseJson(toJson(r).dump()).value());
         QVERIFY(back.ok());
         QCOMPARE(back->mode, CacheMode::CrossOnly);
         QCOMPARE(back->positionsRun, int64_t(12345));
         QCOMPARE(back->crossAllocatedBytes, size_t(6144000));
         QCOMPARE(back->peakResidentBytes, size_t(3) << 30);
 
-        Json j = toJson(r);
+        json j = toJson(r);
         j["msPerToken"] = "fast";
         auto wrong = cacheRunFromJson(j);
         QVERIFY(!wrong.ok());
@@ -295,71 +297,71 @@ private slots:
     // --- the command, end to end -------------------------------------------------------------
 
     void benchWritesItsSchema() {
-        const QString json = m_dir.filePath("bench.json");
+        const QString jsonPath = m_dir.filePath("bench.json");
         QByteArray out;
         QCOMPARE(runCli({"bench", "--model", m_model, "--threads", "2", "--repeats", "1", "--warmup", "0", "--lengths",
-                         "20,240", "--audio", QString::fromStdString(kWav), "--json", json},
+                         "20,240", "--audio", QString::fromStdString(kWav), "--json", jsonPath},
                         &out),
                  0);
         QVERIFY(out.contains("fixed work"));
         QVERIFY(out.contains("cache table"));
-        auto text = readTextFile(json.toStdString());
+        auto text = readTextFile(jsonPath.toStdString());
         QVERIFY(text.ok());
-        auto parsed = Json::parse(text.value());
+        auto parsed = parseJson(text.value());
         QVERIFY2(parsed.ok(), parsed.ok() ? "" : parsed.message().c_str());
-        const Json& doc = parsed.value();
+        const json& doc = parsed.value();
 
-        QCOMPARE(doc["schema"].toString(), std::string("hearsay-bench/1"));
-        QVERIFY(std::regex_match(doc["date"].toString(), std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")));
-        QVERIFY(QString::fromStdString(doc["command"].toString()).startsWith("hearsay-cli bench"));
-        QVERIFY(!doc["machine"]["cpuModel"].toString().empty());
-        QVERIFY(doc["machine"]["logicalCpus"].toInt() >= 1);
-        QVERIFY(doc["machine"]["memoryBytes"].toInt() > 0);
+        QCOMPARE(doc["schema"].get<std::string>(), std::string("hearsay-bench/1"));
+        QVERIFY(std::regex_match(doc["date"].get<std::string>(), std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")));
+        QVERIFY(QString::fromStdString(doc["command"].get<std::string>()).startsWith("hearsay-cli bench"));
+        QVERIFY(!doc["machine"]["cpuModel"].get<std::string>().empty());
+        QVERIFY(doc["machine"]["logicalCpus"].get<int64_t>() >= 1);
+        QVERIFY(doc["machine"]["memoryBytes"].get<int64_t>() > 0);
         QVERIFY(doc["machine"].contains("gpuName"));
         QVERIFY(doc["machine"].contains("gpuDriver"));
-        QVERIFY(!doc["build"]["buildType"].toString().empty());
-        QVERIFY(!doc["build"]["compiler"].toString().empty());
-        QVERIFY(!doc["build"]["commit"].toString().empty());
-        QCOMPARE(doc["settings"]["backend"].toString(), std::string("cpu"));
-        QCOMPARE(doc["settings"]["threads"].toInt(), int64_t(2));
-        QCOMPARE(doc["work"]["decodeSteps"].toInt(), int64_t(256));
-        QCOMPARE(doc["work"]["batchSteps"].toInt(), int64_t(64));
-        QCOMPARE(doc["work"]["batchBeams"].toInt(), int64_t(5));
-        QCOMPARE(doc["work"]["promptTokens"].toInt(), int64_t(256));
-        QCOMPARE(doc["work"]["promptRuns"].toInt(), int64_t(16));
-        QVERIFY(doc["peaks"]["flopsPerSecond"].toDouble() > 1e8);
-        QVERIFY(doc["peaks"]["bytesPerSecond"].toDouble() > 1e8);
+        QVERIFY(!doc["build"]["buildType"].get<std::string>().empty());
+        QVERIFY(!doc["build"]["compiler"].get<std::string>().empty());
+        QVERIFY(!doc["build"]["commit"].get<std::string>().empty());
+        QCOMPARE(doc["settings"]["backend"].get<std::string>(), std::string("cpu"));
+        QCOMPARE(doc["settings"]["threads"].get<int64_t>(), int64_t(2));
+        QCOMPARE(doc["work"]["decodeSteps"].get<int64_t>(), int64_t(256));
+        QCOMPARE(doc["work"]["batchSteps"].get<int64_t>(), int64_t(64));
+        QCOMPARE(doc["work"]["batchBeams"].get<int64_t>(), int64_t(5));
+        QCOMPARE(doc["work"]["promptTokens"].get<int64_t>(), int64_t(256));
+        QCOMPARE(doc["work"]["promptRuns"].get<int64_t>(), int64_t(16));
+        QVERIFY(doc["peaks"]["flopsPerSecond"].get<double>() > 1e8);
+        QVERIFY(doc["peaks"]["bytesPerSecond"].get<double>() > 1e8);
 
-        const auto& models = doc["models"].toArray();
+        const auto& models = doc["models"];
         QCOMPARE(models.size(), size_t(1));
-        const Json& m = models[0];
-        QCOMPARE(m["dims"]["nAudioState"].toInt(), int64_t(64));
-        QCOMPARE(m["dims"]["nTextLayer"].toInt(), int64_t(2));
-        QVERIFY(m["weightBytes"].toInt() > 0);
+        const json& m = models[0];
+        QCOMPARE(m["dims"]["nAudioState"].get<int64_t>(), int64_t(64));
+        QCOMPARE(m["dims"]["nTextLayer"].get<int64_t>(), int64_t(2));
+        QVERIFY(m["weightBytes"].get<int64_t>() > 0);
         for (const char* figure : {"encoderMs", "decodeMsPerToken", "batchMsPerToken", "promptMsPerToken"}) {
-            QVERIFY2(m["fixedWork"][figure]["median"].toDouble() > 0.0, figure);
-            QCOMPARE(m["fixedWork"][figure]["samples"].toArray().size(), size_t(1));
-            QVERIFY2(m["floors"][figure].toDouble() > 0.0, figure);
+            QVERIFY2(m["fixedWork"][figure]["median"].get<double>() > 0.0, figure);
+            QCOMPARE(m["fixedWork"][figure]["samples"].size(), size_t(1));
+            QVERIFY2(m["floors"][figure].get<double>() > 0.0, figure);
         }
-        QCOMPARE(m["fixedWork"]["counts"]["singlePositionsReached"].toInt(), int64_t(256));
-        QCOMPARE(m["fixedWork"]["counts"]["batchTokensRun"].toInt(), int64_t(320));
-        QCOMPARE(m["floors"]["encoderFlops"].toDouble(), encoderFlops(m_whisper->config()));
+        QCOMPARE(m["fixedWork"]["counts"]["singlePositionsReached"].get<int64_t>(), int64_t(256));
+        QCOMPARE(m["fixedWork"]["counts"]["batchTokensRun"].get<int64_t>(), int64_t(320));
+        QCOMPARE(m["floors"]["encoderFlops"].get<double>(), encoderFlops(m_whisper->config()));
 
-        const auto& rows = m["cacheTable"].toArray();
+        const auto& rows = m["cacheTable"];
         QCOMPARE(rows.size(), size_t(2 * 4));
         std::set<std::string> modes;
-        for (const Json& row : rows) {
+        for (const json& row : rows) {
             auto r = cacheRunFromJson(row);
             QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
-            modes.insert(row["mode"].toString());
+            modes.insert(row["mode"].get<std::string>());
             QVERIFY(r->length == 20 || r->length == 240);
             QCOMPARE(r->decodeCalls, r->length);
             QCOMPARE(r->windows, r->length == 20 ? 1 : 2);
-            QCOMPARE(row["windowPlan"].toArray().size(), size_t(r->windows));
+            QCOMPARE(row["windowPlan"].size(), size_t(r->windows));
             // Each row ran in its own process: a real peak, above what it held after loading.
             QVERIFY(r->residentAfterLoadBytes > 0);
             QVERIFY(r->peakResidentBytes >= r->residentAfterLoadBytes);
-            QCOMPARE(row["selfCache"].toBool(), usesSelfCache(r->mode));
+            QCOMPARE(row["selfCache"].get<bool>(), usesSelfCache(r->mode));
             if (usesSelfCache(r->mode)) QVERIFY(r->selfAllocatedBytes > 0);
             if (usesCrossCache(r->mode)) QVERIFY(r->crossAllocatedBytes > 0);
             // Without the self cache every step re-runs the sequence: far more positions.

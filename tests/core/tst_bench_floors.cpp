@@ -9,7 +9,7 @@
 #include "core/bench/machine_info.h"
 #include "core/bench/roofline.h"
 #include "core/model/whisper_config.h"
-#include "core/util/json.h"
+#include "core/util/json_text.h"
 #include "core/util/mapped_file.h"
 
 #include <QProcess>
@@ -17,6 +17,8 @@
 #include <QtTest>
 
 #include <cmath>
+
+using nlohmann::json;
 
 using namespace hearsay;
 
@@ -172,54 +174,54 @@ private slots:
         g.memoryBytes = size_t(150) << 30;
         g.driverVersion = 13000;
         g.runtimeVersion = 12080;
-        const Json j = toJson(g);
-        QCOMPARE(j["computeCapability"].toString(), std::string("9.0"));
-        QCOMPARE(j["driverVersion"].toString(), std::string("13.0"));
-        QCOMPARE(j["runtimeVersion"].toString(), std::string("12.8"));
-        QCOMPARE(j["multiprocessors"].toDouble(0), 132.0);
+        const json j = toJson(g);
+        QCOMPARE(j["computeCapability"].get<std::string>(), std::string("9.0"));
+        QCOMPARE(j["driverVersion"].get<std::string>(), std::string("13.0"));
+        QCOMPARE(j["runtimeVersion"].get<std::string>(), std::string("12.8"));
+        QCOMPARE(j["multiprocessors"].get<double>(), 132.0);
 
         MachineInfo m;
-        QVERIFY(toJson(m)["gpu"].isNull());
+        QVERIFY(toJson(m)["gpu"].is_null());
         m.gpu = g;
-        QCOMPARE(toJson(m)["gpu"]["name"].toString(), std::string("NVIDIA H200"));
+        QCOMPARE(toJson(m)["gpu"]["name"].get<std::string>(), std::string("NVIDIA H200"));
 
         PeakRates p;
         p.flopsPerSecond = 1.0;
         p.bytesPerSecond = 2.0;
-        QVERIFY(toJson(p)["specBytesPerSecond"].isNull());
+        QVERIFY(toJson(p)["specBytesPerSecond"].is_null());
         p.specBytesPerSecond = 4.8e12;
         p.specFlopsPerSecond = 989.4e12;
-        QCOMPARE(toJson(p)["specBytesPerSecond"].toDouble(0), 4.8e12);
+        QCOMPARE(toJson(p)["specBytesPerSecond"].get<double>(), 4.8e12);
     }
 
     void floorsOnlyCommandWritesTheGpuFloors() {
         QTemporaryDir dir;
         for (const QString precision : {"fp16", "fp32"}) {
-            const QString json = dir.filePath("floors-" + precision + ".json");
+            const QString jsonPath = dir.filePath("floors-" + precision + ".json");
             QProcess p;
             p.start(HEARSAY_CLI_PATH, {"bench", "--floors-only", "--backend", "cuda", "--precision", precision, "--sizes",
-                                       "large-v3,large-v3-turbo", "--peak-gflops", "989400", "--peak-gbs", "3350", "--json", json});
+                                       "large-v3,large-v3-turbo", "--peak-gflops", "989400", "--peak-gbs", "3350", "--json", jsonPath});
             QVERIFY(p.waitForFinished(60000));
             QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
-            auto text = readTextFile(json.toStdString());
+            auto text = readTextFile(jsonPath.toStdString());
             QVERIFY(text.ok());
-            auto doc = Json::parse(text.value());
+            auto doc = parseJson(text.value());
             QVERIFY(doc.ok());
             // fp16: half weights and cross cache, float32 self cache; fp32: float32 throughout. Per
             // token (mean of the 256 steps): weights 800,391,680 elements, cross K/V 122,880,000,
             // self K/V 2·128.5·1280·32 = 10,526,720.
             const double halfBytes = precision == "fp16" ? 2.0 : 4.0;
             const double perToken = halfBytes * (800391680.0 + 122880000.0) + 4.0 * 10526720.0;
-            QCOMPARE(doc.value()["elementBytes"]["weights"].toDouble(0), halfBytes);
-            QCOMPARE(doc.value()["elementBytes"]["caches"].toDouble(0), 4.0);
-            QCOMPARE(doc.value()["elementBytes"]["crossCache"].toDouble(0), halfBytes);
-            const Json::Array& floors = doc.value()["floors"].toArray();
+            QCOMPARE(doc.value()["elementBytes"]["weights"].get<double>(), halfBytes);
+            QCOMPARE(doc.value()["elementBytes"]["caches"].get<double>(), 4.0);
+            QCOMPARE(doc.value()["elementBytes"]["crossCache"].get<double>(), halfBytes);
+            const json& floors = doc.value()["floors"];
             QCOMPARE(floors.size(), size_t(2));
-            const Json& large = floors[0];
-            QCOMPARE(large["name"].toString(), std::string("large-v3"));
-            QVERIFY(near(large["decodeBytesPerToken"].toDouble(0), perToken, 1e-9));
-            QVERIFY(near(large["decodeMsPerToken"].toDouble(0), 1e3 * perToken / 3.35e12, 1e-6));
-            QCOMPARE(floors[1]["name"].toString(), std::string("large-v3-turbo"));
+            const json& large = floors[0];
+            QCOMPARE(large["name"].get<std::string>(), std::string("large-v3"));
+            QVERIFY(near(large["decodeBytesPerToken"].get<double>(), perToken, 1e-9));
+            QVERIFY(near(large["decodeMsPerToken"].get<double>(), 1e3 * perToken / 3.35e12, 1e-6));
+            QCOMPARE(floors[1]["name"].get<std::string>(), std::string("large-v3-turbo"));
         }
         QProcess bad;
         bad.start(HEARSAY_CLI_PATH, {"bench", "--floors-only", "--backend", "cuda", "--precision", "fp8", "--sizes", "tiny"});

@@ -4,7 +4,7 @@
 // start) giving clear messages and non-zero exit codes without losing the good files' results;
 // Ctrl-C in the middle of a long file writing the segments done (the session's cancel control).
 #include "core/frontend/pcm_wav.h"
-#include "core/util/json.h"
+#include "core/util/json_text.h"
 
 #include <QElapsedTimer>
 #include <QProcess>
@@ -17,6 +17,8 @@
 #include <cstdint>
 #include <cstring>
 #include <signal.h>
+
+using nlohmann::json;
 
 namespace {
 
@@ -104,22 +106,22 @@ private slots:
         QVERIFY(r.err.contains("100%"));  // progress on stderr
         QVERIFY(r.err.contains("RTF"));
 
-        auto json = hearsay::Json::parse(readAll(out + "/jfk.wav.json").toStdString());
+        auto json = hearsay::parseJson(readAll(out + "/jfk.wav.json").toStdString());
         QVERIFY2(json.ok(), json.ok() ? "" : json.message().c_str());
-        const auto& segments = json.value()["segments"].toArray();
+        const auto& segments = json.value()["segments"];
         QVERIFY(!segments.empty());
         for (const auto& s : segments) {
-            QVERIFY(s["end"].toDouble() >= s["start"].toDouble());
-            QVERIFY(s["tokens"].isArray());
-            QVERIFY(s["avg_logprob"].isNumber());
-            QVERIFY(s["no_speech_prob"].isNumber());
+            QVERIFY(s["end"].get<double>() >= s["start"].get<double>());
+            QVERIFY(s["tokens"].is_array());
+            QVERIFY(s["avg_logprob"].is_number());
+            QVERIFY(s["no_speech_prob"].is_number());
         }
-        QCOMPARE(json.value()["language"].toString(), std::string("en"));
+        QCOMPARE(json.value()["language"].get<std::string>(), std::string("en"));
         const auto& stats = json.value()["statistics"];
-        QVERIFY(stats["encoder_ms"].toDouble() > 0.0);
-        QVERIFY(stats["decode_ms_per_token"].toDouble() > 0.0);
-        QVERIFY(stats["self_cache_bytes"].toInt() > 0);
-        QVERIFY(stats["real_time_factor"].toDouble() > 0.0);
+        QVERIFY(stats["encoder_ms"].get<double>() > 0.0);
+        QVERIFY(stats["decode_ms_per_token"].get<double>() > 0.0);
+        QVERIFY(stats["self_cache_bytes"].get<int64_t>() > 0);
+        QVERIFY(stats["real_time_factor"].get<double>() > 0.0);
 
         // SRT: numbered cues with HH:MM:SS,mmm --> HH:MM:SS,mmm timing lines.
         const QString srt = readAll(out + "/jfk.wav.srt");
@@ -148,24 +150,24 @@ private slots:
         Run r = runCli({"transcribe", "--model", m_model, "--language", "en", "--beam-size", "1", "--sample-len", "48",
                         "--word-timestamps", "--output-format", "json", "--quiet", kJfk});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        auto json = hearsay::Json::parse(r.out.toStdString());
+        auto json = hearsay::parseJson(r.out.toStdString());
         QVERIFY2(json.ok(), json.ok() ? "" : json.message().c_str());
         size_t words = 0;
         double previousEnd = 0.0;
-        for (const auto& s : json.value()["segments"].toArray()) {
-            QVERIFY(s["words"].isArray());
-            for (const auto& w : s["words"].toArray()) {
+        for (const auto& s : json.value()["segments"]) {
+            QVERIFY(s["words"].is_array());
+            for (const auto& w : s["words"]) {
                 ++words;
-                QVERIFY(w["word"].isString() && w["probability"].isNumber());
-                const double start = w["start"].toDouble(), end = w["end"].toDouble();
+                QVERIFY(w["word"].is_string() && w["probability"].is_number());
+                const double start = w["start"].get<double>(), end = w["end"].get<double>();
                 QVERIFY2(start <= end && start >= previousEnd - 1e-9, qPrintable(QString("%1-%2").arg(start).arg(end)));
-                QVERIFY(w["probability"].toDouble() >= 0.0 && w["probability"].toDouble() <= 1.0);
+                QVERIFY(w["probability"].get<double>() >= 0.0 && w["probability"].get<double>() <= 1.0);
                 previousEnd = end;
                 // A word may run on into the next segment (the reference splits words over the
                 // window's text), so each is looked for in the whole text.
-                QVERIFY(!w["word"].toString().empty());
-                QVERIFY2(json.value()["text"].toString().find(w["word"].toString().substr(1)) != std::string::npos,
-                         w["word"].toString().c_str());
+                QVERIFY(!w["word"].get<std::string>().empty());
+                QVERIFY2(json.value()["text"].get<std::string>().find(w["word"].get<std::string>().substr(1)) != std::string::npos,
+                         w["word"].get<std::string>().c_str());
             }
         }
         QVERIFY(words > 0);
@@ -197,9 +199,9 @@ private slots:
             Run r = runCli({"transcribe", "--model", m_model, "--languages", list, "--beam-size", "1", "--sample-len", "8",
                             "--output-dir", out, "--output-format", "json", kJfk});
             QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-            auto json = hearsay::Json::parse(readAll(out + "/jfk.wav.json").toStdString());
+            auto json = hearsay::parseJson(readAll(out + "/jfk.wav.json").toStdString());
             QVERIFY2(json.ok(), json.ok() ? "" : json.message().c_str());
-            const QString language = QString::fromStdString(json.value()["language"].toString());
+            const QString language = QString::fromStdString(json.value()["language"].get<std::string>());
             QVERIFY2(list == "fr" ? language == "fr" : (language == "de" || language == "ja"), qPrintable(language));
         }
         Run bad = runCli({"transcribe", "--model", m_model, "--languages", "en,klingon", kJfk});
@@ -218,10 +220,10 @@ private slots:
             args.append(switches);
             Run r = runCli(args);
             QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-            auto json = hearsay::Json::parse(r.out.toStdString());
+            auto json = hearsay::parseJson(r.out.toStdString());
             QVERIFY(json.ok());
             std::string tokens;
-            for (const auto& s : json.value()["segments"].toArray()) tokens += s["tokens"].dump() + s["text"].dump();
+            for (const auto& s : json.value()["segments"]) tokens += s["tokens"].dump() + s["text"].dump();
             if (reference.isEmpty()) reference = QString::fromStdString(tokens);
             else QCOMPARE(QString::fromStdString(tokens), reference);
         }
@@ -316,9 +318,9 @@ private slots:
             QRegularExpression("cancelled at ([0-9.]+) of ([0-9.]+) s; writing the (\\d+) segments done").match(err);
         QVERIFY2(said.hasMatch(), qPrintable(err));
         QVERIFY2(said.captured(1).toDouble() < said.captured(2).toDouble(), qPrintable(err));
-        auto json = hearsay::Json::parse(out.toStdString());
+        auto json = hearsay::parseJson(out.toStdString());
         QVERIFY2(json.ok(), qPrintable(out.left(500)));
-        const auto& segments = json.value()["segments"].toArray();
+        const auto& segments = json.value()["segments"];
         QCOMPARE(int(segments.size()), said.captured(3).toInt());
     }
 
@@ -355,7 +357,7 @@ private slots:
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("missing.wav"), qPrintable(r.err));
         QVERIFY2(r.err.contains("garbage.wav"), qPrintable(r.err));
-        QVERIFY(hearsay::Json::parse(readAll(out + "/jfk.wav.json").toStdString()).ok());
+        QVERIFY(hearsay::parseJson(readAll(out + "/jfk.wav.json").toStdString()).ok());
         QVERIFY(!QFile::exists(out + "/garbage.wav.json"));
     }
 

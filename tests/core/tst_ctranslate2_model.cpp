@@ -10,7 +10,7 @@
 #include "core/model/test_model.h"
 #include "core/model/whisper_model.h"
 #include "core/model/whisper_tensors.h"
-#include "core/util/json.h"
+#include "core/util/json_text.h"
 #include "core/util/mapped_file.h"
 
 #include <QtTest>
@@ -19,6 +19,8 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+
+using nlohmann::json;
 
 using namespace hearsay;
 namespace fs = std::filesystem;
@@ -152,9 +154,9 @@ private slots:
         QCOMPARE(model.vocabulary().size(), size_t(vocab == 51864 ? 50256 : 50257));
         QCOMPARE(model.weights().tokenEmbedding.dtype, DType::F16);
         // config.json's alignment heads (the official ones, not the derived last-half default).
-        auto config = Json::parse(readBytes(dir / "config.json"));
+        auto config = parseJson(readBytes(dir / "config.json"));
         QVERIFY(config);
-        QCOMPARE(model.generation().alignmentHeads.size(), config.value()["alignment_heads"].toArray().size());
+        QCOMPARE(model.generation().alignmentHeads.size(), config.value()["alignment_heads"].size());
         QVERIFY(model.generation().fromGenerationConfig);
         if (model.config().isMultilingual()) QCOMPARE(model.generation().languageTokens.at("<|de|>"), 50261);
         // Opening the model.bin itself, or config.json, means the directory.

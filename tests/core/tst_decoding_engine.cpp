@@ -13,7 +13,7 @@
 #include "core/model/whisper_model.h"
 #include "core/nn/inference_session.h"
 #include "core/text/tokenizer.h"
-#include "core/util/json.h"
+#include "core/util/json_text.h"
 #include "core/util/mapped_file.h"
 
 #include <QTemporaryDir>
@@ -21,6 +21,8 @@
 
 #include <cmath>
 #include <memory>
+
+using nlohmann::json;
 
 using namespace hearsay;
 
@@ -185,11 +187,11 @@ private slots:
         const std::string manifestPath = std::string(HEARSAY_TEST_DATA_DIR) + "/golden/" + model.toStdString() + "/manifest.json";
         auto text = readTextFile(manifestPath);
         QVERIFY2(text, "no golden files for this model (tests/data/golden, made by tests/reference)");
-        auto manifest = Json::parse(text.value());
+        auto manifest = parseJson(text.value());
         QVERIFY(manifest.ok());
         Engine* e = engine(model.toStdString(), dims.toStdString(), uint64_t(seed));
         QVERIFY(e);
-        const auto& perClip = manifest.value()["per_clip"].toArray();
+        const auto& perClip = manifest.value()["per_clip"];
         QCOMPARE(perClip.size(), size_t(3));
         int compared = 0;
         for (size_t clip = 0; clip < 3; ++clip) {
@@ -197,11 +199,11 @@ private slots:
             // Language detection: the most probable language and its probability.
             auto detection = detectLanguage(*e->session, *e->tokenizer);
             QVERIFY(detection.ok());
-            const Json& lang = perClip[clip]["language_detection"]["openai_whisper"];
-            QCOMPARE(detection->code, lang["language"].toString());
-            const auto& top = lang["top5"].toArray()[0].toArray();
+            const json& lang = perClip[clip]["language_detection"]["openai_whisper"];
+            QCOMPARE(detection->code, lang["language"].get<std::string>());
+            const auto& top = lang["top5"][0];
             for (const auto& p : detection->probabilities)
-                if (p.code == top[0].toString()) QVERIFY(std::abs(p.probability - top[1].toDouble()) < 1e-4);
+                if (p.code == top[0].get<std::string>()) QVERIFY(std::abs(p.probability - top[1].get<double>()) < 1e-4);
             // Restricted to a set (the user's languages): the most probable of those, the same
             // probabilities; a code the model lacks is an error.
             {
@@ -216,27 +218,27 @@ private slots:
                 QVERIFY(!detectLanguage(*e->session, *e->tokenizer, nullptr, {"xx"}).ok());
             }
 
-            for (const auto& [runName, run] : perClip[clip]["decoding"].toObject()) {
-                const Json& ref = run["openai_whisper"];
-                const Json& o = ref["options"];
+            for (const auto& [runName, run] : perClip[clip]["decoding"].items()) {
+                const json& ref = run["openai_whisper"];
+                const json& o = ref["options"];
                 DecodingOptions options;
-                options.language = o["language"].toString();
-                options.task = o["task"].toString() == "translate" ? DecodingTaskKind::Translate : DecodingTaskKind::Transcribe;
-                options.sampleLen = int(o["sample_len"].toInt());
-                options.beamSize = o["beam_size"].isNull() ? 0 : int(o["beam_size"].toInt());
-                options.patience = o["patience"].isNull() ? 0.0f : float(o["patience"].toDouble());
-                options.withoutTimestamps = o["without_timestamps"].toBool();
-                options.maxInitialTimestamp = float(o["max_initial_timestamp"].toDouble());
+                options.language = o["language"].get<std::string>();
+                options.task = o["task"].get<std::string>() == "translate" ? DecodingTaskKind::Translate : DecodingTaskKind::Transcribe;
+                options.sampleLen = int(o["sample_len"].get<int64_t>());
+                options.beamSize = o["beam_size"].is_null() ? 0 : int(o["beam_size"].get<int64_t>());
+                options.patience = o["patience"].is_null() ? 0.0f : float(o["patience"].get<double>());
+                options.withoutTimestamps = o["without_timestamps"].get<bool>();
+                options.maxInitialTimestamp = float(o["max_initial_timestamp"].get<double>());
                 auto result = decodeWindow(*e->session, *e->tokenizer, options);
                 QVERIFY2(result.ok(), result.ok() ? "" : result.message().c_str());
                 std::vector<int> expected;
-                for (const auto& t : ref["tokens"].toArray()) expected.push_back(int(t.toInt()));
+                for (const auto& t : ref["tokens"]) expected.push_back(int(t.get<int64_t>()));
                 // Greedy: steps whose top-2 margin is below float32 noise may legitimately differ.
                 size_t mustMatch = expected.size();
                 if (ref.contains("step_margins")) {
-                    const auto& margins = ref["step_margins"].toArray();
+                    const auto& margins = ref["step_margins"];
                     for (size_t k = 0; k < margins.size(); ++k)
-                        if (margins[k].toDouble() < 1e-3) {
+                        if (margins[k].get<double>() < 1e-3) {
                             mustMatch = k;
                             break;
                         }
@@ -245,10 +247,10 @@ private slots:
                                           "expected " + describe(expected);
                 if (mustMatch == expected.size()) {
                     QVERIFY2(result->tokens == expected, where.c_str());
-                    QVERIFY2(std::abs(result->sumLogprob - ref["sum_logprob"].toDouble()) <
-                                 1e-3 * std::max(1.0, std::abs(ref["sum_logprob"].toDouble())),
+                    QVERIFY2(std::abs(result->sumLogprob - ref["sum_logprob"].get<double>()) <
+                                 1e-3 * std::max(1.0, std::abs(ref["sum_logprob"].get<double>())),
                              where.c_str());
-                    QVERIFY(std::abs(result->noSpeechProb - ref["no_speech_prob"].toDouble()) < 1e-4);
+                    QVERIFY(std::abs(result->noSpeechProb - ref["no_speech_prob"].get<double>()) < 1e-4);
                 } else {
                     QVERIFY2(result->tokens.size() >= mustMatch &&
                                  std::equal(expected.begin(), expected.begin() + std::ptrdiff_t(mustMatch), result->tokens.begin()),

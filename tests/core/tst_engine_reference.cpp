@@ -2,7 +2,7 @@
 // tests/reference/generate_golden.py on the same deterministic random weights): encoder output,
 // decoder logits along a fixed prefix and language probabilities, on the three speech clips
 // through the C++ frontend. Golden files: tests/data/golden/<model>/ (see tests/reference/README.md).
-#include "core/util/json.h"
+#include "core/util/json_text.h"
 #include "core/util/mapped_file.h"
 #include "core/util/npy.h"
 #include "engine_test_model.h"
@@ -11,6 +11,8 @@
 
 #include <cmath>
 #include <filesystem>
+
+using nlohmann::json;
 
 using namespace hearsay;
 
@@ -52,47 +54,47 @@ private slots:
                  qPrintable("no golden files at " + QString::fromStdString(dir.string())));
         auto text = readTextFile(dir / "manifest.json");
         QVERIFY2(text.ok(), text.ok() ? "" : text.message().c_str());
-        auto parsed = Json::parse(text.value());
+        auto parsed = parseJson(text.value());
         QVERIFY(parsed.ok());
-        const Json& manifest = parsed.value();
-        const Json& dims = manifest["dims"];
+        const json& manifest = parsed.value();
+        const json& dims = manifest["dims"];
         WhisperConfig config;
-        config.nMels = int(dims["n_mels"].toInt());
-        config.nAudioCtx = int(dims["n_audio_ctx"].toInt());
-        config.nAudioState = int(dims["n_audio_state"].toInt());
-        config.nAudioHead = int(dims["n_audio_head"].toInt());
-        config.nAudioLayer = int(dims["n_audio_layer"].toInt());
-        config.nVocab = int(dims["n_vocab"].toInt());
-        config.nTextCtx = int(dims["n_text_ctx"].toInt());
-        config.nTextState = int(dims["n_text_state"].toInt());
-        config.nTextHead = int(dims["n_text_head"].toInt());
-        config.nTextLayer = int(dims["n_text_layer"].toInt());
+        config.nMels = int(dims["n_mels"].get<int64_t>());
+        config.nAudioCtx = int(dims["n_audio_ctx"].get<int64_t>());
+        config.nAudioState = int(dims["n_audio_state"].get<int64_t>());
+        config.nAudioHead = int(dims["n_audio_head"].get<int64_t>());
+        config.nAudioLayer = int(dims["n_audio_layer"].get<int64_t>());
+        config.nVocab = int(dims["n_vocab"].get<int64_t>());
+        config.nTextCtx = int(dims["n_text_ctx"].get<int64_t>());
+        config.nTextState = int(dims["n_text_state"].get<int64_t>());
+        config.nTextHead = int(dims["n_text_head"].get<int64_t>());
+        config.nTextLayer = int(dims["n_text_layer"].get<int64_t>());
         QVERIFY(config.validate().ok());
 
         std::string why;
         const std::vector<LogMel> mels = test::speechClipMels(config.nMels, &why);
         QVERIFY2(!mels.empty(), qPrintable(QString::fromStdString("no speech clips (../shared/data): " + why)));
-        QCOMPARE(manifest["clips"].toArray().size(), mels.size());
+        QCOMPARE(manifest["clips"].size(), mels.size());
 
         auto npy = [&](const char* key) {
-            auto array = readNpy(dir / manifest["files"][key].toString());
+            auto array = readNpy(dir / manifest["files"][key].get<std::string>());
             if (!array) qFatal("%s", array.message().c_str());
             return std::move(array).value();
         };
         const NpyArray encoderRows = npy("encoder_rows"), rowSum = npy("encoder_row_sum"), rowSumSq = npy("encoder_row_sumsq");
         const NpyArray topIds = npy("logits_top_ids"), topValues = npy("logits_top_values");
-        const bool multilingual = manifest["multilingual"].toBool();
+        const bool multilingual = manifest["multilingual"].get<bool>();
         const bool hasLastRow = manifest["files"].contains("logits_last_row");
 
-        auto session = InferenceSession::create(test::makeRandomModel(config, uint64_t(manifest["seed"].toInt())),
+        auto session = InferenceSession::create(test::makeRandomModel(config, uint64_t(manifest["seed"].get<int64_t>())),
                                                 test::cpuBackend(2), SessionOptions{});
         QVERIFY2(session.ok(), session.ok() ? "" : session.message().c_str());
         InferenceSession& s = *session.value();
 
         std::vector<int> prefix;
-        for (const Json& t : manifest["logits_prefix"].toArray()) prefix.push_back(int(t.toInt()));
+        for (const json& t : manifest["logits_prefix"]) prefix.push_back(int(t.get<int64_t>()));
         std::vector<int> rows;
-        for (const Json& r : manifest["encoder_rows"].toArray()) rows.push_back(int(r.toInt()));
+        for (const json& r : manifest["encoder_rows"]) rows.push_back(int(r.get<int64_t>()));
         const int d = config.nAudioState, positions = int(prefix.size()), topK = int(topIds.shape[2]);
         QCOMPARE(int(topIds.shape[1]), positions);
 
@@ -130,7 +132,7 @@ private slots:
                 const int myBest = int(std::max_element(logits.begin(), logits.end()) - logits.begin());
                 if (topValues.f32[top1] - topValues.f32[top1 + 1] > 1e-3) QCOMPARE(myBest, int(topIds.i64[top1]));
             }
-            if (hasLastRow && manifest["clips"].toArray()[clip].toString() == manifest["logits_last_row_clip"].toString()) {
+            if (hasLastRow && manifest["clips"][clip].get<std::string>() == manifest["logits_last_row_clip"].get<std::string>()) {
                 const NpyArray lastRow = npy("logits_last_row");
                 QCOMPARE(lastRow.f32.size(), logits.size());
                 for (size_t v = 0; v < logits.size(); ++v) lastRowError.add(logits[v], lastRow.f32[v]);
@@ -139,14 +141,14 @@ private slots:
             if (multilingual) {
                 // Softmax over the language tokens' logits at the position after <|startoftranscript|>.
                 const NpyArray languageProbs = npy("language_probs");
-                QVERIFY(s.decode({{int(manifest["special_tokens"]["sot"].toInt())}}, logits).ok());
-                const auto& languages = manifest["special_tokens"]["language_tokens"].toArray();
+                QVERIFY(s.decode({{int(manifest["special_tokens"]["sot"].get<int64_t>())}}, logits).ok());
+                const auto& languages = manifest["special_tokens"]["language_tokens"];
                 QCOMPARE(int(languageProbs.shape[1]), int(languages.size()));
                 double maxLogit = -1e300, total = 0;
-                for (const Json& t : languages) maxLogit = std::max(maxLogit, double(logits[size_t(t.toInt())]));
-                for (const Json& t : languages) total += std::exp(logits[size_t(t.toInt())] - maxLogit);
+                for (const json& t : languages) maxLogit = std::max(maxLogit, double(logits[size_t(t.get<int64_t>())]));
+                for (const json& t : languages) total += std::exp(logits[size_t(t.get<int64_t>())] - maxLogit);
                 for (size_t i = 0; i < languages.size(); ++i) {
-                    const double p = std::exp(logits[size_t(languages[i].toInt())] - maxLogit) / total;
+                    const double p = std::exp(logits[size_t(languages[i].get<int64_t>())] - maxLogit) / total;
                     languageError = std::max(languageError, std::abs(p - languageProbs.f32[clip * languages.size() + i]));
                 }
             }

@@ -19,7 +19,7 @@
 #include "core/nn/inference_session.h"
 #include "core/text/tokenizer.h"
 #include "core/transcript/word_error_rate.h"
-#include "core/util/json.h"
+#include "core/util/json_text.h"
 #include "core/util/mapped_file.h"
 
 #include <QtTest>
@@ -29,6 +29,8 @@
 #include <map>
 #include <memory>
 #include <set>
+
+using nlohmann::json;
 
 using namespace hearsay;
 
@@ -57,7 +59,7 @@ struct LoadedModel {
     std::shared_ptr<const WhisperModel> model;
     std::unique_ptr<Tokenizer> tokenizer;
     std::unique_ptr<InferenceSession> session;
-    Json golden;
+    json golden;
 };
 
 std::string joinTokens(const std::vector<int>& tokens, size_t from, size_t count) {
@@ -66,9 +68,9 @@ std::string joinTokens(const std::vector<int>& tokens, size_t from, size_t count
     return s;
 }
 
-std::vector<int> intArray(const Json& j) {
+std::vector<int> intArray(const json& j) {
     std::vector<int> out;
-    for (const Json& v : j.toArray()) out.push_back(int(v.toInt()));
+    for (const json& v : j) out.push_back(int(v.get<int64_t>()));
     return out;
 }
 
@@ -95,13 +97,13 @@ class TestRealModels : public QObject {
     QString m_setupFailure;
 
     // The clip's samples, or a failure message when its audio differs from the golden's.
-    Clip* clip(const std::string& name, const Json& golden, QString* why) {
+    Clip* clip(const std::string& name, const json& golden, QString* why) {
         auto it = m_clips.find(name);
         if (it == m_clips.end()) {
             *why = QStringLiteral("no audio for clip '%1'").arg(QString::fromStdString(name));
             return nullptr;
         }
-        const std::string expected = golden["clips"][name]["checksum"].toString();
+        const std::string expected = golden["clips"][name]["checksum"].get<std::string>();
         const std::string got = real_models::checksum(it->second.samples);
         if (got != expected) {
             *why = QStringLiteral("clip '%1' has checksum %2, the golden file %3 (espeak-ng or sox differ from the ones the "
@@ -115,21 +117,21 @@ class TestRealModels : public QObject {
     // Replays faster-whisper's window at `seek` (its mel frames and prompt; with dropPrompt, none)
     // and returns faster-whisper's decision margin at the first token where ours differs, or -1
     // when every token agrees; detail says where and what.
-    double replayWindow(LoadedModel& m, const Clip& c, const QString& mode, const Json& result, int seek, QString* detail,
+    double replayWindow(LoadedModel& m, const Clip& c, const QString& mode, const json& result, int seek, QString* detail,
                         bool dropPrompt = false) {
         const SpecialTokens& special = m.tokenizer->special();
-        const Json* window = nullptr;
-        for (const Json& w : result["windows"].toArray())
-            if (w["seek"].toInt() == seek) window = &w;
+        const json* window = nullptr;
+        for (const json& w : result["windows"])
+            if (w["seek"].get<int64_t>() == seek) window = &w;
         if (!window) {
             *detail = QStringLiteral("faster-whisper decoded no window at frame %1").arg(seek);
             return 1e9;
         }
-        const Json& w = *window;
+        const json& w = *window;
         LogMelStream stream(m.model->config().nMels);
         stream.append(c.samples.data(), c.samples.size());
         stream.finish();
-        const LogMel mel = stream.window(size_t(seek), size_t(w["frames"].toInt()), MelWindowOptions{MelPadding::Zero, stream.maxLog10()});
+        const LogMel mel = stream.window(size_t(seek), size_t(w["frames"].get<int64_t>()), MelWindowOptions{MelPadding::Zero, stream.maxLog10()});
         if (auto r = m.session->encode(mel); !r) {
             *detail = QString::fromStdString(r.message());
             return 1e9;
@@ -155,8 +157,8 @@ class TestRealModels : public QObject {
         size_t k = 0;
         while (k < got.size() && k < expected.size() && got[k] == expected[k]) ++k;
         double margin = 1e9;
-        if (w.contains("margins") && k < w["margins"].toArray().size()) margin = w["margins"].toArray()[k].toDouble();
-        if (w.contains("score_gap") && w["score_gap"].isNumber()) margin = w["score_gap"].toDouble();
+        if (w.contains("margins") && k < w["margins"].size()) margin = w["margins"][k].get<double>();
+        if (w.contains("score_gap") && w["score_gap"].is_number()) margin = w["score_gap"].get<double>();
         *detail = QStringLiteral("window at frame %1: first difference at token %2: ours [%3], faster-whisper [%4]; "
                                  "faster-whisper's margin there %5")
                       .arg(seek).arg(k).arg(QString::fromStdString(joinTokens(got, k, 4)),
@@ -193,7 +195,7 @@ private slots:
             const std::string goldenPath = std::string(HEARSAY_TEST_DATA_DIR) + "/real/golden-" + name + ".json";
             auto text = readTextFile(goldenPath);
             QVERIFY2(text, text ? "" : text.message().c_str());
-            auto golden = Json::parse(text.value());
+            auto golden = parseJson(text.value());
             QVERIFY2(golden, golden ? "" : golden.message().c_str());
             m.golden = golden.value();
             m_models[name] = std::move(m);
@@ -213,8 +215,8 @@ private slots:
             QVERIFY2(!m_clips[id].samples.empty(), qPrintable(file));
         }
         if (!m_models.empty()) {
-            const Json& golden = m_models.begin()->second.golden;
-            const double gap = golden["long_gap_seconds"].toDouble(), storyGap = golden["story_gap_seconds"].toDouble();
+            const json& golden = m_models.begin()->second.golden;
+            const double gap = golden["long_gap_seconds"].get<double>(), storyGap = golden["story_gap_seconds"].get<double>();
             std::vector<float>& joined = m_clips["a-gap-b"].samples;
             joined = m_clips["speech-30s-a"].samples;
             joined.resize(joined.size() + size_t(gap * kSampleRate), 0.0f);
@@ -240,7 +242,7 @@ private slots:
                 continue;
             }
             for (const char* mode : kModes) {
-                for (const auto& [name, entry] : it->second.golden["clips"].toObject()) {
+                for (const auto& [name, entry] : it->second.golden["clips"].items()) {
                     if (!real_models::fullScope() && !inDefaultScope(model, mode, name)) continue;
                     QTest::newRow((std::string(model) + " " + mode + " " + name).c_str())
                         << QString(model) << QString(mode) << QString::fromStdString(name);
@@ -262,8 +264,8 @@ private slots:
         const std::string name = clipName.toStdString();
         Clip* c = clip(name, m.golden, &why);
         QVERIFY2(c, qPrintable(why));
-        const Json& entry = m.golden["clips"][name];
-        const Json& result = entry[mode.toStdString()];
+        const json& entry = m.golden["clips"][name];
+        const json& result = entry[mode.toStdString()];
         auto transcript = transcribe(*m.session, *m.tokenizer, c->samples, referenceOptions(mode.toStdString()));
         QVERIFY2(transcript, transcript ? "" : transcript.message().c_str());
         m_runs[(model + " " + mode + " " + clipName).toStdString()] = transcript.value();
@@ -271,31 +273,31 @@ private slots:
         std::vector<const Segment*> ours;  // faster-whisper yields only segments with text
         for (const Segment& s : transcript->segments)
             if (!s.text.empty()) ours.push_back(&s);
-        const auto& theirs = result["segments"].toArray();
+        const auto& theirs = result["segments"];
         bool diverged = false;
         for (size_t i = 0; i < std::min(ours.size(), theirs.size()) && !diverged; ++i) {
-            const Json& t = theirs[i];
+            const json& t = theirs[i];
             const QString where = QStringLiteral("%1 %2 %3 segment %4 (faster-whisper %5 to %6 s \"%7\"; ours %8 to %9 s \"%10\")")
-                                      .arg(model, mode, clipName).arg(i).arg(t["start"].toDouble()).arg(t["end"].toDouble())
-                                      .arg(QString::fromStdString(t["text"].toString())).arg(ours[i]->start).arg(ours[i]->end)
+                                      .arg(model, mode, clipName).arg(i).arg(t["start"].get<double>()).arg(t["end"].get<double>())
+                                      .arg(QString::fromStdString(t["text"].get<std::string>())).arg(ours[i]->start).arg(ours[i]->end)
                                       .arg(QString::fromStdString(ours[i]->text));
             if (ours[i]->tokens != intArray(t["tokens"])) {
                 // Replay the window faster-whisper decoded there: a first difference is allowed only
                 // where its own decision was a near-tie; everything after it may then differ.
                 QString detail;
-                const double margin = replayWindow(m, *c, mode, result, int(t["seek"].toInt()), &detail);
+                const double margin = replayWindow(m, *c, mode, result, int(t["seek"].get<int64_t>()), &detail);
                 QVERIFY2(margin < kNearTie, qPrintable("tokens differ: " + where + "; replayed: " + detail));
                 qInfo("near-tie allowed: %s; %s", qPrintable(where), qPrintable(detail));
                 diverged = true;
                 break;
             }
-            QVERIFY2(ours[i]->text == t["text"].toString(), qPrintable("text differs: " + where));
+            QVERIFY2(ours[i]->text == t["text"].get<std::string>(), qPrintable("text differs: " + where));
             // Hearsay ends a segment where the audio ends; faster-whisper may give a time past it
             // (the window is padded to 30 s).
             const double seconds = double(c->samples.size()) / 16000.0;
-            QVERIFY2(std::abs(ours[i]->start - std::min(t["start"].toDouble(), seconds)) <= 0.02 + 1e-9,
+            QVERIFY2(std::abs(ours[i]->start - std::min(t["start"].get<double>(), seconds)) <= 0.02 + 1e-9,
                      qPrintable("start differs: " + where));
-            QVERIFY2(std::abs(ours[i]->end - std::min(t["end"].toDouble(), seconds)) <= 0.02 + 1e-9,
+            QVERIFY2(std::abs(ours[i]->end - std::min(t["end"].get<double>(), seconds)) <= 0.02 + 1e-9,
                      qPrintable("end differs: " + where));
         }
         if (!diverged) QCOMPARE(ours.size(), theirs.size());
@@ -309,20 +311,20 @@ private slots:
             // No text for the silence between the two recordings: no segment inside it (one with
             // the last words before it may end late, as faster-whisper's does: base greedy ends
             // "Billy does not ask again." at 36.56 s).
-            const double from = entry["gap"].toArray()[0].toDouble(), to = entry["gap"].toArray()[1].toDouble();
+            const double from = entry["gap"][0].get<double>(), to = entry["gap"][1].get<double>();
             for (const Segment* s : ours) {
                 QVERIFY2(s->start < from - 0.1 || s->end > to + 0.1,
                          qPrintable(QStringLiteral("text in the silent gap: %1 to %2 s \"%3\"").arg(s->start).arg(s->end)
                                         .arg(QString::fromStdString(s->text))));
             }
         }
-        QCOMPARE(QString::fromStdString(transcript->language), QString::fromStdString(result["language"].toString()));
+        QCOMPARE(QString::fromStdString(transcript->language), QString::fromStdString(result["language"].get<std::string>()));
         if (result.contains("language_detection")) {
             std::map<std::string, double> probability;
             for (const auto& [code, p] : transcript->languageProbabilities) probability[code] = p;
-            for (const Json& pair : result["language_detection"]["top"].toArray()) {
-                const std::string code = pair.toArray()[0].toString();
-                const double expected = pair.toArray()[1].toDouble();
+            for (const json& pair : result["language_detection"]["top"]) {
+                const std::string code = pair[0].get<std::string>();
+                const double expected = pair[1].get<double>();
                 QVERIFY2(std::abs(probability[code] - expected) < 1e-3,
                          qPrintable(QStringLiteral("%1: P(%2) = %3, faster-whisper %4").arg(clipName)
                                         .arg(QString::fromStdString(code)).arg(probability[code]).arg(expected)));
@@ -404,24 +406,24 @@ private slots:
         QVERIFY2(m_setupFailure.isEmpty(), qPrintable(m_setupFailure));
         LoadedModel& m = m_models.at(model.toStdString());
         std::map<std::string, WordErrors> ours, theirs;  // per language
-        for (const auto& [name, entry] : m.golden["clips"].toObject()) {
+        for (const auto& [name, entry] : m.golden["clips"].items()) {
             if (!entry.contains("reference")) continue;
             auto run = m_runs.find((model + " " + mode + " ").toStdString() + name);
             if (run == m_runs.end() && !real_models::fullScope() && !inDefaultScope(model.toStdString(), mode.toStdString(), name))
                 continue;
             QVERIFY2(run != m_runs.end(), qPrintable(QStringLiteral("no transcription of %1 (run the transcription test first)")
                                                          .arg(QString::fromStdString(name))));
-            const Json& result = entry[mode.toStdString()];
+            const json& result = entry[mode.toStdString()];
             const std::string language = name == "story" ? "en (story)" : name.substr(0, 2);
-            const WordErrors w = wordErrors(entry["reference"].toString(), run->second.text);
+            const WordErrors w = wordErrors(entry["reference"].get<std::string>(), run->second.text);
             ours[language].errors += w.errors;
             ours[language].referenceWords += w.referenceWords;
-            theirs[language].errors += int(result["word_errors"].toInt());
-            theirs[language].referenceWords += int(result["reference_words"].toInt());
-            QVERIFY2(w.errors == result["word_errors"].toInt(),
+            theirs[language].errors += int(result["word_errors"].get<int64_t>());
+            theirs[language].referenceWords += int(result["reference_words"].get<int64_t>());
+            QVERIFY2(w.errors == result["word_errors"].get<int64_t>(),
                      qPrintable(QStringLiteral("%1: %2 word errors, faster-whisper %3 (\"%4\" / \"%5\")").arg(QString::fromStdString(name))
-                                    .arg(w.errors).arg(result["word_errors"].toInt())
-                                    .arg(QString::fromStdString(run->second.text), QString::fromStdString(result["text"].toString()))));
+                                    .arg(w.errors).arg(result["word_errors"].get<int64_t>())
+                                    .arg(QString::fromStdString(run->second.text), QString::fromStdString(result["text"].get<std::string>()))));
         }
         for (const auto& [language, w] : ours) {
             qInfo("WER %s %s %s: Hearsay %.2f%% (%d/%d), faster-whisper %.2f%% (%d/%d)", qPrintable(model), qPrintable(mode),
@@ -438,11 +440,11 @@ private slots:
         QString why;
         Clip* c = clip("speech-30s-a", m.golden, &why);
         QVERIFY2(c, qPrintable(why));
-        const Json& result = m.golden["clips"]["speech-30s-a"]["greedy"];
+        const json& result = m.golden["clips"]["speech-30s-a"]["greedy"];
         QString detail;
         // The second window (frame 2648) has the first window's text as its prompt.
-        const int seek = int(result["windows"].toArray()[1]["seek"].toInt());
-        QVERIFY(result["windows"].toArray()[1]["prompt"].toArray().size() > 10);
+        const int seek = int(result["windows"][1]["seek"].get<int64_t>());
+        QVERIFY(result["windows"][1]["prompt"].size() > 10);
         QCOMPARE(replayWindow(m, *c, "greedy", result, seek, &detail, false), -1.0);  // identical
         QVERIFY(replayWindow(m, *c, "greedy", result, seek, &detail, true) >= 0.0);    // without its prompt: differs
         QVERIFY2(detail.contains("first difference"), qPrintable(detail));

@@ -2,9 +2,11 @@
 // and JSON that parses back with every field.
 #include "core/transcript/timestamp_format.h"
 #include "core/transcript/transcript_export.h"
-#include "core/util/json.h"
+#include "core/util/json_text.h"
 
 #include <QtTest>
+
+using nlohmann::json;
 
 using namespace hearsay;
 
@@ -77,27 +79,27 @@ private slots:
     void writesTxt() { QCOMPARE(toTxt(sample()), std::string("Hello <world> & you -> there.\nSecond line\n")); }
 
     void writesJsonThatParsesBack() {
-        auto doc = Json::parse(toJson(sample()));
+        auto doc = parseJson(toJson(sample()));
         QVERIFY2(doc.ok(), doc.ok() ? "" : doc.message().c_str());
-        const Json& j = doc.value();
-        QCOMPARE(j["language"].toString(), std::string("en"));
-        QCOMPARE(j["source"].toString(), std::string("clip.wav"));
-        const auto& segments = j["segments"].toArray();
+        const json& j = doc.value();
+        QCOMPARE(j["language"].get<std::string>(), std::string("en"));
+        QCOMPARE(j["source"].get<std::string>(), std::string("clip.wav"));
+        const auto& segments = j["segments"];
         QCOMPARE(segments.size(), size_t(3));
-        QCOMPARE(segments[0]["text"].toString(), std::string(" Hello <world> & you --> there."));
-        QCOMPARE(segments[0]["end"].toDouble(), 2.5);
-        QCOMPARE(segments[0]["tokens"].toArray().size(), size_t(3));
-        QCOMPARE(segments[0]["tokens"].toArray()[1].toInt(), int64_t(15947));
-        QCOMPARE(segments[0]["avg_logprob"].toDouble(), -0.25);
-        QCOMPARE(segments[0]["no_speech_prob"].toDouble(), 0.01);
-        QCOMPARE(segments[2]["text"].toString(), std::string(" Second\nline"));
-        QVERIFY(std::abs(segments[2]["temperature"].toDouble() - 0.2) < 1e-6);
-        const Json& stats = j["statistics"];
-        QCOMPARE(stats["encoder_ms"].toDouble(), 123.5);
-        QCOMPARE(stats["decode_ms_per_token"].toDouble(), 2.0);
-        QCOMPARE(stats["real_time_factor"].toDouble(), 0.2);
-        QCOMPARE(stats["self_cache_bytes"].toInt(), int64_t(1024));
-        QCOMPARE(stats["cross_cache_bytes"].toInt(), int64_t(2048));
+        QCOMPARE(segments[0]["text"].get<std::string>(), std::string(" Hello <world> & you --> there."));
+        QCOMPARE(segments[0]["end"].get<double>(), 2.5);
+        QCOMPARE(segments[0]["tokens"].size(), size_t(3));
+        QCOMPARE(segments[0]["tokens"][1].get<int64_t>(), int64_t(15947));
+        QCOMPARE(segments[0]["avg_logprob"].get<double>(), -0.25);
+        QCOMPARE(segments[0]["no_speech_prob"].get<double>(), 0.01);
+        QCOMPARE(segments[2]["text"].get<std::string>(), std::string(" Second\nline"));
+        QVERIFY(std::abs(segments[2]["temperature"].get<double>() - 0.2) < 1e-6);
+        const json& stats = j["statistics"];
+        QCOMPARE(stats["encoder_ms"].get<double>(), 123.5);
+        QCOMPARE(stats["decode_ms_per_token"].get<double>(), 2.0);
+        QCOMPARE(stats["real_time_factor"].get<double>(), 0.2);
+        QCOMPARE(stats["self_cache_bytes"].get<int64_t>(), int64_t(1024));
+        QCOMPARE(stats["cross_cache_bytes"].get<int64_t>(), int64_t(2048));
     }
 
     void parsesFormats() {

@@ -13,7 +13,7 @@
 #include "core/audio/silero_vad_weights.h"
 #include "core/audio/voice_activity.h"
 #include "core/model/safetensors.h"
-#include "core/util/json.h"
+#include "core/util/json_text.h"
 #include "core/util/mapped_file.h"
 #include "core/util/npy.h"
 #include "wav_reader.h"
@@ -25,6 +25,8 @@
 #include <numbers>
 #include <random>
 #include <string_view>
+
+using nlohmann::json;
 
 using namespace hearsay;
 
@@ -47,22 +49,22 @@ struct Clip {
     double minDistanceToThreshold = 0; // of any golden probability to any threshold in use
 };
 
-VadOptions optionsFromJson(const Json& j) {
+VadOptions optionsFromJson(const json& j) {
     VadOptions o;  // Hearsay's defaults; the package's defaults where a key is absent
-    o.threshold = j["threshold"].toDouble(0.5);
-    if (j.contains("neg_threshold")) o.negativeThreshold = j["neg_threshold"].toDouble();
-    o.minSilenceMs = int(j["min_silence_duration_ms"].toInt(100));
-    o.speechPadMs = int(j["speech_pad_ms"].toInt(30));
-    o.minSpeechMs = int(j["min_speech_duration_ms"].toInt(250));
-    if (j.contains("max_speech_duration_s")) o.maxSpeechSeconds = j["max_speech_duration_s"].toDouble();
-    o.minSilenceAtMaxSpeechMs = int(j["min_silence_at_max_speech"].toInt(98));
-    o.cutAtLongestSilence = j["use_max_poss_sil_at_max_speech"].toBool(true);
+    o.threshold = j.value("threshold", 0.5);
+    if (j.contains("neg_threshold")) o.negativeThreshold = j["neg_threshold"].get<double>();
+    o.minSilenceMs = j.value("min_silence_duration_ms", 100);
+    o.speechPadMs = j.value("speech_pad_ms", 30);
+    o.minSpeechMs = j.value("min_speech_duration_ms", 250);
+    if (j.contains("max_speech_duration_s")) o.maxSpeechSeconds = j["max_speech_duration_s"].get<double>();
+    o.minSilenceAtMaxSpeechMs = j.value("min_silence_at_max_speech", 98);
+    o.cutAtLongestSilence = j.value("use_max_poss_sil_at_max_speech", true);
     return o;
 }
 
-std::vector<SpeechSegment> segmentsFromJson(const Json& j) {
+std::vector<SpeechSegment> segmentsFromJson(const json& j) {
     std::vector<SpeechSegment> out;
-    for (const Json& s : j.toArray()) out.push_back({s.toArray()[0].toInt(), s.toArray()[1].toInt()});
+    for (const json& s : j) out.push_back({s[0].get<int64_t>(), s[1].get<int64_t>()});
     return out;
 }
 
@@ -162,7 +164,7 @@ std::vector<float> noise(size_t n, float rms, uint32_t seed) {
 class TestVoiceActivity : public QObject {
     Q_OBJECT
 
-    Json m_manifest;
+    json m_manifest;
     std::vector<Clip> m_clips;
     std::shared_ptr<const SileroVadWeights> m_weights;
 
@@ -178,14 +180,14 @@ private slots:
         auto text = readTextFile(kGolden / "manifest.json");
         if (!text) QFAIL(qPrintable("VAD goldens missing: " + QString::fromStdString(text.message()) +
                                     " (regenerate with tests/reference/gen_vad_golden.py)"));
-        auto manifest = Json::parse(text.value());
+        auto manifest = parseJson(text.value());
         QVERIFY2(manifest.ok(), "tests/data/vad/manifest.json does not parse");
         m_manifest = manifest.value();
-        for (const Json& c : m_manifest["clips"].toArray()) {
+        for (const json& c : m_manifest["clips"]) {
             Clip clip;
-            clip.name = c["name"].toString();
-            clip.samples = c["samples"].toInt();
-            clip.minDistanceToThreshold = c["min_distance_to_a_threshold"].toDouble();
+            clip.name = c["name"].get<std::string>();
+            clip.samples = c["samples"].get<int64_t>();
+            clip.minDistanceToThreshold = c["min_distance_to_a_threshold"].get<double>();
             const QString wavPath = kShared + "/" + QString::fromStdString(clip.name) + ".wav";
             const Pcm16Wav wav = readPcm16Wav(wavPath);
             if (!wav.ok()) QFAIL(qPrintable("cannot read " + wavPath + " (the shared speech clips, see ../shared/data/README.md)"));
@@ -193,7 +195,7 @@ private slots:
             QCOMPARE(wav.channels, 1);
             clip.audio = pcm16ToFloat(wav.samples);
             QCOMPARE(int64_t(clip.audio.size()), clip.samples);
-            auto probs = readNpy(kGolden / c["probs_file"].toString());
+            auto probs = readNpy(kGolden / c["probs_file"].get<std::string>());
             QVERIFY2(probs.ok(), probs.ok() ? "" : probs.message().c_str());
             clip.goldenProbs = probs->f32;
             QCOMPARE(int64_t(clip.goldenProbs.size()), (clip.samples + kVadChunkSamples - 1) / kVadChunkSamples);
@@ -297,7 +299,7 @@ private slots:
     void segmentsFromPackageProbabilities_data() {
         QTest::addColumn<QString>("set");
         QTest::addColumn<QString>("clip");
-        for (const auto& [set, unused] : m_manifest["parameter_sets"].toObject()) {
+        for (const auto& [set, unused] : m_manifest["parameter_sets"].items()) {
             for (const char* c : {"jfk", "speech-30s-a", "speech-30s-b"}) {
                 QTest::newRow(qPrintable(QString::fromStdString(set) + "/" + c)) << QString::fromStdString(set) << QString(c);
             }
@@ -321,20 +323,20 @@ private slots:
     void segmentsMatchPackageOnSyntheticProbabilities() {
         auto text = readTextFile(kGolden / "synthetic.json");
         QVERIFY2(text.ok(), "tests/data/vad/synthetic.json missing (tests/reference/gen_vad_golden.py)");
-        auto synthetic = Json::parse(text.value());
+        auto synthetic = parseJson(text.value());
         QVERIFY(synthetic.ok());
         auto probs = readNpy(kGolden / "synthetic-probs.npy");
         QVERIFY2(probs.ok(), probs.ok() ? "" : probs.message().c_str());
-        const auto& cases = synthetic.value()["cases"].toArray();
+        const auto& cases = synthetic.value()["cases"];
         QCOMPARE(int64_t(cases.size()), probs->shape[0]);
         const size_t width = size_t(probs->shape[1]);
         int checked = 0;
         for (size_t i = 0; i < cases.size(); ++i) {
-            const Json& c = cases[i];
+            const json& c = cases[i];
             const VadOptions options = optionsFromJson(c["options"]);
             QVERIFY2(options.validate().ok(), qPrintable(QStringLiteral("case %1: %2").arg(i).arg(QString::fromStdString(c["options"].dump()))));
-            const size_t chunks = size_t(c["chunks"].toInt());
-            const int64_t total = c["samples"].toInt();
+            const size_t chunks = size_t(c["chunks"].get<int64_t>());
+            const int64_t total = c["samples"].get<int64_t>();
             const std::span<const float> p(probs->f32.data() + i * width, chunks);
             const auto expected = segmentsFromJson(c["segments"]);
             const auto offline = speechSegmentsFromProbabilities(p, total, options);

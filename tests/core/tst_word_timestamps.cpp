@@ -13,7 +13,7 @@
 #include "core/model/whisper_model.h"
 #include "core/nn/inference_session.h"
 #include "core/text/tokenizer.h"
-#include "core/util/json.h"
+#include "core/util/json_text.h"
 #include "core/util/mapped_file.h"
 
 #include <QtTest>
@@ -22,6 +22,8 @@
 #include <cmath>
 #include <map>
 #include <memory>
+
+using nlohmann::json;
 
 using namespace hearsay;
 
@@ -34,7 +36,7 @@ struct LoadedModel {
     std::shared_ptr<const WhisperModel> model;
     std::unique_ptr<Tokenizer> tokenizer;
     std::unique_ptr<ControlledSession> session;  // its switches are set through its controls
-    Json golden;
+    json golden;
 };
 
 // The options faster-whisper ran with (gen_word_golden.py).
@@ -91,7 +93,7 @@ private slots:
             m.session = std::move(session.value());
             auto text = readTextFile(std::string(HEARSAY_TEST_DATA_DIR) + "/real/words-" + name + ".json");
             QVERIFY2(text, text ? "" : text.message().c_str());
-            auto golden = Json::parse(text.value());
+            auto golden = parseJson(text.value());
             QVERIFY2(golden, golden ? "" : golden.message().c_str());
             m.golden = golden.value();
             m_models[name] = std::move(m);
@@ -117,12 +119,12 @@ private slots:
         for (const char* model : kModels) {
             const std::string path = std::string(HEARSAY_TEST_DATA_DIR) + "/real/words-" + model + ".json";
             auto text = readTextFile(path);
-            auto golden = text ? Json::parse(text.value()) : Result<Json>(text.error());
+            auto golden = text ? parseJson(text.value()) : Result<json>(text.error());
             if (!golden) {
                 QTest::newRow(model) << model << QString();  // reported by the test itself
                 continue;
             }
-            for (const auto& [name, entry] : golden.value()["clips"].toObject()) {
+            for (const auto& [name, entry] : golden.value()["clips"].items()) {
                 QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(model, QString::fromStdString(name))))
                     << model << QString::fromStdString(name);
             }
@@ -138,18 +140,18 @@ private slots:
         const std::string name = clipName.toStdString();
         QVERIFY2(m_clips.count(name), qPrintable("no audio for clip " + clipName));
         const std::vector<float>& samples = m_clips.at(name);
-        const Json& entry = m.golden["clips"][name];
-        QVERIFY2(real_models::checksum(samples) == entry["checksum"].toString(),
+        const json& entry = m.golden["clips"][name];
+        QVERIFY2(real_models::checksum(samples) == entry["checksum"].get<std::string>(),
                  "the clip differs from the golden's (espeak-ng or sox differ: regenerate with gen_word_golden.py)");
 
         auto transcript = transcribe(*m.session, *m.tokenizer, samples, referenceOptions(0));
         QVERIFY2(transcript, transcript ? "" : transcript.message().c_str());
         const std::vector<Word> ours = allWords(transcript.value());
         std::vector<Word> theirs;
-        for (const Json& segment : entry["segments"].toArray()) {
-            for (const Json& w : segment["words"].toArray()) {
-                const auto& a = w.toArray();
-                theirs.push_back({a[0].toString(), a[1].toDouble(), a[2].toDouble(), a[3].toDouble()});
+        for (const json& segment : entry["segments"]) {
+            for (const json& w : segment["words"]) {
+                const auto& a = w;
+                theirs.push_back({a[0].get<std::string>(), a[1].get<double>(), a[2].get<double>(), a[3].get<double>()});
             }
         }
         std::vector<double> errors;

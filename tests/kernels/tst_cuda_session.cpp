@@ -16,7 +16,7 @@
 
 #include "core/engine/backend_factory.h"
 #include "core/util/half.h"
-#include "core/util/json.h"
+#include "core/util/json_text.h"
 #include "core/util/mapped_file.h"
 #include "kernels/device_info.h"
 
@@ -25,6 +25,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+
+using nlohmann::json;
 
 using namespace hearsay;
 
@@ -38,22 +40,22 @@ Result<std::pair<WhisperConfig, uint64_t>> goldenModel(const std::string& name) 
     const auto path = std::filesystem::path(HEARSAY_TEST_DATA_DIR) / "golden" / name / "manifest.json";
     auto text = readTextFile(path);
     if (!text) return text.error();
-    auto parsed = Json::parse(text.value());
+    auto parsed = parseJson(text.value());
     if (!parsed) return makeError(path.string() + ": " + parsed.message());
-    const Json& dims = parsed.value()["dims"];
+    const json& dims = parsed.value()["dims"];
     WhisperConfig c;
-    c.nMels = int(dims["n_mels"].toInt());
-    c.nAudioCtx = int(dims["n_audio_ctx"].toInt());
-    c.nAudioState = int(dims["n_audio_state"].toInt());
-    c.nAudioHead = int(dims["n_audio_head"].toInt());
-    c.nAudioLayer = int(dims["n_audio_layer"].toInt());
-    c.nVocab = int(dims["n_vocab"].toInt());
-    c.nTextCtx = int(dims["n_text_ctx"].toInt());
-    c.nTextState = int(dims["n_text_state"].toInt());
-    c.nTextHead = int(dims["n_text_head"].toInt());
-    c.nTextLayer = int(dims["n_text_layer"].toInt());
+    c.nMels = int(dims["n_mels"].get<int64_t>());
+    c.nAudioCtx = int(dims["n_audio_ctx"].get<int64_t>());
+    c.nAudioState = int(dims["n_audio_state"].get<int64_t>());
+    c.nAudioHead = int(dims["n_audio_head"].get<int64_t>());
+    c.nAudioLayer = int(dims["n_audio_layer"].get<int64_t>());
+    c.nVocab = int(dims["n_vocab"].get<int64_t>());
+    c.nTextCtx = int(dims["n_text_ctx"].get<int64_t>());
+    c.nTextState = int(dims["n_text_state"].get<int64_t>());
+    c.nTextHead = int(dims["n_text_head"].get<int64_t>());
+    c.nTextLayer = int(dims["n_text_layer"].get<int64_t>());
     if (auto valid = c.validate(); !valid) return valid.error();
-    return std::pair{c, uint64_t(parsed.value()["seed"].toInt())};
+    return std::pair{c, uint64_t(parsed.value()["seed"].get<int64_t>())};
 }
 
 // The gap between the largest and the second largest logit of one step.

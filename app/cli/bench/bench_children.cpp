@@ -17,7 +17,7 @@
 #include "core/engine/engine.h"
 #include "core/model/whisper_model.h"
 #include "core/nn/inference_session.h"
-#include "core/util/json.h"
+#include "core/util/json_text.h"
 #include "core/util/mapped_file.h"
 #include "core/bench/gpu_specs.h"
 #ifdef HEARSAY_HAVE_STREAMING
@@ -32,6 +32,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+using nlohmann::json;
 
 namespace hearsay::cli::bench {
 
@@ -98,10 +100,10 @@ int runRealFileChild(const Options& options, const Settings& settings) {
     auto run = runRealFile(*engine->session, engine->engine.tokenizer(), task);
     if (!run) return fail(run.message(), 1);
     run->program = options.value("name", "hearsay");
-    Json json = toJson(run.value());
-    json["version"] = std::string(engine->engine.backend().name());
+    json document = toJson(run.value());
+    document["version"] = std::string(engine->engine.backend().name());
     std::ofstream file(*out);
-    file << json.dump() << "\n";
+    file << dumpJson(document) << "\n";
     return file ? 0 : fail("cannot write '" + *out + "'", 1);
 }
 

@@ -14,7 +14,7 @@
 #include "core/bench/roofline.h"
 #include "core/engine/engine.h"
 #include "core/model/whisper_model.h"
-#include "core/util/json.h"
+#include "core/util/json_text.h"
 #include "core/util/result.h"
 
 #include <filesystem>
@@ -96,7 +96,7 @@ struct ModelReport {
     WorkFloors floors;
     ElementBytes elementBytes;  // what the floors assumed
     std::vector<CacheRunResult> rows;
-    Json peers;            // peers.py's document, null when not run
+    nlohmann::json peers;  // peers.py's document (an object), null when not run
 };
 
 // The commit and build type this binary was built from (bench_build_info.cpp).
@@ -126,15 +126,17 @@ void printCacheTable(const ModelReport& m);
 PeakRates peakRates(const Settings& s, std::optional<GpuInfo>* gpu = nullptr);
 int printFloorsOnly(const Settings& s);
 // The head of a JSON report: schema, date, the command line, the machine (with its load at the end).
-Json reportHeader(const std::string& schema, const std::string& date, const std::vector<std::string>& args,
-                  const MachineInfo& machine);
+nlohmann::json reportHeader(const std::string& schema, const std::string& date, const std::vector<std::string>& args,
+                            const MachineInfo& machine);
 
 // bench_peers.cpp: the Python peers.
 fs::path sourceTree();  // the folder holding scripts/bench; empty when not found
 extern const char* const kNoScripts;  // the message when it is not found
 std::string peersToRun(const Settings& s);
 bool ranOnCuda(const Settings& s, const ModelReport& m);
-Result<Json> runPeers(const Settings& s, const ModelReport& m);
+Result<nlohmann::json> runPeers(const Settings& s, const ModelReport& m);
+// One peer's median of a figure ("encoderMs", ...) in peers.py's document; 0 when not measured.
+double peerMedian(const nlohmann::json& peer, const std::string& figure);
 bool peersNeed(const Settings& s, const std::string& format);
 
 // bench_sections.cpp: the real-file and streaming sections.

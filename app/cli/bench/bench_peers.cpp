@@ -16,7 +16,7 @@
 #include "core/engine/engine.h"
 #include "core/model/whisper_model.h"
 #include "core/nn/inference_session.h"
-#include "core/util/json.h"
+#include "core/util/json_text.h"
 #include "core/util/mapped_file.h"
 #include "core/bench/gpu_specs.h"
 #ifdef HEARSAY_HAVE_STREAMING
@@ -31,6 +31,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+using nlohmann::json;
 
 namespace hearsay::cli::bench {
 
@@ -67,7 +69,7 @@ const char* const kNoScripts =
     "the bench's peer scripts (scripts/bench/peers.py) are not in a folder above hearsay-cli nor in its "
     "share/hearsay; set HEARSAY_BENCH_ROOT to the folder that holds scripts/bench";
 
-Result<Json> runPeers(const Settings& s, const ModelReport& m) {
+Result<json> runPeers(const Settings& s, const ModelReport& m) {
     const fs::path source = sourceTree();
     if (source.empty()) return makeError(kNoScripts);
     std::error_code ec;
@@ -105,7 +107,15 @@ Result<Json> runPeers(const Settings& s, const ModelReport& m) {
     if (!run) return run.error();
     auto text = readTextFile(out);
     if (!text) return makeError("peers.py wrote no results (exit " + std::to_string(run->exitCode) + "): " + text.message());
-    return Json::parse(text.value());
+    auto document = parseJson(text.value());
+    if (!document) return makeError(out.string() + ": " + document.message());
+    if (!document->is_object()) return makeError(out.string() + ": not a JSON object");
+    return document;
+}
+
+double peerMedian(const json& peer, const std::string& figure) {
+    const json::json_pointer path("/figures/" + figure + "/median");
+    return peer.contains(path) && peer[path].is_number() ? peer[path].get<double>() : 0.0;
 }
 
 // Whether the peers to run read a model file of `format`: whisper.cpp reads ggml, all others hf.

@@ -16,7 +16,7 @@
 #include "core/engine/engine.h"
 #include "core/model/whisper_model.h"
 #include "core/nn/inference_session.h"
-#include "core/util/json.h"
+#include "core/util/json_text.h"
 #include "core/util/mapped_file.h"
 #include "core/bench/gpu_specs.h"
 #ifdef HEARSAY_HAVE_STREAMING
@@ -33,6 +33,8 @@
 #include <fstream>
 #include <sstream>
 
+using nlohmann::json;
+
 namespace hearsay::cli::bench {
 
 void printFixedWork(const ModelReport& m, const Settings& s, bool haveFloors) {
@@ -46,11 +48,12 @@ void printFixedWork(const ModelReport& m, const Settings& s, bool haveFloors) {
         std::printf("  %-30s %12.2f %14.3f %14.3f %14.4f\n", "floor (peaks below)", m.floors.encoderMs, m.floors.decodeMsPerToken,
                     m.floors.batchMsPerToken, m.floors.promptMsPerToken);
     }
-    if (m.peers.isNull()) return;
+    if (m.peers.is_null()) return;
     static const char* figures[4] = {"encoderMs", "decodeMsPerToken", "batchMsPerToken", "promptMsPerToken"};
-    for (const auto& [peer, data] : m.peers["peers"].toObject()) {
+    const json peers = m.peers.value("peers", json::object()), errors = m.peers.value("errors", json::object());
+    for (const auto& [peer, data] : peers.items()) {
         double v[4];
-        for (int i = 0; i < 4; ++i) v[i] = data["figures"][figures[i]]["median"].toDouble(0.0);
+        for (int i = 0; i < 4; ++i) v[i] = peerMedian(data, figures[i]);
         std::printf("  %-30s %12.2f %14.3f %14.3f %14.4f\n", peer.c_str(), v[0], v[1], v[2], v[3]);
         std::printf("  %-30s", ("  hearsay/" + peer).c_str());
         for (int i = 0; i < 4; ++i) {
@@ -59,8 +62,8 @@ void printFixedWork(const ModelReport& m, const Settings& s, bool haveFloors) {
         }
         std::printf("\n");
     }
-    for (const auto& [peer, error] : m.peers["errors"].toObject()) {
-        std::printf("  %-30s not measured: %s\n", peer.c_str(), error.toString().c_str());
+    for (const auto& [peer, error] : errors.items()) {
+        std::printf("  %-30s not measured: %s\n", peer.c_str(), (error.is_string() ? error.get<std::string>() : error.dump()).c_str());
     }
 }
 
@@ -136,19 +139,19 @@ int printFloorsOnly(const Settings& s) {
                 bytes.weights, bytes.caches, bytes.crossCache);
     std::printf("  %-16s %12s %12s %14s %14s %14s %14s\n", "size", "enc GFLOP", "encoder ms", "MB/token", "decode ms/tok",
                 "batch ms/tok", "prompt ms/tok");
-    Json::Array list;
+    json list = json::array();
     for (const auto& size : s.sizes) {
         auto config = WhisperConfig::fromName(size);
         if (!config) return fail(config.message());
         const WorkFloors f = computeFloors(config.value(), s.work, peak, bytes);
         std::printf("  %-16s %12.1f %12.2f %14.1f %14.3f %14.3f %14.4f\n", size.c_str(), f.encoderFlops / 1e9, f.encoderMs,
                     f.decodeBytesPerToken / 1e6, f.decodeMsPerToken, f.batchMsPerToken, f.promptMsPerToken);
-        Json j = toJson(f);
+        json j = toJson(f);
         j["name"] = size;
         list.push_back(j);
     }
     if (!s.json.empty()) {
-        Json doc;
+        json doc;
         doc["schema"] = "hearsay-bench-floors/1";
         doc["date"] = utcTimestamp();
         MachineInfo machine = collectMachineInfo();
@@ -159,17 +162,17 @@ int printFloorsOnly(const Settings& s) {
         doc["elementBytes"]["caches"] = bytes.caches;
         doc["elementBytes"]["crossCache"] = bytes.crossCache;
         doc["work"] = toJson(s.work);
-        doc["floors"] = Json(std::move(list));
+        doc["floors"] = std::move(list);
         std::ofstream out(s.json);
-        out << doc.dump(1) << "\n";
+        out << dumpJson(doc, 1) << "\n";
         if (!out) return fail("cannot write '" + s.json + "'", 1);
     }
     return 0;
 }
 
-Json reportHeader(const std::string& schema, const std::string& date, const std::vector<std::string>& args,
+json reportHeader(const std::string& schema, const std::string& date, const std::vector<std::string>& args,
                   const MachineInfo& machine) {
-    Json doc;
+    json doc;
     doc["schema"] = schema;
     doc["date"] = date;
     std::string command = "hearsay-cli bench";

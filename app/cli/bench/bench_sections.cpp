@@ -17,7 +17,7 @@
 #include "core/engine/engine.h"
 #include "core/model/whisper_model.h"
 #include "core/nn/inference_session.h"
-#include "core/util/json.h"
+#include "core/util/json_text.h"
 #include "core/util/mapped_file.h"
 #include "core/bench/gpu_specs.h"
 #ifdef HEARSAY_HAVE_STREAMING
@@ -32,6 +32,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+using nlohmann::json;
 
 namespace hearsay::cli::bench {
 
@@ -57,7 +59,7 @@ int runRealFileSection(const Settings& s, const std::vector<std::string>& args) 
                 date.c_str(), machine.cpuModel.c_str(), machine.logicalCpus, machine.cpuFlags.c_str(),
                 double(machine.memoryBytes) / (1024.0 * 1024.0 * 1024.0), machine.loadAverage, buildType(),
                 compilerDescription().c_str(), buildCommit());
-    Json::Array cases;
+    json cases = json::array();
     for (const std::string& model : s.realModels) {
         const std::string name = fs::path(model).filename().string().empty() ? fs::path(model).parent_path().filename().string()
                                                                               : fs::path(model).filename().string();
@@ -92,7 +94,7 @@ int runRealFileSection(const Settings& s, const std::vector<std::string>& args) 
         }
     }
     if (!s.json.empty()) {
-        Json doc = reportHeader("hearsay-bench-real/1", date, args, machine);
+        json doc = reportHeader("hearsay-bench-real/1", date, args, machine);
         BuildInfo build;
         build.buildType = buildType();
         build.compiler = compilerDescription();
@@ -100,9 +102,9 @@ int runRealFileSection(const Settings& s, const std::vector<std::string>& args) 
         doc["build"] = toJson(build);
         doc["threads"] = s.threads;
         doc["rounds"] = s.realRounds;
-        doc["cases"] = Json(std::move(cases));
+        doc["cases"] = std::move(cases);
         std::ofstream out(s.json);
-        out << doc.dump(1) << "\n";
+        out << dumpJson(doc, 1) << "\n";
         if (!out) return fail("cannot write '" + s.json + "'", 1);
     }
     return 0;
@@ -142,7 +144,7 @@ int runStreamingSection(const Settings& s) {
 #ifdef HEARSAY_HAVE_STREAMING
     if (s.realModels.empty()) return fail("--streaming needs --real-models (the models to stream with)");
     std::vector<StreamingBenchCase> cases;
-    Json report = Json(Json::Array{});
+    json report = json::array();
     const MachineInfo machine = collectMachineInfo();
     std::printf("hearsay bench, streaming, %s\n  machine: %s, %d CPUs (%s), %.1f GiB, load average %.2f\n  build: %s, %s, commit %s, "
                 "%d threads\n\n",
@@ -164,10 +166,10 @@ int runStreamingSection(const Settings& s) {
     }
     std::printf("%s", formatStreamingBenchmark(cases).c_str());
     if (!s.json.empty()) {
-        Json doc;
+        json doc;
         doc["machine"] = toJson(machine);
         doc["streaming"] = report;
-        std::ofstream(s.json) << doc.dump(2) << "\n";
+        std::ofstream(s.json) << dumpJson(doc, 2) << "\n";
     }
     return 0;
 #else

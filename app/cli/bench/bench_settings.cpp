@@ -17,7 +17,6 @@
 #include "core/engine/engine.h"
 #include "core/model/whisper_model.h"
 #include "core/nn/inference_session.h"
-#include "core/util/json.h"
 #include "core/util/mapped_file.h"
 #include "core/bench/gpu_specs.h"
 #ifdef HEARSAY_HAVE_STREAMING
