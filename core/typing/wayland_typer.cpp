@@ -9,7 +9,7 @@
 #include "core/typing/wayland_typer.h"
 
 #include "core/typing/child_process.h"
-#include "core/util/json.h"
+#include "core/util/json_text.h"
 #include "core/util/utf8.h"
 
 #include <xkbcommon/xkbcommon.h>
@@ -110,19 +110,31 @@ const char* modifierName(std::string_view keysym) {
     return nullptr;
 }
 
-void collectFocused(const Json& node, FocusedWindow& found, bool& seen) {
-    if (seen || !node.isObject()) return;
-    if (node["focused"].toBool()) {
+// A string member of `node`, or "" (sway's tree is read as untrusted input: no exceptions).
+std::string stringAt(const nlohmann::json& node, const char* key) {
+    const auto it = node.find(key);
+    return it != node.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+void collectFocused(const nlohmann::json& node, FocusedWindow& found, bool& seen) {
+    if (seen || !node.is_object()) return;
+    const auto focused = node.find("focused");
+    if (focused != node.end() && focused->is_boolean() && focused->get<bool>()) {
         seen = true;
-        found.id = uint64_t(node["id"].toInt());
-        const std::string& appId = node["app_id"].toString();
-        const Json& x11 = node["window_properties"];
-        found.instance = appId.empty() ? x11["instance"].toString() : appId;
-        found.windowClass = appId.empty() ? x11["class"].toString() : appId;
+        const auto id = node.find("id");
+        found.id = id != node.end() && id->is_number_unsigned() ? id->get<uint64_t>() : 0;
+        const std::string appId = stringAt(node, "app_id");
+        const auto x11 = node.find("window_properties");
+        const bool hasX11 = x11 != node.end() && x11->is_object();
+        found.instance = !appId.empty() ? appId : hasX11 ? stringAt(*x11, "instance") : std::string();
+        found.windowClass = !appId.empty() ? appId : hasX11 ? stringAt(*x11, "class") : std::string();
         return;
     }
-    for (const char* children : {"nodes", "floating_nodes"})
-        for (const Json& child : node[children].toArray()) collectFocused(child, found, seen);
+    for (const char* children : {"nodes", "floating_nodes"}) {
+        const auto list = node.find(children);
+        if (list == node.end() || !list->is_array()) continue;
+        for (const nlohmann::json& child : *list) collectFocused(child, found, seen);
+    }
 }
 
 } // namespace
@@ -172,7 +184,7 @@ Result<std::vector<std::string>> wtypeChordArguments(const std::vector<std::stri
 }
 
 FocusedWindow swayFocusedWindow(std::string_view treeJson) {
-    auto tree = Json::parse(treeJson);
+    auto tree = parseJson(treeJson);
     FocusedWindow found;
     bool seen = false;
     if (tree) collectFocused(tree.value(), found, seen);
