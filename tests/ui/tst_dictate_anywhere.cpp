@@ -141,17 +141,6 @@ private slots:
     }
 };
 
-int main(int argc, char** argv) {
-    XDisplay display;  // before the application, which connects to it
-    if (display.name().isEmpty()) {
-        std::fprintf(stderr, "tst_dictate_anywhere: %s\n", qPrintable(display.error()));
-        return 1;
-    }
-    qputenv("DISPLAY", display.name().toLocal8Bit());
-    qputenv("QT_QPA_PLATFORM", "xcb");
-    QApplication app(argc, argv);
-    TestDictateAnywhere test;
-    return QTest::qExec(&test, argc, argv);
-}
+int main(int argc, char** argv) { return hearsay::test::runOnOwnXServer<TestDictateAnywhere>(argc, argv, "tst_dictate_anywhere"); }
 
 #include "tst_dictate_anywhere.moc"

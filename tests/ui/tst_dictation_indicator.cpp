@@ -339,17 +339,6 @@ private slots:
     }
 };
 
-int main(int argc, char** argv) {
-    XDisplay display;  // before the application, which connects to it
-    if (display.name().isEmpty()) {
-        std::fprintf(stderr, "tst_dictation_indicator: %s\n", qPrintable(display.error()));
-        return 1;
-    }
-    qputenv("DISPLAY", display.name().toLocal8Bit());
-    qputenv("QT_QPA_PLATFORM", "xcb");
-    QApplication app(argc, argv);
-    TestDictationIndicator test;
-    return QTest::qExec(&test, argc, argv);
-}
+int main(int argc, char** argv) { return hearsay::test::runOnOwnXServer<TestDictationIndicator>(argc, argv, "tst_dictation_indicator"); }
 
 #include "tst_dictation_indicator.moc"

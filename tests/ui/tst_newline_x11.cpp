@@ -162,17 +162,6 @@ private slots:
     }
 };
 
-int main(int argc, char** argv) {
-    XDisplay display;  // before the application, which connects to it
-    if (display.name().isEmpty()) {
-        std::fprintf(stderr, "tst_newline_x11: %s\n", qPrintable(display.error()));
-        return 1;
-    }
-    qputenv("DISPLAY", display.name().toLocal8Bit());
-    qputenv("QT_QPA_PLATFORM", "xcb");
-    QApplication app(argc, argv);
-    TestNewlineX11 test;
-    return QTest::qExec(&test, argc, argv);
-}
+int main(int argc, char** argv) { return hearsay::test::runOnOwnXServer<TestNewlineX11>(argc, argv, "tst_newline_x11"); }
 
 #include "tst_newline_x11.moc"

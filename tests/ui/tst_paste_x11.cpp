@@ -336,17 +336,6 @@ private slots:
     }
 };
 
-int main(int argc, char** argv) {
-    XDisplay display;  // before the application, which connects to it
-    if (display.name().isEmpty()) {
-        std::fprintf(stderr, "tst_paste_x11: %s\n", qPrintable(display.error()));
-        return 1;
-    }
-    qputenv("DISPLAY", display.name().toLocal8Bit());
-    qputenv("QT_QPA_PLATFORM", "xcb");
-    QApplication app(argc, argv);
-    TestPasteX11 test;
-    return QTest::qExec(&test, argc, argv);
-}
+int main(int argc, char** argv) { return hearsay::test::runOnOwnXServer<TestPasteX11>(argc, argv, "tst_paste_x11"); }
 
 #include "tst_paste_x11.moc"

@@ -4,6 +4,7 @@
 // type into: a Qt editor window of their own with the keyboard focus.
 #pragma once
 
+#include <QApplication>
 #include <QFile>
 #include <QPlainTextEdit>
 #include <QString>
@@ -12,6 +13,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <thread>
@@ -94,6 +96,23 @@ inline std::unique_ptr<QPlainTextEdit> focusedEditor() {
     editor->setFocus();
     if (!QTest::qWaitForWindowActive(editor.get(), 10000)) return nullptr;
     return editor;
+}
+
+// The main() of a test that types into other programs: its own X server started before the
+// QApplication (which connects to it), then the Qt Test object run there; exit status 1, with
+// the reason, when no server starts.
+template <class Test>
+int runOnOwnXServer(int argc, char** argv, const char* testName) {
+    XDisplay display;
+    if (display.name().isEmpty()) {
+        std::fprintf(stderr, "%s: %s\n", testName, qPrintable(display.error()));
+        return 1;
+    }
+    qputenv("DISPLAY", display.name().toLocal8Bit());
+    qputenv("QT_QPA_PLATFORM", "xcb");
+    QApplication app(argc, argv);
+    Test test;
+    return QTest::qExec(&test, argc, argv);
 }
 
 } // namespace hearsay::test
