@@ -1,6 +1,7 @@
 // QSettings keys of the engine settings (see engine_settings.h).
 #include "ui/engine_settings.h"
 
+#include "core/decoding/language_detection.h"
 #include "core/streaming/streaming_options.h"
 #include "core/text/tokenizer.h"
 
@@ -29,7 +30,7 @@ EngineSettings EngineSettings::load(const QSettings& settings) {
     if (graphs == "true" || graphs == "false") s.stepGraphs = graphs == "true";
     s.inputDevice = settings.value("dictation/inputDevice", s.inputDevice).toString();
     const double step = settings.value("dictation/stepSeconds", s.stepSeconds).toDouble();
-    if (step >= 0.2 && step <= 5.0) s.stepSeconds = step;
+    if (step >= TranscriptionRequest::kMinStepSeconds && step <= TranscriptionRequest::kMaxStepSeconds) s.stepSeconds = step;
     const QString commit = settings.value("dictation/commit", s.commit).toString();
     if (parseCommitPolicy(commit.toStdString())) s.commit = commit;
     // A hand-written "en, de" without quotes reads back as a list.
@@ -44,6 +45,20 @@ EngineSettings EngineSettings::load(const QSettings& settings) {
     const QString tentative = settings.value("dictation/showTentative", s.showTentative).toString().toLower();
     if (tentative == "true" || tentative == "false") s.showTentative = tentative == "true";
     return s;
+}
+
+TranscriptionRequest EngineSettings::request() const {
+    TranscriptionRequest r;
+    r.task = translate ? DecodingTaskKind::Translate : DecodingTaskKind::Transcribe;
+    r.language = language.toStdString();
+    // A list naming an unknown language is not applied (the settings panel refuses those).
+    if (language.isEmpty() && !detectAmong.trimmed().isEmpty()) {
+        if (auto codes = parseLanguageList(detectAmong.toStdString())) r.detectAmong = std::move(codes).value();
+    }
+    r.beamSize = beamSize;
+    r.bestOf = kBestOf;
+    r.stepSeconds = stepSeconds;
+    return r;
 }
 
 void EngineSettings::save(QSettings& settings) const {

@@ -1,6 +1,8 @@
 // The user's engine and decoding choices (the settings panel), persisted with QSettings.
 #pragma once
 
+#include "core/engine/transcription_request.h"
+
 #include <QMetaType>
 #include <QString>
 
@@ -31,11 +33,14 @@ struct EngineSettings {
     bool spokenCommands = false;  // "comma", "new line" … said aloud become the characters
     bool showTentative = true;  // show text before it is committed (grey, italic)
 
-    static constexpr int kMaxBeamSize = 16;
+    static constexpr int kMaxBeamSize = TranscriptionRequest::kMaxBeamSize;
     static constexpr int kBestOf = 5;  // samples per fallback temperature, as the reference
 
+    // The engine request these settings make (language, the list to detect among, task, beams,
+    // step); the worker validates it against the model.
+    TranscriptionRequest request() const;
     // Beams the session must hold: beam search at temperature 0, best-of at fallback temperatures.
-    int sessionBeams() const { return beamSize > kBestOf ? beamSize : kBestOf; }
+    int sessionBeams() const { return request().sessionBeams(); }
 
     bool operator==(const EngineSettings&) const = default;
 

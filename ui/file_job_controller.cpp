@@ -4,7 +4,7 @@
 #include "ui/transcript_model.h"
 #include "ui/transcription_worker.h"
 
-#include "core/engine/session_controls.h"
+#include "ui/engine_controls.h"
 
 #include <QFileInfo>
 #include <QSettings>
@@ -14,7 +14,7 @@
 
 namespace hearsay::ui {
 
-FileJobController::FileJobController(const EngineSettings& settings, std::shared_ptr<SessionControls> controls,
+FileJobController::FileJobController(const EngineSettings& settings, std::shared_ptr<EngineControls> controls,
                                      TranscriptModel* transcript, QSettings& stored, QObject* parent)
     : QObject(parent), m_settings(settings), m_controls(std::move(controls)), m_transcript(transcript),
       m_stored(stored) {}
@@ -72,7 +72,6 @@ void FileJobController::startJob(const QString& path, double startSeconds) {
     m_jobStarted = false;
     m_jobReachedSeconds = startSeconds;
     emit status(tr("Opening %1…").arg(QFileInfo(path).fileName()));
-    m_controls->cancel = false;
     setJob(Job::Transcribing);
     // Until the first window ends, nothing is known of the progress: a busy bar, not the last
     // file's figures or a 0% that never moves on a single-window file.
@@ -87,12 +86,12 @@ void FileJobController::startJob(const QString& path, double startSeconds) {
             kept.prepend(QString::fromStdString(m_transcript->segment(r).text));
         settings.initialPrompt = kept.right(1000);
     }
-    emit transcribeRequested(path, settings, startSeconds);
+    emit transcribeRequested(path, settings, startSeconds, m_controls->newJob());
 }
 
 bool FileJobController::cancel() {
     if (m_job != Job::Transcribing) return false;
-    m_controls->cancel = true;
+    m_controls->cancel();
     emit status(tr("Cancelling…"));
     return true;
 }
@@ -115,10 +114,11 @@ void FileJobController::onModelLoaded(const ModelSummary& model) {
     emit modelLoadFinished(true);
 }
 
-void FileJobController::onModelFailed(const QString& error, bool backendFailed) {
+void FileJobController::onModelFailed(const EngineFailure& failure) {
+    const QString& error = failure.message;
     const QString text = m_hasModel ? tr("%1\nThe previous model stays loaded.").arg(error) : error;
     setJob(Job::None);
-    if (backendFailed && m_settings.backend != "cpu") {
+    if (failure.cpuMayHelp()) {
         emit cpuBackendOffered(MessageBar::Kind::Error,
                                tr("%1\nThe CPU backend can run this model (more slowly).").arg(text),
                                [this, path = m_loadingModelPath] { loadModel(path); });
@@ -180,17 +180,18 @@ void FileJobController::onTranscriptionFinished(const Transcript& transcript) {
     emit transcriptionEnded(true);
 }
 
-void FileJobController::onTranscriptionFailed(const QString& error, bool cancelled, bool backendFailed) {
+void FileJobController::onTranscriptionFailed(const EngineFailure& failure) {
+    const QString& error = failure.message;
     // Rows on screen belong to this job only once it started; before, they are the last file's.
     if (m_jobStarted) m_transcript->setRunDetails(m_audio.path.toStdString(), {}, {});
     const QString kept = m_transcript->segmentCount() > 0
                              ? tr("The %n segment(s) already transcribed are kept.", nullptr, m_transcript->segmentCount())
                              : QString();
     setJob(Job::None);
-    if (cancelled) {
+    if (failure.cancelled()) {
         emit message(MessageBar::Kind::Information, (error + ". " + kept).trimmed());
         emit status(tr("Cancelled"));
-    } else if (backendFailed && m_settings.backend != "cpu") {
+    } else if (failure.cpuMayHelp()) {
         // Retried on the CPU: a job that had begun continues where it stopped (the end of its
         // last complete window), so nothing is transcribed twice and nothing is lost; one that
         // had not begun starts from the beginning.

@@ -18,12 +18,9 @@
 
 class QSettings;
 
-namespace hearsay {
-struct SessionControls;
-}
-
 namespace hearsay::ui {
 
+class EngineControls;
 class TranscriptModel;
 class TranscriptionWorker;
 
@@ -35,10 +32,10 @@ public:
     using Retry = std::function<void()>;
 
     // `settings`: the window's engine settings, read when a job is queued (a retry gets the
-    // settings of its time); `controls`: the Cancel the engine's sessions read; `transcript`: the
+    // settings of its time); `controls`: the worker's, through which Cancel reaches a job; `transcript`: the
     // rows a file's segments follow (and the prompt of a continuation); `stored`: the last model
     // and the folders remembered.
-    FileJobController(const EngineSettings& settings, std::shared_ptr<SessionControls> controls,
+    FileJobController(const EngineSettings& settings, std::shared_ptr<EngineControls> controls,
                       TranscriptModel* transcript, QSettings& stored, QObject* parent = nullptr);
 
     // Requests to `worker`'s slots (queued) and its reports of model loads and files to this.
@@ -60,7 +57,8 @@ public:
 signals:
     // To the worker.
     void loadModelRequested(const QString& path, const hearsay::ui::EngineSettings& settings);
-    void transcribeRequested(const QString& path, const hearsay::ui::EngineSettings& settings, double startSeconds);
+    void transcribeRequested(const QString& path, const hearsay::ui::EngineSettings& settings, double startSeconds,
+                             quint64 ticket);
 
     // To the window: job() changed; the status line; the message strip (an Error is also the
     // status "Error"); the strip with the CPU backend offered, and `retry` (none: nothing to redo).
@@ -87,15 +85,16 @@ private:
 
     void onModelLoading(const QString& path);
     void onModelLoaded(const ModelSummary& model);
-    void onModelFailed(const QString& error, bool backendFailed);
+    void onModelFailed(const EngineFailure& failure);
     void onTranscriptionStarted(const AudioSummary& audio);
     void onProgress(double fraction);
     void onSegments(const SegmentList& segments);
     void onTranscriptionFinished(const Transcript& transcript);
-    void onTranscriptionFailed(const QString& error, bool cancelled, bool backendFailed);
+    // Cancelled, a failure the CPU backend may get past (offered, with the job again), or an error.
+    void onTranscriptionFailed(const EngineFailure& failure);
 
     const EngineSettings& m_settings;
-    std::shared_ptr<SessionControls> m_controls;
+    std::shared_ptr<EngineControls> m_controls;
     TranscriptModel* m_transcript = nullptr;
     QSettings& m_stored;
     bool m_wordTimestamps = false;

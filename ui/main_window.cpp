@@ -26,7 +26,7 @@
 #include "ui/word_playback.h"
 #include "ui/word_timings_view.h"
 
-#include "core/engine/session_controls.h"
+#include "ui/engine_controls.h"
 #include "core/frontend/log_mel.h"
 
 #include <QAction>
@@ -51,8 +51,10 @@ constexpr int kMemoryPollMs = 1000;
 } // namespace
 
 MainWindow::MainWindow(std::unique_ptr<QSettings> settings, QWidget* parent)
-    : QMainWindow(parent), m_settings(settings ? std::move(settings) : std::make_unique<QSettings>()),
-      m_controls(std::make_shared<SessionControls>()) {
+    : QMainWindow(parent), m_settings(settings ? std::move(settings) : std::make_unique<QSettings>()) {
+    // The engine's worker first: its controls are the one way Cancel and the switches reach a job.
+    m_worker = new TranscriptionWorker;
+    m_controls = m_worker->controls();
     setWindowTitle(tr("Hearsay"));
     setWindowIcon(QIcon(":/icons/hearsay.svg"));
     setAcceptDrops(true);
@@ -121,7 +123,6 @@ MainWindow::MainWindow(std::unique_ptr<QSettings> settings, QWidget* parent)
     // The engine's thread. The worker is deleted there once the event loop has stopped.
     m_thread.reset(new QThread);
     m_thread->setObjectName("hearsay-engine");
-    m_worker = new TranscriptionWorker(m_controls);
     m_worker->moveToThread(m_thread.get());
     connect(m_thread.get(), &QThread::finished, m_worker, &QObject::deleteLater);
     m_jobs->connectWorker(m_worker);
@@ -162,7 +163,7 @@ MainWindow::MainWindow(std::unique_ptr<QSettings> settings, QWidget* parent)
 
 MainWindow::~MainWindow() {
     // A running transcription stops at its next decoder step; the thread's deleter then waits for it.
-    m_controls->cancel = true;
+    m_controls->cancel();
     m_dictation.stop();
     m_thread.reset();
     // Ended without a close (the application quit another way): a normal end all the same.
@@ -372,11 +373,9 @@ void MainWindow::clearTranscript() {
 void MainWindow::applySettings(const EngineSettings& settings) {
     m_engineSettings = settings;
     settings.save(*m_settings);
-    // The switches (caches, step graphs) take effect at the engine's next decoder step, even in the middle of a window;
-    // the rest is applied by the worker when it is next free (queued behind a running job).
-    m_controls->selfCache = settings.selfCache;
-    m_controls->crossCache = settings.crossCache;
-    m_controls->stepGraphs = settings.stepGraphs;
+    // The switches (caches, step graphs) take effect at the engine's next decoder step, even in the middle of a window
+    // (asked of the worker's controls); the rest is applied by the worker when it is next free (queued behind a job).
+    m_controls->requestSwitches(settings.selfCache, settings.crossCache, settings.stepGraphs);
     if (hasModel()) emit applySettingsRequested(settings);
 }
 
@@ -447,17 +446,17 @@ void MainWindow::onAudioOpened(const AudioSummary& audio) {
                          audio.startSeconds > 0.0 ? m_playback->firstRow() : m_transcript->segmentCount());
 }
 
-void MainWindow::onWarning(const QString& message, bool backendFailed) {
-    if (backendFailed && m_engineSettings.backend != "cpu")
-        offerCpuBackend(MessageBar::Kind::Warning, message + "\n" + tr("The engine keeps its current backend for now."),
-                        nullptr);
+void MainWindow::onWarning(const EngineFailure& problem) {
+    if (problem.cpuMayHelp())
+        offerCpuBackend(MessageBar::Kind::Warning,
+                        problem.message + "\n" + tr("The engine keeps its current backend for now."), nullptr);
     else
-        m_messageBar->showMessage(MessageBar::Kind::Warning, message);
+        m_messageBar->showMessage(MessageBar::Kind::Warning, problem.message);
 }
 
 void MainWindow::onMetrics(const EngineMetrics& metrics) {
     m_cachePanel->setMetrics(metrics);
-    m_settingsPanel->setBackendInUse(metrics.backend);
+    m_settingsPanel->setBackendInUse(metrics.backendKind);
     emit metricsShown(metrics);
 }
 
@@ -478,10 +477,10 @@ void MainWindow::beginDictation(const QString& file, double speed) {
         showError(tr("Open a model before dictating (File › Open model)."));
         return;
     }
-    m_controls->cancel = false;
     m_dictationView->prepare();
     QString journalProblem;
-    const DictationRequest request = m_dictation.begin(m_engineSettings, file, speed, &journalProblem);
+    DictationRequest request = m_dictation.begin(m_engineSettings, file, speed, &journalProblem);
+    request.ticket = m_controls->newJob();
     if (!journalProblem.isEmpty())
         m_messageBar->showMessage(MessageBar::Kind::Warning, tr("Dictated text is not journaled: %1").arg(journalProblem));
     m_status->setText(tr("Starting dictation…"));
@@ -529,7 +528,7 @@ void MainWindow::showAbout() { AboutBox::exec(aboutText(), windowIcon(), this); 
 void MainWindow::closeEvent(QCloseEvent* event) {
     m_settings->setValue("window/geometry", saveGeometry());
     m_settings->setValue("window/state", saveState());
-    if (state() == State::Transcribing) m_controls->cancel = true;
+    if (state() == State::Transcribing) m_controls->cancel();
     m_dictation.stop();
     // A normal close: this window's own journal goes (its text was on screen until now). Text
     // left by earlier runs stays on disk until the user restores or discards it.

@@ -25,7 +25,6 @@ class QAction;
 class QTableView;
 
 namespace hearsay {
-struct SessionControls;
 }
 
 namespace hearsay::ui {
@@ -35,6 +34,7 @@ class DesktopPresence;
 class DictateAnywhere;
 class DictateAnywherePanel;
 class DictationView;
+class EngineControls;
 class FileJobController;
 class JobStatusBar;
 class JournalRecovery;
@@ -167,7 +167,7 @@ private:
     // Reports painted here.
     void onModelLoaded(const ModelSummary& model);
     void onAudioOpened(const AudioSummary& audio);
-    void onWarning(const QString& message, bool backendFailed);
+    void onWarning(const EngineFailure& problem);
     void onMetrics(const EngineMetrics& metrics);
     void onInputDevices(const InputDeviceList& devices, const QString& error);
     void beginDictation(const QString& file, double speed);
@@ -179,7 +179,7 @@ private:
     void keepingScroll(const std::function<void()>& change);
 
     std::unique_ptr<QSettings> m_settings;
-    std::shared_ptr<SessionControls> m_controls;  // Cancel and the switches, read by the engine's sessions
+    std::shared_ptr<EngineControls> m_controls;  // the worker's: Cancel and the switches reach a running job here
     DictationController m_dictation;            // the dictation runs and their journals
     EngineSettings m_engineSettings;
 

@@ -116,9 +116,9 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
 
     m_step = new QDoubleSpinBox(this);
     m_step->setObjectName("streamingStep");
-    m_step->setRange(0.2, 5.0);
+    m_step->setRange(TranscriptionRequest::kMinStepSeconds, TranscriptionRequest::kMaxStepSeconds);  // core's one range
     m_step->setSingleStep(0.1);
-    m_step->setDecimals(1);
+    m_step->setDecimals(2);
     m_step->setSuffix(tr(" s"));
     m_step->setToolTip(tr("Dictation decodes the window every time this much new audio has arrived: shorter steps "
                           "show text sooner and cost more. Applies at the next Record."));
@@ -238,8 +238,8 @@ void SettingsPanel::fillLanguages(int count, bool multilingual) {
     m_updating = wasUpdating;
 }
 
-void SettingsPanel::setBackendInUse(const QString& backendName) {
-    m_cpuInUse = backendName.startsWith("cpu", Qt::CaseInsensitive);
+void SettingsPanel::setBackendInUse(BackendKind backend) {
+    m_cpuInUse = backend == BackendKind::Cpu;
     updatePrecisionEnabled();
 }
 

@@ -44,7 +44,8 @@ public:
     void setInputDevices(const InputDeviceList& devices, QString* missing = nullptr);
     // The backend the engine runs on now (from its metrics): the precision is disabled on the CPU,
     // also when the choice is Automatic and no GPU was found.
-    void setBackendInUse(const QString& backendName);
+    // (Auto: none yet.)
+    void setBackendInUse(hearsay::BackendKind backend);
 
 signals:
     void settingsChanged(const hearsay::ui::EngineSettings& settings);

@@ -7,6 +7,7 @@
 #include "core/audio/recording_source.h"
 #include "core/audio/simulated_live_source.h"
 #include "core/backend/backend.h"
+#include "core/backend/backend_error.h"
 #include "core/decoding/transcriber.h"
 #include "core/engine/backend_factory.h"
 #include "core/frontend/log_mel.h"
@@ -39,11 +40,17 @@ fs::path toPath(const QString& path) { return fs::path(path.toStdString()); }
 
 double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-// Whether the CPU backend may succeed where `backend` failed with `error`: the device could not
-// be used or ran out of memory, and it was not the CPU already (the CPU has no fall back).
-bool backendsFault(const Error& error, BackendKind backend) {
-    return (error.kind == ErrorKind::Device || error.kind == ErrorKind::OutOfMemory) && backend != BackendKind::Cpu;
-}
+// `error` as the worker reports it: its text, its kind and the backend it happened on.
+EngineFailure failureOf(const Error& error, BackendKind backend) { return {text(error.message), error.kind, backend}; }
+
+// Ends the worker's current job (EngineControls::endJob) however the slot returns.
+struct JobScope {
+    EngineControls& controls;
+    JobScope(EngineControls& c, quint64 ticket) : controls(c) { controls.beginJob(ticket); }
+    ~JobScope() { controls.endJob(); }
+    JobScope(const JobScope&) = delete;
+    JobScope& operator=(const JobScope&) = delete;
+};
 
 SessionOptions sessionOptions(const EngineSettings& settings) {
     SessionOptions options;
@@ -55,22 +62,13 @@ SessionOptions sessionOptions(const EngineSettings& settings) {
     return options;
 }
 
-// The languages detection chooses from ("en, de"): empty (every language) when none is set or the
-// list names an unknown one (the settings panel refuses those).
-std::vector<std::string> detectAmong(const EngineSettings& settings, bool multilingual) {
-    if (!multilingual || !settings.language.isEmpty() || settings.detectAmong.trimmed().isEmpty()) return {};
-    auto codes = parseLanguageList(settings.detectAmong.toStdString());
-    return codes ? codes.value() : std::vector<std::string>{};
-}
-
-TranscribeOptions transcribeOptions(const EngineSettings& settings, bool multilingual) {
+// The file transcription the settings ask for on `model`: the request validated and mapped in core
+// (language, task, beams), the prompt and word timestamps.
+Result<TranscribeOptions> transcribeOptions(const EngineSettings& settings, const WhisperConfig& model) {
+    auto request = settings.request().validate(model);
+    if (!request) return request.error();
     TranscribeOptions options;
-    DecodingOptions& d = options.decoding;
-    d.task = settings.translate ? DecodingTaskKind::Translate : DecodingTaskKind::Transcribe;
-    d.language = multilingual ? settings.language.toStdString() : std::string();
-    d.detectAmong = detectAmong(settings, multilingual);
-    d.beamSize = settings.beamSize > 1 ? settings.beamSize : 0;
-    d.bestOf = EngineSettings::kBestOf;
+    options.decoding = request->decoding;
     options.initialPrompt = settings.initialPrompt.toStdString();
     options.wordTimestamps = settings.wordTimestamps;
     return options;
@@ -78,11 +76,12 @@ TranscribeOptions transcribeOptions(const EngineSettings& settings, bool multili
 
 } // namespace
 
-TranscriptionWorker::TranscriptionWorker(std::shared_ptr<SessionControls> controls, QObject* parent)
-    : QObject(parent), m_controls(controls ? std::move(controls) : std::make_shared<SessionControls>()) {
+TranscriptionWorker::TranscriptionWorker(QObject* parent)
+    : QObject(parent), m_controls(std::make_shared<EngineControls>()) {
     qRegisterMetaType<ModelSummary>();
     qRegisterMetaType<AudioSummary>();
     qRegisterMetaType<EngineMetrics>();
+    qRegisterMetaType<EngineFailure>();
     qRegisterMetaType<SegmentList>();
     qRegisterMetaType<Transcript>();
     qRegisterMetaType<EngineSettings>();
@@ -105,11 +104,11 @@ void TranscriptionWorker::readDeviceMemory() {
 }
 
 void TranscriptionWorker::requestCacheSwitches(bool selfCache, bool crossCache) {
-    m_controls->selfCache = selfCache;
-    m_controls->crossCache = crossCache;
+    m_controls->session()->selfCache = selfCache;
+    m_controls->session()->crossCache = crossCache;
 }
 
-void TranscriptionWorker::requestStepGraphs(bool enabled) { m_controls->stepGraphs = enabled; }
+void TranscriptionWorker::requestStepGraphs(bool enabled) { m_controls->session()->stepGraphs = enabled; }
 
 void TranscriptionWorker::setMemoryBackend(std::shared_ptr<Backend> backend) { m_memoryBackend = std::move(backend); }
 
@@ -118,12 +117,12 @@ void TranscriptionWorker::loadModel(const QString& path, const EngineSettings& s
     try {
         auto model = WhisperModel::load(toPath(path));
         if (!model) {
-            emit modelFailed(text(model.message()), false);
+            emit modelFailed(failureOf(model.error(), BackendKind::Cpu));
             return;
         }
         auto tokenizer = tokenizerForModel(*model.value());
         if (!tokenizer) {
-            emit modelFailed(text(tokenizer.message()), false);  // names the model and what is missing
+            emit modelFailed(failureOf(tokenizer.error(), BackendKind::Cpu));  // names the model and what is missing
             return;
         }
         // The previous engine and session stay usable until the new model has a session (an
@@ -143,7 +142,8 @@ void TranscriptionWorker::loadModel(const QString& path, const EngineSettings& s
             m_backendChoice = previousBackend;
             m_precisionChoice = previousPrecision;
             setMemoryBackend(m_engine ? m_engine->sharedBackend() : nullptr);
-            emit modelFailed(tr("Cannot prepare a session for %1: %2").arg(path, failure->message), failure->backend);
+            failure->message = tr("Cannot prepare a session for %1: %2").arg(path, failure->message);
+            emit modelFailed(*failure);
             return;
         }
 
@@ -157,13 +157,14 @@ void TranscriptionWorker::loadModel(const QString& path, const EngineSettings& s
         emit modelLoaded(summary);
         emit metricsUpdated(metrics());
     } catch (const std::bad_alloc& e) {
-        emit modelFailed(tr("Out of memory while loading %1: %2").arg(path, text(e.what())), onAccelerator());
+        emit modelFailed({tr("Out of memory while loading %1: %2").arg(path, text(e.what())), ErrorKind::OutOfMemory,
+                          backendInUse()});
     } catch (const std::exception& e) {
-        emit modelFailed(tr("Cannot load %1: %2").arg(path, text(e.what())), false);
+        emit modelFailed({tr("Cannot load %1: %2").arg(path, text(e.what())), ErrorKind::BadInput, backendInUse()});
     }
 }
 
-bool TranscriptionWorker::onAccelerator() const { return m_engine && m_engine->backend().kind() != BackendKind::Cpu; }
+BackendKind TranscriptionWorker::backendInUse() const { return m_engine ? m_engine->backend().kind() : BackendKind::Cpu; }
 
 std::optional<TranscriptionWorker::Failure> TranscriptionWorker::prepareSession(const EngineSettings& settings) {
     if (!m_model || !m_tokenizer) return Failure{tr("no model is loaded")};
@@ -179,7 +180,7 @@ std::optional<TranscriptionWorker::Failure> TranscriptionWorker::prepareSession(
         if (newBackend) {
             // A backend that cannot start leaves the current engine as it was.
             auto created = createBackend(kind.value(), BackendOptions{settings.threads, 0, precision.value()});
-            if (!created) return Failure{text(created.message()), backendsFault(created.error(), kind.value())};
+            if (!created) return failureOf(created.error(), kind.value());
             backend = std::move(created).value();
         } else {
             backend = m_engine->sharedBackend();
@@ -189,7 +190,7 @@ std::optional<TranscriptionWorker::Failure> TranscriptionWorker::prepareSession(
         m_engine.reset();
         setMemoryBackend(backend);
         auto engine = Engine::create(m_model, m_tokenizer, backend);
-        if (!engine) return Failure{text(engine.message()), backendsFault(engine.error(), backend->kind())};
+        if (!engine) return failureOf(engine.error(), backend->kind());
         m_engine = std::move(engine).value();
         m_backendChoice = settings.backend;
         m_precisionChoice = settings.precision;
@@ -201,8 +202,8 @@ std::optional<TranscriptionWorker::Failure> TranscriptionWorker::prepareSession(
     if (!m_session || m_session->maxBeams() != settings.sessionBeams()) {
         // Beams change the caches only: a new session over the same weights, nothing uploaded.
         m_session.reset();  // free the old caches before allocating new ones
-        auto session = m_engine->createSession(sessionOptions(settings), m_controls);
-        if (!session) return Failure{text(session.message()), backendsFault(session.error(), m_engine->backend().kind())};
+        auto session = m_engine->createSession(sessionOptions(settings), m_controls->session());
+        if (!session) return failureOf(session.error(), m_engine->backend().kind());
         m_session = std::move(session).value();
         m_session->setObserver([this] { emit metricsUpdated(metrics()); }, kMetricsInterval);
     }
@@ -213,36 +214,45 @@ std::optional<TranscriptionWorker::Failure> TranscriptionWorker::prepareSession(
 void TranscriptionWorker::applySettings(const EngineSettings& settings) {
     if (!m_model) return;
     try {
-        if (auto failure = prepareSession(settings))
-            emit warning(tr("Cannot apply the settings: %1").arg(failure->message), failure->backend);
+        if (auto failure = prepareSession(settings)) {
+            failure->message = tr("Cannot apply the settings: %1").arg(failure->message);
+            emit warning(*failure);
+        }
     } catch (const std::bad_alloc& e) {
-        emit warning(tr("Out of memory while applying the settings: %1").arg(text(e.what())), onAccelerator());
+        emit warning({tr("Out of memory while applying the settings: %1").arg(text(e.what())), ErrorKind::OutOfMemory,
+                      backendInUse()});
     } catch (const std::exception& e) {
-        emit warning(tr("Cannot apply the settings: %1").arg(text(e.what())), onAccelerator());
+        emit warning({tr("Cannot apply the settings: %1").arg(text(e.what())), backendErrorKind(e), backendInUse()});
     }
     emit metricsUpdated(metrics());
 }
 
-void TranscriptionWorker::transcribeFile(const QString& path, const EngineSettings& settings, double startSeconds) {
-    auto fail = [this](const QString& message, bool backendFailed) {
+void TranscriptionWorker::transcribeFile(const QString& path, const EngineSettings& settings, double startSeconds,
+                                         quint64 ticket) {
+    JobScope job(*m_controls, ticket);
+    auto fail = [this](EngineFailure failure) {
         m_running = false;
-        const bool cancelled = m_controls->cancel.load();
-        emit transcriptionFailed(cancelled ? tr("Transcription cancelled") : message, cancelled,
-                                 backendFailed && !cancelled);
+        if (m_controls->cancelled()) failure = {tr("Transcription cancelled"), ErrorKind::Cancelled, failure.backend};
+        emit transcriptionFailed(failure);
         emit metricsUpdated(metrics());
     };
     if (!m_model || !m_tokenizer) {
-        fail(tr("Open a model before transcribing (File > Open model)"), false);
+        fail({tr("Open a model before transcribing (File > Open model)")});
         return;
     }
     try {
         if (auto failure = prepareSession(settings)) {
-            fail(failure->message, failure->backend);
+            fail(*failure);
+            return;
+        }
+        auto options = transcribeOptions(settings, m_model->config());
+        if (!options) {
+            fail(failureOf(options.error(), backendInUse()));
             return;
         }
         auto audio = decodeAudioFile(toPath(path));
         if (!audio) {
-            fail(text(audio.message()), false);
+            fail(failureOf(audio.error(), backendInUse()));
             return;
         }
         // A continued job transcribes the audio after `startSeconds` as a file of its own, then
@@ -290,11 +300,11 @@ void TranscriptionWorker::transcribeFile(const QString& path, const EngineSettin
             emit metricsUpdated(metrics());
         };
         auto transcript = transcribe(*m_session, m_engine->tokenizer(), std::span<const float>(*samples).subspan(first),
-                                     transcribeOptions(settings, m_engine->tokenizer().isMultilingual()), progress);
+                                     options.value(), progress);
         m_runWallSeconds = secondsSince(m_runStart);
         if (!transcript) {
-            fail(tr("Transcription of %1 failed: %2").arg(path, text(transcript.message())),
-                 backendsFault(transcript.error(), m_engine->backend().kind()));
+            fail({tr("Transcription of %1 failed: %2").arg(path, text(transcript.message())), transcript.kind(),
+                  m_engine->backend().kind()});
             return;
         }
         m_running = false;
@@ -305,9 +315,9 @@ void TranscriptionWorker::transcribeFile(const QString& path, const EngineSettin
         emit metricsUpdated(metrics());
         emit transcriptionFinished(transcript.value());
     } catch (const std::bad_alloc& e) {
-        fail(tr("Out of memory while transcribing %1: %2").arg(path, text(e.what())), onAccelerator());
+        fail({tr("Out of memory while transcribing %1: %2").arg(path, text(e.what())), ErrorKind::OutOfMemory, backendInUse()});
     } catch (const std::exception& e) {
-        fail(tr("Transcription of %1 failed: %2").arg(path, text(e.what())), onAccelerator());
+        fail({tr("Transcription of %1 failed: %2").arg(path, text(e.what())), backendErrorKind(e), backendInUse()});
     }
 }
 
@@ -316,6 +326,7 @@ EngineMetrics TranscriptionWorker::metrics() const {
     if (m_engine) {
         const Backend& backend = m_engine->backend();
         m.backend = text(backend.name());
+        m.backendKind = backend.kind();
         m.precision = text(std::string(precisionName(backend.precision())));
         m.weightBytes = m_engine->weights().bytes();
         m.weightUploads = backend.weightUploads().buffers;
@@ -404,6 +415,7 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
         emit dictationFailed(tr("Open a model before dictating (File › Open model)."));
         return;
     }
+    JobScope job(*m_controls, request.ticket);
     try {
         if (auto failure = prepareSession(settings)) {
             emit dictationFailed(failure->message);
@@ -435,25 +447,34 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
         }
 
         StreamingOptions options;
-        options.stepSeconds = request.stepSeconds;
+        // Language, task and step: the settings' request, validated for the model (dictation
+        // decodes greedily whatever the beam size of files: a step must be quick).
+        TranscriptionRequest wanted = settings.request();
+        wanted.beamSize = 1;
+        wanted.bestOf = 0;
+        wanted.stepSeconds = request.stepSeconds;
+        auto validated = wanted.validate(m_model->config());
+        if (!validated) {
+            emit dictationFailed(tr("Cannot start dictation: %1").arg(text(validated.message())));
+            return;
+        }
+        options.stepSeconds = validated->stepSeconds;
         options.vad.threshold = request.vadThreshold;
         options.commit = parseCommitPolicy(request.commit.toStdString()).value_or(options.commit);
         options.vocabulary = vocabularyPrompt(request.vocabulary.toStdString());
         DictatedTextRewrite rewrite;
         if (request.spokenCommands) rewrite.spokenCommandsLanguage = settings.language.isEmpty() ? "en" : settings.language.toStdString();
         if (auto parsed = ReplacementRules::parse(request.replacements.toStdString()); parsed) rewrite.rules = std::move(parsed).value();
-        else emit warning(tr("The replacement rules are not applied: %1").arg(text(parsed.message())), false);
+        else emit warning({tr("The replacement rules are not applied: %1").arg(text(parsed.message()))});
         options.showTentative = request.showTentative;
-        options.decoding.task = settings.translate ? DecodingTaskKind::Translate : DecodingTaskKind::Transcribe;
-        options.decoding.language = m_tokenizer->isMultilingual() ? settings.language.toStdString() : std::string();
-        options.decoding.detectAmong = detectAmong(settings, m_tokenizer->isMultilingual());
+        options.decoding = validated->decoding;
 
         std::optional<DictationJournal> journal;
         if (!journalPath.isEmpty()) {
             auto opened = DictationJournal::open(journalPath.toStdString());
-            if (!opened) emit warning(tr("Dictated text is not journaled: %1").arg(text(opened.message())), false);
+            if (!opened) emit warning({tr("Dictated text is not journaled: %1").arg(text(opened.message()))});
             else if (auto begun = opened->beginRun(sourceName.toStdString()); !begun)
-                emit warning(tr("Dictated text is not journaled: %1").arg(text(begun.message())), false);
+                emit warning({tr("Dictated text is not journaled: %1").arg(text(begun.message()))});
             else journal = std::move(opened).value();
         }
 
@@ -470,20 +491,18 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
                 const bool wasBehind = journal->backlog() > 0;
                 auto ok = journal->commit(c.text, c.start, c.end, c.endOfUtterance);
                 if (!ok && !wasBehind)
-                    emit warning(tr("Dictated text cannot be journaled for now (%1). It stays on screen; the journal "
-                                    "catches up when the disk has room again.")
-                                     .arg(text(ok.message())),
-                                 false);
+                    emit warning({tr("Dictated text cannot be journaled for now (%1). It stays on screen; the journal "
+                                     "catches up when the disk has room again.")
+                                      .arg(text(ok.message()))});
                 else if (ok && wasBehind)
                     emit notice(caughtUp);
             }
             emit textCommitted(c);
         };
         callbacks.step = [this](const StreamingStep& step) { emit dictationStep(step); };
-        m_controls->cancel = false;
         // What the session reads is kept for playback (the window's word view).
         RecordingSource recording(*source, kDictationAudioSeconds);
-        auto session = StreamingSession::create(*m_engine, recording, options, std::move(callbacks), m_controls);
+        auto session = StreamingSession::create(*m_engine, recording, options, std::move(callbacks), m_controls->session());
         if (!session) {
             emit dictationFailed(tr("Cannot start dictation: %1").arg(text(session.message())));
             return;
@@ -505,11 +524,10 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
         m_running = false;
         if (journal && journal->backlog() > 0) {  // a last try for what is still waiting
             if (auto ok = journal->flush(); !ok)
-                emit warning(tr("%n piece(s) of committed text could not be journaled (%1). They are on screen: save "
-                                "or export the transcript.",
-                                "", int(journal->backlog()))
-                                 .arg(text(ok.message())),
-                             false);
+                emit warning({tr("%n piece(s) of committed text could not be journaled (%1). They are on screen: save "
+                                 "or export the transcript.",
+                                 "", int(journal->backlog()))
+                                  .arg(text(ok.message()))});
             else
                 emit notice(caughtUp);
         }

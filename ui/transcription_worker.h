@@ -1,13 +1,14 @@
 // The worker that owns the engine (core/engine: model, tokenizer, backend, weights) and its
 // sessions on its thread: Qt glue around Engine, ControlledSession and StreamingSession. The GUI
 // talks to it only through queued signals connected to its slots, and reads nothing of it but its
-// queued signals. What must reach a job that is running (Cancel, the cache switches, Stop) goes
-// through shared atomics the GUI made and handed over as values: the SessionControls given to the
-// constructor and the DictationControl of each dictation request.
+// queued signals. What must reach a job that is running (Cancel, the cache switches) goes through
+// the worker's EngineControls (controls()), whose request methods are the GUI's only way into the
+// sessions' state; a dictation's Stop through the DictationControl of its request.
 #pragma once
 
 #include "core/backend/backend.h"
 #include "core/engine/engine.h"
+#include "ui/engine_controls.h"
 #include "ui/engine_settings.h"
 #include "ui/worker_messages.h"
 
@@ -23,17 +24,22 @@ namespace hearsay::ui {
 class TranscriptionWorker : public QObject {
     Q_OBJECT
 public:
-    // `controls`: shared with the GUI, which writes Cancel and the switches there; every session
-    // the worker makes reads them at its next encoder run or decoder step.
-    explicit TranscriptionWorker(std::shared_ptr<SessionControls> controls = nullptr, QObject* parent = nullptr);
+    explicit TranscriptionWorker(QObject* parent = nullptr);
     ~TranscriptionWorker() override;
+
+    // Cancel and the switches for the GUI (see engine_controls.h); take it before the worker
+    // moves to its thread. Every session the worker makes reads them at its next encoder run or
+    // decoder step.
+    const std::shared_ptr<EngineControls>& controls() const { return m_controls; }
 
 public slots:
     // Loads a model (HF checkpoint directory or ggml .bin) and prepares a session for it.
     void loadModel(const QString& path, const hearsay::ui::EngineSettings& settings);
     // Decodes an audio file and transcribes it window by window, from `startSeconds` on (a job
-    // continued after a failure; the segments' times stay those of the whole file).
-    void transcribeFile(const QString& path, const hearsay::ui::EngineSettings& settings, double startSeconds = 0.0);
+    // continued after a failure; the segments' times stay those of the whole file). `ticket`:
+    // EngineControls::newJob(), which the GUI's Cancel stops.
+    void transcribeFile(const QString& path, const hearsay::ui::EngineSettings& settings, double startSeconds = 0.0,
+                        quint64 ticket = 0);
     // Rebuilds what the settings need and applies the cache switches; reports the new state. A
     // backend or precision change makes a new Engine (the weights are uploaded to the new
     // backend); a beam size change only a new session over the same weights; threads apply to
@@ -54,17 +60,15 @@ public slots:
 signals:
     void modelLoading(const QString& path);
     void modelLoaded(const hearsay::ui::ModelSummary& model);
-    // `backendFailed`: see transcriptionFailed.
-    void modelFailed(const QString& message, bool backendFailed);
+    void modelFailed(const hearsay::ui::EngineFailure& failure);
 
     void transcriptionStarted(const hearsay::ui::AudioSummary& audio);
     void progressChanged(double fraction);
     void segmentsReady(const hearsay::ui::SegmentList& segments);
     void transcriptionFinished(const hearsay::Transcript& transcript);
-    // An error, or a cancel when `cancelled`; segments already sent stay valid. `backendFailed`:
-    // the chosen backend could not be used (it did not start, ran out of memory, or failed on
-    // the GPU), so the CPU backend may do the job.
-    void transcriptionFailed(const QString& message, bool cancelled, bool backendFailed);
+    // An error, or a cancel (kind Cancelled); segments already sent stay valid. The failure's
+    // kind and backend say whether the CPU backend may do the job (EngineFailure::cpuMayHelp).
+    void transcriptionFailed(const hearsay::ui::EngineFailure& failure);
 
     void metricsUpdated(const hearsay::ui::EngineMetrics& metrics);
     void inputDevicesListed(const hearsay::ui::InputDeviceList& devices, const QString& error);
@@ -80,26 +84,24 @@ signals:
     void dictationFinished(const hearsay::StreamingSummary& summary);
     void deviceMemoryRead(const hearsay::DeviceMemory& memory);
 
-    // A problem outside a transcription (settings that cannot be applied); `backendFailed` as above.
-    void warning(const QString& message, bool backendFailed);
+    // A problem outside a transcription (settings that cannot be applied, a journal that cannot
+    // be written); its kind and backend as above.
+    void warning(const hearsay::ui::EngineFailure& problem);
     // Good news worth a line in the message bar (a journal that caught up).
     void notice(const QString& message);
 
 private:
-    struct Failure {
-        QString message;
-        bool backend = false;  // the backend (not the CPU) could not start or hold the session
-    };
+    using Failure = EngineFailure;
     // Engine and session for these settings, created or rebuilt as needed; what failed, if anything.
     std::optional<Failure> prepareSession(const EngineSettings& settings);
-    // True when failures of the engine are the backend's own (anything but the CPU).
-    bool onAccelerator() const;
+    // The backend the engine runs on (the CPU before there is one).
+    BackendKind backendInUse() const;
     EngineMetrics metrics() const;
     void setMemoryBackend(std::shared_ptr<Backend> backend);
     void requestCacheSwitches(bool selfCache, bool crossCache);
     void requestStepGraphs(bool enabled);
 
-    std::shared_ptr<SessionControls> m_controls;  // shared by every session the worker makes
+    std::shared_ptr<EngineControls> m_controls;   // its SessionControls are read by every session the worker makes
     std::shared_ptr<const WhisperModel> m_model;  // the loaded model (kept when an engine rebuild fails)
     std::shared_ptr<const Tokenizer> m_tokenizer;
     std::optional<Engine> m_engine;               // m_model on the backend the settings chose

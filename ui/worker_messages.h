@@ -4,6 +4,7 @@
 
 #include "core/audio/capture_device.h"
 #include "core/audio/level_meter.h"
+#include "core/backend/backend_error.h"
 #include "core/model/whisper_config.h"
 #include "core/streaming/streaming_events.h"
 #include "core/nn/inference_session.h"
@@ -43,6 +44,7 @@ struct AudioSummary {
 // The engine's state and counters at one moment (after a window, or periodically while decoding).
 struct EngineMetrics {
     QString backend;            // "cpu (OpenBLAS, 2 threads)"; empty before a model is loaded
+    BackendKind backendKind = BackendKind::Auto;  // the backend in use (Auto: none yet)
     size_t weightBytes = 0;     // the engine's weights on the backend (0 without an engine)
     size_t weightUploads = 0;   // weight buffers the backend has made (Backend::weightUploads): a new
                                 // session (beam size, switches) adds none; a new engine a model's worth
@@ -71,6 +73,20 @@ struct EngineMetrics {
     double realTimeFactor() const { return audioSeconds > 0.0 ? wallSeconds / audioSeconds : 0.0; }
 };
 
+// A failure or a problem the worker reports (a model that cannot load, a transcription that
+// failed or was cancelled, settings or a journal that cannot be applied): the text to show, its
+// kind (core's ErrorKind) and the backend it happened on. The window decides from these (offer
+// the CPU backend, say "cancelled"), never from the text.
+struct EngineFailure {
+    QString message;
+    ErrorKind kind = ErrorKind::BadInput;
+    BackendKind backend = BackendKind::Cpu;  // where it failed (the one being started, when it did not start)
+
+    bool cancelled() const { return kind == ErrorKind::Cancelled; }
+    // The backend's own fault: the CPU backend may do the job (cpuBackendMayHelp).
+    bool cpuMayHelp() const { return cpuBackendMayHelp(kind, backend); }
+};
+
 using SegmentList = std::vector<Segment>;
 using InputDeviceList = std::vector<InputDeviceInfo>;
 
@@ -94,6 +110,7 @@ struct DictationRequest {
     bool spokenCommands = false;   // spoken punctuation and new lines become characters
     bool showTentative = true;
     std::shared_ptr<DictationControl> control;
+    quint64 ticket = 0;            // EngineControls::newJob(): the window's Cancel (closing) reaches the run
 };
 
 // The audio a dictation run heard, sample for sample (its committed words' times are seconds of
@@ -113,6 +130,7 @@ struct DictationInfo {
 Q_DECLARE_METATYPE(hearsay::ui::ModelSummary)
 Q_DECLARE_METATYPE(hearsay::ui::AudioSummary)
 Q_DECLARE_METATYPE(hearsay::ui::EngineMetrics)
+Q_DECLARE_METATYPE(hearsay::ui::EngineFailure)
 Q_DECLARE_METATYPE(hearsay::ui::SegmentList)
 Q_DECLARE_METATYPE(hearsay::Transcript)
 Q_DECLARE_METATYPE(hearsay::ui::InputDeviceList)

@@ -9,6 +9,7 @@
 #include "core/audio/simulated_live_source.h"
 #include "core/decoding/language_detection.h"
 #include "core/engine/engine.h"
+#include "core/engine/transcription_request.h"
 #include "core/streaming/streaming_benchmark.h"
 #include "core/streaming/streaming_session.h"
 #include "core/transcript/journal_store.h"
@@ -173,7 +174,6 @@ int runStream(const std::vector<std::string>& args) {
     const bool printWords = options.has("word-timestamps");
     if (printWords && options.has("no-word-timings")) return fail("--word-timestamps needs the word timings (drop --no-word-timings)", 2);
     so.wordTimings = !options.has("no-word-timings");
-    so.decoding.beamSize = beam.value() > 1 ? beam.value() : 0;
     so.decoding.language = options.value("language", "");
     if (so.decoding.language == "auto") so.decoding.language.clear();
     if (auto list = options.value("languages"); list) {
@@ -200,6 +200,18 @@ int runStream(const std::vector<std::string>& args) {
     }
     const bool realtime = options.has("realtime");
     so.lockstep = !mic && !realtime;
+    // Language, task, beams and step: the request the GUI fills too, checked before the model
+    // loads (as for a multilingual one) and mapped for the model once it has.
+    TranscriptionRequest request;
+    request.task = so.decoding.task;
+    request.language = so.decoding.language;
+    request.detectAmong = so.decoding.detectAmong;
+    request.beamSize = beam.value();
+    request.bestOf = 0;  // one sample at a fallback temperature (a step must be quick)
+    request.stepSeconds = so.stepSeconds;
+    auto validated = request.validate(WhisperConfig{});
+    if (!validated) return fail(validated.message(), 2);
+    so.decoding = validated->decoding;
     if (auto ok = so.validate(); !ok) return fail(ok.message(), 2);
 
     // The source first (a missing microphone or file is found before the model loads).
@@ -227,10 +239,9 @@ int runStream(const std::vector<std::string>& args) {
     engineOptions.backendOptions.threads = threads.value();
     auto engine = Engine::load(*options.value("model"), engineOptions);
     if (!engine) return fail(engine.message(), 1);
-    if (!engine->tokenizer().isMultilingual()) {
-        so.decoding.language.clear();
-        so.decoding.detectAmong.clear();
-    }
+    validated = request.validate(engine->model().config());
+    if (!validated) return fail(validated.message(), 2);
+    so.decoding = validated->decoding;
     if (options.has("spoken-commands")) rewrite.spokenCommandsLanguage = so.decoding.language.empty() ? "en" : so.decoding.language;
     if (!quiet) {
         std::fprintf(stderr, "hearsay-cli stream: %s, %s, %s; %s\n", engine->model().path().c_str(),

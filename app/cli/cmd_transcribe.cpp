@@ -9,9 +9,11 @@
 #include "core/frontend/pcm_wav.h"
 #endif
 #include "core/backend/backend.h"
+#include "core/backend/backend_error.h"
 #include "core/decoding/language_detection.h"
 #include "core/decoding/transcriber.h"
 #include "core/engine/engine.h"
+#include "core/engine/transcription_request.h"
 #include "core/text/tokenizer.h"
 #include "core/transcript/transcript_export.h"
 
@@ -116,6 +118,7 @@ const char* kUsage = R"(usage: hearsay-cli transcribe --model PATH [OPTIONS] FIL
 
 struct Settings {
     TranscribeOptions transcribe;
+    int maxBeams = 1;  // self-cache rows the session needs (beam search, best-of)
     SubtitleOptions subtitles;
     std::vector<ExportFormat> formats;
     std::string outputDir;
@@ -130,7 +133,7 @@ Result<std::optional<double>> optionalThreshold(const Options& options, const st
     return std::optional<double>(value.value());
 }
 
-Result<Settings> readSettings(const Options& options, bool multilingual) {
+Result<Settings> readSettings(const Options& options, const WhisperConfig& model) {
     Settings s;
     DecodingOptions& d = s.transcribe.decoding;
     const std::string language = options.value("language", "auto");
@@ -140,10 +143,6 @@ Result<Settings> readSettings(const Options& options, bool multilingual) {
     }
     if (auto list = options.value("languages"); list) {
         if (auto ok = setDetectAmong(d, *list); !ok) return makeError("--languages: " + ok.message());
-    }
-    if (!multilingual) {  // English-only models have no language tokens
-        d.language.clear();
-        d.detectAmong.clear();
     }
     const std::string task = options.value("task", "transcribe");
     if (task == "translate") d.task = DecodingTaskKind::Translate;
@@ -164,8 +163,18 @@ Result<Settings> readSettings(const Options& options, bool multilingual) {
     if (bestOf.value() < 1 || bestOf.value() > 16) return makeError("--best-of must be between 1 and 16");
     if (sampleLen.value() < 0 || sampleLen.value() > 224) return makeError("--sample-len must be between 1 and 224");
     if (temperature.value() < 0.0 || temperature.value() > 2.0) return makeError("--temperature must be in [0, 2]");
-    d.beamSize = beam.value() > 1 ? beam.value() : 0;
-    d.bestOf = bestOf.value();  // applies to temperatures > 0 only
+    // Language, task, beams: the request the GUI fills too, checked and mapped for the model
+    // (English-only models drop the language; beam size 1 is greedy).
+    TranscriptionRequest request;
+    request.task = d.task;
+    request.language = d.language;
+    request.detectAmong = d.detectAmong;
+    request.beamSize = beam.value();
+    request.bestOf = bestOf.value();  // applies to temperatures > 0 only
+    auto validated = request.validate(model);
+    if (!validated) return validated.error();
+    d = validated->decoding;
+    s.maxBeams = validated->maxBeams;
     d.sampleLen = sampleLen.value();
     d.seed = uint64_t(seed.value());
     d.patience = float(patience.value());
@@ -277,7 +286,7 @@ int runTranscribe(const std::vector<std::string>& args) {
     if (!precision) return fail(precision.message(), 2);
 
     // Settings that do not depend on the model are checked before the (slow) model load.
-    if (auto early = readSettings(options, true); !early) return fail(early.message(), 2);
+    if (auto early = readSettings(options, WhisperConfig{}); !early) return fail(early.message(), 2);
 
     const fs::path modelPath = *options.value("model");
     EngineOptions engineOptions;
@@ -286,13 +295,12 @@ int runTranscribe(const std::vector<std::string>& args) {
     auto engine = Engine::load(modelPath, engineOptions);
     // A backend that cannot be used (no GPU, a CUDA error, too little GPU memory) may not stop the CPU.
     auto advice = [&](const Error& e, BackendKind ran) {
-        const bool backendsFault = e.kind == ErrorKind::Device || e.kind == ErrorKind::OutOfMemory;
-        return backendsFault && ran != BackendKind::Cpu ? "; the CPU backend may do it: --backend cpu" : "";
+        return cpuBackendMayHelp(e.kind, ran) ? "; the CPU backend may do it: --backend cpu" : "";
     };
     if (!engine) return fail(engine.message() + advice(engine.error(), backendKind.value()), 1);
     const WhisperConfig& config = engine->model().config();
 
-    auto settings = readSettings(options, config.isMultilingual());
+    auto settings = readSettings(options, config);
     if (!settings) return fail(settings.message(), 2);
     const Settings& s = settings.value();
     if (!s.outputDir.empty()) {
@@ -302,7 +310,7 @@ int runTranscribe(const std::vector<std::string>& args) {
     }
 
     SessionOptions sessionOptions;
-    sessionOptions.maxBeams = std::max({1, s.transcribe.decoding.beamSize, s.transcribe.decoding.bestOf});
+    sessionOptions.maxBeams = s.maxBeams;
     sessionOptions.selfAttentionCache = !options.has("no-self-cache");
     sessionOptions.crossAttentionCache = !options.has("no-cross-cache");
     sessionOptions.stepGraphs = !options.has("no-step-graphs");

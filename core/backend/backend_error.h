@@ -2,6 +2,7 @@
 // from the exception's type (what a caller acts on), the text from what() after a context.
 #pragma once
 
+#include "core/backend/backend.h"
 #include "core/util/result.h"
 
 #include <exception>
@@ -27,6 +28,13 @@ inline std::string describeBackendException(const std::exception& e) {
         return "out of memory (a host allocation failed)";
     }
     return e.what();
+}
+
+// Whether the CPU backend may do a job that failed with `kind` on the backend `failed`: the device
+// could not be used or ran out of memory, and it was not the CPU already (the CPU has no fall
+// back). The rule the CLI's advice and the GUI's offer share.
+inline bool cpuBackendMayHelp(ErrorKind kind, BackendKind failed) {
+    return (kind == ErrorKind::Device || kind == ErrorKind::OutOfMemory) && failed != BackendKind::Cpu;
 }
 
 inline Error backendError(std::string_view context, const std::exception& e) {

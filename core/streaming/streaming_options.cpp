@@ -2,10 +2,13 @@
 // the GUI and the benchmark, before a session is made.
 #include "core/streaming/streaming_options.h"
 
+#include "core/engine/transcription_request.h"
+
 namespace hearsay {
 
 Result<void> StreamingOptions::validate() const {
-    if (!(stepSeconds >= 0.05 && stepSeconds <= 10.0)) return makeError("the streaming step must be between 0.05 and 10 s");
+    if (!(stepSeconds >= TranscriptionRequest::kMinStepSeconds && stepSeconds <= TranscriptionRequest::kMaxStepSeconds))
+        return makeError(TranscriptionRequest::stepRangeError());
     if (!(maxWindowSeconds > stepSeconds && maxWindowSeconds <= 29.0)) {
         return makeError("the longest window must be longer than a step and at most 29 s");
     }

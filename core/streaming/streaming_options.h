@@ -35,7 +35,7 @@ std::optional<CommitPolicy> parseCommitPolicy(const std::string& name);  // thos
 struct StreamingOptions {
     // A step runs as soon as the last one finished and at least this much new audio has arrived
     // (or an utterance ended); it takes all the audio that arrived. The latency then follows the
-    // time a step takes, not a fixed interval.
+    // time a step takes, not a fixed interval. Range: TranscriptionRequest::kMinStepSeconds..kMaxStepSeconds.
     double stepSeconds = 1.0;
     double trimSeconds = 20.0;           // a window longer than this is trimmed at its last committed segment boundary
     double maxWindowSeconds = 28.0;      // never longer than this (Whisper's window is 30 s): committed by force and trimmed

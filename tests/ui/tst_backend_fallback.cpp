@@ -3,13 +3,16 @@
 // the whole flow runs without mocks: a file transcribed on the CPU, CUDA chosen, another file
 // opened (the offer appears, the first transcript is still there), the offer accepted (the file is
 // transcribed on the CPU, the settings say "cpu"). Also: the panel's memory line (system RAM on
-// the CPU), a model load under CUDA settings, and a job continued from the middle of a file.
+// the CPU), a model load under CUDA settings, a job continued from the middle of a file, the
+// kinds the worker's failures carry and the offer decided from the kind alone, and Cancel's tickets.
 #include "ui_test_support.h"
 
 #include "core/backend/backend.h"
 #include "core/engine/backend_factory.h"
 #include "ui/cache_panel.h"
+#include "ui/engine_controls.h"
 #include "ui/engine_settings.h"
+#include "ui/file_job_controller.h"
 #include "ui/layer_bar_chart.h"
 #include "ui/main_window.h"
 #include "ui/memory_bar.h"
@@ -233,6 +236,112 @@ private slots:
         QVERIFY(window->hasModel());
         QCOMPARE(storedBackend(ini), QString("cpu"));
         QVERIFY(bar->isHidden() || bar->actionButton()->isHidden());  // the offer is gone
+    }
+
+    void otherFailuresOfferNothing() {
+        // A file that cannot be read is bad input, whatever the backend: the window shows the
+        // error without the offer (the backend setting says Automatic, not CPU, so only the
+        // failure's kind can tell).
+        if (const QString why = cudaStarts(); !why.isEmpty()) QSKIP(qPrintable(why));
+        auto window = makeWindow("missing.ini", "auto");
+        QVERIFY(loadModel(*window, m_model));
+        QVERIFY(!transcribe(*window, m_dir.filePath("missing.wav")));
+        MessageBar* bar = window->messageBar();
+        QCOMPARE(bar->kind(), MessageBar::Kind::Error);
+        QVERIFY2(bar->text().contains("missing.wav"), qPrintable(bar->text()));
+        QVERIFY(bar->actionButton()->isHidden());
+    }
+
+    void workerReportsTheFailuresKind() {
+        // The worker's failures carry core's ErrorKind and the backend they happened on, not a
+        // flag: CUDA that cannot start is a device failure on CUDA (the CPU may help); a missing
+        // file on the CPU is bad input (it may not); a cancelled job says so.
+        if (const QString why = cudaStarts(); !why.isEmpty()) QSKIP(qPrintable(why));
+        TranscriptionWorker worker;
+        EngineSettings settings;
+        settings.backend = "cuda";
+        settings.beamSize = 1;
+        QSignalSpy modelFailed(&worker, &TranscriptionWorker::modelFailed);
+        worker.loadModel(m_model, settings);
+        QCOMPARE(modelFailed.count(), 1);
+        const EngineFailure onCuda = modelFailed.at(0).at(0).value<EngineFailure>();
+        QCOMPARE(onCuda.kind, hearsay::ErrorKind::Device);
+        QCOMPARE(onCuda.backend, hearsay::BackendKind::Cuda);
+        QVERIFY(onCuda.cpuMayHelp());
+
+        settings.backend = "cpu";
+        QSignalSpy loaded(&worker, &TranscriptionWorker::modelLoaded);
+        worker.loadModel(m_model, settings);
+        QCOMPARE(loaded.count(), 1);
+        QSignalSpy failed(&worker, &TranscriptionWorker::transcriptionFailed);
+        worker.transcribeFile(m_dir.filePath("no-such-file.wav"), settings, 0.0, worker.controls()->newJob());
+        QCOMPARE(failed.count(), 1);
+        const EngineFailure missing = failed.at(0).at(0).value<EngineFailure>();
+        QCOMPARE(missing.kind, hearsay::ErrorKind::BadInput);
+        QCOMPARE(missing.backend, hearsay::BackendKind::Cpu);
+        QVERIFY(!missing.cpuMayHelp());
+        QVERIFY(missing.message.contains("no-such-file.wav"));
+
+        // Cancel reaches the jobs ticketed before it, even one that has not started; a job
+        // ticketed after it runs.
+        QSignalSpy finished(&worker, &TranscriptionWorker::transcriptionFinished);
+        const quint64 early = worker.controls()->newJob();
+        worker.controls()->cancel();
+        const quint64 late = worker.controls()->newJob();
+        worker.transcribeFile(jfk(), settings, 0.0, early);
+        QCOMPARE(failed.count(), 2);
+        const EngineFailure cancelled = failed.at(1).at(0).value<EngineFailure>();
+        QVERIFY(cancelled.cancelled());
+        QVERIFY(!cancelled.cpuMayHelp());
+        QCOMPARE(finished.count(), 0);
+        worker.transcribeFile(jfk(), settings, 0.0, late);
+        QCOMPARE(failed.count(), 2);
+        QCOMPARE(finished.count(), 1);
+    }
+
+    void controllerDecidesFromTheKind() {
+        // The file jobs' controller offers the CPU backend for the backend's own failures only,
+        // whatever the text says.
+        TranscriptModel transcript;
+        QSettings stored(m_dir.filePath("controller.ini"), QSettings::IniFormat);
+        EngineSettings settings;
+        settings.backend = "auto";
+        TranscriptionWorker worker;
+        FileJobController jobs(settings, worker.controls(), &transcript, stored);
+        jobs.connectWorker(&worker);
+        QSignalSpy offered(&jobs, &FileJobController::cpuBackendOffered);
+        QSignalSpy messages(&jobs, &FileJobController::message);
+        const QString text = "CUDA error: out of memory";  // the same text each time: only the kind differs
+        struct Case {
+            hearsay::ErrorKind kind;
+            hearsay::BackendKind backend;
+            bool offer;
+            MessageBar::Kind shown;
+        };
+        const Case cases[] = {
+            {hearsay::ErrorKind::Device, hearsay::BackendKind::Cuda, true, MessageBar::Kind::Error},
+            {hearsay::ErrorKind::OutOfMemory, hearsay::BackendKind::Cuda, true, MessageBar::Kind::Error},
+            {hearsay::ErrorKind::OutOfMemory, hearsay::BackendKind::Cpu, false, MessageBar::Kind::Error},
+            {hearsay::ErrorKind::BadInput, hearsay::BackendKind::Cuda, false, MessageBar::Kind::Error},
+            {hearsay::ErrorKind::Cancelled, hearsay::BackendKind::Cuda, false, MessageBar::Kind::Information},
+        };
+        for (const Case& c : cases) {
+            offered.clear();
+            messages.clear();
+            emit worker.transcriptionFailed(EngineFailure{text, c.kind, c.backend});
+            QCOMPARE(offered.count(), c.offer ? 1 : 0);
+            QCOMPARE(messages.count(), c.offer ? 0 : 1);
+            if (c.offer) {
+                QCOMPARE(offered.at(0).at(0).value<MessageBar::Kind>(), c.shown);
+                QVERIFY(offered.at(0).at(1).toString().contains("CPU backend"));
+            } else {
+                QCOMPARE(messages.at(0).at(0).value<MessageBar::Kind>(), c.shown);
+            }
+            offered.clear();
+            messages.clear();
+            emit worker.modelFailed(EngineFailure{text, c.kind, c.backend});
+            QCOMPARE(offered.count(), c.offer ? 1 : 0);
+        }
     }
 
     void workerContinuesAJobFromTheMiddle() {

@@ -15,6 +15,7 @@
 #include "core/bench/roofline.h"
 #include "core/bench/subprocess.h"
 #include "core/engine/engine.h"
+#include "core/engine/transcription_request.h"
 #include "core/model/whisper_model.h"
 #include "core/nn/inference_session.h"
 #include "core/util/json_text.h"
@@ -27,6 +28,7 @@
 #include "kernels/peak_rates.h"
 #endif
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -125,7 +127,7 @@ std::vector<StreamingOptions> streamingVariants(const Settings& s) {
     for (bool wordTimings : s.wordTimings)
     for (int beams : s.streamingBeams) {
         StreamingOptions o;
-        o.decoding.beamSize = beams > 1 ? beams : 0;
+        o.decoding.beamSize = beams;  // as asked: TranscriptionRequest maps it (runStreamingSection)
         o.stepSeconds = step;
         o.commit = parseCommitPolicy(commit).value_or(defaults.commit);
         o.vad.minSilenceMs = silence;
@@ -156,7 +158,14 @@ int runStreamingSection(const Settings& s) {
         if (!engine) return fail(engine.message());
         for (const std::string& audio : s.streamingFiles)
         for (StreamingOptions options : streamingVariants(s)) {
-            options.decoding.language = engine->tokenizer().isMultilingual() ? s.language : "";
+            TranscriptionRequest request;
+            request.language = s.language;
+            request.beamSize = std::max(1, options.decoding.beamSize);
+            request.bestOf = 0;  // the streaming session's: one sample at a fallback temperature
+            request.stepSeconds = options.stepSeconds;
+            auto validated = request.validate(engine->model().config());
+            if (!validated) return fail(validated.message());
+            options.decoding = validated->decoding;
             std::fprintf(stderr, "hearsay-cli bench: streaming %s with %s at %.1fx\n", audio.c_str(), model.c_str(), s.speed);
             auto c = runStreamingBenchmark(engine.value(), fs::path(model).filename().string(), audio, options, s.speed);
             if (!c) return fail(c.message());

@@ -10,6 +10,7 @@
 #include "core/bench/fixed_work.h"
 #include "core/bench/machine_info.h"
 #include "core/bench/peak_memory.h"
+#include "core/engine/transcription_request.h"
 #include "core/bench/real_file_bench.h"
 #include "core/bench/real_file_run.h"
 #include "core/bench/roofline.h"
@@ -268,7 +269,7 @@ Result<Settings> parseSettings(const Options& o) {
     for (const std::string& item : splitList(o.value("step", ""))) {
         char* end = nullptr;
         const double step = std::strtod(item.c_str(), &end);
-        if (end == item.c_str() || *end != '\0' || !(step >= 0.05 && step <= 10.0)) {
+        if (end == item.c_str() || *end != '\0' || !(step >= TranscriptionRequest::kMinStepSeconds && step <= TranscriptionRequest::kMaxStepSeconds)) {
             return makeError("--step takes seconds between 0.05 and 10, got '" + item + "'");
         }
         s.steps.push_back(step);
