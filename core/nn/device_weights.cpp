@@ -1,7 +1,52 @@
 // Upload of a model's weights to a backend, once (see device_weights.h).
 #include "core/nn/device_weights.h"
 
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <utility>
+
 namespace hearsay {
+namespace {
+
+std::atomic<size_t> g_residentBytes{0};
+std::atomic<size_t> g_residentPeak{0};
+
+void raisePeak(size_t bytes) {
+    size_t peak = g_residentPeak.load(std::memory_order_relaxed);
+    while (bytes > peak && !g_residentPeak.compare_exchange_weak(peak, bytes, std::memory_order_relaxed)) {
+    }
+}
+
+// The weights alive per (model, backend), for shared(). An entry whose weights have gone is
+// replaced at the next look-up of its pair and dropped when another pair is looked up. Keys are
+// addresses: live weights hold their model and backend, so a key with live weights is never
+// reused by another object.
+struct SharedWeights {
+    std::mutex mutex;
+    std::map<std::pair<const void*, const void*>, std::weak_ptr<const DeviceWeights>> alive;
+};
+
+SharedWeights& sharedWeights() {
+    static SharedWeights instance;
+    return instance;
+}
+
+} // namespace
+
+DeviceWeights::DeviceWeights(std::shared_ptr<const WhisperModel> model, std::shared_ptr<Backend> backend,
+                             NetworkWeights network)
+    : m_model(std::move(model)), m_backend(std::move(backend)), m_network(std::move(network)) {
+    raisePeak(g_residentBytes.fetch_add(m_network.bytes(), std::memory_order_relaxed) + m_network.bytes());
+}
+
+DeviceWeights::~DeviceWeights() { g_residentBytes.fetch_sub(m_network.bytes(), std::memory_order_relaxed); }
+
+DeviceWeights::Resident DeviceWeights::resident() {
+    return {g_residentBytes.load(std::memory_order_relaxed), g_residentPeak.load(std::memory_order_relaxed)};
+}
+
+void DeviceWeights::resetResidentPeak() { g_residentPeak.store(g_residentBytes.load(std::memory_order_relaxed)); }
 
 Result<std::shared_ptr<const DeviceWeights>> DeviceWeights::upload(std::shared_ptr<const WhisperModel> model,
                                                                    std::shared_ptr<Backend> backend) {
@@ -14,6 +59,24 @@ Result<std::shared_ptr<const DeviceWeights>> DeviceWeights::upload(std::shared_p
     model->releaseResidentPages();
     return std::shared_ptr<const DeviceWeights>(
         std::make_shared<const DeviceWeights>(std::move(model), std::move(backend), std::move(network).value()));
+}
+
+Result<std::shared_ptr<const DeviceWeights>> DeviceWeights::shared(std::shared_ptr<const WhisperModel> model,
+                                                                   std::shared_ptr<Backend> backend) {
+    if (!model) return makeError("cannot upload weights without a model");
+    if (!backend) return makeError("cannot upload weights without a backend");
+    SharedWeights& registry = sharedWeights();
+    const std::pair<const void*, const void*> key{model.get(), backend.get()};
+    // Held during the upload: a second caller for the same pair waits and then shares.
+    std::lock_guard lock(registry.mutex);
+    if (auto it = registry.alive.find(key); it != registry.alive.end()) {
+        if (auto weights = it->second.lock()) return weights;
+    }
+    std::erase_if(registry.alive, [](const auto& entry) { return entry.second.expired(); });
+    auto weights = upload(std::move(model), std::move(backend));
+    if (!weights) return weights.error();
+    registry.alive[key] = weights.value();
+    return weights;
 }
 
 } // namespace hearsay
