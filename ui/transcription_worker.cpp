@@ -8,9 +8,7 @@
 #include "core/audio/simulated_live_source.h"
 #include "core/backend/backend.h"
 #include "core/decoding/transcriber.h"
-#include "core/engine/backend_factory.h"
 #include "core/frontend/log_mel.h"
-#include "core/model/model_tokenizer.h"
 #include "core/model/whisper_model.h"
 #include "core/decoding/language_detection.h"
 #include "core/streaming/streaming_session.h"
@@ -50,7 +48,6 @@ SessionOptions sessionOptions(const EngineSettings& settings) {
     options.maxBeams = settings.sessionBeams();
     options.selfAttentionCache = settings.selfCache;
     options.crossAttentionCache = settings.crossCache;
-    options.threads = settings.threads;
     options.stepGraphs = settings.stepGraphs;
     return options;
 }
@@ -101,7 +98,7 @@ TranscriptionWorker::TranscriptionWorker(std::shared_ptr<SessionControls> contro
 TranscriptionWorker::~TranscriptionWorker() = default;
 
 void TranscriptionWorker::readDeviceMemory() {
-    emit deviceMemoryRead(m_memoryBackend ? m_memoryBackend->memoryInfo() : DeviceMemory{});
+    emit deviceMemoryRead(m_host.loaded() ? m_host.engine().backend().memoryInfo() : DeviceMemory{});
 }
 
 void TranscriptionWorker::requestCacheSwitches(bool selfCache, bool crossCache) {
@@ -111,49 +108,30 @@ void TranscriptionWorker::requestCacheSwitches(bool selfCache, bool crossCache) 
 
 void TranscriptionWorker::requestStepGraphs(bool enabled) { m_controls->stepGraphs = enabled; }
 
-void TranscriptionWorker::setMemoryBackend(std::shared_ptr<Backend> backend) { m_memoryBackend = std::move(backend); }
-
 void TranscriptionWorker::loadModel(const QString& path, const EngineSettings& settings) {
     emit modelLoading(path);
     try {
-        auto model = WhisperModel::load(toPath(path));
-        if (!model) {
-            emit modelFailed(text(model.message()), false);
+        // The host reads the file and uploads it as one transaction: when it fails, the previous
+        // model (if any) is still loaded and gets its session back.
+        if (auto failure = prepareEngine(settings, toPath(path))) {
+            if (m_host.loaded()) makeSession(settings);  // the previous model's session back
+            emit modelFailed(failure->message, failure->backend);
             return;
         }
-        auto tokenizer = tokenizerForModel(*model.value());
-        if (!tokenizer) {
-            emit modelFailed(text(tokenizer.message()), false);  // names the model and what is missing
-            return;
-        }
-        // The previous engine and session stay usable until the new model has a session (an
-        // Engine is a handle: the copy keeps its weights alive meanwhile).
-        auto previousModel = std::move(m_model);
-        auto previousTokenizer = std::move(m_tokenizer);
-        auto previousEngine = m_engine;
-        auto previousSession = std::move(m_session);
-        const QString previousBackend = m_backendChoice, previousPrecision = m_precisionChoice;
-        m_model = model.value();
-        m_tokenizer = std::make_shared<const Tokenizer>(std::move(tokenizer).value());
         if (auto failure = prepareSession(settings)) {
-            m_model = std::move(previousModel);
-            m_tokenizer = std::move(previousTokenizer);
-            m_engine = std::move(previousEngine);
-            m_session = std::move(previousSession);
-            m_backendChoice = previousBackend;
-            m_precisionChoice = previousPrecision;
-            setMemoryBackend(m_engine ? m_engine->sharedBackend() : nullptr);
             emit modelFailed(tr("Cannot prepare a session for %1: %2").arg(path, failure->message), failure->backend);
             return;
         }
 
+        const WhisperModel& model = m_host.engine().model();
+        const Tokenizer& tokenizer = m_host.engine().tokenizer();
         ModelSummary summary;
         summary.path = path;
-        summary.format = tr(modelFormatName(m_model->format()));
-        summary.config = m_model->config();
-        summary.multilingual = m_tokenizer->isMultilingual();
-        summary.languageCount = summary.multilingual ? m_tokenizer->special().languageCount : 0;
-        summary.weightMiB = double(m_model->weightBytes()) / (1024.0 * 1024.0);
+        summary.format = tr(modelFormatName(model.format()));
+        summary.config = model.config();
+        summary.multilingual = tokenizer.isMultilingual();
+        summary.languageCount = summary.multilingual ? tokenizer.special().languageCount : 0;
+        summary.weightMiB = double(model.weightBytes()) / (1024.0 * 1024.0);
         emit modelLoaded(summary);
         emit metricsUpdated(metrics());
     } catch (const std::bad_alloc& e) {
@@ -163,46 +141,47 @@ void TranscriptionWorker::loadModel(const QString& path, const EngineSettings& s
     }
 }
 
-bool TranscriptionWorker::onAccelerator() const { return m_engine && m_engine->backend().kind() != BackendKind::Cpu; }
+bool TranscriptionWorker::onAccelerator() const {
+    return m_host.loaded() && m_host.engine().backend().kind() != BackendKind::Cpu;
+}
 
-std::optional<TranscriptionWorker::Failure> TranscriptionWorker::prepareSession(const EngineSettings& settings) {
-    if (!m_model || !m_tokenizer) return Failure{tr("no model is loaded")};
-    // The backend and precision decide where and how the weights live: a new Engine when they
-    // change. A new model on unchanged settings gets an Engine on the same backend.
-    const bool newBackend = !m_engine || m_backendChoice != settings.backend || m_precisionChoice != settings.precision;
-    if (newBackend || m_engine->sharedModel() != m_model) {
-        auto kind = parseBackendKind(settings.backend.toStdString());
-        if (!kind) return Failure{text(kind.message())};
-        auto precision = parsePrecision(settings.precision.toStdString());
-        if (!precision) return Failure{text(precision.message())};
-        std::shared_ptr<Backend> backend;
-        if (newBackend) {
-            // A backend that cannot start leaves the current engine as it was.
-            auto created = createBackend(kind.value(), BackendOptions{settings.threads, 0, precision.value()});
-            if (!created) return Failure{text(created.message()), backendsFault(created.error(), kind.value())};
-            backend = std::move(created).value();
-        } else {
-            backend = m_engine->sharedBackend();
-        }
-        // The old session (caches) and engine (weights) go before the new weights are uploaded.
-        m_session.reset();
-        m_engine.reset();
-        setMemoryBackend(backend);
-        auto engine = Engine::create(m_model, m_tokenizer, backend);
-        if (!engine) return Failure{text(engine.message()), backendsFault(engine.error(), backend->kind())};
-        m_engine = std::move(engine).value();
-        m_backendChoice = settings.backend;
-        m_precisionChoice = settings.precision;
-    }
-    if (m_engine->backend().threads() != settings.threads) m_engine->backend().setThreads(settings.threads);
+std::optional<TranscriptionWorker::Failure> TranscriptionWorker::prepareEngine(const EngineSettings& settings,
+                                                                              const std::optional<fs::path>& model) {
+    if (!model && !m_host.loaded()) return Failure{tr("no model is loaded")};
+    auto kind = parseBackendKind(settings.backend.toStdString());
+    if (!kind) return Failure{text(kind.message())};
+    auto precision = parsePrecision(settings.precision.toStdString());
+    if (!precision) return Failure{text(precision.message())};
+    EngineConfig config;
+    config.modelPath = model ? *model : m_host.config().modelPath;
+    config.reloadModel = model.has_value();  // a model opened again is read again
+    config.backend = kind.value();
+    config.precision = precision.value();
+    config.threads = settings.threads;
+    // The session holds the weights and its caches: it goes first when the weights are replaced,
+    // so that the old ones are released before the new ones are uploaded.
+    if (m_host.needsUpload(config)) m_session.reset();
+    if (auto applied = m_host.apply(config); !applied)
+        return Failure{text(applied.message()), backendsFault(applied.error(), m_host.attemptedBackend())};
     // The switches as the settings have them; a session made now starts with them.
     requestCacheSwitches(settings.selfCache, settings.crossCache);
     requestStepGraphs(settings.stepGraphs);
+    return std::nullopt;
+}
+
+std::optional<TranscriptionWorker::Failure> TranscriptionWorker::prepareSession(const EngineSettings& settings) {
+    if (auto failure = prepareEngine(settings)) return failure;
+    return makeSession(settings);
+}
+
+std::optional<TranscriptionWorker::Failure> TranscriptionWorker::makeSession(const EngineSettings& settings) {
+    if (!m_host.loaded()) return Failure{tr("no model is loaded")};
     if (!m_session || m_session->maxBeams() != settings.sessionBeams()) {
         // Beams change the caches only: a new session over the same weights, nothing uploaded.
         m_session.reset();  // free the old caches before allocating new ones
-        auto session = m_engine->createSession(sessionOptions(settings), m_controls);
-        if (!session) return Failure{text(session.message()), backendsFault(session.error(), m_engine->backend().kind())};
+        auto session = m_host.createSession(sessionOptions(settings), m_controls);
+        if (!session)
+            return Failure{text(session.message()), backendsFault(session.error(), m_host.engine().backend().kind())};
         m_session = std::move(session).value();
         m_session->setObserver([this] { emit metricsUpdated(metrics()); }, kMetricsInterval);
     }
@@ -211,7 +190,7 @@ std::optional<TranscriptionWorker::Failure> TranscriptionWorker::prepareSession(
 }
 
 void TranscriptionWorker::applySettings(const EngineSettings& settings) {
-    if (!m_model) return;
+    if (!m_host.loaded()) return;
     try {
         if (auto failure = prepareSession(settings))
             emit warning(tr("Cannot apply the settings: %1").arg(failure->message), failure->backend);
@@ -231,7 +210,7 @@ void TranscriptionWorker::transcribeFile(const QString& path, const EngineSettin
                                  backendFailed && !cancelled);
         emit metricsUpdated(metrics());
     };
-    if (!m_model || !m_tokenizer) {
+    if (!m_host.loaded()) {
         fail(tr("Open a model before transcribing (File > Open model)"), false);
         return;
     }
@@ -289,12 +268,13 @@ void TranscriptionWorker::transcribeFile(const QString& path, const EngineSettin
             emit progressChanged(duration > 0.0 ? (offset + fraction * rest) / duration : 1.0);
             emit metricsUpdated(metrics());
         };
-        auto transcript = transcribe(*m_session, m_engine->tokenizer(), std::span<const float>(*samples).subspan(first),
-                                     transcribeOptions(settings, m_engine->tokenizer().isMultilingual()), progress);
+        const Tokenizer& tokenizer = m_host.engine().tokenizer();
+        auto transcript = transcribe(*m_session, tokenizer, std::span<const float>(*samples).subspan(first),
+                                     transcribeOptions(settings, tokenizer.isMultilingual()), progress);
         m_runWallSeconds = secondsSince(m_runStart);
         if (!transcript) {
             fail(tr("Transcription of %1 failed: %2").arg(path, text(transcript.message())),
-                 backendsFault(transcript.error(), m_engine->backend().kind()));
+                 backendsFault(transcript.error(), m_host.engine().backend().kind()));
             return;
         }
         m_running = false;
@@ -313,11 +293,11 @@ void TranscriptionWorker::transcribeFile(const QString& path, const EngineSettin
 
 EngineMetrics TranscriptionWorker::metrics() const {
     EngineMetrics m;
-    if (m_engine) {
-        const Backend& backend = m_engine->backend();
+    if (m_host.loaded()) {
+        const Backend& backend = m_host.engine().backend();
         m.backend = text(backend.name());
         m.precision = text(std::string(precisionName(backend.precision())));
-        m.weightBytes = m_engine->weights().bytes();
+        m.weightBytes = m_host.engine().weights().bytes();
         m.weightUploads = backend.weightUploads().buffers;
     }
     if (m_session) {
@@ -335,8 +315,8 @@ EngineMetrics TranscriptionWorker::metrics() const {
         m.tokensDecoded = c.tokensDecoded;
         m.stepRecordings = c.stepRecordings;
         m.stepReplays = c.stepReplays;
-    } else if (m_engine) {
-        m.cache.device = m_engine->backend().memoryInfo();
+    } else if (m_host.loaded()) {
+        m.cache.device = m_host.engine().backend().memoryInfo();
     }
     m.running = m_running;
     m.audioSeconds = m_runAudioSeconds;
@@ -400,12 +380,12 @@ void TranscriptionWorker::listInputDevices() {
 
 void TranscriptionWorker::startDictation(const DictationRequest& request, const EngineSettings& settings,
                                          const QString& journalPath) {
-    if (!m_model || !m_tokenizer) {
+    if (!m_host.loaded()) {
         emit dictationFailed(tr("Open a model before dictating (File › Open model)."));
         return;
     }
     try {
-        if (auto failure = prepareSession(settings)) {
+        if (auto failure = prepareEngine(settings)) {
             emit dictationFailed(failure->message);
             return;
         }
@@ -445,8 +425,9 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
         else emit warning(tr("The replacement rules are not applied: %1").arg(text(parsed.message())), false);
         options.showTentative = request.showTentative;
         options.decoding.task = settings.translate ? DecodingTaskKind::Translate : DecodingTaskKind::Transcribe;
-        options.decoding.language = m_tokenizer->isMultilingual() ? settings.language.toStdString() : std::string();
-        options.decoding.detectAmong = detectAmong(settings, m_tokenizer->isMultilingual());
+        const bool multilingual = m_host.engine().tokenizer().isMultilingual();
+        options.decoding.language = multilingual ? settings.language.toStdString() : std::string();
+        options.decoding.detectAmong = detectAmong(settings, multilingual);
 
         std::optional<DictationJournal> journal;
         if (!journalPath.isEmpty()) {
@@ -483,8 +464,12 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
         m_controls->cancel = false;
         // What the session reads is kept for playback (the window's word view).
         RecordingSource recording(*source, kDictationAudioSeconds);
-        auto session = StreamingSession::create(*m_engine, recording, options, std::move(callbacks), m_controls);
+        // The dictation's session has caches of its own: the file session's go first (made again
+        // when the run is over), so that the two never sit in memory side by side.
+        m_session.reset();
+        auto session = StreamingSession::create(m_host.engine(), recording, options, std::move(callbacks), m_controls);
         if (!session) {
+            makeSession(settings);  // the file session back, as before the request
             emit dictationFailed(tr("Cannot start dictation: %1").arg(text(session.message())));
             return;
         }
@@ -495,7 +480,7 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
         StreamingSummary summary;
         {
             AudioSource* watched = source.get();
-            std::shared_ptr<Backend> backend = m_memoryBackend;
+            std::shared_ptr<Backend> backend = m_host.engine().sharedBackend();
             DictationMonitor monitor(request.control, *session.value(), [this, watched, backend] {
                 emit inputLevelChanged(watched->level());
                 if (backend) emit deviceMemoryRead(backend->memoryInfo());
@@ -503,6 +488,9 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
             summary = session.value()->run();
         }
         m_running = false;
+        session.value().reset();  // the dictation's caches go before the file session's come back
+        if (auto failure = makeSession(settings))
+            emit warning(tr("Cannot apply the settings: %1").arg(failure->message), failure->backend);
         if (journal && journal->backlog() > 0) {  // a last try for what is still waiting
             if (auto ok = journal->flush(); !ok)
                 emit warning(tr("%n piece(s) of committed text could not be journaled (%1). They are on screen: save "

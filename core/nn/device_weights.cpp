@@ -18,8 +18,8 @@ void raisePeak(size_t bytes) {
     }
 }
 
-// The weights alive per (model, backend), for shared(). An entry whose weights have gone is
-// replaced at the next look-up of its pair and dropped when another pair is looked up. Keys are
+// The weights alive per (model, backend), registered by upload() for shared(). Entries whose
+// weights have gone are dropped at the next upload. Keys are
 // addresses: live weights hold their model and backend, so a key with live weights is never
 // reused by another object.
 struct SharedWeights {
@@ -57,26 +57,29 @@ Result<std::shared_ptr<const DeviceWeights>> DeviceWeights::upload(std::shared_p
     // What the backend copied (a GPU's weights, unaligned or converted tensors) need not stay
     // resident in the map as well.
     model->releaseResidentPages();
-    return std::shared_ptr<const DeviceWeights>(
+    const std::pair<const void*, const void*> key{model.get(), backend.get()};
+    auto weights = std::shared_ptr<const DeviceWeights>(
         std::make_shared<const DeviceWeights>(std::move(model), std::move(backend), std::move(network).value()));
+    SharedWeights& registry = sharedWeights();
+    std::lock_guard lock(registry.mutex);
+    std::erase_if(registry.alive, [](const auto& entry) { return entry.second.expired(); });
+    registry.alive[key] = weights;  // the newest upload of a pair is the one shared() finds
+    return weights;
 }
 
 Result<std::shared_ptr<const DeviceWeights>> DeviceWeights::shared(std::shared_ptr<const WhisperModel> model,
                                                                    std::shared_ptr<Backend> backend) {
     if (!model) return makeError("cannot upload weights without a model");
     if (!backend) return makeError("cannot upload weights without a backend");
-    SharedWeights& registry = sharedWeights();
-    const std::pair<const void*, const void*> key{model.get(), backend.get()};
-    // Held during the upload: a second caller for the same pair waits and then shares.
-    std::lock_guard lock(registry.mutex);
-    if (auto it = registry.alive.find(key); it != registry.alive.end()) {
-        if (auto weights = it->second.lock()) return weights;
+    {
+        SharedWeights& registry = sharedWeights();
+        std::lock_guard lock(registry.mutex);
+        if (auto it = registry.alive.find({model.get(), backend.get()}); it != registry.alive.end()) {
+            if (auto weights = it->second.lock()) return weights;
+        }
     }
-    std::erase_if(registry.alive, [](const auto& entry) { return entry.second.expired(); });
-    auto weights = upload(std::move(model), std::move(backend));
-    if (!weights) return weights.error();
-    registry.alive[key] = weights.value();
-    return weights;
+    // Not held during the upload: two threads asking for a new pair at once may both upload.
+    return upload(std::move(model), std::move(backend));
 }
 
 } // namespace hearsay

@@ -19,8 +19,8 @@ public:
     // the message names the model.
     static Result<std::shared_ptr<const DeviceWeights>> upload(std::shared_ptr<const WhisperModel> model,
                                                                std::shared_ptr<Backend> backend);
-    // The weights of `model` on `backend` that are alive now (an Engine's, another session's),
-    // else a new upload as above: two callers asking for the same pair share one copy.
+    // The weights of `model` on `backend` that are alive now (the latest upload() of the pair:
+    // an Engine's, another session's), else a new upload as above.
     static Result<std::shared_ptr<const DeviceWeights>> shared(std::shared_ptr<const WhisperModel> model,
                                                                std::shared_ptr<Backend> backend);
 
