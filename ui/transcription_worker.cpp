@@ -9,9 +9,7 @@
 #include "core/backend/backend.h"
 #include "core/backend/backend_error.h"
 #include "core/decoding/transcriber.h"
-#include "core/engine/backend_factory.h"
 #include "core/frontend/log_mel.h"
-#include "core/model/model_tokenizer.h"
 #include "core/model/whisper_model.h"
 #include "core/decoding/language_detection.h"
 #include "core/streaming/streaming_session.h"
@@ -57,7 +55,6 @@ SessionOptions sessionOptions(const EngineSettings& settings) {
     options.maxBeams = settings.sessionBeams();
     options.selfAttentionCache = settings.selfCache;
     options.crossAttentionCache = settings.crossCache;
-    options.threads = settings.threads;
     options.stepGraphs = settings.stepGraphs;
     return options;
 }
@@ -100,7 +97,7 @@ TranscriptionWorker::TranscriptionWorker(QObject* parent)
 TranscriptionWorker::~TranscriptionWorker() = default;
 
 void TranscriptionWorker::readDeviceMemory() {
-    emit deviceMemoryRead(m_memoryBackend ? m_memoryBackend->memoryInfo() : DeviceMemory{});
+    emit deviceMemoryRead(m_host.loaded() ? m_host.engine().backend().memoryInfo() : DeviceMemory{});
 }
 
 void TranscriptionWorker::requestCacheSwitches(bool selfCache, bool crossCache) {
@@ -110,50 +107,31 @@ void TranscriptionWorker::requestCacheSwitches(bool selfCache, bool crossCache) 
 
 void TranscriptionWorker::requestStepGraphs(bool enabled) { m_controls->session()->stepGraphs = enabled; }
 
-void TranscriptionWorker::setMemoryBackend(std::shared_ptr<Backend> backend) { m_memoryBackend = std::move(backend); }
-
 void TranscriptionWorker::loadModel(const QString& path, const EngineSettings& settings) {
     emit modelLoading(path);
     try {
-        auto model = WhisperModel::load(toPath(path));
-        if (!model) {
-            emit modelFailed(failureOf(model.error(), BackendKind::Cpu));
+        // The host reads the file and uploads it as one transaction: when it fails, the previous
+        // model (if any) is still loaded and gets its session back.
+        if (auto failure = prepareEngine(settings, toPath(path))) {
+            if (m_host.loaded()) makeSession(settings);  // the previous model's session back
+            emit modelFailed(*failure);
             return;
         }
-        auto tokenizer = tokenizerForModel(*model.value());
-        if (!tokenizer) {
-            emit modelFailed(failureOf(tokenizer.error(), BackendKind::Cpu));  // names the model and what is missing
-            return;
-        }
-        // The previous engine and session stay usable until the new model has a session (an
-        // Engine is a handle: the copy keeps its weights alive meanwhile).
-        auto previousModel = std::move(m_model);
-        auto previousTokenizer = std::move(m_tokenizer);
-        auto previousEngine = m_engine;
-        auto previousSession = std::move(m_session);
-        const QString previousBackend = m_backendChoice, previousPrecision = m_precisionChoice;
-        m_model = model.value();
-        m_tokenizer = std::make_shared<const Tokenizer>(std::move(tokenizer).value());
         if (auto failure = prepareSession(settings)) {
-            m_model = std::move(previousModel);
-            m_tokenizer = std::move(previousTokenizer);
-            m_engine = std::move(previousEngine);
-            m_session = std::move(previousSession);
-            m_backendChoice = previousBackend;
-            m_precisionChoice = previousPrecision;
-            setMemoryBackend(m_engine ? m_engine->sharedBackend() : nullptr);
             failure->message = tr("Cannot prepare a session for %1: %2").arg(path, failure->message);
             emit modelFailed(*failure);
             return;
         }
 
+        const WhisperModel& model = m_host.engine().model();
+        const Tokenizer& tokenizer = m_host.engine().tokenizer();
         ModelSummary summary;
         summary.path = path;
-        summary.format = tr(modelFormatName(m_model->format()));
-        summary.config = m_model->config();
-        summary.multilingual = m_tokenizer->isMultilingual();
-        summary.languageCount = summary.multilingual ? m_tokenizer->special().languageCount : 0;
-        summary.weightMiB = double(m_model->weightBytes()) / (1024.0 * 1024.0);
+        summary.format = tr(modelFormatName(model.format()));
+        summary.config = model.config();
+        summary.multilingual = tokenizer.isMultilingual();
+        summary.languageCount = summary.multilingual ? tokenizer.special().languageCount : 0;
+        summary.weightMiB = double(model.weightBytes()) / (1024.0 * 1024.0);
         emit modelLoaded(summary);
         emit metricsUpdated(metrics());
     } catch (const std::bad_alloc& e) {
@@ -164,46 +142,46 @@ void TranscriptionWorker::loadModel(const QString& path, const EngineSettings& s
     }
 }
 
-BackendKind TranscriptionWorker::backendInUse() const { return m_engine ? m_engine->backend().kind() : BackendKind::Cpu; }
+BackendKind TranscriptionWorker::backendInUse() const {
+    return m_host.loaded() ? m_host.engine().backend().kind() : BackendKind::Cpu;
+}
 
-std::optional<TranscriptionWorker::Failure> TranscriptionWorker::prepareSession(const EngineSettings& settings) {
-    if (!m_model || !m_tokenizer) return Failure{tr("no model is loaded")};
-    // The backend and precision decide where and how the weights live: a new Engine when they
-    // change. A new model on unchanged settings gets an Engine on the same backend.
-    const bool newBackend = !m_engine || m_backendChoice != settings.backend || m_precisionChoice != settings.precision;
-    if (newBackend || m_engine->sharedModel() != m_model) {
-        auto kind = parseBackendKind(settings.backend.toStdString());
-        if (!kind) return Failure{text(kind.message())};
-        auto precision = parsePrecision(settings.precision.toStdString());
-        if (!precision) return Failure{text(precision.message())};
-        std::shared_ptr<Backend> backend;
-        if (newBackend) {
-            // A backend that cannot start leaves the current engine as it was.
-            auto created = createBackend(kind.value(), BackendOptions{settings.threads, 0, precision.value()});
-            if (!created) return failureOf(created.error(), kind.value());
-            backend = std::move(created).value();
-        } else {
-            backend = m_engine->sharedBackend();
-        }
-        // The old session (caches) and engine (weights) go before the new weights are uploaded.
-        m_session.reset();
-        m_engine.reset();
-        setMemoryBackend(backend);
-        auto engine = Engine::create(m_model, m_tokenizer, backend);
-        if (!engine) return failureOf(engine.error(), backend->kind());
-        m_engine = std::move(engine).value();
-        m_backendChoice = settings.backend;
-        m_precisionChoice = settings.precision;
-    }
-    if (m_engine->backend().threads() != settings.threads) m_engine->backend().setThreads(settings.threads);
+std::optional<TranscriptionWorker::Failure> TranscriptionWorker::prepareEngine(const EngineSettings& settings,
+                                                                              const std::optional<fs::path>& model) {
+    if (!model && !m_host.loaded()) return Failure{tr("no model is loaded")};
+    auto kind = parseBackendKind(settings.backend.toStdString());
+    if (!kind) return Failure{text(kind.message())};
+    auto precision = parsePrecision(settings.precision.toStdString());
+    if (!precision) return Failure{text(precision.message())};
+    EngineConfig config;
+    config.modelPath = model ? *model : m_host.config().modelPath;
+    config.reloadModel = model.has_value();  // a model opened again is read again
+    config.backend = kind.value();
+    config.precision = precision.value();
+    config.threads = settings.threads;
+    // The session holds the weights and its caches: it goes first when the weights are replaced,
+    // so that the old ones are released before the new ones are uploaded.
+    if (m_host.needsUpload(config)) m_session.reset();
+    if (auto applied = m_host.apply(config); !applied)
+        return failureOf(applied.error(), m_host.attemptedBackend());
     // The switches as the settings have them; a session made now starts with them.
     requestCacheSwitches(settings.selfCache, settings.crossCache);
     requestStepGraphs(settings.stepGraphs);
+    return std::nullopt;
+}
+
+std::optional<TranscriptionWorker::Failure> TranscriptionWorker::prepareSession(const EngineSettings& settings) {
+    if (auto failure = prepareEngine(settings)) return failure;
+    return makeSession(settings);
+}
+
+std::optional<TranscriptionWorker::Failure> TranscriptionWorker::makeSession(const EngineSettings& settings) {
+    if (!m_host.loaded()) return Failure{tr("no model is loaded")};
     if (!m_session || m_session->maxBeams() != settings.sessionBeams()) {
         // Beams change the caches only: a new session over the same weights, nothing uploaded.
         m_session.reset();  // free the old caches before allocating new ones
-        auto session = m_engine->createSession(sessionOptions(settings), m_controls->session());
-        if (!session) return failureOf(session.error(), m_engine->backend().kind());
+        auto session = m_host.createSession(sessionOptions(settings), m_controls->session());
+        if (!session) return failureOf(session.error(), m_host.engine().backend().kind());
         m_session = std::move(session).value();
         m_session->setObserver([this] { emit metricsUpdated(metrics()); }, kMetricsInterval);
     }
@@ -212,7 +190,7 @@ std::optional<TranscriptionWorker::Failure> TranscriptionWorker::prepareSession(
 }
 
 void TranscriptionWorker::applySettings(const EngineSettings& settings) {
-    if (!m_model) return;
+    if (!m_host.loaded()) return;
     try {
         if (auto failure = prepareSession(settings)) {
             failure->message = tr("Cannot apply the settings: %1").arg(failure->message);
@@ -236,7 +214,7 @@ void TranscriptionWorker::transcribeFile(const QString& path, const EngineSettin
         emit transcriptionFailed(failure);
         emit metricsUpdated(metrics());
     };
-    if (!m_model || !m_tokenizer) {
+    if (!m_host.loaded()) {
         fail({tr("Open a model before transcribing (File > Open model)")});
         return;
     }
@@ -245,7 +223,7 @@ void TranscriptionWorker::transcribeFile(const QString& path, const EngineSettin
             fail(*failure);
             return;
         }
-        auto options = transcribeOptions(settings, m_model->config());
+        auto options = transcribeOptions(settings, m_host.engine().model().config());
         if (!options) {
             fail(failureOf(options.error(), backendInUse()));
             return;
@@ -299,12 +277,13 @@ void TranscriptionWorker::transcribeFile(const QString& path, const EngineSettin
             emit progressChanged(duration > 0.0 ? (offset + fraction * rest) / duration : 1.0);
             emit metricsUpdated(metrics());
         };
-        auto transcript = transcribe(*m_session, m_engine->tokenizer(), std::span<const float>(*samples).subspan(first),
+        const Tokenizer& tokenizer = m_host.engine().tokenizer();
+        auto transcript = transcribe(*m_session, tokenizer, std::span<const float>(*samples).subspan(first),
                                      options.value(), progress);
         m_runWallSeconds = secondsSince(m_runStart);
         if (!transcript) {
             fail({tr("Transcription of %1 failed: %2").arg(path, text(transcript.message())), transcript.kind(),
-                  m_engine->backend().kind()});
+                  m_host.engine().backend().kind()});
             return;
         }
         m_running = false;
@@ -323,12 +302,12 @@ void TranscriptionWorker::transcribeFile(const QString& path, const EngineSettin
 
 EngineMetrics TranscriptionWorker::metrics() const {
     EngineMetrics m;
-    if (m_engine) {
-        const Backend& backend = m_engine->backend();
+    if (m_host.loaded()) {
+        const Backend& backend = m_host.engine().backend();
         m.backend = text(backend.name());
         m.backendKind = backend.kind();
         m.precision = text(std::string(precisionName(backend.precision())));
-        m.weightBytes = m_engine->weights().bytes();
+        m.weightBytes = m_host.engine().weights().bytes();
         m.weightUploads = backend.weightUploads().buffers;
     }
     if (m_session) {
@@ -346,8 +325,8 @@ EngineMetrics TranscriptionWorker::metrics() const {
         m.tokensDecoded = c.tokensDecoded;
         m.stepRecordings = c.stepRecordings;
         m.stepReplays = c.stepReplays;
-    } else if (m_engine) {
-        m.cache.device = m_engine->backend().memoryInfo();
+    } else if (m_host.loaded()) {
+        m.cache.device = m_host.engine().backend().memoryInfo();
     }
     m.running = m_running;
     m.audioSeconds = m_runAudioSeconds;
@@ -411,13 +390,13 @@ void TranscriptionWorker::listInputDevices() {
 
 void TranscriptionWorker::startDictation(const DictationRequest& request, const EngineSettings& settings,
                                          const QString& journalPath) {
-    if (!m_model || !m_tokenizer) {
+    if (!m_host.loaded()) {
         emit dictationFailed(tr("Open a model before dictating (File › Open model)."));
         return;
     }
     JobScope job(*m_controls, request.ticket);
     try {
-        if (auto failure = prepareSession(settings)) {
+        if (auto failure = prepareEngine(settings)) {
             emit dictationFailed(failure->message);
             return;
         }
@@ -453,7 +432,7 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
         wanted.beamSize = 1;
         wanted.bestOf = 0;
         wanted.stepSeconds = request.stepSeconds;
-        auto validated = wanted.validate(m_model->config());
+        auto validated = wanted.validate(m_host.engine().model().config());
         if (!validated) {
             emit dictationFailed(tr("Cannot start dictation: %1").arg(text(validated.message())));
             return;
@@ -502,8 +481,12 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
         callbacks.step = [this](const StreamingStep& step) { emit dictationStep(step); };
         // What the session reads is kept for playback (the window's word view).
         RecordingSource recording(*source, kDictationAudioSeconds);
-        auto session = StreamingSession::create(*m_engine, recording, options, std::move(callbacks), m_controls->session());
+        // The dictation's session has caches of its own: the file session's go first (made again
+        // when the run is over), so that the two never sit in memory side by side.
+        m_session.reset();
+        auto session = StreamingSession::create(m_host.engine(), recording, options, std::move(callbacks), m_controls->session());
         if (!session) {
+            makeSession(settings);  // the file session back, as before the request
             emit dictationFailed(tr("Cannot start dictation: %1").arg(text(session.message())));
             return;
         }
@@ -514,7 +497,7 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
         StreamingSummary summary;
         {
             AudioSource* watched = source.get();
-            std::shared_ptr<Backend> backend = m_memoryBackend;
+            std::shared_ptr<Backend> backend = m_host.engine().sharedBackend();
             DictationMonitor monitor(request.control, *session.value(), [this, watched, backend] {
                 emit inputLevelChanged(watched->level());
                 if (backend) emit deviceMemoryRead(backend->memoryInfo());
@@ -522,6 +505,11 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
             summary = session.value()->run();
         }
         m_running = false;
+        session.value().reset();  // the dictation's caches go before the file session's come back
+        if (auto failure = makeSession(settings)) {
+            failure->message = tr("Cannot apply the settings: %1").arg(failure->message);
+            emit warning(*failure);
+        }
         if (journal && journal->backlog() > 0) {  // a last try for what is still waiting
             if (auto ok = journal->flush(); !ok)
                 emit warning({tr("%n piece(s) of committed text could not be journaled (%1). They are on screen: save "

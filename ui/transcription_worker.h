@@ -1,5 +1,6 @@
-// The worker that owns the engine (core/engine: model, tokenizer, backend, weights) and its
-// sessions on its thread: Qt glue around Engine, ControlledSession and StreamingSession. The GUI
+// The worker that owns the engine host (core/engine/engine_host.h: model, tokenizer, backend,
+// threads, weights) and its sessions on its thread: Qt glue around EngineHost, ControlledSession
+// and StreamingSession. The GUI
 // talks to it only through queued signals connected to its slots, and reads nothing of it but its
 // queued signals. What must reach a job that is running (Cancel, the cache switches) goes through
 // the worker's EngineControls (controls()), whose request methods are the GUI's only way into the
@@ -8,6 +9,7 @@
 
 #include "core/backend/backend.h"
 #include "core/engine/engine.h"
+#include "core/engine/engine_host.h"
 #include "ui/engine_controls.h"
 #include "ui/engine_settings.h"
 #include "ui/worker_messages.h"
@@ -16,6 +18,7 @@
 #include <QString>
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <optional>
 
@@ -41,9 +44,9 @@ public slots:
     void transcribeFile(const QString& path, const hearsay::ui::EngineSettings& settings, double startSeconds = 0.0,
                         quint64 ticket = 0);
     // Rebuilds what the settings need and applies the cache switches; reports the new state. A
-    // backend or precision change makes a new Engine (the weights are uploaded to the new
-    // backend); a beam size change only a new session over the same weights; threads apply to
-    // the backend in place.
+    // backend or precision change uploads the weights to a new backend (EngineHost::apply: the
+    // old state stays when that fails); a beam size change only makes a new session over the
+    // same weights; threads apply to the backend in place.
     void applySettings(const hearsay::ui::EngineSettings& settings);
     // Lists PortAudio's input devices (answers inputDevicesListed).
     void listInputDevices();
@@ -92,22 +95,25 @@ signals:
 
 private:
     using Failure = EngineFailure;
-    // Engine and session for these settings, created or rebuilt as needed; what failed, if anything.
+    // The host made to hold what the settings ask for (and `model` when given, read again even
+    // at the same path), the cache switches requested; what failed, if anything (the host then
+    // holds what it held before).
+    std::optional<Failure> prepareEngine(const EngineSettings& settings,
+                                         const std::optional<std::filesystem::path>& model = std::nullopt);
+    // The same, then the file session for these settings, created or rebuilt as needed.
     std::optional<Failure> prepareSession(const EngineSettings& settings);
+    // The file session for these settings over the host's current weights, created or rebuilt
+    // as needed (the switches applied).
+    std::optional<Failure> makeSession(const EngineSettings& settings);
     // The backend the engine runs on (the CPU before there is one).
     BackendKind backendInUse() const;
     EngineMetrics metrics() const;
-    void setMemoryBackend(std::shared_ptr<Backend> backend);
     void requestCacheSwitches(bool selfCache, bool crossCache);
     void requestStepGraphs(bool enabled);
 
     std::shared_ptr<EngineControls> m_controls;   // its SessionControls are read by every session the worker makes
-    std::shared_ptr<const WhisperModel> m_model;  // the loaded model (kept when an engine rebuild fails)
-    std::shared_ptr<const Tokenizer> m_tokenizer;
-    std::optional<Engine> m_engine;               // m_model on the backend the settings chose
-    std::shared_ptr<Backend> m_memoryBackend;     // the latest backend made
-    QString m_backendChoice;                      // the settings' backend m_engine was made for
-    QString m_precisionChoice;                    // and the settings' precision
+    EngineHost m_host;                            // model, tokenizer, backend, threads and weights
+    // File transcription's session; released while a dictation runs its own.
     std::unique_ptr<ControlledSession> m_session;
     bool m_running = false;
     double m_runAudioSeconds = 0.0;        // audio done in the current run

@@ -314,7 +314,6 @@ int runTranscribe(const std::vector<std::string>& args) {
     sessionOptions.selfAttentionCache = !options.has("no-self-cache");
     sessionOptions.crossAttentionCache = !options.has("no-cross-cache");
     sessionOptions.stepGraphs = !options.has("no-step-graphs");
-    sessionOptions.threads = threads.value();
     const BackendKind ran = engine->backend().kind();
     auto session = engine->createSession(sessionOptions);
     if (!session) return fail(session.message() + advice(session.error(), ran), 1);

@@ -42,6 +42,16 @@ Result<Engine> Engine::create(std::shared_ptr<const WhisperModel> model, std::sh
     return Engine(std::move(tokenizer), std::move(weights).value());
 }
 
+Result<Engine> Engine::over(std::shared_ptr<const DeviceWeights> weights, std::shared_ptr<const Tokenizer> tokenizer) {
+    if (!weights) return makeError("cannot make an engine without weights");
+    if (!tokenizer) {
+        auto made = tokenizerForModel(weights->model());
+        if (!made) return made.error();
+        tokenizer = std::make_shared<const Tokenizer>(std::move(made).value());
+    }
+    return Engine(std::move(tokenizer), std::move(weights));
+}
+
 Result<std::unique_ptr<ControlledSession>> Engine::createSession(SessionOptions options,
                                                                  std::shared_ptr<SessionControls> controls) const {
     if (controls) {

@@ -43,6 +43,10 @@ public:
     static Result<Engine> create(std::shared_ptr<const WhisperModel> model, std::shared_ptr<const Tokenizer> tokenizer,
                                  std::shared_ptr<Backend> backend);
 
+    // An engine over weights already on a backend (another engine's, or those sessions still
+    // hold): nothing is uploaded. A null tokenizer is made from the model's vocabulary.
+    static Result<Engine> over(std::shared_ptr<const DeviceWeights> weights, std::shared_ptr<const Tokenizer> tokenizer);
+
     // A session over this engine's weights: allocates its caches (for options.maxBeams beams) and
     // work buffers, uploads nothing. `controls`: shared with the threads that steer the session;
     // when given, the switches they ask for at this moment replace options' (so a request made
@@ -60,6 +64,7 @@ public:
     const std::shared_ptr<Backend>& sharedBackend() const { return m_weights->sharedBackend(); }
     // The weights on the backend (buffers(), bytes()).
     const DeviceWeights& weights() const { return *m_weights; }
+    const std::shared_ptr<const DeviceWeights>& sharedWeights() const { return m_weights; }
 
 private:
     Engine(std::shared_ptr<const Tokenizer> tokenizer, std::shared_ptr<const DeviceWeights> weights)

@@ -19,6 +19,20 @@ public:
     // the message names the model.
     static Result<std::shared_ptr<const DeviceWeights>> upload(std::shared_ptr<const WhisperModel> model,
                                                                std::shared_ptr<Backend> backend);
+    // The weights of `model` on `backend` that are alive now (the latest upload() of the pair:
+    // an Engine's, another session's), else a new upload as above.
+    static Result<std::shared_ptr<const DeviceWeights>> shared(std::shared_ptr<const WhisperModel> model,
+                                                               std::shared_ptr<Backend> backend);
+
+    // Bytes of every DeviceWeights alive in this process (all backends together) and the most
+    // there were at once since resetResidentPeak(): what a model or backend switch must keep at
+    // max(old, new), never old + new. Any thread.
+    struct Resident {
+        size_t bytes = 0;
+        size_t peakBytes = 0;
+    };
+    static Resident resident();
+    static void resetResidentPeak();
 
     const WhisperModel& model() const { return *m_model; }
     const std::shared_ptr<const WhisperModel>& sharedModel() const { return m_model; }
@@ -32,8 +46,8 @@ public:
     size_t bytes() const { return m_network.bytes(); }  // what the weights occupy on the backend
 
     // upload() is the way in; this takes a set NetworkWeights::load made from `model` on `backend`.
-    DeviceWeights(std::shared_ptr<const WhisperModel> model, std::shared_ptr<Backend> backend, NetworkWeights network)
-        : m_model(std::move(model)), m_backend(std::move(backend)), m_network(std::move(network)) {}
+    DeviceWeights(std::shared_ptr<const WhisperModel> model, std::shared_ptr<Backend> backend, NetworkWeights network);
+    ~DeviceWeights();
     DeviceWeights(const DeviceWeights&) = delete;
     DeviceWeights& operator=(const DeviceWeights&) = delete;
 

@@ -507,8 +507,8 @@ Result<std::unique_ptr<InferenceSession>> InferenceSession::create(std::shared_p
     if (options.maxBeams < 1 || options.maxBeams > 64) {
         return makeError("maxBeams is " + std::to_string(options.maxBeams) + ", expected 1..64");
     }
-    if (options.threads < 0) return makeError("threads is " + std::to_string(options.threads) + ", expected ≥ 0");
-    if (options.threads > 0) weights->backend().setThreads(options.threads);
+    // The backend's thread count is its owner's (Engine, EngineHost): a session never changes
+    // what the other sessions of its backend run with.
     auto session = std::make_unique<WhisperSession>(std::move(weights), options);
     if (auto ok = session->initialise(); !ok) return ok.error();
     return std::unique_ptr<InferenceSession>(std::move(session));
@@ -523,8 +523,8 @@ Result<std::unique_ptr<InferenceSession>> InferenceSession::create(std::shared_p
     if (options.maxBeams < 1 || options.maxBeams > 64) {
         return makeError("maxBeams is " + std::to_string(options.maxBeams) + ", expected 1..64");
     }
-    if (options.threads < 0) return makeError("threads is " + std::to_string(options.threads) + ", expected ≥ 0");
-    auto weights = DeviceWeights::upload(std::move(model), std::move(backend));
+    // Weights of this model already on this backend are shared, not uploaded again.
+    auto weights = DeviceWeights::shared(std::move(model), std::move(backend));
     if (!weights) return weights.error();
     return create(std::move(weights).value(), options);
 }

@@ -26,7 +26,6 @@ struct SessionOptions {
                                      // self cache is freed (allocated 0 bytes)
     bool crossAttentionCache = true; // off: each step re-projects the encoder output (kept) layer
                                      // by layer; the cross cache is freed (allocated 0 bytes)
-    int threads = 0;               // CPU threads; 0 = all cores
     bool stepGraphs = true;        // record the decoder step once per shape (beams, cache
                                    // switches, buffers) and replay it per token (a CUDA graph
                                    // on the GPU); needs the self cache; off: every op eagerly
@@ -94,9 +93,10 @@ public:
     // one backend must be used from one thread at a time (they share its stream and scratch).
     static Result<std::unique_ptr<InferenceSession>> create(std::shared_ptr<const DeviceWeights> weights,
                                                             SessionOptions options);
-    // One-off: uploads `model`'s weights to `backend` for this session alone, then as above (tests,
-    // a single transcription). The CLI, the bench and the GUI get sessions from an Engine
-    // (core/engine), which uploads once and shares.
+    // From a model and a backend (tests, a single transcription): the weights of `model` already
+    // alive on `backend` are shared (DeviceWeights::shared), else uploaded once and shared with
+    // the next session made this way; then as above. The CLI, the bench and the GUI get sessions
+    // from an Engine or an EngineHost (core/engine).
     static Result<std::unique_ptr<InferenceSession>> create(std::shared_ptr<const WhisperModel> model,
                                                             std::shared_ptr<Backend> backend,
                                                             SessionOptions options);

@@ -101,7 +101,6 @@ StreamingSummary StreamingSession::run() {
 
     SessionOptions sessionOptions;
     sessionOptions.maxBeams = std::max(1, m_options.decoding.beamSize);
-    sessionOptions.threads = m_engine.backend().threads();
     auto session = m_engine.createSession(sessionOptions, m_controls);
     if (!session) {
         fail(session.message());

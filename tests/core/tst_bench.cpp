@@ -66,7 +66,6 @@ class TestBench : public QObject {
         options.maxBeams = beams;
         options.selfAttentionCache = selfCache;
         options.crossAttentionCache = crossCache;
-        options.threads = 2;
         auto s = InferenceSession::create(m_whisper, backend.value(), options);
         if (!s) qFatal("session: %s", s.message().c_str());
         return std::move(s.value());

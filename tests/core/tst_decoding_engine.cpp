@@ -86,7 +86,6 @@ private:
         e.backend = backend.value();
         SessionOptions so;
         so.maxBeams = 5;
-        so.threads = 2;
         auto session = InferenceSession::create(e.model, e.backend, so);
         if (!session) {
             qWarning("session: %s", session.message().c_str());

@@ -192,7 +192,6 @@ private slots:
         options.maxBeams = 2;
         options.selfAttentionCache = selfCache;
         options.crossAttentionCache = crossCache;
-        options.threads = threads;
         auto session = InferenceSession::create(model, test::cpuBackend(threads), options);
         QVERIFY2(session.ok(), session.ok() ? "" : session.message().c_str());
         const LogMel mel = test::syntheticMel(80, 2 * audioCtx, 3);

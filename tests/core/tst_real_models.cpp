@@ -188,7 +188,6 @@ private slots:
             QVERIFY2(engine, engine ? "" : engine.message().c_str());
             SessionOptions options;
             options.maxBeams = 5;
-            options.threads = 2;
             auto session = engine->createSession(options);
             QVERIFY2(session, session ? "" : session.message().c_str());
             m.session = std::move(session.value());

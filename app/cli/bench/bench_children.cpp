@@ -45,7 +45,6 @@ Result<BenchEngine> openEngine(const std::string& path, BackendKind kind, Precis
     engineOptions.backendOptions.precision = precision;
     auto engine = Engine::load(path, engineOptions);
     if (!engine) return engine.error();
-    options.threads = threads;
     options.stepGraphs = stepGraphs;
     auto session = engine->createSession(options);
     if (!session) return session.error();
