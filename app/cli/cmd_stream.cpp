@@ -71,11 +71,11 @@ void declareStream(CLI::App& c) {
     addNumber(c, "--temperature-increment", 0.0, std::nullopt, "fallback step (default 0: none)");
     addText(c, "--vocabulary", "FILE",
             "words and names you use, one a line: always in the decoder's prompt, so that they are spelled as "
-            "written")->check(CLI::ExistingFile);
+            "written")->check(existingFile());
     addText(c, "--replacements", "FILE",
             "rules applied to committed text before it is printed, journaled or typed, one a line: \"hearsay => "
             "Hearsay\" (a word or phrase, any case) or \"re:PATTERN => TEXT\" (a regular expression; $1 its first "
-            "group; \\n a newline)")->check(CLI::ExistingFile);
+            "group; \\n a newline)")->check(existingFile());
     addFlag(c, "--spoken-commands",
             "\"comma\", \"period\", \"question mark\", \"new line\", \"new paragraph\" ... said aloud become the "
             "characters (English; German with --language de)");

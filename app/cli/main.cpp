@@ -30,7 +30,6 @@ int main(int argc, char** argv) {
     using namespace hearsay::cli;
     CLI::App app("Hearsay: speech recognition with Whisper models, from the command line.", "hearsay-cli");
     app.get_formatter()->column_width(34);
-    app.footer("Run 'hearsay-cli COMMAND --help' for a command's options; --version prints the version.");
     app.require_subcommand(0, 1);
     bool version = false;
     app.add_flag("-V,--version", version, "print the version and the commit it was built from");
@@ -47,6 +46,8 @@ int main(int argc, char** argv) {
     // The words `help` and `version` as commands, as before the options: hidden aliases.
     CLI::App* helpWord = app.add_subcommand("help", "print this help")->group("");
     CLI::App* versionWord = app.add_subcommand("version", "print the version")->group("");
+    // Set after the commands are added (they would inherit it).
+    app.footer("Run 'hearsay-cli COMMAND --help' for a command's options; --version prints the version.");
 
     try {
         app.parse(argc, argv);

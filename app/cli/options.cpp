@@ -74,6 +74,10 @@ CLI::Validator numberIn(std::optional<double> lowest, std::optional<double> high
         "");
 }
 
+CLI::Validator existingFile() {
+    return CLI::Validator(CLI::ExistingFile).description("");  // the help names the value FILE already
+}
+
 CLI::Option* addText(CLI::App& app, const std::string& names, const std::string& value, const std::string& help) {
     // Given twice, the last one counts (as with the options of most programs).
     return app.add_option(names, CLI::callback_t{}, wrapped(help))

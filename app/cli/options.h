@@ -36,6 +36,9 @@ CLI::Validator integerIn(long long lowest, long long highest);
 // NONE) is also accepted.
 CLI::Validator numberIn(std::optional<double> lowest, std::optional<double> highest, bool orNone = false);
 
+// A file that exists (the value must name one).
+CLI::Validator existingFile();
+
 // What one parsed subcommand was given, by long option name (without the dashes).
 class Options {
 public:

@@ -117,6 +117,8 @@ private slots:
         QTest::newRow("stream step") << QStringList{"stream", "--step", "20"} << "--step" << "0.05 to 10";
         QTest::newRow("stream commit") << QStringList{"stream", "--commit", "never"} << "--commit" << "utterance";
         QTest::newRow("stream newline") << QStringList{"stream", "--newline", "tab"} << "--newline" << "shift-enter";
+        QTest::newRow("stream vocabulary missing") << QStringList{"stream", "--vocabulary", "no-such-words.txt"}
+                                                   << "--vocabulary" << "no-such-words.txt";
         QTest::newRow("bench threads 0") << QStringList{"bench", "--threads", "0"} << "--threads" << "1 to 4096";
         QTest::newRow("bench unknown") << QStringList{"bench", "--child-cache-run"} << "--child-cache-run" << "";
         QTest::newRow("vad threshold") << QStringList{"vad", "--threshold", "1.5", "a.wav"} << "--threshold" << "0 to 1";

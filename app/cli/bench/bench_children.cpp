@@ -114,7 +114,7 @@ int runCacheRow(const Options& options) {
 
 void declareRealFile(CLI::App& c) {
     addText(c, "--model", "PATH", "the model")->required();
-    addText(c, "--audio", "FILE", "the audio file to transcribe")->required()->check(CLI::ExistingFile);
+    addText(c, "--audio", "FILE", "the audio file to transcribe")->required()->check(existingFile());
     addText(c, "--json", "OUT", "where the run's JSON goes")->required();
     addInt(c, "--beam-size", 1, 16, "beams (default 1: greedy)");
     addInt(c, "--threads", 1, 4096, "CPU threads (default: all available)");
