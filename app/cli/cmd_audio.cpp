@@ -2,7 +2,6 @@
 // play a file as simulated live input, decode a file block by block (with its peak memory).
 // Live transcription is `hearsay-cli stream`; this command only exercises the audio side.
 #include "app/cli/command.h"
-#include "app/cli/options.h"
 
 #ifdef HEARSAY_HAVE_AUDIO
 
@@ -22,20 +21,27 @@
 namespace hearsay::cli {
 namespace {
 
-const char* kUsage = R"(usage: hearsay-cli audio ACTION [OPTIONS]
-  Exercises Hearsay's audio input (core/audio) without a model.
-
-  audio devices                  list the input devices (the default one is marked)
-  audio record [--device ID] [--seconds S] [--output FILE.wav]
-                                 capture from a device (default: the default input) for S seconds
-                                 (default 5), showing the level; the 16 kHz mono audio goes to FILE
-  audio replay FILE [--speed X] [--output FILE.wav]
-                                 play FILE as simulated live input at X times real time (default 1;
-                                 0 = as fast as possible) through the same ring buffer
-  audio decode FILE [--in-process]
-                                 decode FILE block by block, in the decoder helper process (or in
-                                 this one); prints samples, time and the peak memory of both
-)";
+void declareAudio(CLI::App& c) {
+    c.footer("Exercises Hearsay's audio input (core/audio) without a model.\n"
+             "  audio devices                  list the input devices (the default one is marked)\n"
+             "  audio record [--device ID] [--seconds S] [--output FILE.wav]\n"
+             "                                 capture from a device (default: the default input) for S seconds\n"
+             "                                 (default 5), showing the level; the 16 kHz mono audio goes to FILE\n"
+             "  audio replay FILE [--speed X] [--output FILE.wav]\n"
+             "                                 play FILE as simulated live input at X times real time (default 1;\n"
+             "                                 0 = as fast as possible) through the same ring buffer\n"
+             "  audio decode FILE [--in-process]\n"
+             "                                 decode FILE block by block, in the decoder helper process (or in\n"
+             "                                 this one); prints samples, time and the peak memory of both");
+    addPositional(c, "ACTION", "devices, record, replay or decode")
+        ->check(CLI::IsMember({"devices", "record", "replay", "decode"}));
+    addPositional(c, "FILE", "the audio file (replay, decode)");
+    addText(c, "--device", "ID", "record: this input device (default: the default input)");
+    addNumber(c, "--seconds", 0.001, 86400.0, "record: seconds to capture (default 5)");
+    addText(c, "--output", "FILE.wav", "record, replay: write the 16 kHz mono audio there");
+    addNumber(c, "--speed", 0.0, 1000.0, "replay: times real time (default 1; 0 = as fast as possible)");
+    addFlag(c, "--in-process", "decode: in this process instead of the decoder helper");
+}
 
 double peakRssMiB() {
     rusage usage{};
@@ -170,28 +176,23 @@ int decodeBlocks(const std::string& path, bool inProcess) {
     return 0;
 }
 
-int runAudio(const std::vector<std::string>& args) {
-    auto options = Options::parse(args, {"device", "seconds", "output", "speed"}, {"help", "in-process"});
-    if (!options) {
-        std::fprintf(stderr, "hearsay-cli audio: %s\n", options.message().c_str());
+int runAudio(const Options& options) {
+    const auto& positional = options.positional();
+    if (positional.empty()) {
+        std::fprintf(stderr, "hearsay-cli audio: give devices, record, replay or decode (see --help)\n");
         return 2;
     }
-    const auto& positional = options->positional();
-    if (options->has("help") || positional.empty()) {
-        std::printf("%s", kUsage);
-        return options->has("help") ? 0 : 2;
-    }
     const std::string& action = positional[0];
-    const std::string output = options->value("output", "");
+    const std::string output = options.value("output", "");
     if (action == "devices") return listDevices();
     if (action == "record") {
-        auto seconds = options->doubleValue("seconds", 5.0);
+        auto seconds = options.doubleValue("seconds", 5.0);
         if (!seconds || !(seconds.value() > 0)) {
             std::fprintf(stderr, "hearsay-cli audio: --seconds needs a positive number\n");
             return 2;
         }
         CaptureOptions capture;
-        capture.device = options->value("device", "");
+        capture.device = options.value("device", "");
         auto device = CaptureDevice::open(capture);
         if (!device) {
             std::fprintf(stderr, "hearsay-cli audio: %s\n", device.message().c_str());
@@ -204,8 +205,8 @@ int runAudio(const std::vector<std::string>& args) {
             std::fprintf(stderr, "hearsay-cli audio %s: give one FILE\n", action.c_str());
             return 2;
         }
-        if (action == "decode") return decodeBlocks(positional[1], options->has("in-process"));
-        auto speed = options->doubleValue("speed", 1.0);
+        if (action == "decode") return decodeBlocks(positional[1], options.has("in-process"));
+        auto speed = options.doubleValue("speed", 1.0);
         if (!speed) {
             std::fprintf(stderr, "hearsay-cli audio: %s\n", speed.message().c_str());
             return 2;
@@ -219,14 +220,14 @@ int runAudio(const std::vector<std::string>& args) {
         }
         return consume(*source.value(), 0.0, output);
     }
-    std::fprintf(stderr, "hearsay-cli audio: unknown action '%s'\n\n%s", action.c_str(), kUsage);
+    std::fprintf(stderr, "hearsay-cli audio: unknown action '%s' (see --help)\n", action.c_str());
     return 2;
 }
 
 } // namespace
 
 HEARSAY_CLI_COMMAND(audio, "audio", "audio input by hand: list devices, record, replay a file live, decode in blocks",
-                    runAudio);
+                    declareAudio, runAudio);
 
 } // namespace hearsay::cli
 

@@ -5,8 +5,6 @@
 #include "app/cli/bench/bench_cli.h"
 #include "app/cli/command.h"
 
-#include "app/cli/command.h"
-#include "app/cli/options.h"
 #include "core/backend/backend.h"
 #include "core/bench/bench_input.h"
 #include "core/bench/cache_run.h"
@@ -44,26 +42,11 @@ namespace {
 
 using namespace hearsay::cli::bench;
 
-int runBench(const std::vector<std::string>& args) {
-    auto options = Options::parse(args,
-                                  {"sizes", "model", "format", "dtype", "seed", "backend", "precision", "threads", "repeats", "warmup",
-                                   "lengths", "modes", "peak-gflops", "peak-gbs", "peers-list", "peers-compile-timeout", "python", "audio", "work-dir", "json", "decode-steps",
-                                   "batch-steps", "batch-beams", "prompt-tokens", "prompt-runs", "length", "mode",
-                                   "real-files", "real-models", "real-beams", "real-rounds", "real-programs", "whisper-cli",
-                                   "language", "beam-size", "name", "streaming", "speed", "step", "audio-context", "word-timings", "commit", "beams",
-                                   "min-silence"},
-                                  {"help", "no-cache-table", "no-floors", "floors-only", "peers", "peers-compile", "child-cache-run",
-                                   "no-step-graphs", "child-real-file"});
-    if (!options) return fail(options.message() + "\n" + kUsage);
-    if (options->has("help")) {
-        std::printf("%s", kUsage);
-        return 0;
-    }
-    auto parsed = parseSettings(options.value());
+int runBench(const Options& options) {
+    const std::vector<std::string>& args = options.words();
+    auto parsed = parseSettings(options);
     if (!parsed) return fail(parsed.message());
     const Settings& s = parsed.value();
-    if (options->has("child-cache-run")) return runChild(options.value(), s);
-    if (options->has("child-real-file")) return runRealFileChild(options.value(), s);
     if (!s.realFiles.empty()) return runRealFileSection(s, args);
     if (!s.streamingFiles.empty()) return runStreamingSection(s);
 
@@ -174,7 +157,7 @@ int runBench(const std::vector<std::string>& args) {
                 for (CacheMode mode : s.modes) {
                     std::fprintf(stderr, "bench: %s: cache table, length %d, caches %s\n", m.name.c_str(), length,
                                  std::string(cacheModeName(mode)).c_str());
-                    std::vector<std::string> child = {"bench", "--child-cache-run", "--model", m.path, "--length",
+                    std::vector<std::string> child = {"bench-cache-row", "--model", m.path, "--length",
                                                       std::to_string(length), "--mode", std::string(cacheModeName(mode)),
                                                       "--backend", std::string(backendKindName(s.backend)), "--precision",
                                                       std::string(precisionName(s.precision)), "--threads",
@@ -292,6 +275,6 @@ int runBench(const std::vector<std::string>& args) {
 
 } // namespace
 
-HEARSAY_CLI_COMMAND(bench, "bench", "benchmark: fixed work, cache table, floors, peers", runBench);
+HEARSAY_CLI_COMMAND(bench, "bench", "benchmark: fixed work, cache table, floors, peers", declareOptions, runBench);
 
 } // namespace hearsay::cli

@@ -2,7 +2,6 @@
 // crashed) left in the journal directory — listed, printed and removed, or removed. The store
 // (core/transcript/journal_store.h) does the work; only option parsing and printing live here.
 #include "app/cli/command.h"
-#include "app/cli/options.h"
 #include "core/transcript/journal_store.h"
 
 #include <chrono>
@@ -14,22 +13,20 @@
 namespace hearsay::cli {
 namespace {
 
-const char* kUsage = R"(usage: hearsay-cli journal show|restore|discard [OPTIONS] [N...]
-  Dictated text that a run which did not end normally (a crash, a kill) left on disk. Both the
-  GUI and `hearsay-cli stream` journal every committed piece of text as it is committed, each run
-  in a file of its own; a run that ends normally removes its file.
-
-  show                     list the journals, oldest first: number, when, how many words, the
-                           file, then the text
-  restore                  print the text (oldest first, one line per journal) and then remove
-                           the journals; --output FILE writes it there instead
-  discard                  remove the journals without printing them
-  N...                     only these journals (the numbers that show prints); default: all
-
-  --dir DIR                the journal directory (default $XDG_STATE_HOME/hearsay, or
-                           ~/.local/state/hearsay)
-  --output FILE            with restore: write the text to FILE (replaced) instead of stdout
-)";
+void declareJournal(CLI::App& c) {
+    c.footer("Dictated text that a run which did not end normally (a crash, a kill) left on disk. Both the\n"
+             "GUI and `hearsay-cli stream` journal every committed piece of text as it is committed, each run\n"
+             "in a file of its own; a run that ends normally removes its file.\n"
+             "  show      list the journals, oldest first: number, when, how many words, the file, then the text\n"
+             "  restore   print the text (oldest first, one line per journal) and then remove the journals;\n"
+             "            --output FILE writes it there instead\n"
+             "  discard   remove the journals without printing them\n"
+             "  N...      only these journals (the numbers that show prints); default: all");
+    addPositional(c, "ACTION", "show, restore or discard");
+    addPositional(c, "N", "only these journals (the numbers that show prints); default: all", true);
+    addText(c, "--dir", "DIR", "the journal directory (default $XDG_STATE_HOME/hearsay, or ~/.local/state/hearsay)");
+    addText(c, "--output", "FILE", "with restore: write the text to FILE (replaced) instead of stdout");
+}
 
 std::string localTime(std::chrono::system_clock::time_point t) {
     const std::time_t seconds = std::chrono::system_clock::to_time_t(t);
@@ -40,18 +37,11 @@ std::string localTime(std::chrono::system_clock::time_point t) {
     return text;
 }
 
-int runJournal(const std::vector<std::string>& args) {
+int runJournal(const Options& options) {
     auto fail = [](const std::string& message, int code) {
         std::fprintf(stderr, "hearsay-cli journal: %s\n", message.c_str());
         return code;
     };
-    auto parsed = Options::parse(args, {"dir", "output"}, {"help"});
-    if (!parsed) return fail(parsed.message() + " (see --help)", 2);
-    const Options& options = parsed.value();
-    if (options.has("help")) {
-        std::printf("%s", kUsage);
-        return 0;
-    }
     if (options.positional().empty()) return fail("give show, restore or discard (see --help)", 2);
     const std::string action = options.positional()[0];
     if (action != "show" && action != "restore" && action != "discard")
@@ -121,6 +111,7 @@ int runJournal(const std::vector<std::string>& args) {
 
 } // namespace
 
-HEARSAY_CLI_COMMAND(journal, "journal", "show, restore or discard dictated text a crashed run left", runJournal);
+HEARSAY_CLI_COMMAND(journal, "journal", "show, restore or discard dictated text a crashed run left", declareJournal,
+                    runJournal);
 
 } // namespace hearsay::cli

@@ -1,7 +1,6 @@
 // hearsay-cli models: the model catalog (list, download, remove, path), the models already on
 // the disk (scan), and the official sizes' dimensions (sizes).
 #include "app/cli/command.h"
-#include "app/cli/options.h"
 #include "core/hub/hub_paths.h"
 #include "core/hub/model_catalog.h"
 #include "core/hub/model_download.h"
@@ -18,22 +17,27 @@ namespace hearsay::cli {
 namespace {
 namespace fs = std::filesystem;
 
-constexpr const char* kUsage =
-    "usage: hearsay-cli models [list|download NAME|remove NAME|path NAME|scan|sizes] [options]\n"
-    "  list                 the catalog, each entry marked installed (models directory) or found (elsewhere)\n"
-    "  download NAME        downloads NAME (e.g. tiny.en, large-v3-turbo, base.en-q5_1) from the hub\n"
-    "  remove NAME          removes NAME from the models directory (and any partial download of it)\n"
-    "  path NAME            prints the path of NAME (installed, or found by the scan)\n"
-    "  scan                 lists every loadable Whisper model found on the disk, and what was skipped\n"
-    "  sizes                the official Whisper sizes and their dimensions\n"
-    "options:\n"
-    "  --format hf|ct2|ggml the format (default: ct2, else ggml, else hf; quantised names are ggml)\n"
-    "  --revision REV       download REV (a commit, a branch such as main) instead of the catalog's pinned commit;\n"
-    "                       the catalog's sizes and hashes then do not apply, the hub's are checked\n"
-    "  --hub-url URL        the hub (default $HEARSAY_HUB_URL, else $HF_ENDPOINT, else https://huggingface.co)\n"
-    "  --models-dir DIR     where downloads go (default $HEARSAY_MODELS_DIR, else ~/.local/share/hearsay/models)\n"
-    "  --dir DIR[:DIR...]   more folders to scan (also $HEARSAY_MODEL_DIRS)\n"
-    "  --quiet              no progress line\n";
+void declareModels(CLI::App& c) {
+    c.footer("actions:\n"
+             "  list          the catalog, each entry marked installed (models directory) or found (elsewhere)\n"
+             "  download NAME downloads NAME (e.g. tiny.en, large-v3-turbo, base.en-q5_1) from the hub\n"
+             "  remove NAME   removes NAME from the models directory (and any partial download of it)\n"
+             "  path NAME     prints the path of NAME (installed, or found by the scan)\n"
+             "  scan          lists every loadable Whisper model found on the disk, and what was skipped\n"
+             "  sizes         the official Whisper sizes and their dimensions");
+    addPositional(c, "ACTION", "list (default), download, remove, path, scan or sizes")
+        ->check(CLI::IsMember({"list", "download", "remove", "path", "scan", "sizes"}));
+    addPositional(c, "NAME", "the model (download, remove, path)");
+    addChoice(c, "--format", {"hf", "ct2", "ggml"},
+              "the format (default: ct2, else ggml, else hf; quantised names are ggml)");
+    addText(c, "--revision", "REV",
+            "download REV (a commit, a branch such as main) instead of the catalog's pinned commit; the catalog's "
+            "sizes and hashes then do not apply, the hub's are checked");
+    addText(c, "--hub-url", "URL", "the hub (default $HEARSAY_HUB_URL, else $HF_ENDPOINT, else https://huggingface.co)");
+    addText(c, "--models-dir", "DIR", "where downloads go (default $HEARSAY_MODELS_DIR, else ~/.local/share/hearsay/models)");
+    addText(c, "--dir", "DIR[:DIR...]", "more folders to scan (also $HEARSAY_MODEL_DIRS)");
+    addFlag(c, "--quiet", "no progress line");
+}
 
 std::string human(uint64_t bytes) {
     char buf[32];
@@ -145,28 +149,19 @@ int download(const hub::CatalogEntry& e, const fs::path& modelsDir, const Option
 #endif
 }
 
-int runModels(const std::vector<std::string>& args) {
-    auto options = Options::parse(args, {"format", "hub-url", "models-dir", "dir", "revision"}, {"help", "quiet"});
-    if (!options) {
-        std::fprintf(stderr, "hearsay-cli models: %s\n%s", options.message().c_str(), kUsage);
-        return 2;
-    }
-    if (options->has("help")) {
-        std::printf("%s", kUsage);
-        return 0;
-    }
-    const auto& pos = options->positional();
+int runModels(const Options& options) {
+    const auto& pos = options.positional();
     const std::string verb = pos.empty() ? "list" : pos[0];
     std::optional<ModelFormat> format;
-    if (auto f = options->value("format")) {
+    if (auto f = options.value("format")) {
         format = hub::formatFromWord(*f);
         if (!format) {
             std::fprintf(stderr, "hearsay-cli models: --format must be hf, ct2 or ggml, not '%s'\n", f->c_str());
             return 2;
         }
     }
-    const fs::path modelsDir = hub::modelsDirectory(options->value("models-dir", ""));
-    auto scanLocations = hub::defaultScanLocations(modelsDir, splitFolders(options->value("dir", "")));
+    const fs::path modelsDir = hub::modelsDirectory(options.value("models-dir", ""));
+    auto scanLocations = hub::defaultScanLocations(modelsDir, splitFolders(options.value("dir", "")));
 
     if (verb == "sizes") {
         std::printf("%-16s %6s %7s %7s %6s %6s %6s\n", "name", "width", "layers", "dec.l", "heads", "mels", "vocab");
@@ -177,7 +172,7 @@ int runModels(const std::vector<std::string>& args) {
         }
         return 0;
     }
-    if (verb == "list") return list(modelsDir, hub::scanForModels(scanLocations), options->value("hub-url", ""));
+    if (verb == "list") return list(modelsDir, hub::scanForModels(scanLocations), options.value("hub-url", ""));
     if (verb == "scan") {
         auto scan = hub::scanForModels(scanLocations);
         for (const auto& f : scan.models)
@@ -189,7 +184,7 @@ int runModels(const std::vector<std::string>& args) {
         return 0;
     }
     if (verb != "download" && verb != "remove" && verb != "path") {
-        std::fprintf(stderr, "hearsay-cli models: unknown action '%s'\n%s", verb.c_str(), kUsage);
+        std::fprintf(stderr, "hearsay-cli models: unknown action '%s' (see --help)\n", verb.c_str());
         return 2;
     }
     if (pos.size() != 2) {
@@ -204,9 +199,9 @@ int runModels(const std::vector<std::string>& args) {
         return 2;
     }
     if (verb == "download") {
-        if (auto revision = options->value("revision"); revision && !revision->empty())
-            return download(entry->atRevision(*revision), modelsDir, options.value());
-        return download(*entry, modelsDir, options.value());
+        if (auto revision = options.value("revision"); revision && !revision->empty())
+            return download(entry->atRevision(*revision), modelsDir, options);
+        return download(*entry, modelsDir, options);
     }
     if (verb == "remove") {
         // Without --format: every installed format of the name.
@@ -259,6 +254,7 @@ int runModels(const std::vector<std::string>& args) {
 
 } // namespace
 
-HEARSAY_CLI_COMMAND(models, "models", "the model catalog: list, download, remove, path, scan (and sizes)", runModels);
+HEARSAY_CLI_COMMAND(models, "models", "the model catalog: list, download, remove, path, scan (and sizes)", declareModels,
+                    runModels);
 
 } // namespace hearsay::cli

@@ -4,7 +4,6 @@
 // event and a summary. Only option parsing and printing live here.
 #include "app/cli/command.h"
 #ifdef HEARSAY_HAVE_STREAMING
-#include "app/cli/options.h"
 #include "core/audio/capture_device.h"
 #include "core/audio/simulated_live_source.h"
 #include "core/decoding/language_detection.h"
@@ -32,60 +31,81 @@
 namespace hearsay::cli {
 namespace {
 
-const char* kUsage = R"(usage: hearsay-cli stream --model PATH (--mic [--device NAME] | FILE) [OPTIONS]
-       hearsay-cli stream --list-devices
-  Transcribes live: from a microphone (--mic; Ctrl-C stops, finishes what was heard and commits
-  it), or a FILE played as if it were one. Tentative text is shown and replaced in place (on a
-  terminal), committed text is printed as it is committed.
-
-  --model PATH             Hugging Face or CTranslate2 model directory, or a whisper.cpp ggml .bin
-  --mic                    the default microphone (or --device NAME, an id from --list-devices)
-  --realtime               play FILE at real-time pace (--speed X: X times faster); without it
-                           FILE is streamed as fast as possible, one step at a time (lockstep)
-  --speed X                with --realtime (default 1)
-  --step S                 a step starts once this much new audio has arrived and the last step
-                           is done; it takes all the audio that arrived (default 1.0)
-  --commit P               when text becomes final: agreement (what two consecutive hypotheses
-                           agree on; default), alignatt (words the cross-attention places clear
-                           of the window's end) or utterance (only when the speaker pauses: one
-                           decode of the whole utterance, the text an offline pass gives)
-  --trim S                 trim windows longer than S seconds at a committed boundary (default 20)
-  --vad-threshold P        speech probability threshold (default 0.5); --no-vad: decode everything
-  --min-silence-ms N       silence that ends an utterance (default 500)
-  --mel-padding M          zero (default) or silence: how a window's log-mel is padded to 30 s
-  --context-pause S        an utterance's audio stays in the window as context for the next one
-                           until a pause this long (default 0: every utterance starts afresh)
-  --audio-context-padding S  encode only the window plus S seconds (reduced audio context, as
-                           whisper.cpp's audio_ctx; faster, may change the text); default: all 30 s
-  --languages LIST         detect the language only among these (codes or names: en,de,fr)
-  --language L, --task T, --beam-size N (default 1), --temperature-increment D (default 0: none)
-  --vocabulary FILE        words and names you use, one a line: always in the decoder's prompt, so
-                           that they are spelled as written
-  --replacements FILE      rules applied to committed text before it is printed, journaled or
-                           typed, one a line: "hearsay => Hearsay" (a word or phrase, any case) or
-                           "re:PATTERN => TEXT" (a regular expression; $1 its first group; \n a
-                           newline)
-  --spoken-commands        "comma", "period", "question mark", "new line", "new paragraph" … said
-                           aloud become the characters (English; German with --language de)
-  --no-tentative           print committed text only
-  --word-timestamps        committed text with its words and their times (JSON: "words": [{word,
-                           start, end, probability}]; text: one [start --> end] word per line)
-  --no-word-timings        skip the per-step word alignment (one forced decoder pass a step):
-                           latencies then count from times shared out over the characters
-  --no-self-cache, --no-cross-cache, --threads N, --backend B (auto, cpu, cuda)
-  --output-format F        text (default) or json (one JSON object per line: every event, then a
-                           summary with latency median and p90, real-time factor, dropped samples)
-  --quiet                  no status lines on stderr
-  --type                   also type each committed piece into the window that has the keyboard
-                           focus (X11, or Wayland through wtype; see `hearsay-cli type`), with a
-                           space between pieces
-  --newline HOW            with --type, a newline as: return (default), shift-enter (a line
-                           break in chat boxes, where Return sends) or space
-  --no-journal             do not journal: by default each committed piece of text is also
-                           written to a journal file in $XDG_STATE_HOME/hearsay as it is committed,
-                           which a normal end removes and a crash or a kill leaves for
-                           `hearsay-cli journal show|restore|discard`
-)";
+// The options. Defaults in the help text are the ones runStream and StreamingOptions apply.
+void declareStream(CLI::App& c) {
+    c.footer("usage: hearsay-cli stream --model PATH (--mic [--device NAME] | FILE) [OPTIONS]\n"
+             "       hearsay-cli stream --list-devices\n"
+             "Transcribes live: from a microphone (--mic; Ctrl-C stops, finishes what was heard and commits it),\n"
+             "or a FILE played as if it were one. Tentative text is shown and replaced in place (on a terminal),\n"
+             "committed text is printed as it is committed.");
+    addPositional(c, "FILE", "an audio file played as if it were a microphone");
+    addFlag(c, "--list-devices", "list the input devices and stop");
+    addText(c, "--model", "PATH", "Hugging Face or CTranslate2 model directory, or a whisper.cpp ggml .bin");
+    addFlag(c, "--mic", "the default microphone (or --device NAME, an id from --list-devices)");
+    addText(c, "--device", "NAME", "this input device (an id from --list-devices)");
+    addFlag(c, "--realtime",
+            "play FILE at real-time pace (--speed X: X times faster); without it FILE is streamed as fast as "
+            "possible, one step at a time (lockstep)");
+    addNumber(c, "--speed", 0.001, 1000.0, "with --realtime (default 1)");
+    addNumber(c, "--step", 0.05, 10.0,
+              "a step starts once this much new audio has arrived and the last step is done; it takes all the "
+              "audio that arrived (default 1.0)");
+    addChoice(c, "--commit", {"agreement", "alignatt", "utterance"},
+              "when text becomes final: agreement (what two consecutive hypotheses agree on; default), alignatt "
+              "(words the cross-attention places clear of the window's end) or utterance (only when the speaker "
+              "pauses: one decode of the whole utterance, the text an offline pass gives)");
+    addNumber(c, "--trim", 0.0, 29.0, "trim windows longer than S seconds at a committed boundary (default 20)");
+    addNumber(c, "--vad-threshold", 0.0, 1.0, "speech probability threshold (default 0.5)");
+    addFlag(c, "--no-vad", "decode everything (no voice activity detection)");
+    addInt(c, "--min-silence-ms", 0, 60000, "silence that ends an utterance (default 500)");
+    addChoice(c, "--mel-padding", {"zero", "silence"}, "zero (default) or silence: how a window's log-mel is padded to 30 s");
+    addNumber(c, "--context-pause", 0.0, std::nullopt,
+              "an utterance's audio stays in the window as context for the next one until a pause this long "
+              "(default 0: every utterance starts afresh)");
+    addNumber(c, "--audio-context-padding", 0.0, 29.99,
+              "encode only the window plus S seconds (reduced audio context, as whisper.cpp's audio_ctx; faster, "
+              "may change the text); default: all 30 s");
+    addText(c, "--language", "L", "language code or name (default: detected)");
+    addText(c, "--languages", "LIST", "detect the language only among these (codes or names: en,de,fr)");
+    addChoice(c, "--task", {"transcribe", "translate"}, "transcribe (default) or translate (to English)");
+    addInt(c, "--beam-size", 1, 16, "beams (default 1: greedy)");
+    addNumber(c, "--temperature-increment", 0.0, std::nullopt, "fallback step (default 0: none)");
+    addText(c, "--vocabulary", "FILE",
+            "words and names you use, one a line: always in the decoder's prompt, so that they are spelled as "
+            "written")->check(existingFile());
+    addText(c, "--replacements", "FILE",
+            "rules applied to committed text before it is printed, journaled or typed, one a line: \"hearsay => "
+            "Hearsay\" (a word or phrase, any case) or \"re:PATTERN => TEXT\" (a regular expression; $1 its first "
+            "group; \\n a newline)")->check(existingFile());
+    addFlag(c, "--spoken-commands",
+            "\"comma\", \"period\", \"question mark\", \"new line\", \"new paragraph\" ... said aloud become the "
+            "characters (English; German with --language de)");
+    addFlag(c, "--no-tentative", "print committed text only");
+    addFlag(c, "--word-timestamps",
+            "committed text with its words and their times (JSON: \"words\": [{word, start, end, probability}]; "
+            "text: one [start --> end] word per line)");
+    addFlag(c, "--no-word-timings",
+            "skip the per-step word alignment (one forced decoder pass a step): latencies then count from times "
+            "shared out over the characters");
+    addFlag(c, "--no-self-cache", "re-run the decoder over all tokens at each step");
+    addFlag(c, "--no-cross-cache", "re-project the encoder output at each step");
+    addInt(c, "--threads", 0, 4096, "CPU threads (default 0: all cores)");
+    addChoice(c, "--backend", {"auto", "cpu", "cuda"}, "auto (default), cpu or cuda");
+    addChoice(c, "--output-format", {"text", "json"},
+              "text (default) or json (one JSON object per line: every event, then a summary with latency median "
+              "and p90, real-time factor, dropped samples)");
+    addFlag(c, "--quiet", "no status lines on stderr");
+    addFlag(c, "--type",
+            "also type each committed piece into the window that has the keyboard focus (X11, or Wayland through "
+            "wtype; see `hearsay-cli type`), with a space between pieces");
+    addChoice(c, "--newline", {"return", "shift-enter", "space"},
+              "with --type, a newline as: return (default), shift-enter (a line break in chat boxes, where Return "
+              "sends) or space");
+    addFlag(c, "--no-journal",
+            "do not journal: by default each committed piece of text is also written to a journal file in "
+            "$XDG_STATE_HOME/hearsay as it is committed, which a normal end removes and a crash or a kill leaves "
+            "for `hearsay-cli journal show|restore|discard`");
+}
 
 std::atomic<StreamingSession*> g_session{nullptr};
 
@@ -105,27 +125,11 @@ int listDevices() {
     return 0;
 }
 
-int runStream(const std::vector<std::string>& args) {
+int runStream(const Options& options) {
     auto fail = [](const std::string& message, int code) {
         std::fprintf(stderr, "hearsay-cli stream: %s\n", message.c_str());
         return code;
     };
-    auto parsed = Options::parse(args,
-                                 {"model", "device", "speed", "step", "trim", "vad-threshold", "min-silence-ms", "mel-padding",
-                                  "audio-context-padding", "context-pause", "commit", "vocabulary", "replacements", "language", "languages", "task", "beam-size", "temperature-increment", "threads", "backend",
-                                  "output-format", "newline"},
-                                 {"help", "list-devices", "mic", "realtime", "no-vad", "no-tentative", "no-self-cache",
-                                  "no-cross-cache", "quiet", "no-journal", "type", "word-timestamps", "no-word-timings",
-                                  "spoken-commands"});
-    if (!parsed) return fail(parsed.message() + " (see --help)", 2);
-    const Options& options = parsed.value();
-    if (const auto newline = options.value("newline");
-        newline && *newline != "return" && *newline != "shift-enter" && *newline != "space")
-        return fail("--newline must be return, shift-enter or space", 2);
-    if (options.has("help")) {
-        std::printf("%s", kUsage);
-        return 0;
-    }
     if (options.has("list-devices")) return listDevices();
     if (!options.value("model")) return fail("--model PATH is required (see --help)", 2);
     const bool mic = options.has("mic") || options.value("device");
@@ -409,7 +413,8 @@ int runStream(const std::vector<std::string>& args) {
 
 } // namespace
 
-HEARSAY_CLI_COMMAND(stream, "stream", "transcribe live from a microphone or a file played in real time", runStream);
+HEARSAY_CLI_COMMAND(stream, "stream", "transcribe live from a microphone or a file played in real time", declareStream,
+                    runStream);
 
 } // namespace hearsay::cli
 #endif // HEARSAY_HAVE_STREAMING

@@ -2,7 +2,6 @@
 // reference's decoding options and the two cache switches. Only option parsing and file handling
 // live here; the policy is core/decoding/transcriber.
 #include "app/cli/command.h"
-#include "app/cli/options.h"
 #ifdef HEARSAY_HAVE_AUDIO
 #include "core/audio/audio_file.h"
 #else
@@ -69,52 +68,57 @@ Transcript partialTranscript(const std::string& file, std::vector<Segment> segme
     return t;
 }
 
-const char* kUsage = R"(usage: hearsay-cli transcribe --model PATH [OPTIONS] FILE...
-  Transcribes audio files (WAV, FLAC, OGG, MP3; other containers through FFmpeg) in 30-second
-  windows, as OpenAI's reference transcribe() does. Progress goes to stderr.
-
-  --model PATH               Hugging Face or CTranslate2 (faster-whisper) model directory, or a whisper.cpp
-                             ggml .bin (required)
-  --language L               language code or name, or auto (default: auto; English-only models: en)
-  --languages LIST           with auto: detect only among these (codes or names: en,de,fr)
-  --task T                   transcribe (default) or translate (to English)
-  --beam-size N              beams for temperature 0 (default 5; 1 = greedy)
-  --patience P               beam-search patience (default 1.0)
-  --length-penalty A         alpha in [0, 1]; default: length normalisation
-  --beam-rules R             openai (default: OpenAI's reference) or ctranslate2 (faster-whisper's beam
-                             search; the same tokens as faster-whisper on the same weights)
-  --best-of N                samples per temperature > 0 (default 5)
-  --temperature T            first temperature (default 0)
-  --temperature-increment D  fallback step (default 0.2; 0 = no fallback)
-  --compression-ratio-threshold X  (default 2.4)    --logprob-threshold X (default -1.0)
-  --no-speech-threshold X    (default 0.6)
-  --initial-prompt TEXT      prompt for the first window
-  --no-condition-on-previous-text   do not prompt with the previous windows' text
-  --no-timestamps            decode text only (one segment per window)
-  --no-loop-cut              keep trailing repetition loops (on by default: cut to one occurrence)
-  --sample-len N             maximum tokens per window (default 224)
-  --seed N                   sampling seed (default 0)
-  --no-self-cache            re-run the decoder over all tokens at each step
-  --no-cross-cache           re-project the encoder output at each step
-  --no-step-graphs           run every decode step op by op (default: record each step shape once and
-                             replay it per token; a CUDA graph on the GPU)
-  --threads N                CPU threads (default: all cores)
-  --backend B                auto (default), cpu or cuda
-  --precision P              CUDA weights and GEMMs: fp16 (default; tensor cores, fp32 accumulation)
-                             or fp32 (exact comparisons); the CPU backend computes in float32
-  --word-timestamps          word-level timestamps from the cross-attention (faster-whisper's
-                             word_timestamps=True): JSON segments gain "words": [{word, start, end,
-                             probability}]; a window then advances to its last word's end
-  --max-line-width N         SRT/VTT: at most N characters per line (needs --word-timestamps)
-  --max-line-count N         SRT/VTT: at most N lines per cue (needs --word-timestamps)
-  --highlight-words          SRT/VTT: one cue per word, the word underlined (needs --word-timestamps)
-  --output-format F          txt, srt, vtt, json or all (default: txt on stdout, all with --output-dir)
-  --output-dir DIR           write FILE's name + .txt/.srt/.vtt/.json there instead of stdout
-  --quiet                    no progress on stderr
-
-  Ctrl-C stops at the next decoder step and writes the segments finished so far (exit status 130);
-  a second Ctrl-C ends at once.
-)";
+// The options. Defaults in the help text are the ones readSettings and runTranscribe apply.
+void declareTranscribe(CLI::App& c) {
+    c.footer("Transcribes audio files (WAV, FLAC, OGG, MP3; other containers through FFmpeg) in 30-second\n"
+             "windows, as OpenAI's reference transcribe() does. Progress goes to stderr.\n"
+             "Ctrl-C stops at the next decoder step and writes the segments finished so far (exit status 130);\n"
+             "a second Ctrl-C ends at once.");
+    addPositional(c, "FILE", "audio files to transcribe", true);
+    addText(c, "--model", "PATH",
+            "Hugging Face or CTranslate2 (faster-whisper) model directory, or a whisper.cpp ggml .bin (required)");
+    addText(c, "--language", "L", "language code or name, or auto (default: auto; English-only models: en)");
+    addText(c, "--languages", "LIST", "with auto: detect only among these (codes or names: en,de,fr)");
+    addChoice(c, "--task", {"transcribe", "translate"}, "transcribe (default) or translate (to English)");
+    addInt(c, "--beam-size", 1, 16, "beams for temperature 0 (default 5; 1 = greedy)");
+    addNumber(c, "--patience", 0.0, std::nullopt, "beam-search patience (default 1.0)");
+    addNumber(c, "--length-penalty", 0.0, 1.0, "alpha in [0, 1]; default: length normalisation");
+    addChoice(c, "--beam-rules", {"openai", "ctranslate2", "faster-whisper"},
+              "openai (default: OpenAI's reference) or ctranslate2 (faster-whisper's beam search; the same tokens "
+              "as faster-whisper on the same weights)");
+    addInt(c, "--best-of", 1, 16, "samples per temperature > 0 (default 5)");
+    addNumber(c, "--temperature", 0.0, 2.0, "first temperature (default 0)");
+    addNumber(c, "--temperature-increment", 0.0, std::nullopt, "fallback step (default 0.2; 0 = no fallback)");
+    addText(c, "--compression-ratio-threshold", "X", "(default 2.4; none: no check)")->check(numberIn(std::nullopt, std::nullopt, true));
+    addText(c, "--logprob-threshold", "X", "(default -1.0; none: no check)")->check(numberIn(std::nullopt, std::nullopt, true));
+    addText(c, "--no-speech-threshold", "X", "(default 0.6; none: no check)")->check(numberIn(std::nullopt, std::nullopt, true));
+    addText(c, "--initial-prompt", "TEXT", "prompt for the first window");
+    addFlag(c, "--no-condition-on-previous-text", "do not prompt with the previous windows' text");
+    addFlag(c, "--no-timestamps", "decode text only (one segment per window)");
+    addFlag(c, "--no-loop-cut", "keep trailing repetition loops (on by default: cut to one occurrence)");
+    addInt(c, "--sample-len", 1, 224, "maximum tokens per window (default 224)");
+    addInt(c, "--seed", 0, 2147483647, "sampling seed (default 0)");
+    addFlag(c, "--no-self-cache", "re-run the decoder over all tokens at each step");
+    addFlag(c, "--no-cross-cache", "re-project the encoder output at each step");
+    addFlag(c, "--no-step-graphs",
+            "run every decode step op by op (default: record each step shape once and replay it per token; a CUDA "
+            "graph on the GPU)");
+    addInt(c, "--threads", 0, 4096, "CPU threads (default 0: all cores)");
+    addChoice(c, "--backend", {"auto", "cpu", "cuda"}, "auto (default), cpu or cuda");
+    addChoice(c, "--precision", {"fp16", "fp32"},
+              "CUDA weights and GEMMs: fp16 (default; tensor cores, fp32 accumulation) or fp32 (exact comparisons); "
+              "the CPU backend computes in float32");
+    addFlag(c, "--word-timestamps",
+            "word-level timestamps from the cross-attention (faster-whisper's word_timestamps=True): JSON segments "
+            "gain \"words\": [{word, start, end, probability}]; a window then advances to its last word's end");
+    addInt(c, "--max-line-width", 1, 10000, "SRT/VTT: at most N characters per line (needs --word-timestamps)");
+    addInt(c, "--max-line-count", 1, 1000, "SRT/VTT: at most N lines per cue (needs --word-timestamps)");
+    addFlag(c, "--highlight-words", "SRT/VTT: one cue per word, the word underlined (needs --word-timestamps)");
+    addChoice(c, "--output-format", {"txt", "srt", "vtt", "json", "all"},
+              "txt, srt, vtt, json or all (default: txt on stdout, all with --output-dir)");
+    addText(c, "--output-dir", "DIR", "write FILE's name + .txt/.srt/.vtt/.json there instead of stdout");
+    addFlag(c, "--quiet", "no progress on stderr");
+}
 
 struct Settings {
     TranscribeOptions transcribe;
@@ -253,24 +257,7 @@ Result<void> writeFile(const fs::path& path, const std::string& content) {
     return {};
 }
 
-int runTranscribe(const std::vector<std::string>& args) {
-    auto parsed = Options::parse(
-        args,
-        {"model", "language", "languages", "task", "beam-size", "patience", "length-penalty", "beam-rules", "best-of", "temperature",
-         "temperature-increment", "compression-ratio-threshold", "logprob-threshold", "no-speech-threshold",
-         "initial-prompt", "sample-len", "seed", "threads", "backend", "precision", "output-format", "output-dir",
-         "max-line-width", "max-line-count"},
-        {"help", "no-self-cache", "no-cross-cache", "no-step-graphs", "no-timestamps", "no-condition-on-previous-text",
-         "no-loop-cut", "quiet", "word-timestamps", "highlight-words"});
-    if (!parsed) {
-        std::fprintf(stderr, "hearsay-cli transcribe: %s\n\n%s", parsed.message().c_str(), kUsage);
-        return 2;
-    }
-    const Options& options = parsed.value();
-    if (options.has("help")) {
-        std::fputs(kUsage, stdout);
-        return 0;
-    }
+int runTranscribe(const Options& options) {
     auto fail = [](const std::string& message, int code) {
         std::fprintf(stderr, "hearsay-cli transcribe: %s\n", message.c_str());
         return code;
@@ -398,6 +385,7 @@ int runTranscribe(const std::vector<std::string>& args) {
 
 } // namespace
 
-HEARSAY_CLI_COMMAND(transcribe, "transcribe", "transcribe audio files to TXT, SRT, VTT or JSON", runTranscribe);
+HEARSAY_CLI_COMMAND(transcribe, "transcribe", "transcribe audio files to TXT, SRT, VTT or JSON", declareTranscribe,
+                    runTranscribe);
 
 } // namespace hearsay::cli

@@ -3,7 +3,6 @@
 #ifdef HEARSAY_HAVE_TYPING  // engine-only builds type nothing
 
 #include "app/cli/command.h"
-#include "app/cli/options.h"
 #include "core/typing/insertion_method.h"
 #include "core/typing/newline_mode.h"
 #include "core/typing/text_typer.h"
@@ -20,38 +19,32 @@
 namespace hearsay::cli {
 namespace {
 
-const char* kUsage = R"(usage: hearsay-cli type [OPTIONS] (TEXT | --file FILE)
-  Types TEXT (UTF-8) into the window that has the keyboard focus, as dictated text is typed.
-  X11: each character through the keyboard's current layout; a character the layout lacks
-  through a spare key mapped to it for the moment. Wayland (sway, Hyprland, river and other
-  wlroots compositors): through wtype, any character. "\n" in a file is Return (see --newline),
-  "\t" Tab.
+void declareType(CLI::App& c) {
+    c.footer("Types TEXT (UTF-8) into the window that has the keyboard focus, as dictated text is typed.\n"
+             "X11: each character through the keyboard's current layout; a character the layout lacks\n"
+             "through a spare key mapped to it for the moment. Wayland (sway, Hyprland, river and other\n"
+             "wlroots compositors): through wtype, any character. \"\\n\" in a file is Return (see --newline),\n"
+             "\"\\t\" Tab.");
+    addPositional(c, "TEXT", "the text to type (or --file FILE)");
+    addText(c, "--file", "FILE", "type the contents of FILE instead (- for standard input)");
+    addChoice(c, "--method", {"type", "paste", "automatic", "auto"},
+              "type (the default), paste, or automatic (paste a text of 100 characters or more, or one with a "
+              "character the layout lacks; type anything else). Pasting puts the text on the clipboard (wl-copy), "
+              "presses the paste chord of the focused window (Ctrl+V; Ctrl+Shift+V in terminals that sway names) "
+              "and puts the previous text back; Wayland only (on X11 the desktop application pastes, and automatic "
+              "types)");
+    addNumber(c, "--delay", 0.0, 3600.0, "wait S seconds first (time to focus the target window; default 0)");
+    addChoice(c, "--newline", {"return", "shift-enter", "space"},
+              "a newline as: return (default), shift-enter (a line break in chat boxes, where Return sends the "
+              "message) or space");
+    addFlag(c, "--quiet", "say nothing on stderr");
+}
 
-  --file FILE     type the contents of FILE instead (- for standard input)
-  --method M      type (the default), paste, or automatic (paste a text of 100 characters or
-                  more, or one with a character the layout lacks; type anything else). Pasting
-                  puts the text on the clipboard (wl-copy), presses the paste chord of the
-                  focused window (Ctrl+V; Ctrl+Shift+V in terminals that sway names) and puts
-                  the previous text back; Wayland only (on X11 the desktop application pastes,
-                  and automatic types)
-  --delay S       wait S seconds first (time to focus the target window; default 0)
-  --newline HOW   a newline as: return (default), shift-enter (a line break in chat boxes, where
-                  Return sends the message) or space
-  --quiet         say nothing on stderr
-)";
-
-int runType(const std::vector<std::string>& args) {
+int runType(const Options& options) {
     auto fail = [](const std::string& message, int code) {
         std::fprintf(stderr, "hearsay-cli type: %s\n", message.c_str());
         return code;
     };
-    auto parsed = Options::parse(args, {"file", "delay", "method", "newline"}, {"help", "quiet"});
-    if (!parsed) return fail(parsed.message() + " (see --help)", 2);
-    const Options& options = parsed.value();
-    if (options.has("help")) {
-        std::printf("%s", kUsage);
-        return 0;
-    }
     const auto file = options.value("file");
     if (bool(file) == !options.positional().empty() || options.positional().size() > 1)
         return fail("give one TEXT or --file FILE (see --help)", 2);
@@ -119,7 +112,8 @@ int runType(const std::vector<std::string>& args) {
 
 } // namespace
 
-HEARSAY_CLI_COMMAND(type, "type", "type a text into the focused window of another application (X11, wlroots Wayland)", runType);
+HEARSAY_CLI_COMMAND(type, "type", "type a text into the focused window of another application (X11, wlroots Wayland)",
+                    declareType, runType);
 
 } // namespace hearsay::cli
 

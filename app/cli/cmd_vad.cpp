@@ -3,7 +3,6 @@
 #ifdef HEARSAY_HAVE_AUDIO  // engine-only builds have no audio library, hence no VAD
 
 #include "app/cli/command.h"
-#include "app/cli/options.h"
 #include "core/audio/audio_file.h"
 #include "core/audio/silero_vad.h"
 #include "core/audio/voice_activity.h"
@@ -14,47 +13,36 @@
 namespace hearsay::cli {
 namespace {
 
-const char* kUsage = R"(usage: hearsay-cli vad [OPTIONS] FILE
-  Prints the speech segments of an audio file (any format `transcribe` reads), one per line:
-  start and end in seconds (or samples at 16 kHz with --samples). The detector in use goes to
-  stderr: Silero VAD from the weights built into this program, or the energy-gate fallback.
+void declareVad(CLI::App& c) {
+    c.footer("Prints the speech segments of an audio file (any format `transcribe` reads), one per line:\n"
+             "start and end in seconds (or samples at 16 kHz with --samples). The detector in use goes to\n"
+             "stderr: Silero VAD from the weights built into this program, or the energy-gate fallback.");
+    addPositional(c, "FILE", "the audio file");
+    addNumber(c, "--threshold", 0.0, 1.0, "speech when the chunk probability is >= P (default 0.5)");
+    addNumber(c, "--neg-threshold", 0.0, 1.0, "inside speech, silence below P (default: threshold - 0.15)");
+    addInt(c, "--min-silence-ms", 0, 3600000, "silence that ends a segment (default 500)");
+    addInt(c, "--speech-pad-ms", 0, 3600000, "padding on both sides of a segment (default 100)");
+    addInt(c, "--min-speech-ms", 0, 3600000, "shorter segments are dropped (default 250)");
+    addNumber(c, "--max-speech-s", 0.0, std::nullopt, "longer segments are cut at a pause (default: no limit)");
+    addText(c, "--weights", "FILE", "Silero VAD weights from a safetensors file instead of the built-in ones");
+    addInt(c, "--stream", 1, 16000 * 3600,
+           "feed the streaming detector blocks of N samples and print its events: \"start|end POSITION decided "
+           "POSITION\" (when each became certain)");
+    addFlag(c, "--samples", "positions in samples instead of seconds");
+}
 
-  --threshold P        speech when the chunk probability is >= P (default 0.5)
-  --neg-threshold P    inside speech, silence below P (default: threshold - 0.15)
-  --min-silence-ms N   silence that ends a segment (default 500)
-  --speech-pad-ms N    padding on both sides of a segment (default 100)
-  --min-speech-ms N    shorter segments are dropped (default 250)
-  --max-speech-s S     longer segments are cut at a pause (default: no limit)
-  --weights FILE       Silero VAD weights from a safetensors file instead of the built-in ones
-  --stream N           feed the streaming detector blocks of N samples and print its events:
-                       "start|end POSITION decided POSITION" (when each became certain)
-  --samples            positions in samples instead of seconds
-)";
-
-int runVad(const std::vector<std::string>& args) {
-    auto options = Options::parse(args,
-                                  {"threshold", "neg-threshold", "min-silence-ms", "speech-pad-ms", "min-speech-ms",
-                                   "max-speech-s", "weights", "stream"},
-                                  {"samples", "help"});
-    if (!options) {
-        std::fprintf(stderr, "hearsay-cli vad: %s\n", options.message().c_str());
-        return 2;
-    }
-    if (options->has("help")) {
-        std::printf("%s", kUsage);
-        return 0;
-    }
-    if (options->positional().size() != 1) {
+int runVad(const Options& options) {
+    if (options.positional().size() != 1) {
         std::fprintf(stderr, "hearsay-cli vad: give one audio file (see --help)\n");
         return 2;
     }
     VadOptions vad;
-    auto threshold = options->doubleValue("threshold", vad.threshold);
-    auto minSilence = options->intValue("min-silence-ms", vad.minSilenceMs);
-    auto pad = options->intValue("speech-pad-ms", vad.speechPadMs);
-    auto minSpeech = options->intValue("min-speech-ms", vad.minSpeechMs);
-    auto maxSpeech = options->doubleValue("max-speech-s", vad.maxSpeechSeconds);
-    auto block = options->intValue("stream", 0);
+    auto threshold = options.doubleValue("threshold", vad.threshold);
+    auto minSilence = options.intValue("min-silence-ms", vad.minSilenceMs);
+    auto pad = options.intValue("speech-pad-ms", vad.speechPadMs);
+    auto minSpeech = options.intValue("min-speech-ms", vad.minSpeechMs);
+    auto maxSpeech = options.doubleValue("max-speech-s", vad.maxSpeechSeconds);
+    auto block = options.intValue("stream", 0);
     for (const auto* r : {&minSilence, &pad, &minSpeech, &block}) {
         if (!r->ok()) {
             std::fprintf(stderr, "hearsay-cli vad: %s\n", r->message().c_str());
@@ -72,8 +60,8 @@ int runVad(const std::vector<std::string>& args) {
     vad.speechPadMs = pad.value();
     vad.minSpeechMs = minSpeech.value();
     vad.maxSpeechSeconds = maxSpeech.value();
-    if (options->has("neg-threshold")) {
-        auto neg = options->doubleValue("neg-threshold", 0.0);
+    if (options.has("neg-threshold")) {
+        auto neg = options.doubleValue("neg-threshold", 0.0);
         if (!neg) {
             std::fprintf(stderr, "hearsay-cli vad: %s\n", neg.message().c_str());
             return 2;
@@ -86,7 +74,7 @@ int runVad(const std::vector<std::string>& args) {
     }
 
     Result<VoiceActivityDetector> detector = makeError("");
-    if (auto weights = options->value("weights")) {
+    if (auto weights = options.value("weights")) {
         auto silero = SileroVad::load(*weights);
         if (!silero) {
             std::fprintf(stderr, "hearsay-cli vad: %s\n", silero.message().c_str());
@@ -102,12 +90,12 @@ int runVad(const std::vector<std::string>& args) {
     }
     std::fprintf(stderr, "hearsay-cli vad: %s\n", detector->describe().c_str());
 
-    auto audio = decodeAudioFile(options->positional()[0]);
+    auto audio = decodeAudioFile(options.positional()[0]);
     if (!audio) {
         std::fprintf(stderr, "hearsay-cli vad: %s\n", audio.message().c_str());
         return 1;
     }
-    const bool samples = options->has("samples");
+    const bool samples = options.has("samples");
     auto position = [&](int64_t sample) {
         char text[32];
         if (samples) std::snprintf(text, sizeof text, "%lld", static_cast<long long>(sample));
@@ -135,7 +123,8 @@ int runVad(const std::vector<std::string>& args) {
 
 } // namespace
 
-HEARSAY_CLI_COMMAND(vad, "vad", "speech segments of an audio file (Silero VAD, built in)", runVad);
+HEARSAY_CLI_COMMAND(vad, "vad", "speech segments of an audio file (Silero VAD, built in)", declareVad,
+                    runVad);
 
 } // namespace hearsay::cli
 

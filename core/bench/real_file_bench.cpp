@@ -44,7 +44,7 @@ Result<std::vector<RealFileProgram>> realFilePrograms(const RealFilePlan& plan) 
     };
     for (const std::string& name : plan.programs) {
         if (name == "hearsay" || name == "hearsay-q8_0") {
-            programs.push_back({name, {plan.hearsay, "bench", "--child-real-file", "--model",
+            programs.push_back({name, {plan.hearsay, "bench-real-file", "--model",
                                        name == "hearsay" ? plan.ct2 : plan.ggmlQ8, "--audio", plan.audio, "--beam-size",
                                        beam, "--threads", threads, "--language", plan.language, "--name", name,
                                        "--json", "{out}"}});

@@ -26,7 +26,7 @@ struct RealFileProgram {
 // faster-whisper-float32, faster-whisper-int8 (the directory), whisper.cpp (the ggml f16
 // conversion), whisper.cpp-q8_0 (the q8_0 one).
 struct RealFilePlan {
-    std::string hearsay;       // this executable (runs `bench --child-real-file`)
+    std::string hearsay;       // this executable (runs `bench-real-file`)
     std::string python;        // interpreter for scripts/bench/real_peers.py
     std::string peersScript;   // that script
     std::string whisperCli;    // whisper.cpp's CLI

@@ -2,7 +2,7 @@
 // programs share (temperature 0 without fallback, conditioning on previous text, no VAD,
 // timestamps, beam 1 or 5 with CTranslate2's beam rules, a fixed language), the wall time from
 // the WAV file to the last segment, and the tokens decoded. Each run happens in a fresh child
-// process (hearsay-cli bench --child-real-file) so its peak memory is its own, like the peers'.
+// process (hearsay-cli bench-real-file) so its peak memory is its own, like the peers'.
 #pragma once
 
 #include "core/decoding/transcriber.h"

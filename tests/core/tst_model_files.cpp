@@ -799,7 +799,7 @@ private slots:
                                    {"make-test-model", "--dims", "tiny", "--format", "hf", "--dtype", "q8_0", "x"},
                                    {"make-test-model", "--dims", "tiny", "--format", "hf", "--seed", "-1", "x"},
                                    {"make-test-model", "--dims", "tiny", "--format", "ggml", "--vocab", "/nonexistent", "x"}};
-        const char* messages[] = {"unknown model size 'huge'", "--format must be hf or ggml", "not q8_0", "--seed expects",
+        const char* messages[] = {"unknown model size 'huge'", "--format: onnx not in {hf,ggml}", "not q8_0", "--seed: '-1'",
                                   "/nonexistent"};
         for (size_t i = 0; i < std::size(bad); ++i) {
             p.start(HEARSAY_CLI_PATH, bad[i]);

@@ -204,7 +204,7 @@ private slots:
         QCOMPARE(chat.shiftReturns, shiftReturns);
         const Run bad = runCli({"type", "--quiet", "--newline", "enter", "x"});
         QCOMPARE(bad.exitCode, 2);
-        QVERIFY2(bad.err.contains("--newline must be return, shift-enter or space"), qPrintable(bad.err));
+        QVERIFY2(bad.err.contains("--newline: enter not in {return,shift-enter,space}"), qPrintable(bad.err));
     }
 
     // Text that is not UTF-8 (a damaged file): a clear error naming the byte, nothing typed.

@@ -1,9 +1,26 @@
 // hearsay-cli bench: the engine it drives, and the child processes it runs itself as (one row of
 // the cache table each, for honest peak memory; one real-file transcription each).
+//
+// The protocol between the bench and its children: two commands of hearsay-cli, hidden from the
+// help (they are no user's interface), with their options declared here like any command's.
+//
+//   hearsay-cli bench-cache-row --model PATH --length N --mode both|self|cross|none
+//       [--backend B] [--precision P] [--threads N] [--audio WAV] [--no-step-graphs]
+//     One row of the cache table (cmd_bench.cpp): loads the model, decodes N tokens over the
+//     input window of --audio with the caches of --mode, and prints the row as one line of JSON
+//     (core/bench/cache_run.h: toJson) on stdout, its peak resident memory included.
+//
+//   hearsay-cli bench-real-file --model PATH --audio FILE --json OUT [--beam-size N]
+//       [--threads N] [--language L] [--name NAME] [--backend B] [--precision P] [--no-step-graphs]
+//     One transcription of a real file (core/bench/real_file_bench.cpp plans it): writes the run
+//     (core/bench/real_file_run.h: toJson, with "version" the backend's name) to OUT.
+//
+// Both exit 0 on success; a refused option is exit status 2, a failure to run 1, with one line on
+// stderr. --backend, --precision, --threads, --audio and --no-step-graphs mean what they mean to
+// `hearsay-cli bench` (read by parseSettings).
 #include "app/cli/bench/bench_cli.h"
 
 #include "app/cli/command.h"
-#include "app/cli/options.h"
 #include "core/backend/backend.h"
 #include "core/bench/bench_input.h"
 #include "core/bench/cache_run.h"
@@ -53,10 +70,24 @@ Result<BenchEngine> openEngine(const std::string& path, BackendKind kind, Precis
 
 // --- child: one row of the cache table ------------------------------------------------------
 
-int runChild(const Options& options, const Settings& settings) {
+void declareCacheRow(CLI::App& c) {
+    addText(c, "--model", "PATH", "the model")->required();
+    addInt(c, "--length", 1, 100000, "decode length in tokens")->required();
+    addChoice(c, "--mode", {"both", "self", "cross", "none"}, "the caches on")->required();
+    addChoice(c, "--backend", {"cpu", "cuda", "auto"}, "the backend (default cpu)");
+    addChoice(c, "--precision", {"fp16", "fp32"}, "CUDA precision (default fp16)");
+    addInt(c, "--threads", 1, 4096, "CPU threads (default: all available)");
+    addText(c, "--audio", "WAV", "the input window's audio (default: the shared data's speech-30s-a.wav)");
+    addFlag(c, "--no-step-graphs", "run every decode step op by op");
+}
+
+int runCacheRow(const Options& options) {
+    auto parsed = parseSettings(options);
+    if (!parsed) return fail(parsed.message());
+    const Settings& settings = parsed.value();
     const auto path = options.value("model");
     CacheMode mode;
-    if (!path || !parseCacheMode(options.value("mode", ""), mode)) return fail("child run needs --model and --mode");
+    if (!path || !parseCacheMode(options.value("mode", ""), mode)) return fail("bench-cache-row needs --model and --mode");
     auto length = parsePositive("--length", options.value("length", ""));
     if (!length) return fail(length.message());
 
@@ -80,11 +111,27 @@ int runChild(const Options& options, const Settings& settings) {
 
 // --- child: one real-file transcription -----------------------------------------------------
 
-int runRealFileChild(const Options& options, const Settings& settings) {
+void declareRealFile(CLI::App& c) {
+    addText(c, "--model", "PATH", "the model")->required();
+    addText(c, "--audio", "FILE", "the audio file to transcribe")->required()->check(existingFile());
+    addText(c, "--json", "OUT", "where the run's JSON goes")->required();
+    addInt(c, "--beam-size", 1, 16, "beams (default 1: greedy)");
+    addInt(c, "--threads", 1, 4096, "CPU threads (default: all available)");
+    addText(c, "--language", "L", "the spoken language (default en)");
+    addText(c, "--name", "NAME", "the program's name in the report (default hearsay)");
+    addChoice(c, "--backend", {"cpu", "cuda", "auto"}, "the backend (default cpu)");
+    addChoice(c, "--precision", {"fp16", "fp32"}, "CUDA precision (default fp16)");
+    addFlag(c, "--no-step-graphs", "run every decode step op by op");
+}
+
+int runRealFileChild(const Options& options) {
+    auto parsed = parseSettings(options);
+    if (!parsed) return fail(parsed.message());
+    const Settings& settings = parsed.value();
     const auto path = options.value("model");
     const auto audio = options.value("audio");
     const auto out = options.value("json");
-    if (!path || !audio || !out) return fail("--child-real-file needs --model, --audio and --json");
+    if (!path || !audio || !out) return fail("bench-real-file needs --model, --audio and --json");
     auto beam = parsePositive("--beam-size", options.value("beam-size", "1"));
     if (!beam) return fail(beam.message());
     SessionOptions sessionOptions;
@@ -105,6 +152,11 @@ int runRealFileChild(const Options& options, const Settings& settings) {
     file << dumpJson(document) << "\n";
     return file ? 0 : fail("cannot write '" + *out + "'", 1);
 }
+
+HEARSAY_CLI_HIDDEN_COMMAND(bench_cache_row, "bench-cache-row", "one row of the bench's cache table (internal)",
+                           declareCacheRow, runCacheRow);
+HEARSAY_CLI_HIDDEN_COMMAND(bench_real_file, "bench-real-file", "one real-file run of the bench (internal)",
+                           declareRealFile, runRealFileChild);
 
 // --- parent ---------------------------------------------------------------------------------
 

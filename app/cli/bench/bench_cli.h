@@ -26,7 +26,8 @@ namespace hearsay::cli::bench {
 
 namespace fs = std::filesystem;
 
-extern const char* const kUsage;  // `hearsay-cli bench --help`
+// The options of `hearsay-cli bench` (bench_settings.cpp), read by parseSettings.
+void declareOptions(CLI::App& command);
 
 struct Settings {
     std::vector<std::string> sizes;
@@ -115,8 +116,7 @@ Result<LogMel> benchInput(const Settings& s, int nMels);
 // bench_children.cpp: the engine, and the child processes (one cache-table row, one real file).
 Result<BenchEngine> openEngine(const std::string& path, BackendKind kind, Precision precision, int threads,
                                bool stepGraphs, SessionOptions options);
-int runChild(const Options& options, const Settings& settings);
-int runRealFileChild(const Options& options, const Settings& settings);
+
 Result<std::string> runSelf(const std::vector<std::string>& args);
 Result<std::string> ensureTestModel(const Settings& s, const std::string& size, const std::string& format);
 

@@ -29,79 +29,102 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 namespace hearsay::cli::bench {
 
-const char* const kUsage =
-    "usage: hearsay-cli bench [OPTIONS]\n"
-    "  Fixed work per model (as whisper.cpp's bench): one encoder pass over a 30 s window (with the\n"
-    "  cross-attention K/V projection), 256 single-token decode steps (cache 0..255), 64 steps of 5\n"
-    "  beams, a 256-token prompt run 16 times; medians of --repeats runs after --warmup runs. Then the\n"
-    "  cache table: time per token and peak memory for each decode length with caches {both, self,\n"
-    "  cross, none}, each row in a fresh child process. Floors from measured machine peaks.\n"
-    "  --sizes LIST      model sizes to make with make-test-model (default tiny,base)\n"
-    "  --model PATH      benchmark this model instead (HF directory or ggml file); repeatable via commas\n"
-    "  --format F        format Hearsay loads for made models: ggml (default, as whisper.cpp) or hf\n"
-    "  --dtype T         weights of made models: f16 (default: what whisper.cpp's bench needs; its\n"
-    "                    convolutions take f16 only) or f32\n"
-    "  --seed N          seed of the random weights (default 1)\n"
-    "  --backend B       cpu, cuda or auto (default cpu)\n"
-    "  --precision P     CUDA weights and GEMMs: fp16 (default; tensor cores, fp32 accumulation) or fp32;\n"
-    "                    also the floors' element bytes and the transformers peers' dtype\n"
-    "  --threads N       CPU threads (default: all available)\n"
-    "  --no-step-graphs  run every decode step op by op (default: record each step shape once and\n"
-    "                    replay it per token; a CUDA graph on the GPU)\n"
-    "  --repeats N       timed repeats (default 3)      --warmup N   untimed runs first (default 1)\n"
-    "  --lengths LIST    cache-table decode lengths (default 20,128,224; longer ones such as 444\n"
-    "                    chain 30 s windows, see bench_work.h)\n"
-    "  --modes LIST      cache-table switches (default both,self,cross,none)\n"
-    "  --no-cache-table  skip the cache table          --no-floors  skip the peak probe and floors\n"
-    "  --peak-gflops X --peak-gbs Y   assume these peaks for the floors instead of measuring them\n"
-    "                    (CUDA: the probe times an fp16 cuBLAS GEMM and a 1 GiB read/copy on the GPU and\n"
-    "                    reports the spec sheet's figures beside them for known devices)\n"
-    "  --floors-only     print the floors of --sizes (any official size or DxLxH) and stop\n"
-    "  --peers           run scripts/bench/peers.py in the same run and print ratios Hearsay/peer\n"
-    "  --peers-list L    peers to run (default: all of peers.py; with --backend cuda: transformers-static)\n"
-    "  --peers-compile   also time transformers' static cache under torch.compile (reduce-overhead),\n"
-    "                    bounded by --peers-compile-timeout S (default 300)\n"
-    "  --python PATH     interpreter for peers.py (default: SOURCE/.venv-bench/bin/python when it\n"
-    "                    exists, else python3)\n"
-    "  --audio WAV       16 kHz mono 16-bit input (default: speech-30s-a.wav of the shared data,\n"
-    "                    $HEARSAY_SHARED_DATA_DIR or a shared/data folder above hearsay-cli)\n"
-    "  --work-dir DIR    where made models are kept (default: /tmp/hearsay-bench)\n"
-    "  --json FILE       also write the full report as JSON\n"
-    "  --decode-steps N --batch-steps N --batch-beams N --prompt-tokens N --prompt-runs N\n"
-    "                    change the fixed work (default 256, 64, 5, 256, 16)\n"
-    "Real-file section (instead of the fixed work and the cache table when --real-files is given):\n"
-    "  --real-files LIST     WAVs (16 kHz mono 16-bit) each program transcribes; a sibling FILE.txt is the\n"
-    "                        reference for the word error rates (else faster-whisper-float32's text)\n"
-    "  --real-models LIST    CTranslate2 model directories (converted here to ggml f16 and q8_0 for\n"
-    "                        whisper.cpp and hearsay-q8_0, kept in --work-dir)\n"
-    "  --real-beams LIST     beam sizes (default 1,5; 1 is greedy; Hearsay uses CTranslate2's beam rules)\n"
-    "  --real-rounds N       interleaved rounds, one fresh process per program and round (default 3)\n"
-    "  --real-programs LIST  default hearsay,hearsay-q8_0,faster-whisper-float32,faster-whisper-int8,\n"
-    "                        whisper.cpp,whisper.cpp-q8_0\n"
-    "  --whisper-cli PATH    whisper.cpp's CLI (default: SOURCE/build-whispercpp/build/bin/whisper-cli)\n"
-    "  --language CODE       spoken language given to every program (default en)\n"
-    "Streaming section (instead, when --streaming is given): each file played through a live session\n"
-    "  --streaming LIST      audio files, played as a microphone at --speed (default 1: real time)\n"
-    "  --real-models LIST    model directories (or files) to stream with (CPU, --threads)\n"
-    "  --speed X             real-time multiple (default 1)\n"
-    "  --step LIST           least new audio that starts a step, seconds (default: the session's)\n"
-    "  --commit LIST         agreement (LocalAgreement-2), alignatt and/or utterance (at each\n"
-    "                        utterance's end only); default: the session's\n"
-    "  --min-silence LIST    silence that ends an utterance, ms (default: the session's)\n"
-    "  --beams LIST          beam sizes (default 1: greedy)\n"
-    "  --audio-context LIST  full (default) and/or paddings in seconds (e.g. full,0.5,2): reduced\n"
-    "                        audio context, the window plus that much padding encoded\n"
-    "  --word-timings LIST   on (default) and/or off: word alignment each step (latencies from each\n"
-    "                        word's own end) or times shared out over the characters\n"
-    "  reports per-step figures, latency (median, p90) from the end of a word's audio to its tentative\n"
-    "  and committed display, real-time factor, dropped audio, and the WER of the committed text\n"
-    "  against the offline transcript of the same file and model\n";
+void declareOptions(CLI::App& c) {
+    c.footer(
+        "Fixed work per model (as whisper.cpp's bench): one encoder pass over a 30 s window (with the\n"
+        "cross-attention K/V projection), 256 single-token decode steps (cache 0..255), 64 steps of 5\n"
+        "beams, a 256-token prompt run 16 times; medians of --repeats runs after --warmup runs. Then the\n"
+        "cache table: time per token and peak memory for each decode length with caches {both, self,\n"
+        "cross, none}, each row in a fresh child process. Floors from measured machine peaks.\n"
+        "Real-file section (instead of the fixed work and the cache table when --real-files is given):\n"
+        "each program transcribes each file in interleaved rounds, one fresh process per program and round.\n"
+        "Streaming section (instead, when --streaming is given): each file played through a live session;\n"
+        "reports per-step figures, latency (median, p90) from the end of a word's audio to its tentative\n"
+        "and committed display, real-time factor, dropped audio, and the WER of the committed text\n"
+        "against the offline transcript of the same file and model.");
+    addText(c, "--sizes", "LIST", "model sizes to make with make-test-model (default tiny,base)");
+    addText(c, "--model", "PATH", "benchmark this model instead (HF directory or ggml file); several via commas");
+    addChoice(c, "--format", {"ggml", "hf"}, "format Hearsay loads for made models: ggml (default, as whisper.cpp) or hf");
+    addChoice(c, "--dtype", {"f16", "f32", "fp16", "fp32"},
+              "weights of made models: f16 (default: what whisper.cpp's bench needs; its convolutions take f16 "
+              "only) or f32");
+    addInt(c, "--seed", 0, std::numeric_limits<int>::max(), "seed of the random weights (default 1)");
+    addChoice(c, "--backend", {"cpu", "cuda", "auto"}, "cpu, cuda or auto (default cpu)");
+    addChoice(c, "--precision", {"fp16", "fp32"},
+              "CUDA weights and GEMMs: fp16 (default; tensor cores, fp32 accumulation) or fp32; also the floors' "
+              "element bytes and the transformers peers' dtype");
+    addInt(c, "--threads", 1, 4096, "CPU threads (default: all available)");
+    addFlag(c, "--no-step-graphs",
+            "run every decode step op by op (default: record each step shape once and replay it per token; a CUDA "
+            "graph on the GPU)");
+    addInt(c, "--repeats", 1, 1000000, "timed repeats (default 3)");
+    addInt(c, "--warmup", 0, 1000000, "untimed runs first (default 1)");
+    addText(c, "--lengths", "LIST",
+            "cache-table decode lengths (default 20,128,224; longer ones such as 444 chain 30 s windows, see "
+            "bench_work.h)");
+    addText(c, "--modes", "LIST", "cache-table switches (default both,self,cross,none)");
+    addFlag(c, "--no-cache-table", "skip the cache table");
+    addFlag(c, "--no-floors", "skip the peak probe and floors");
+    addNumber(c, "--peak-gflops", 0.0, std::nullopt,
+              "assume this peak for the floors instead of measuring it (CUDA: the probe times an fp16 cuBLAS GEMM "
+              "and reports the spec sheet's figures beside it for known devices)");
+    addNumber(c, "--peak-gbs", 0.0, std::nullopt,
+              "assume this memory bandwidth for the floors instead of measuring it (CUDA: a 1 GiB read/copy on "
+              "the GPU)");
+    addFlag(c, "--floors-only", "print the floors of --sizes (any official size or DxLxH) and stop");
+    addFlag(c, "--peers", "run scripts/bench/peers.py in the same run and print ratios Hearsay/peer");
+    addText(c, "--peers-list", "L", "peers to run (default: all of peers.py; with --backend cuda: transformers-static)");
+    addFlag(c, "--peers-compile",
+            "also time transformers' static cache under torch.compile (reduce-overhead), bounded by "
+            "--peers-compile-timeout");
+    addInt(c, "--peers-compile-timeout", 1, 86400, "seconds (default 300)");
+    addText(c, "--python", "PATH",
+            "interpreter for peers.py (default: SOURCE/.venv-bench/bin/python when it exists, else python3)");
+    addText(c, "--audio", "WAV",
+            "16 kHz mono 16-bit input (default: speech-30s-a.wav of the shared data, $HEARSAY_SHARED_DATA_DIR or a "
+            "shared/data folder above hearsay-cli)");
+    addText(c, "--work-dir", "DIR", "where made models are kept (default: /tmp/hearsay-bench)");
+    addText(c, "--json", "FILE", "also write the full report as JSON");
+    addInt(c, "--decode-steps", 1, 1000000, "change the fixed work: single-token decode steps (default 256)");
+    addInt(c, "--batch-steps", 1, 1000000, "change the fixed work: steps of the beams (default 64)");
+    addInt(c, "--batch-beams", 1, 16, "change the fixed work: beams (default 5)");
+    addInt(c, "--prompt-tokens", 1, 1000000, "change the fixed work: prompt tokens (default 256)");
+    addInt(c, "--prompt-runs", 1, 1000000, "change the fixed work: prompt runs (default 16)");
+    addText(c, "--real-files", "LIST",
+            "real-file section: WAVs (16 kHz mono 16-bit) each program transcribes; a sibling FILE.txt is the "
+            "reference for the word error rates (else faster-whisper-float32's text)");
+    addText(c, "--real-models", "LIST",
+            "real-file section: CTranslate2 model directories (converted here to ggml f16 and q8_0 for whisper.cpp "
+            "and hearsay-q8_0, kept in --work-dir); streaming section: model directories (or files) to stream "
+            "with (CPU, --threads)");
+    addText(c, "--real-beams", "LIST", "beam sizes (default 1,5; 1 is greedy; Hearsay uses CTranslate2's beam rules)");
+    addInt(c, "--real-rounds", 1, 1000, "interleaved rounds, one fresh process per program and round (default 3)");
+    addText(c, "--real-programs", "LIST",
+            "default hearsay,hearsay-q8_0,faster-whisper-float32,faster-whisper-int8,whisper.cpp,whisper.cpp-q8_0");
+    addText(c, "--whisper-cli", "PATH", "whisper.cpp's CLI (default: SOURCE/build-whispercpp/build/bin/whisper-cli)");
+    addText(c, "--language", "CODE", "spoken language given to every program (default en)");
+    addText(c, "--streaming", "LIST", "streaming section: audio files, played as a microphone at --speed");
+    addNumber(c, "--speed", 0.001, 1000.0, "real-time multiple (default 1: real time)");
+    addText(c, "--step", "LIST", "least new audio that starts a step, seconds (default: the session's)");
+    addText(c, "--commit", "LIST",
+            "agreement (LocalAgreement-2), alignatt and/or utterance (at each utterance's end only); default: the "
+            "session's");
+    addText(c, "--min-silence", "LIST", "silence that ends an utterance, ms (default: the session's)");
+    addText(c, "--beams", "LIST", "beam sizes (default 1: greedy)");
+    addText(c, "--audio-context", "LIST",
+            "full (default) and/or paddings in seconds (e.g. full,0.5,2): reduced audio context, the window plus "
+            "that much padding encoded");
+    addText(c, "--word-timings", "LIST",
+            "on (default) and/or off: word alignment each step (latencies from each word's own end) or times shared "
+            "out over the characters");
+}
 
 std::vector<std::string> splitList(const std::string& text) {
     std::vector<std::string> items;
