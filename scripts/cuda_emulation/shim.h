@@ -1,21 +1,30 @@
-// A CPU emulation of the CUDA features two kernels use: threads of a block as std::threads,
-// __syncthreads / __syncwarp as barriers, warp shuffles through a per-warp exchange array,
-// WMMA fragments as whole 16x16 matrices per lane (the API's semantics, not its layouts).
+// A CPU emulation of the CUDA features the kernels use: the threads of a block as fibers
+// (ucontext) on one OS thread, switched only at __syncthreads / __syncwarp, which are barriers;
+// warp shuffles through a per-warp exchange array; WMMA fragments as whole 16x16 matrices per lane
+// (the API's semantics, not its layouts). Fibers make a run deterministic and its time the
+// arithmetic's alone (with an OS thread per CUDA thread, every barrier cost two context switches a
+// thread, and a loaded 2-core machine took minutes of waiting).
+// The scheduler always resumes the first thread that can go on, in ascending thread order in
+// even-numbered blocks and descending order in odd-numbered ones: a warp runs as far ahead of the
+// others as the barriers allow, so a write that lacks its barrier reaches another warp's shared
+// memory before that warp has read it, in one of the two orders. A barrier that not every thread
+// reaches (a deadlock on a GPU) stops the run with a message.
 #pragma once
+#include <ucontext.h>
 #include <algorithm>
-#include <barrier>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <memory>
-#include <thread>
+#include <cstdio>
+#include <cstdlib>
 #include <vector>
 #include <stdexcept>
 #include <string>
 
 struct dim3e { unsigned x = 1, y = 1, z = 1; };
-inline thread_local dim3e threadIdx, blockIdx;
+inline dim3e threadIdx, blockIdx;
 inline dim3e blockDim, gridDim;
 #define __global__
 #define __device__
@@ -43,13 +52,42 @@ template <class T> T __ldg(const T* p) { return *p; }
 using std::min;
 using std::max;
 
+// The fiber scheduler of one block (see emulate()).
+struct FiberBarrier;
+struct FiberBlock {
+    ucontext_t scheduler;
+    std::vector<ucontext_t> fibers;
+    std::vector<std::vector<unsigned char>> stacks;
+    std::vector<const FiberBarrier*> waitingAt;  // per thread: the barrier it waits at, or null
+    std::vector<unsigned long long> waitingFor;  // and that barrier's generation when it arrived
+    int current = -1;
+};
+inline FiberBlock* g_block = nullptr;
+inline void fiberYield() { swapcontext(&g_block->fibers[size_t(g_block->current)], &g_block->scheduler); }
+
+struct FiberBarrier {
+    int expected = 0, arrived = 0;
+    unsigned long long generation = 0;
+    void arrive_and_wait() {
+        if (++arrived == expected) {
+            arrived = 0;
+            ++generation;
+        } else {
+            g_block->waitingAt[size_t(g_block->current)] = this;
+            g_block->waitingFor[size_t(g_block->current)] = generation;
+        }
+        fiberYield();  // the scheduler resumes the first thread that can go on
+    }
+    bool released(unsigned long long since) const { return generation != since; }
+};
+
 struct WarpCtx {
-    std::barrier<> bar{32};
+    FiberBarrier bar{32};
     float exch[32];
 };
-inline thread_local WarpCtx* tWarp = nullptr;
-inline thread_local int tLane = 0;
-inline thread_local std::barrier<>* tBlock = nullptr;
+inline WarpCtx* tWarp = nullptr;
+inline int tLane = 0;
+inline FiberBarrier* tBlock = nullptr;
 inline void __syncwarp(unsigned = 0xffffffffu) { tWarp->bar.arrive_and_wait(); }
 inline void __syncthreads() { tBlock->arrive_and_wait(); }
 inline float __shfl_xor_sync(unsigned, float v, int offset) {
@@ -66,7 +104,6 @@ inline float __shfl_sync(unsigned, float v, int src) {
     tWarp->bar.arrive_and_wait();
     return r;
 }
-
 namespace nvcuda::wmma {
 struct matrix_a {}; struct matrix_b {}; struct accumulator {}; struct row_major {}; struct col_major {};
 enum layout_t { mem_row_major, mem_col_major };
@@ -107,25 +144,62 @@ inline void store_matrix_sync(float* p, const fragment<accumulator, 16, 16, 16, 
 inline std::vector<unsigned char> g_sharedStorage;
 inline unsigned char* g_shared = nullptr;
 
-// Runs kernel(args...) over the grid, one block at a time, threads as std::threads.
+// Runs kernel() over the grid, one block at a time, the block's threads as fibers.
 template <class F>
 void emulate(dim3e grid, dim3e block, size_t sharedBytes, F kernel) {
     gridDim = grid; blockDim = block;
     const int threads = int(block.x);
+    constexpr size_t kStack = 256 * 1024;  // per thread: the kernels keep WMMA fragments and small arrays there
+    FiberBlock fb;
+    fb.fibers.resize(size_t(threads));
+    fb.stacks.assign(size_t(threads), std::vector<unsigned char>(kStack));
+    static F* body = nullptr;
+    body = &kernel;
+    static std::vector<bool>* finished = nullptr;
+    std::vector<bool> done(static_cast<size_t>(threads), false);
+    finished = &done;
+    unsigned long long blockNumber = 0;
     for (unsigned bz = 0; bz < grid.z; ++bz) for (unsigned by = 0; by < grid.y; ++by) for (unsigned bx = 0; bx < grid.x; ++bx) {
         g_sharedStorage.assign(sharedBytes + 256, 0xAB);  // garbage, like real shared memory
         g_shared = g_sharedStorage.data() + (256 - reinterpret_cast<uintptr_t>(g_sharedStorage.data()) % 256) % 256;
-        std::barrier<> blockBar(threads);
-        std::vector<std::unique_ptr<WarpCtx>> warps;
-        for (int w = 0; w < threads / 32; ++w) warps.push_back(std::make_unique<WarpCtx>());
-        std::vector<std::thread> ts;
+        FiberBarrier blockBar{threads};
+        std::vector<WarpCtx> warps(size_t((threads + 31) / 32));
+        blockIdx = {bx, by, bz};
+        g_block = &fb;
+        done.assign(size_t(threads), false);
+        fb.waitingAt.assign(size_t(threads), nullptr);
+        fb.waitingFor.assign(size_t(threads), 0);
         for (int t = 0; t < threads; ++t) {
-            ts.emplace_back([&, t] {
-                threadIdx = {unsigned(t), 0, 0}; blockIdx = {bx, by, bz};
-                tWarp = warps[t / 32].get(); tLane = t % 32; tBlock = &blockBar;
-                kernel();
-            });
+            ucontext_t& c = fb.fibers[size_t(t)];
+            getcontext(&c);
+            c.uc_stack.ss_sp = fb.stacks[size_t(t)].data();
+            c.uc_stack.ss_size = kStack;
+            c.uc_link = &fb.scheduler;
+            makecontext(&c, reinterpret_cast<void (*)()>(+[] {
+                (*body)();
+                (*finished)[size_t(g_block->current)] = true;
+            }), 0);
         }
-        for (auto& th : ts) th.join();
+        const bool descending = blockNumber++ % 2 == 1;
+        for (int remaining = threads; remaining > 0;) {
+            int next = -1;
+            for (int i = 0; i < threads && next < 0; ++i) {
+                const int t = descending ? threads - 1 - i : i;
+                const FiberBarrier* at = fb.waitingAt[size_t(t)];
+                if (!done[size_t(t)] && (!at || at->released(fb.waitingFor[size_t(t)]))) next = t;
+            }
+            if (next < 0) {
+                std::fprintf(stderr, "emulate: block (%u, %u, %u): %d threads wait at a barrier the others never reach\n",
+                             bx, by, bz, remaining);
+                std::exit(1);
+            }
+            fb.waitingAt[size_t(next)] = nullptr;
+            threadIdx = {unsigned(next), 0, 0};
+            tWarp = &warps[size_t(next / 32)]; tLane = next % 32; tBlock = &blockBar;
+            fb.current = next;
+            swapcontext(&fb.scheduler, &fb.fibers[size_t(next)]);
+            if (done[size_t(next)]) --remaining;
+        }
+        g_block = nullptr;
     }
 }
