@@ -100,13 +100,6 @@ void TranscriptionWorker::readDeviceMemory() {
     emit deviceMemoryRead(m_host.loaded() ? m_host.engine().backend().memoryInfo() : DeviceMemory{});
 }
 
-void TranscriptionWorker::requestCacheSwitches(bool selfCache, bool crossCache) {
-    m_controls->session()->selfCache = selfCache;
-    m_controls->session()->crossCache = crossCache;
-}
-
-void TranscriptionWorker::requestStepGraphs(bool enabled) { m_controls->session()->stepGraphs = enabled; }
-
 void TranscriptionWorker::loadModel(const QString& path, const EngineSettings& settings) {
     emit modelLoading(path);
     try {
@@ -165,8 +158,7 @@ std::optional<TranscriptionWorker::Failure> TranscriptionWorker::prepareEngine(c
     if (auto applied = m_host.apply(config); !applied)
         return failureOf(applied.error(), m_host.attemptedBackend());
     // The switches as the settings have them; a session made now starts with them.
-    requestCacheSwitches(settings.selfCache, settings.crossCache);
-    requestStepGraphs(settings.stepGraphs);
+    m_controls->requestSwitches(settings.selfCache, settings.crossCache, settings.stepGraphs);
     return std::nullopt;
 }
 

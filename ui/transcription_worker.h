@@ -108,8 +108,6 @@ private:
     // The backend the engine runs on (the CPU before there is one).
     BackendKind backendInUse() const;
     EngineMetrics metrics() const;
-    void requestCacheSwitches(bool selfCache, bool crossCache);
-    void requestStepGraphs(bool enabled);
 
     std::shared_ptr<EngineControls> m_controls;   // its SessionControls are read by every session the worker makes
     EngineHost m_host;                            // model, tokenizer, backend, threads and weights

@@ -10,16 +10,19 @@
 
 namespace hearsay {
 
+BackendKind resolveBackendKind(BackendKind kind, int device) {
+    // A GPU that is present but fails to start is an error, not a silent fall back; a machine
+    // without the CUDA libraries (the module not loaded) or without a GPU gets the CPU.
+    if (kind == BackendKind::Auto) return cuda_module::deviceAvailable(device) ? BackendKind::Cuda : BackendKind::Cpu;
+    return kind;
+}
+
 Result<std::shared_ptr<Backend>> createBackend(BackendKind kind, BackendOptions options) {
     if (options.threads < 0) return makeError("the thread count must be 0 (all cores) or positive");
-    switch (kind) {
+    switch (resolveBackendKind(kind, options.device)) {
     case BackendKind::Cuda:
         return cuda_module::createBackend(options);
-    case BackendKind::Auto:
-        // A GPU that is present but fails to start is an error, not a silent fall back; a machine
-        // without the CUDA libraries (the module not loaded) or without a GPU gets the CPU.
-        if (cuda_module::deviceAvailable(options.device)) return cuda_module::createBackend(options);
-        [[fallthrough]];
+    case BackendKind::Auto:  // resolved above
     case BackendKind::Cpu:
         try {
             return std::shared_ptr<Backend>(std::make_shared<CpuBackend>(options.threads));

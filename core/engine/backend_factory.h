@@ -16,4 +16,7 @@ namespace hearsay {
 // the caller's to add). A negative thread count is BadInput.
 Result<std::shared_ptr<Backend>> createBackend(BackendKind kind, BackendOptions options = {});
 
+// The backend createBackend(kind) starts on `device`: Auto resolved as above, the others as given.
+BackendKind resolveBackendKind(BackendKind kind, int device = 0);
+
 } // namespace hearsay

@@ -2,7 +2,6 @@
 #include "core/engine/engine_host.h"
 
 #include "core/engine/backend_factory.h"
-#include "core/engine/cuda_module.h"
 #include "core/model/model_tokenizer.h"
 #include "core/model/whisper_model.h"
 
@@ -10,15 +9,20 @@
 
 namespace hearsay {
 
-bool EngineHost::needsUpload(const EngineConfig& config) const {
-    return !m_engine || config.reloadModel || config.modelPath != m_config.modelPath ||
-           config.backend != m_config.backend || config.precision != m_config.precision;
+bool EngineHost::newModel(const EngineConfig& config) const {
+    return !m_engine || config.reloadModel || config.modelPath != m_config.modelPath;
 }
+
+bool EngineHost::newBackend(const EngineConfig& config) const {
+    return !m_engine || config.backend != m_config.backend || config.precision != m_config.precision;
+}
+
+bool EngineHost::needsUpload(const EngineConfig& config) const { return newModel(config) || newBackend(config); }
 
 Result<void> EngineHost::apply(const EngineConfig& config) {
     if (config.threads < 0) return makeError("the thread count must be 0 (all cores) or positive");
-    const bool newModel = !m_engine || config.reloadModel || config.modelPath != m_config.modelPath;
-    const bool newBackend = !m_engine || config.backend != m_config.backend || config.precision != m_config.precision;
+    const bool newModel = this->newModel(config);
+    const bool newBackend = this->newBackend(config);
 
     if (!newModel && !newBackend) {
         // Threads apply to the backend in place; sessions read them at their next op.
@@ -47,9 +51,7 @@ Result<void> EngineHost::apply(const EngineConfig& config) {
     // 2. The backend. A backend that cannot start leaves everything as it was.
     std::shared_ptr<Backend> backend;
     if (newBackend) {
-        m_attempted = config.backend;
-        if (m_attempted == BackendKind::Auto)
-            m_attempted = cuda_module::deviceAvailable(0) ? BackendKind::Cuda : BackendKind::Cpu;
+        m_attempted = resolveBackendKind(config.backend);
         auto created = createBackend(config.backend, BackendOptions{config.threads, 0, config.precision});
         if (!created) return created.error();
         backend = std::move(created).value();

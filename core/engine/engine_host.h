@@ -60,6 +60,8 @@ public:
     BackendKind attemptedBackend() const { return m_attempted; }
 
 private:
+    bool newModel(const EngineConfig& config) const;    // the file is to be read (again)
+    bool newBackend(const EngineConfig& config) const;  // a backend of another kind or precision
     std::optional<Engine> m_engine;  // model, tokenizer, backend and weights
     EngineConfig m_config;
     BackendKind m_attempted = BackendKind::Cpu;
