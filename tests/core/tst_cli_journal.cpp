@@ -2,6 +2,7 @@
 // `hearsay-cli stream` journaling: killed with SIGKILL mid-stream (the real tiny.en model, a
 // recording played at real-time pace) it leaves every printed word on disk for `journal restore`;
 // a normal end leaves nothing; --no-journal writes nothing.
+#include "core/cli_run.h"
 #include "core/real_models.h"
 #include "core/transcript/journal_store.h"
 
@@ -20,26 +21,13 @@ using namespace hearsay;
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QString out, err;
-};
+using Run = test::CliRun;
 
+// hearsay-cli with `state` as its XDG state folder (where it finds the dictation journals).
 Run cli(const QString& state, const QStringList& args) {
-    QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("XDG_STATE_HOME", state);
-    p.setProcessEnvironment(env);
-    p.start(QStringLiteral(HEARSAY_CLI_PATH), args);
-    Run r;
-    if (!p.waitForFinished(600000)) {
-        r.err = "did not finish: " + p.errorString();
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    return r;
+    return test::runCli(args, env);
 }
 
 // A journal as a run that was killed leaves it.

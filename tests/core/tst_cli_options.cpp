@@ -2,29 +2,16 @@
 // every command lists the options they declare; values out of range, not numbers, unknown options
 // and missing values are refused with exit status 2 and one line that names the option; a valid
 // run of a cheap command works. Nothing here loads a model.
+#include "core/cli_run.h"
+
 #include <QProcess>
 #include <QTest>
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QString out, err;
-};
+using Run = test::CliRun;
 
-Run cli(const QStringList& args) {
-    QProcess p;
-    p.start(QStringLiteral(HEARSAY_CLI_PATH), args);
-    Run r;
-    if (!p.waitForFinished(60000)) {
-        r.err = "did not finish: " + p.errorString();
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    return r;
-}
+Run cli(const QStringList& args) { return test::runCli(args, QProcessEnvironment::systemEnvironment(), 60000); }
 
 QString describe(const QStringList& args, const Run& r) {
     return "hearsay-cli " + args.join(' ') + ": exit " + QString::number(r.exitCode) + "\nstdout: " + r.out +
