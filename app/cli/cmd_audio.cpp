@@ -2,6 +2,7 @@
 // play a file as simulated live input, decode a file block by block (with its peak memory).
 // Live transcription is `hearsay-cli stream`; this command only exercises the audio side.
 #include "app/cli/command.h"
+#include "app/cli/input_devices.h"
 
 #ifdef HEARSAY_HAVE_AUDIO
 
@@ -68,20 +69,6 @@ const char* stateName(SourceState state) {
     case SourceState::Failed: return "failed";
     }
     return "?";
-}
-
-int listDevices() {
-    auto devices = listInputDevices();
-    if (!devices) {
-        std::fprintf(stderr, "hearsay-cli audio: %s\n", devices.message().c_str());
-        return 1;
-    }
-    if (devices->empty()) {
-        std::printf("no input devices (is a sound server running, is a microphone connected?)\n");
-        return 0;
-    }
-    for (const auto& d : devices.value()) std::printf("%s\n", d.describe().c_str());
-    return 0;
 }
 
 // Reads a source until it ends (or `seconds` pass, for a device), printing the level.
@@ -184,7 +171,7 @@ int runAudio(const Options& options) {
     }
     const std::string& action = positional[0];
     const std::string output = options.value("output", "");
-    if (action == "devices") return listDevices();
+    if (action == "devices") return printInputDevices("audio");
     if (action == "record") {
         auto seconds = options.doubleValue("seconds", 5.0);
         if (!seconds || !(seconds.value() > 0)) {

@@ -3,6 +3,7 @@
 // overwritten in place on a terminal, committed text is printed line by line; JSON gives every
 // event and a summary. Only option parsing and printing live here.
 #include "app/cli/command.h"
+#include "app/cli/input_devices.h"
 #ifdef HEARSAY_HAVE_STREAMING
 #include "core/audio/capture_device.h"
 #include "core/audio/simulated_live_source.h"
@@ -109,20 +110,9 @@ void declareStream(CLI::App& c) {
 
 std::atomic<StreamingSession*> g_session{nullptr};
 
-void onInterrupt(int) {
+void onStreamInterrupt(int) {
     if (StreamingSession* s = g_session.load()) s->requestStop();  // atomics only
     std::signal(SIGINT, SIG_DFL);
-}
-
-int listDevices() {
-    auto devices = listInputDevices();
-    if (!devices) {
-        std::fprintf(stderr, "hearsay-cli stream: %s\n", devices.message().c_str());
-        return 1;
-    }
-    if (devices->empty()) std::printf("no input devices\n");
-    for (const auto& d : devices.value()) std::printf("%s\n", d.describe().c_str());
-    return 0;
 }
 
 int runStream(const Options& options) {
@@ -130,7 +120,7 @@ int runStream(const Options& options) {
         std::fprintf(stderr, "hearsay-cli stream: %s\n", message.c_str());
         return code;
     };
-    if (options.has("list-devices")) return listDevices();
+    if (options.has("list-devices")) return printInputDevices("stream");
     if (!options.value("model")) return fail("--model PATH is required (see --help)", 2);
     const bool mic = options.has("mic") || options.value("device");
     if (mic == !options.positional().empty() || options.positional().size() > 1) {
@@ -370,7 +360,7 @@ int runStream(const Options& options) {
         return fail(session.message(), 2);
     }
     g_session.store(session.value().get());
-    std::signal(SIGINT, onInterrupt);
+    std::signal(SIGINT, onStreamInterrupt);
     const StreamingSummary summary = session.value()->run();
     std::signal(SIGINT, SIG_DFL);
     g_session.store(nullptr);

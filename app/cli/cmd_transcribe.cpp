@@ -54,7 +54,7 @@ namespace fs = std::filesystem;
 // handler only stores to lock-free atomics.
 std::atomic<std::atomic<bool>*> g_cancelRequest{nullptr};
 
-void onInterrupt(int) {
+void onTranscribeInterrupt(int) {
     if (std::atomic<bool>* cancel = g_cancelRequest.load()) cancel->store(true);
     std::signal(SIGINT, SIG_DFL);
 }
@@ -311,7 +311,7 @@ int runTranscribe(const Options& options) {
                      sessionOptions.crossAttentionCache ? "on" : "off");
 
     g_cancelRequest.store(&session.value()->controls()->cancel);
-    std::signal(SIGINT, onInterrupt);
+    std::signal(SIGINT, onTranscribeInterrupt);
     struct RestoreInterrupt {
         ~RestoreInterrupt() {
             std::signal(SIGINT, SIG_DFL);

@@ -4,6 +4,7 @@
 #include "core/util/json_text.h"
 
 #include "core/text/tokenizer.h"
+#include "core/util/stopwatch.h"
 
 #include <algorithm>
 #include <chrono>
@@ -14,10 +15,6 @@ namespace hearsay {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double msSince(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 } // namespace
 

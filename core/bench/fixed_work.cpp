@@ -2,6 +2,7 @@
 // timed loops hold only the session's calls.
 #include "core/bench/fixed_work.h"
 #include "core/util/json_text.h"
+#include "core/util/stopwatch.h"
 
 #include <algorithm>
 #include <chrono>
@@ -12,10 +13,6 @@ namespace hearsay {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double msSince(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 // decode() with a context for its error message.
 Result<void> decodeStep(InferenceSession& session, const std::vector<std::vector<int>>& beams, std::vector<float>& logits,

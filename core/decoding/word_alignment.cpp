@@ -15,7 +15,6 @@ constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 constexpr std::string_view kAsciiPunctuation = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~";  // Python's string.punctuation
 
 // Python's `a in b` for strings (UTF-8 substrings are code point substrings).
-bool contains(std::string_view haystack, std::string_view needle) { return haystack.find(needle) != std::string_view::npos; }
 
 // What the reference's decode_with_timestamps() gives for text tokens: specials are skipped.
 std::string decodeText(const Tokenizer& tokenizer, const std::vector<int>& tokens) {

@@ -3,6 +3,7 @@
 #include "core/decoding/word_timestamps.h"
 
 #include "core/decoding/initial_tokens.h"
+#include "core/util/strings.h"
 
 #include <algorithm>
 #include <cmath>
@@ -52,7 +53,6 @@ double median(std::vector<double> values) {
     return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
 }
 
-bool contains(std::string_view haystack, std::string_view needle) { return haystack.find(needle) != std::string_view::npos; }
 
 } // namespace
 

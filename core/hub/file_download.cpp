@@ -3,6 +3,7 @@
 #include "core/hub/model_download.h"
 
 #include "core/hub/sha256.h"
+#include "core/util/strings.h"
 
 #include <curl/curl.h>
 
@@ -28,13 +29,6 @@ void globalInit() {
 std::string lower(std::string s) {
     for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
     return s;
-}
-
-std::string trimmed(std::string s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-    size_t i = 0;
-    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-    return s.substr(i);
 }
 
 // An ETag that is a SHA-256 (Hugging Face's X-Linked-Etag of an LFS file): "abc..." or W/"abc...".
@@ -132,8 +126,8 @@ size_t onHeader(char* data, size_t size, size_t count, void* user) {
     }
     const auto colon = line.find(':');
     if (colon == std::string::npos) return bytes;
-    const std::string name = lower(trimmed(line.substr(0, colon)));
-    const std::string value = trimmed(line.substr(colon + 1));
+    const std::string name = lower(stripWhitespace(line.substr(0, colon)));
+    const std::string value = stripWhitespace(line.substr(colon + 1));
     if (name == "content-length") {
         t->contentLength = std::strtoull(value.c_str(), nullptr, 10);
         t->haveContentLength = true;

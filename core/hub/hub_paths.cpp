@@ -1,4 +1,5 @@
 #include "core/hub/hub_paths.h"
+#include "core/util/strings.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -23,13 +24,6 @@ fs::path cacheHome() {
     return x.empty() ? home() / ".cache" : fs::path(x);
 }
 
-std::string trimmed(std::string s) {
-    const auto first = s.find_first_not_of(" \t\r\n");
-    if (first == std::string::npos) return {};
-    const auto last = s.find_last_not_of(" \t\r\n");
-    return s.substr(first, last - first + 1);
-}
-
 } // namespace
 
 fs::path modelsDirectory(const fs::path& option) {
@@ -46,7 +40,7 @@ fs::path huggingFaceCacheDirectory() {
 }
 
 std::string huggingFaceToken() {
-    if (auto t = trimmed(env("HF_TOKEN")); !t.empty()) return t;
+    if (auto t = stripWhitespace(env("HF_TOKEN")); !t.empty()) return t;
     fs::path file;
     if (auto p = env("HF_TOKEN_PATH"); !p.empty()) file = p;
     else if (auto h = env("HF_HOME"); !h.empty()) file = fs::path(h) / "token";
@@ -55,7 +49,7 @@ std::string huggingFaceToken() {
     if (!in) return {};
     std::stringstream text;
     text << in.rdbuf();
-    return trimmed(text.str());
+    return stripWhitespace(text.str());
 }
 
 std::vector<fs::path> usualModelFolders() {

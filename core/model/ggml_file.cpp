@@ -12,9 +12,9 @@ constexpr int32_t kQuantVersionFactor = 1000;  // GGML_QNT_VERSION_FACTOR: ftype
 constexpr int64_t kMaxElements = int64_t(1) << 40;
 
 // A bounds-checked cursor over the mapped bytes.
-class Reader {
+class GgmlReader {
 public:
-    Reader(const std::byte* data, size_t size) : m_data(data), m_size(size) {}
+    GgmlReader(const std::byte* data, size_t size) : m_data(data), m_size(size) {}
     size_t offset() const { return m_pos; }
     size_t remaining() const { return m_size - m_pos; }
     bool atEnd() const { return m_pos == m_size; }
@@ -75,7 +75,7 @@ Result<GgmlFile> openGgml(const std::filesystem::path& path) {
     GgmlFile out;
     out.file = mapped.value();
     const std::string where = path.string();
-    Reader r(out.file->data(), out.file->size());
+    GgmlReader r(out.file->data(), out.file->size());
     auto truncated = [&](const std::string& what) {
         return makeError(where + ": truncated ggml file: it ends inside " + what + " (at byte " + std::to_string(r.offset()) +
                          " of " + std::to_string(out.file->size()) + ")");

@@ -11,6 +11,7 @@
 #include "core/nn/step_recordings.h"
 #include "core/nn/whisper_decoder.h"
 #include "core/nn/whisper_encoder.h"
+#include "core/util/stopwatch.h"
 
 #include <algorithm>
 #include <chrono>
@@ -25,10 +26,6 @@ namespace hearsay {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double millisecondsSince(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 std::string describe(const std::exception& e) { return describeBackendException(e); }
 
@@ -108,7 +105,7 @@ public:
         }
         std::lock_guard lock(m_timingsMutex);
         m_timings = {};
-        m_timings.encoderMs = millisecondsSince(start);
+        m_timings.encoderMs = msSince(start);
         return {};
     }
 
@@ -204,7 +201,7 @@ public:
             }
         }
         std::lock_guard lock(m_timingsMutex);
-        m_timings.decodeMs += millisecondsSince(start);
+        m_timings.decodeMs += msSince(start);
         m_timings.decodeCalls += 1;
         m_timings.tokensDecoded += m_pass.rows();
         m_timings.stepRecordings += recorded ? 1 : 0;
@@ -312,7 +309,7 @@ public:
                                                  : 0.0f);
         }
         std::lock_guard lock(m_timingsMutex);
-        m_timings.decodeMs += millisecondsSince(start);
+        m_timings.decodeMs += msSince(start);
         m_timings.tokensDecoded += n;
         return out;
     }

@@ -18,6 +18,9 @@ struct DeviceLinear {
     std::unique_ptr<DeviceBuffer> bias;    // [out]; null for key projections
 };
 
+// Whisper's layer norms use PyTorch nn.LayerNorm's default epsilon.
+inline constexpr float kLayerNormEps = 1e-5f;
+
 struct DeviceLayerNorm {
     std::unique_ptr<DeviceBuffer> gamma;   // [d]
     std::unique_ptr<DeviceBuffer> beta;    // [d]

@@ -7,10 +7,6 @@
 
 namespace hearsay {
 
-namespace {
-constexpr float kLayerNormEps = 1e-5f;
-}
-
 void DecoderPass::clear() {
     tokens.clear();
     positions.clear();

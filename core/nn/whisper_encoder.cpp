@@ -7,10 +7,6 @@
 
 namespace hearsay {
 
-namespace {
-constexpr float kLayerNormEps = 1e-5f;
-}
-
 WhisperEncoder::WhisperEncoder(const WhisperConfig& config, const NetworkWeights& weights, Backend& backend)
     : m_config(config), m_weights(weights), m_backend(backend) {
     const size_t t = static_cast<size_t>(config.nAudioCtx), d = static_cast<size_t>(config.nAudioState);

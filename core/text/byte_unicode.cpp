@@ -1,25 +1,11 @@
 // GPT-2 byte <-> Unicode mapping (see byte_unicode.h).
 #include "core/text/byte_unicode.h"
 
+#include "core/util/utf8.h"
+
 #include <unordered_map>
 
 namespace hearsay {
-namespace {
-
-void appendUtf8(std::string& out, char32_t cp) {
-    if (cp < 0x80) {
-        out += char(cp);
-    } else if (cp < 0x800) {
-        out += char(0xC0 | (cp >> 6));
-        out += char(0x80 | (cp & 0x3F));
-    } else {
-        out += char(0xE0 | (cp >> 12));
-        out += char(0x80 | ((cp >> 6) & 0x3F));
-        out += char(0x80 | (cp & 0x3F));
-    }
-}
-
-} // namespace
 
 std::string bytesToVocabText(std::string_view bytes) {
     std::string out;

@@ -6,6 +6,10 @@
 
 namespace hearsay {
 
+std::string_view SpecialTokens::vocabularyName(int nVocab) {
+    return nVocab == 51864 ? "English-only" : nVocab == 51865 ? "multilingual" : "large-v3";
+}
+
 SpecialTokens SpecialTokens::forVocabularySize(int nVocab) {
     // n_vocab = ordinary + 2 (eot, sot) + languages + 6 (translate … notimestamps) + 1501 timestamps:
     // 50256 + 2 + 99 + 6 + 1501 = 51864 (English-only: GPT-2's vocabulary lacks one token),

@@ -24,14 +24,6 @@ struct Tokenizer::Impl {
     std::vector<int> nonSpeech;  // see nonSpeechTokens(); computed once at construction
 };
 
-namespace {
-
-std::string sizeName(int nVocab) {
-    return nVocab == 51864 ? "English-only" : nVocab == 51865 ? "multilingual" : "large-v3";
-}
-
-} // namespace
-
 Result<Tokenizer> Tokenizer::fromVocabulary(std::vector<std::string> tokens, int nVocab) {
     if (nVocab < 51864 || nVocab > 51866) {
         return makeError("vocabulary size " + std::to_string(nVocab) +
@@ -39,7 +31,7 @@ Result<Tokenizer> Tokenizer::fromVocabulary(std::vector<std::string> tokens, int
     }
     const SpecialTokens special = SpecialTokens::forVocabularySize(nVocab);
     if (tokens.size() < static_cast<size_t>(special.eot) || tokens.size() > static_cast<size_t>(nVocab)) {
-        return makeError("the vocabulary has " + std::to_string(tokens.size()) + " tokens; a " + sizeName(nVocab) +
+        return makeError("the vocabulary has " + std::to_string(tokens.size()) + " tokens; a " + std::string(SpecialTokens::vocabularyName(nVocab)) +
                          " model (n_vocab " + std::to_string(nVocab) + ") has " + std::to_string(special.eot) +
                          " ordinary tokens before its special tokens");
     }
@@ -49,7 +41,7 @@ Result<Tokenizer> Tokenizer::fromVocabulary(std::vector<std::string> tokens, int
         const std::string& t = tokens[id];
         if (t.size() < 4 || t.compare(0, 2, "<|") != 0 || t.compare(t.size() - 2, 2, "|>") != 0) {
             return makeError("token " + std::to_string(id) + " is not a special token (\"" + replaceInvalidUtf8(t) +
-                             "\"), but a " + sizeName(nVocab) + " model (n_vocab " + std::to_string(nVocab) +
+                             "\"), but a " + std::string(SpecialTokens::vocabularyName(nVocab)) + " model (n_vocab " + std::to_string(nVocab) +
                              ") has " + std::to_string(special.eot) + " ordinary tokens");
         }
     }

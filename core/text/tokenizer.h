@@ -32,6 +32,8 @@ struct SpecialTokens {
 
     // From the vocabulary size: 51864 English-only, 51865 multilingual, 51866 large-v3.
     static SpecialTokens forVocabularySize(int nVocab);
+    // "English-only", "multilingual" or "large-v3": the kind of vocabulary of that size.
+    static std::string_view vocabularyName(int nVocab);
     bool isTimestamp(int id) const { return id >= timestampBegin; }
     bool isSpecial(int id) const { return id >= eot; }
     int vocabularySize() const { return timestampBegin + kTimestampCount; }

@@ -3,6 +3,8 @@
 // each maximal invalid subpart with one U+FFFD.
 #pragma once
 
+#include "core/util/utf8.h"  // appendUtf8
+
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -19,8 +21,6 @@ struct Utf8Char {
 // Decodes the character starting at text[pos] (pos < text.size()). Truncated: a well-formed
 // prefix of a multibyte character cut off by the end of text.
 Utf8Char decodeUtf8(std::string_view text, size_t pos);
-
-void appendUtf8(std::string& out, char32_t codePoint);
 
 // bytes.decode("utf-8", errors="replace") re-encoded as UTF-8.
 std::string replaceInvalidUtf8(std::string_view bytes);

@@ -12,12 +12,8 @@ namespace fs = std::filesystem;
 namespace hearsay {
 namespace {
 
-std::string sizeName(int nVocab) {
-    return nVocab == 51864 ? "English-only" : nVocab == 51865 ? "multilingual" : "large-v3";
-}
-
 std::string missingIdMessage(const std::string& file, size_t id, int nVocab, int eot) {
-    return file + ": no token has id " + std::to_string(id) + "; the ordinary token ids of a " + sizeName(nVocab) +
+    return file + ": no token has id " + std::to_string(id) + "; the ordinary token ids of a " + std::string(SpecialTokens::vocabularyName(nVocab)) +
            " vocabulary are 0.." + std::to_string(eot - 1);
 }
 
@@ -69,7 +65,7 @@ Result<std::vector<std::string>> tokensFromList(const std::vector<std::string>& 
         const std::string& t = texts[id];
         const bool isSpecial = t.size() >= 4 && t.compare(0, 2, "<|") == 0 && t.compare(t.size() - 2, 2, "|>") == 0;
         if (!isSpecial || (id == size_t(special.eot) && t != "<|endoftext|>")) {
-            return makeError(file + ": token " + std::to_string(id) + " is \"" + t + "\", but a " + sizeName(nVocab) +
+            return makeError(file + ": token " + std::to_string(id) + " is \"" + t + "\", but a " + std::string(SpecialTokens::vocabularyName(nVocab)) +
                              " vocabulary has " + (id == size_t(special.eot) ? "<|endoftext|>" : "a special token") +
                              " there (a vocabulary for another model?)");
         }

@@ -10,9 +10,9 @@
 namespace hearsay {
 namespace {
 
-class Reader {
+class VocabularyReader {
 public:
-    Reader(std::span<const std::byte> data, const std::string& name) : m_data(data), m_name(name) {}
+    VocabularyReader(std::span<const std::byte> data, const std::string& name) : m_data(data), m_name(name) {}
 
     bool read32(uint32_t& value, const char* what) {
         if (!need(4, what)) return false;
@@ -62,7 +62,7 @@ private:
 } // namespace
 
 Result<GgmlVocabulary> parseGgmlVocabulary(std::span<const std::byte> file, const std::string& name) {
-    Reader r(file, name);
+    VocabularyReader r(file, name);
     uint32_t magic = 0;
     if (!r.read32(magic, "the magic number")) return makeError(r.error());
     if (magic != 0x67676d6c) {

@@ -12,7 +12,7 @@
 namespace hearsay {
 namespace {
 
-constexpr std::string_view kPackage = "wl-clipboard";
+constexpr std::string_view kClipboardPackage = "wl-clipboard";
 constexpr int kTimeoutMs = 10000;
 constexpr const char* kTextType = "text/plain;charset=utf-8";
 
@@ -32,7 +32,7 @@ std::vector<std::string> command(const char* program, bool primary, std::vector<
 }
 
 Result<Saved> readClipboard(bool primary) {
-    auto listed = runChild(command("wl-paste", primary, {"--list-types"}), {}, kTimeoutMs, kPackage);
+    auto listed = runChild(command("wl-paste", primary, {"--list-types"}), {}, kTimeoutMs, kClipboardPackage);
     if (!listed) return listed.error();
     Saved saved;
     if (listed->exitCode != 0) return saved;  // "No selection": nothing to keep
@@ -44,7 +44,7 @@ Result<Saved> readClipboard(bool primary) {
     saved.empty = false;
     for (const char* type : {kTextType, "UTF8_STRING", "text/plain", "STRING", "TEXT"}) {
         if (std::find(types.begin(), types.end(), type) == types.end()) continue;
-        auto read = runChild(command("wl-paste", primary, {"--no-newline", "--type", type}), {}, kTimeoutMs, kPackage);
+        auto read = runChild(command("wl-paste", primary, {"--no-newline", "--type", type}), {}, kTimeoutMs, kClipboardPackage);
         if (!read) return read.error();
         if (read->exitCode == 0) saved.text = read->out;
         return saved;
@@ -54,7 +54,7 @@ Result<Saved> readClipboard(bool primary) {
 }
 
 Result<void> copy(bool primary, std::string_view text) {
-    auto copied = runChild(command("wl-copy", primary, {"--type", kTextType}), text, kTimeoutMs, kPackage);
+    auto copied = runChild(command("wl-copy", primary, {"--type", kTextType}), text, kTimeoutMs, kClipboardPackage);
     if (!copied) return copied.error();
     if (copied->exitCode != 0)
         return makeError("wl-copy: " + (copied->errors.empty() ? "exit status " + std::to_string(copied->exitCode)
@@ -64,13 +64,13 @@ Result<void> copy(bool primary, std::string_view text) {
 
 // Whether the clipboard still holds `text` (no other program set it since).
 bool stillHolds(bool primary, std::string_view text) {
-    auto read = runChild(command("wl-paste", primary, {"--no-newline", "--type", kTextType}), {}, kTimeoutMs, kPackage);
+    auto read = runChild(command("wl-paste", primary, {"--no-newline", "--type", kTextType}), {}, kTimeoutMs, kClipboardPackage);
     return read && read->exitCode == 0 && read->out == text;
 }
 
 Result<void> putBack(bool primary, const Saved& saved) {
     if (saved.text) return copy(primary, *saved.text);
-    auto cleared = runChild(command("wl-copy", primary, {"--clear"}), {}, kTimeoutMs, kPackage);
+    auto cleared = runChild(command("wl-copy", primary, {"--clear"}), {}, kTimeoutMs, kClipboardPackage);
     if (!cleared) return cleared.error();
     return {};
 }

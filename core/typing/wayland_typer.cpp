@@ -20,7 +20,7 @@
 namespace hearsay {
 namespace {
 
-constexpr std::string_view kPackage = "wtype";
+constexpr std::string_view kWtypePackage = "wtype";
 constexpr int kProbeTimeoutMs = 5000;
 constexpr int kChordTimeoutMs = 5000;
 constexpr int kKeymapSettleMs = 50;  // see WaylandTyper::run
@@ -90,7 +90,7 @@ private:
     // leaves room for a loaded machine.
     static Result<void> run(std::vector<std::string> argv, int timeoutMs, std::string_view context) {
         argv.insert(argv.begin() + 1, {"-k", "VoidSymbol", "-s", std::to_string(kKeymapSettleMs)});
-        auto ran = runChild(argv, {}, timeoutMs, kPackage);
+        auto ran = runChild(argv, {}, timeoutMs, kWtypePackage);
         if (!ran) return ran.error().prefixed(context);
         if (ran->exitCode != 0) return makeError(std::string(context) + wtypeFailure(ran.value()));
         return {};
@@ -195,7 +195,7 @@ Result<std::unique_ptr<TextTyper>> openWaylandTyper() {
     const char* display = std::getenv("WAYLAND_DISPLAY");
     const std::string name = display && *display ? display : "wayland-0";
     // An empty text types nothing: wtype connects, asks for the virtual keyboard and exits.
-    auto probe = runChild({"wtype", ""}, {}, kProbeTimeoutMs, kPackage);
+    auto probe = runChild({"wtype", ""}, {}, kProbeTimeoutMs, kWtypePackage);
     if (!probe) return probe.error().prefixed("cannot type into other applications: ");
     if (probe->exitCode != 0) {
         std::string message = "cannot type into other applications on Wayland (" + name + "): " + wtypeFailure(probe.value());

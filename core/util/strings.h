@@ -15,4 +15,7 @@ inline std::string stripWhitespace(std::string_view s) {
     return std::string(s.substr(first, s.find_last_not_of(ws) - first + 1));
 }
 
+// Whether `needle` occurs in `haystack` (std::string_view::contains from C++23).
+inline bool contains(std::string_view haystack, std::string_view needle) { return haystack.find(needle) != std::string_view::npos; }
+
 } // namespace hearsay

@@ -1,4 +1,4 @@
-// UTF-8 by hand where a code point at a time is needed (the JSON reader's \u escapes, the typer's
+// UTF-8 by hand where a code point at a time is needed (the tokenizer's byte alphabet, the typers'
 // keysyms): appending one code point, and splitting text into code points.
 #pragma once
 
@@ -10,7 +10,8 @@
 
 namespace hearsay {
 
-inline void appendUtf8(std::string& s, uint32_t cp) {
+// Appends code point `cp` (at most U+10FFFF) as UTF-8.
+inline void appendUtf8(std::string& s, char32_t cp) {
     if (cp < 0x80) {
         s += char(cp);
     } else if (cp < 0x800) {
