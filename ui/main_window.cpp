@@ -30,8 +30,6 @@
 #include "core/frontend/log_mel.h"
 
 #include <QAction>
-#include <QApplication>
-#include <QClipboard>
 #include <QCloseEvent>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -207,8 +205,8 @@ void MainWindow::createActions() {
     connect(a.openAudio, &QAction::triggered, this, &MainWindow::chooseAudio);
     connect(a.exportTranscript, &QAction::triggered, this, &MainWindow::chooseExport);
     connect(a.recover, &QAction::triggered, this, [this] { offerRecovery(true); });
-    connect(a.copy, &QAction::triggered, this, &MainWindow::copySelection);
-    connect(a.copyAll, &QAction::triggered, this, &MainWindow::copyAll);
+    connect(a.copy, &QAction::triggered, m_pane, &TranscriptPane::copySelection);
+    connect(a.copyAll, &QAction::triggered, m_pane, &TranscriptPane::copyAll);
     connect(a.selectAll, &QAction::triggered, m_view, &QAbstractItemView::selectAll);
     connect(a.clear, &QAction::triggered, this, &MainWindow::clearTranscript);
     connect(a.record, &QAction::triggered, this, &MainWindow::toggleRecording);
@@ -349,19 +347,6 @@ bool MainWindow::exportTranscript(const QString& path, ExportFormat format, cons
     }
     m_status->setText(tr("Exported %1").arg(QFileInfo(path).fileName()));
     return true;
-}
-
-void MainWindow::copySelection() {
-    const QModelIndexList rows = m_view->selectionModel()->selectedRows();
-    if (rows.isEmpty()) {
-        copyAll();
-        return;
-    }
-    QApplication::clipboard()->setText(m_transcript->plainText(rows));
-}
-
-void MainWindow::copyAll() {
-    QApplication::clipboard()->setText(QString::fromStdString(toTxt(m_transcript->transcript())));
 }
 
 void MainWindow::clearTranscript() {

@@ -152,8 +152,6 @@ private:
     void chooseModelDirectory();
     void chooseAudio();
     void chooseExport();
-    void copySelection();
-    void copyAll();
     void clearTranscript();
     void applySettings(const EngineSettings& settings);
     void applyAnywhere(const AnywhereSettings& settings);

@@ -7,6 +7,10 @@
 #include "ui/transcript_model.h"
 #include "ui/word_timings_view.h"
 
+#include "core/transcript/transcript_export.h"
+
+#include <QApplication>
+#include <QClipboard>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -18,7 +22,7 @@
 
 namespace hearsay::ui {
 
-TranscriptPane::TranscriptPane(TranscriptModel* transcript, QWidget* parent) : QWidget(parent) {
+TranscriptPane::TranscriptPane(TranscriptModel* transcript, QWidget* parent) : QWidget(parent), m_transcript(transcript) {
     m_view = new QTableView(this);
     m_view->setObjectName("transcriptView");
     m_view->setModel(transcript);
@@ -91,5 +95,16 @@ void TranscriptPane::keepingScroll(const std::function<void()>& change) {
     change();
     if (atEnd) m_view->scrollToBottom();
 }
+
+void TranscriptPane::copySelection() {
+    const QModelIndexList rows = m_view->selectionModel()->selectedRows();
+    if (rows.isEmpty()) {
+        copyAll();
+        return;
+    }
+    QApplication::clipboard()->setText(m_transcript->plainText(rows));
+}
+
+void TranscriptPane::copyAll() { QApplication::clipboard()->setText(QString::fromStdString(toTxt(m_transcript->transcript()))); }
 
 } // namespace hearsay::ui

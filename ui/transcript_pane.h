@@ -41,11 +41,16 @@ public:
     // Runs `change` on the transcript, then scrolls to the end if the table was at the end
     // before (the user who scrolled up to read stays where he is).
     void keepingScroll(const std::function<void()>& change);
+    // Edit › Copy: the selected rows' text to the clipboard (the whole transcript when none is
+    // selected); Edit › Copy all: the whole transcript as plain text.
+    void copySelection();
+    void copyAll();
 
 signals:
     void recordClicked();
 
 private:
+    TranscriptModel* m_transcript = nullptr;
     QTableView* m_view = nullptr;
     WordTimingsView* m_words = nullptr;
     QLabel* m_hint = nullptr;
