@@ -20,6 +20,8 @@ EngineSettings EngineSettings::load(const QSettings& settings) {
     s.translate = settings.value("decoding/task", "transcribe").toString() == "translate";
     const int beam = settings.value("decoding/beamSize", s.beamSize).toInt();
     if (beam >= 1 && beam <= kMaxBeamSize) s.beamSize = beam;
+    const QString fallback = settings.value("decoding/temperatureFallback", s.temperatureFallback).toString().toLower();
+    if (fallback == "true" || fallback == "false") s.temperatureFallback = fallback == "true";
     s.selfCache = settings.value("cache/selfAttention", s.selfCache).toBool();
     s.crossCache = settings.value("cache/crossAttention", s.crossCache).toBool();
     s.initialPrompt = settings.value("decoding/initialPrompt", s.initialPrompt).toString();
@@ -57,6 +59,7 @@ TranscriptionRequest EngineSettings::request() const {
     }
     r.beamSize = beamSize;
     r.bestOf = kBestOf;
+    r.temperatureIncrement = temperatureFallback ? kTemperatureIncrement : 0.0;
     r.stepSeconds = stepSeconds;
     return r;
 }
@@ -67,6 +70,7 @@ void EngineSettings::save(QSettings& settings) const {
     settings.setValue("decoding/language", language);
     settings.setValue("decoding/task", translate ? "translate" : "transcribe");
     settings.setValue("decoding/beamSize", beamSize);
+    settings.setValue("decoding/temperatureFallback", temperatureFallback);
     settings.setValue("cache/selfAttention", selfCache);
     settings.setValue("cache/crossAttention", crossCache);
     settings.setValue("decoding/initialPrompt", initialPrompt);

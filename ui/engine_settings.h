@@ -17,6 +17,7 @@ struct EngineSettings {
     QString detectAmong;        // when detecting: "en, de, fr" (codes or names); empty = every language
     bool translate = false;     // task: translate to English instead of transcribe
     int beamSize = 5;           // 1 = greedy
+    bool temperatureFallback = true;  // files: a doubtful window is decoded again at higher temperatures
     bool selfCache = true;      // self-attention K/V cache
     bool crossCache = true;     // cross-attention K/V cache
     QString initialPrompt;      // text prompt for the first window
@@ -35,6 +36,7 @@ struct EngineSettings {
 
     static constexpr int kMaxBeamSize = TranscriptionRequest::kMaxBeamSize;
     static constexpr int kBestOf = 5;  // samples per fallback temperature, as the reference
+    static constexpr double kTemperatureIncrement = 0.2;  // the reference's fallback temperatures 0.2 … 1.0
 
     // The engine request these settings make (language, the list to detect among, task, beams,
     // step); the worker validates it against the model.

@@ -80,6 +80,13 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
                               "max(beam size, %1) rows: fallback temperatures sample %1 candidates.")
                                .arg(EngineSettings::kBestOf));
     form->addRow(tr("Beam si&ze"), m_beamSize);
+    m_fallback = new QCheckBox(tr("Retry doubtful windows"), this);
+    m_fallback->setObjectName("temperatureFallback");
+    m_fallback->setToolTip(tr("On (as OpenAI's Whisper): a window whose text repeats itself or is improbable is "
+                              "decoded again at temperatures 0.2, 0.4 … 1.0, %1 samples each, and the best is kept. "
+                              "Off: the first text stays, which is faster on audio the model is unsure of. "
+                              "Files only; dictation never retries.").arg(EngineSettings::kBestOf));
+    form->addRow(tr("Fallback"), m_fallback);
 
     m_selfCache = new QCheckBox(tr("Self-attention K/V cache"), this);
     m_selfCache->setObjectName("selfCacheSwitch");
@@ -188,6 +195,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
     });
     connect(m_task, &QComboBox::currentIndexChanged, this, changed);
     connect(m_beamSize, &QSpinBox::valueChanged, this, changed);
+    connect(m_fallback, &QCheckBox::toggled, this, changed);
     connect(m_selfCache, &QCheckBox::toggled, this, changed);
     connect(m_crossCache, &QCheckBox::toggled, this, changed);
     connect(m_prompt, &QLineEdit::editingFinished, this, changed);
@@ -292,6 +300,7 @@ void SettingsPanel::setSettings(const EngineSettings& s) {
     }
     m_task->setCurrentIndex(s.translate ? 1 : 0);
     m_beamSize->setValue(s.beamSize);
+    m_fallback->setChecked(s.temperatureFallback);
     m_selfCache->setChecked(s.selfCache);
     m_crossCache->setChecked(s.crossCache);
     m_stepGraphs->setChecked(s.stepGraphs);
@@ -318,6 +327,7 @@ EngineSettings SettingsPanel::settings() const {
     s.language = m_language->isEnabled() ? m_language->currentData().toString() : m_wantedLanguage;
     s.translate = m_task->currentData().toBool();
     s.beamSize = m_beamSize->value();
+    s.temperatureFallback = m_fallback->isChecked();
     s.selfCache = m_selfCache->isChecked();
     s.crossCache = m_crossCache->isChecked();
     s.precision = m_precision->currentData().toString();

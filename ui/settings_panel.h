@@ -35,6 +35,7 @@ public:
     QComboBox* backendBox() const { return m_backend; }
     QComboBox* precisionBox() const { return m_precision; }
     QCheckBox* stepGraphsSwitch() const { return m_stepGraphs; }
+    QCheckBox* temperatureFallbackSwitch() const { return m_fallback; }
     QComboBox* inputDeviceBox() const { return m_inputDevice; }
     QDoubleSpinBox* stepBox() const { return m_step; }
     QDoubleSpinBox* vadThresholdBox() const { return m_vadThreshold; }
@@ -65,6 +66,7 @@ private:
     QCheckBox* m_selfCache = nullptr;
     QCheckBox* m_crossCache = nullptr;
     QCheckBox* m_stepGraphs = nullptr;
+    QCheckBox* m_fallback = nullptr;
     QLineEdit* m_prompt = nullptr;
     QComboBox* m_inputDevice = nullptr;
     QDoubleSpinBox* m_step = nullptr;

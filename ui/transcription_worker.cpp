@@ -66,6 +66,7 @@ Result<TranscribeOptions> transcribeOptions(const EngineSettings& settings, cons
     if (!request) return request.error();
     TranscribeOptions options;
     options.decoding = request->decoding;
+    options.temperatures = request->temperatures;
     options.initialPrompt = settings.initialPrompt.toStdString();
     options.wordTimestamps = settings.wordTimestamps;
     return options;
@@ -423,6 +424,7 @@ void TranscriptionWorker::startDictation(const DictationRequest& request, const 
         TranscriptionRequest wanted = settings.request();
         wanted.beamSize = 1;
         wanted.bestOf = 0;
+        wanted.temperatureIncrement = 0.0;  // nor retries a window
         wanted.stepSeconds = request.stepSeconds;
         auto validated = wanted.validate(m_host.engine().model().config());
         if (!validated) {

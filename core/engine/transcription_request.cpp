@@ -1,6 +1,7 @@
 // The checks and the mapping of a transcription request (see transcription_request.h).
 #include "core/engine/transcription_request.h"
 
+#include "core/decoding/fallback_policy.h"
 #include "core/text/tokenizer.h"
 
 #include <algorithm>
@@ -14,7 +15,7 @@ std::string TranscriptionRequest::stepRangeError() {
     return text;
 }
 
-int TranscriptionRequest::sessionBeams() const { return std::max({1, beamSize, bestOf}); }
+int TranscriptionRequest::sessionBeams() const { return std::max({1, beamSize, temperatureIncrement > 0.0 ? bestOf : 1}); }
 
 Result<ValidatedRequest> TranscriptionRequest::validate(const WhisperConfig& model) const {
     if (beamSize < 1 || beamSize > kMaxBeamSize)
@@ -22,6 +23,9 @@ Result<ValidatedRequest> TranscriptionRequest::validate(const WhisperConfig& mod
                          std::to_string(beamSize));
     if (bestOf < 0 || bestOf > kMaxBestOf)
         return makeError("best-of must be between 0 and " + std::to_string(kMaxBestOf) + ", got " + std::to_string(bestOf));
+    if (!(temperatureIncrement >= 0.0 && temperatureIncrement <= 1.0))
+        return makeError("the temperature increment must be between 0 (no fallback) and 1, got " +
+                         std::to_string(temperatureIncrement));
     if (!(stepSeconds >= kMinStepSeconds && stepSeconds <= kMaxStepSeconds))
         return makeError(stepRangeError());
     const bool detect = language.empty() || language == "auto";
@@ -38,6 +42,7 @@ Result<ValidatedRequest> TranscriptionRequest::validate(const WhisperConfig& mod
     }
     d.beamSize = beamSize > 1 ? beamSize : 0;
     d.bestOf = bestOf;
+    out.temperatures = fallbackTemperatures(0.0f, float(temperatureIncrement));
     out.maxBeams = sessionBeams();
     out.stepSeconds = stepSeconds;
     return out;

@@ -19,6 +19,7 @@ struct ValidatedRequest {
     // task, language (empty on English-only models and when detecting), detectAmong (empty when
     // a language is given), beamSize (0: greedy) and bestOf; the other fields keep their defaults.
     DecodingOptions decoding;
+    std::vector<float> temperatures = {0.0f};  // files: temperature 0, then the fallback temperatures
     int maxBeams = 1;        // self-attention cache rows the session needs: beam search and best-of sampling
     double stepSeconds = 1.0;  // a streaming step per this much new audio
 };
@@ -34,6 +35,10 @@ struct TranscriptionRequest {
     std::vector<std::string> detectAmong;   // when detecting: the languages to choose from (empty: all)
     int beamSize = 1;                       // 1: greedy; 2..kMaxBeamSize: beam search at temperature 0
     int bestOf = 5;                         // samples at each fallback temperature above 0 (0: one), as the reference
+    // Files: a window whose text fails the reference's checks (repetitive, improbable) is decoded
+    // again at temperatures 0 + k·increment up to 1 (OpenAI's 0.2); 0: never (whisper.cpp's
+    // --no-fallback), faster on audio the model is unsure of, and no best-of beams to hold.
+    double temperatureIncrement = 0.2;
     double stepSeconds = 1.0;               // streaming only: kMinStepSeconds..kMaxStepSeconds
 
     // The request for `model`, or what is wrong with it. A language on an English-only model is
@@ -42,7 +47,7 @@ struct TranscriptionRequest {
     Result<ValidatedRequest> validate(const WhisperConfig& model) const;
 
     // Self-attention cache rows a session needs for this request: the beams of beam search, the
-    // samples of best-of (ValidatedRequest::maxBeams).
+    // samples of best-of when there are fallback temperatures (ValidatedRequest::maxBeams).
     int sessionBeams() const;
 
     // "the streaming step must be between 0.05 and 10 s"

@@ -124,6 +124,28 @@ private slots:
         QCOMPARE(request.validate(multilingual())->decoding.bestOf, 0);
     }
 
+    // The reference's temperatures by default; none after 0 with the increment 0, and then best-of
+    // needs no beams of its own. An increment outside 0..1 is refused.
+    void fallbackTemperatures() {
+        TranscriptionRequest request;
+        request.beamSize = 3;
+        auto fallback = request.validate(multilingual());
+        QVERIFY(fallback.ok());
+        QCOMPARE(fallback->temperatures, (std::vector<float>{0.0f, 0.2f, 0.4f, 0.6f, 0.8f, 1.0f}));
+        QCOMPARE(fallback->maxBeams, 5);
+        request.temperatureIncrement = 0.0;
+        auto none = request.validate(multilingual());
+        QVERIFY(none.ok());
+        QCOMPARE(none->temperatures, std::vector<float>{0.0f});
+        QCOMPARE(none->maxBeams, 3);
+        for (double bad : {-0.1, 1.5, std::nan("")}) {
+            request.temperatureIncrement = bad;
+            auto refused = request.validate(multilingual());
+            QVERIFY(!refused.ok());
+            QVERIFY2(refused.message().find("temperature increment") != std::string::npos, refused.message().c_str());
+        }
+    }
+
     void theCpuMayDoWhatAnotherBackendCouldNot() {
         QVERIFY(cpuBackendMayHelp(ErrorKind::Device, BackendKind::Cuda));
         QVERIFY(cpuBackendMayHelp(ErrorKind::OutOfMemory, BackendKind::Cuda));

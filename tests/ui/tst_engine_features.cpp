@@ -81,6 +81,7 @@ private slots:
         s.precision = "fp32";
         s.stepGraphs = false;
         s.backend = "cpu";
+        s.temperatureFallback = false;
         {
             QSettings stored(m_dir.filePath("roundtrip.ini"), QSettings::IniFormat);
             s.save(stored);

@@ -48,6 +48,12 @@ private:
         auto settings = std::make_unique<QSettings>(m_dir.filePath(settingsName), QSettings::IniFormat);
         return std::make_unique<MainWindow>(std::move(settings));
     }
+    // The random model's text always fails the reference's checks, so each window is decoded at
+    // every fallback temperature (26 decodes): the checks that need no long run switch it off.
+    static void withoutFallback(MainWindow& window) {
+        window.settingsPanel()->temperatureFallbackSwitch()->setChecked(false);
+        QVERIFY(!window.settingsPanel()->settings().temperatureFallback);
+    }
 
 
     // Waits until the panel shows metrics satisfying `pred` (they come as queued signals).
@@ -266,6 +272,7 @@ private slots:
         QVERIFY(!window->isBusy());
 
         // The next file transcribes normally.
+        withoutFallback(*window);
         window->openAudio(jfk());
         QVERIFY(ended.wait(kJobTimeoutMs));
         QCOMPARE(ended.at(1).at(0).toBool(), true);
@@ -342,7 +349,7 @@ private slots:
             QFile f(values);
             QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Text));
             f.write("[engine]\nbackend=quantum\nthreads=-3\nprecision=fp8\nstepGraphs=7\n"
-                    "[decoding]\nlanguage=klingon\ntask=sing\nbeamSize=1000000000000\ninitialPrompt=@ByteArray(\\0\\xff)\n"
+                    "[decoding]\nlanguage=klingon\ntask=sing\nbeamSize=1000000000000\ntemperatureFallback=sometimes\ninitialPrompt=@ByteArray(\\0\\xff)\n"
                     "[cache]\nselfAttention=@Variant(\\0\\0\\0\\x7f\\0\\0\\0\\xff)\ncrossAttention=\n"
                     "[dictation]\ninputDevice=no such device\nstepSeconds=nan\nvadThreshold=inf\nshowTentative=perhaps\n"
                     "commit=whenever\nspokenCommands=perhaps\n"
@@ -358,6 +365,7 @@ private slots:
                 QCOMPARE(shown.backend, defaults.backend);
                 QCOMPARE(shown.threads, defaults.threads);
                 QCOMPARE(shown.beamSize, defaults.beamSize);
+                QCOMPARE(shown.temperatureFallback, defaults.temperatureFallback);
                 QCOMPARE(shown.language, defaults.language);
                 QCOMPARE(shown.precision, defaults.precision);
                 QCOMPARE(shown.stepSeconds, defaults.stepSeconds);
@@ -371,6 +379,7 @@ private slots:
                 QVERIFY(!window->hasModel());
                 // Usable: a model loads and a file transcribes.
                 QVERIFY(loadModel(*window, m_model));
+                withoutFallback(*window);
                 QSignalSpy ended(window.get(), &MainWindow::transcriptionEnded);
                 window->openAudio(jfk());
                 QVERIFY(ended.wait(kJobTimeoutMs));
@@ -384,6 +393,7 @@ private slots:
             QCOMPARE(reread.status(), QSettings::NoError);
             const EngineSettings saved = EngineSettings::load(reread);
             QVERIFY2(saved.beamSize == 3, qPrintable(name));
+            QVERIFY2(!saved.temperatureFallback, qPrintable(name));
             QCOMPARE(reread.value("session/lastModel").toString(), m_model);
         }
     }
