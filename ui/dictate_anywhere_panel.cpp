@@ -48,9 +48,17 @@ DictateAnywherePanel::DictateAnywherePanel(QWidget* parent) : QWidget(parent) {
                                "Hearsay listens, the input level, the words not yet committed, and a button that "
                                "copies the text of the last dictation. Drag it to move it."));
     form->addRow(QString(), m_indicator);
-    m_tray = new QCheckBox(this);
+    m_tray = new QCheckBox(tr("Keep running in the tray"), this);
     m_tray->setObjectName("anywhereKeepInTray");
     form->addRow(QString(), m_tray);
+    // Why the tray cannot be chosen, wrapped under the box (in the box's own text it would set the
+    // dock's width).
+    m_trayUnavailable = new QLabel(this);
+    m_trayUnavailable->setObjectName("anywhereTrayUnavailable");
+    m_trayUnavailable->setWordWrap(true);
+    m_trayUnavailable->setEnabled(false);
+    m_trayUnavailable->hide();
+    form->addRow(QString(), m_trayUnavailable);
     setTrayAvailable(true, QString());
     m_status = new QLabel(this);
     m_status->setObjectName("anywhereStatus");
@@ -94,14 +102,11 @@ AnywhereSettings DictateAnywherePanel::settings() const {
 
 void DictateAnywherePanel::setTrayAvailable(bool available, const QString& why) {
     m_tray->setEnabled(available);
-    if (available) {
-        m_tray->setText(tr("Keep running in the tray when the window is closed"));
-        m_tray->setToolTip(tr("Closing the window hides it; the shortcut keeps working. The tray icon's menu shows "
-                              "the window again or quits."));
-    } else {
-        m_tray->setText(tr("Keep running in the tray when the window is closed (unavailable: %1)").arg(why));
-        m_tray->setToolTip(why);
-    }
+    m_tray->setToolTip(available ? tr("Closing the window hides it; the shortcut keeps working. The tray icon's "
+                                      "menu shows the window again or quits.")
+                                 : why);
+    m_trayUnavailable->setText(available ? QString() : tr("Unavailable: %1").arg(why));
+    m_trayUnavailable->setVisible(!available);
 }
 
 bool DictateAnywherePanel::trayAvailable() const { return m_tray->isEnabled(); }

@@ -222,7 +222,11 @@ private slots:
         auto* box = window->dictateAnywherePanel()->findChild<QCheckBox*>("anywhereKeepInTray");
         QVERIFY(box);
         QVERIFY(!box->isEnabled());
-        QVERIFY2(box->text().contains("unavailable: this desktop has no system tray"), qPrintable(box->text()));
+        auto* why = window->dictateAnywherePanel()->findChild<QLabel*>("anywhereTrayUnavailable");
+        QVERIFY(why);
+        QVERIFY2(why->text().contains("Unavailable: this desktop has no system tray"), qPrintable(why->text()));
+        QVERIFY(why->wordWrap());
+        QVERIFY(!why->isHidden());
         QVERIFY(!window->desktopPresence()->closeHidesWindow());
         QVERIFY(window->close());  // accepted: closed, not hidden into a tray nobody can see
         QVERIFY(!window->isVisible());
@@ -238,6 +242,7 @@ private slots:
         auto* box = window->dictateAnywherePanel()->findChild<QCheckBox*>("anywhereKeepInTray");
         QVERIFY(box && box->isEnabled());
         QVERIFY(box->isChecked());
+        QVERIFY(window->dictateAnywherePanel()->findChild<QLabel*>("anywhereTrayUnavailable")->isHidden());
         QVERIFY(window->desktopPresence()->closeHidesWindow());
         QVERIFY(!window->close());
         QVERIFY(!window->isVisible());
