@@ -176,8 +176,11 @@ int runBench(const Options& options) {
             }
         }
         if (s.peers) {
-            auto peers = m.hfPath.empty() ? Result<json>(makeError("peers need a Hugging Face checkpoint (use --sizes)"))
-                                          : runPeers(s, m);
+            // Each peer reads the model in its own format: whisper.cpp a ggml file, the others a
+            // Hugging Face checkpoint (peers.py reports a peer whose file is missing).
+            const bool someCanRun = !m.hfPath.empty() || (!m.ggmlPath.empty() && peersNeed(s, "ggml"));
+            auto peers = someCanRun ? runPeers(s, m)
+                                    : Result<json>(makeError("the peers need a Hugging Face checkpoint (use --sizes)"));
             if (peers) {
                 m.peers = peers.value();
             } else {

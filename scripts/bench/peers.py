@@ -468,7 +468,8 @@ PEERS = {
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--hf", required=True, help="Hugging Face checkpoint directory (make-test-model --format hf)")
+    p.add_argument("--hf", help="Hugging Face checkpoint directory (make-test-model --format hf); every peer but "
+                   "whisper.cpp reads it")
     p.add_argument("--ggml", help="whisper.cpp ggml file with the same weights (make-test-model --format ggml)")
     p.add_argument("--ct2", help="CTranslate2 model directory (default: converted next to --hf)")
     p.add_argument("--whisper-bench", help="whisper.cpp's whisper-bench (default: built by build_whispercpp.sh)")
@@ -499,12 +500,15 @@ def main():
 
     report = {"schema": "hearsay-bench-peers/1", "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
               "python": platform.python_version(), "threads": args.threads, "repeats": args.repeats,
-              "warmup": args.warmup, "work": args.work, "hf": os.path.abspath(args.hf), "ggml": args.ggml,
+              "warmup": args.warmup, "work": args.work, "hf": os.path.abspath(args.hf) if args.hf else None, "ggml": args.ggml,
               "device": args.device, "dtype": args.dtype,
               "audio": os.path.abspath(args.audio), "peers": {}, "errors": {}}
     for name in names:
         if name not in PEERS:
             report["errors"][name] = "unknown peer (known: " + ", ".join(PEERS) + ")"
+            continue
+        if name != "whisper.cpp" and not args.hf:
+            report["errors"][name] = "needs the Hugging Face checkpoint (--hf)"
             continue
         print(f"peers: {name} ...", file=sys.stderr, flush=True)
         start = time.perf_counter()

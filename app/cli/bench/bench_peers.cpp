@@ -77,7 +77,7 @@ Result<json> runPeers(const Settings& s, const ModelReport& m) {
     const std::string python = !s.python.empty() ? s.python : fs::exists(venv, ec) ? venv.string() : "python3";
     const fs::path out = fs::path(s.workDir) / (m.name + "-peers.json");
     fs::remove(out, ec);  // a stale file from an earlier run must not pass for this run's results
-    std::vector<std::string> argv = {python, (source / "scripts/bench/peers.py").string(), "--hf", m.hfPath, "--threads",
+    std::vector<std::string> argv = {python, (source / "scripts/bench/peers.py").string(), "--threads",
                                      std::to_string(s.threads), "--repeats", std::to_string(s.work.repeats), "--warmup",
                                      std::to_string(s.work.warmup), "--audio", s.audio, "--json", out.string(),
                                      "--decode-steps", std::to_string(s.work.decodeSteps), "--batch-steps",
@@ -88,6 +88,7 @@ Result<json> runPeers(const Settings& s, const ModelReport& m) {
         argv.insert(argv.end(), {"--device", "cuda", "--dtype", s.precision == Precision::Fp32 ? "float32" : "float16"});
     }
     if (s.peersCompile) argv.insert(argv.end(), {"--compile", "--compile-timeout", std::to_string(s.peersCompileTimeout)});
+    if (!m.hfPath.empty()) argv.insert(argv.end(), {"--hf", m.hfPath});
     if (!m.ggmlPath.empty()) argv.insert(argv.end(), {"--ggml", m.ggmlPath});
     const std::string list = peersToRun(s);
     if (!list.empty()) argv.insert(argv.end(), {"--peers", list});
