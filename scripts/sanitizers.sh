@@ -5,12 +5,11 @@
 #                                     # simulated live source, streaming worker, sessions whose
 #                                     # switches are flipped from another thread, the GUI worker)
 #   bash scripts/sanitizers.sh        # both
-#   bash scripts/sanitizers.sh build-ci  # only builds what `ci` and scripts/fuzz.sh run
 #   bash scripts/sanitizers.sh ci     # what CI runs (scripts/test.sh), trimmed to fit its budget:
 #                                     # the suites that read untrusted bytes or run threads under
 #                                     # ASan + UBSan in the clang build the fuzz targets already
-#                                     # need (build-fuzz), and the threaded suites under TSan except
-#                                     # the GUI's (ui.backend_fallback: over 10 minutes under TSan)
+#                                     # need (build-fuzz). TSan (its own tree: about 3 minutes on 2
+#                                     # cores) runs with `tsan`, and in scripts/test.sh --full.
 # Leak and race reports that come from inside third-party libraries (Qt's plugin loading,
 # fontconfig, ALSA/PulseAudio, OpenBLAS's threads) are suppressed by the files in
 # tests/sanitizers/; Hearsay's own code has no suppressions.
@@ -30,34 +29,16 @@ tsan_options="halt_on_error=1:second_deadlock_stack=1:die_after_fork=0:suppressi
 # A CTest regex matching exactly the given targets (core_tst_x -> core.x).
 test_regex() { printf '%s\n' "$@" | sed -E 's/^(core|ui)_tst_/\1./' | paste -sd'|'; }
 
-# The CI selection: ASan + UBSan on these (in the fuzz targets' clang tree), TSan on those.
-ci_checked=(core_tst_json core_tst_model_files core_tst_ctranslate2_model core_tst_tokenizer core_tst_audio_file
-            core_tst_audio_block_decoder core_tst_audio_edge_formats core_tst_audio_hostile_files core_tst_voice_activity
-            core_tst_ring_buffer core_tst_journal_file core_tst_journal_store core_tst_kv_cache core_tst_cpu_kernels
-            core_tst_engine_ops core_tst_log_mel core_tst_transcript_export core_tst_simulated_live_source
-            core_tst_streaming_policy)
-ci_threaded=(core_tst_ring_buffer core_tst_capture_device core_tst_simulated_live_source core_tst_streaming_policy
-             core_tst_controlled_session core_tst_engine_switches)
-build_ci() {  # what the fuzzing and the CI selection run, built in both trees
-    cmake --preset fuzz >/dev/null
-    cmake --build build-fuzz -j "$jobs" --target fuzz_targets hearsay-cli "${ci_checked[@]}"
-    cmake --preset tsan >/dev/null
-    cmake --build build-tsan -j "$jobs" --target hearsay-cli "${ci_threaded[@]}"
-}
-
-if [ "$which" = build-ci ]; then
-    build_ci
-    exit 0
-fi
-
 if [ "$which" = ci ]; then
-    build_ci  # nothing left to do when `build-ci` ran before
-    checked=("${ci_checked[@]}")
+    checked=(core_tst_json core_tst_model_files core_tst_ctranslate2_model core_tst_tokenizer core_tst_audio_file
+             core_tst_audio_block_decoder core_tst_audio_edge_formats core_tst_audio_hostile_files core_tst_voice_activity
+             core_tst_ring_buffer core_tst_journal_file core_tst_journal_store core_tst_kv_cache core_tst_cpu_kernels
+             core_tst_engine_ops core_tst_log_mel core_tst_transcript_export core_tst_simulated_live_source
+             core_tst_streaming_policy)
+    cmake --preset fuzz >/dev/null
+    cmake --build build-fuzz -j "$jobs" --target hearsay-cli "${checked[@]}"
     ASAN_OPTIONS=$asan_options LSAN_OPTIONS=$lsan_options \
         ctest --test-dir build-fuzz --output-on-failure -j "$jobs" -R "^($(test_regex "${checked[@]}"))\$" --timeout 1800
-    threaded=("${ci_threaded[@]}")
-    TSAN_OPTIONS=$tsan_options \
-        ctest --test-dir build-tsan --output-on-failure -j "$jobs" -R "^($(test_regex "${threaded[@]}"))\$" --timeout 1800
     exit 0
 fi
 

