@@ -20,17 +20,18 @@ DictateAnywherePanel::DictateAnywherePanel(QWidget* parent) : QWidget(parent) {
     m_mode->addItem(tr("Press to start, press again to stop"));
     m_mode->addItem(tr("Hold to talk (push-to-talk)"));
     form->addRow(tr("&Mode"), m_mode);
-    m_type = new QCheckBox(tr("Type committed text into the focused application"), this);
+    m_type = new QCheckBox(tr("Type into the focused application"), this);
     m_type->setObjectName("anywhereType");
     m_type->setToolTip(tr("Only committed text is typed, never tentative words; it is also in the transcript and the "
                           "journal. Nothing is typed while Hearsay's own window has the focus."));
     form->addRow(QString(), m_type);
     m_insertion = new QComboBox(this);
     m_insertion->setObjectName("anywhereInsertion");
-    m_insertion->addItem(tr("Automatic: paste long text and characters the layout lacks"));  // InsertionMode order
+    m_insertion->addItem(tr("Automatic"));  // InsertionMode order
     m_insertion->addItem(tr("Type key by key"));
     m_insertion->addItem(tr("Paste through the clipboard"));
-    m_insertion->setToolTip(tr("Pasting puts the text on the clipboard for a moment and presses Ctrl+V (Ctrl+Shift+V "
+    m_insertion->setToolTip(tr("Automatic types key by key, and pastes long text and characters the keyboard layout "
+                               "lacks. Pasting puts the text on the clipboard for a moment and presses Ctrl+V (Ctrl+Shift+V "
                                "in a terminal, Shift+Insert in xterm); your clipboard is put back afterwards unless "
                                "another program changed it meanwhile."));
     form->addRow(tr("&Insert by"), m_insertion);
@@ -42,9 +43,10 @@ DictateAnywherePanel::DictateAnywherePanel(QWidget* parent) : QWidget(parent) {
     m_newline->setToolTip(tr("A spoken \"new line\" typed as Return sends the message in most chat applications; "
                              "Shift+Enter is their line break (and a line break in editors too)."));
     form->addRow(tr("Type a &new line as"), m_newline);
-    m_indicator = new QCheckBox(tr("Show an indicator while dictating into another application"), this);
+    m_indicator = new QCheckBox(tr("Show a dictation indicator"), this);
     m_indicator->setObjectName("anywhereIndicator");
-    m_indicator->setToolTip(tr("A small window at the bottom of the screen that never takes the focus: whether "
+    m_indicator->setToolTip(tr("While dictating into another application: a small window at the bottom of the "
+                               "screen that never takes the focus: whether "
                                "Hearsay listens, the input level, the words not yet committed, and a button that "
                                "copies the text of the last dictation. Drag it to move it."));
     form->addRow(QString(), m_indicator);
