@@ -8,8 +8,10 @@
 #   bash scripts/sanitizers.sh ci     # what CI runs (scripts/test.sh), trimmed to fit its budget:
 #                                     # the suites that read untrusted bytes or run threads under
 #                                     # ASan + UBSan in the clang build the fuzz targets already
-#                                     # need (build-fuzz). TSan (its own tree: about 3 minutes on 2
-#                                     # cores) runs with `tsan`, and in scripts/test.sh --full.
+#                                     # need (build-fuzz). TSan has its own tree and runs with
+#                                     # `tsan` and in scripts/test.sh --full (its six core suites
+#                                     # took about 3 minutes with their build on 2 cores; the GUI
+#                                     # worker's suite alone takes over 10).
 # Leak and race reports that come from inside third-party libraries (Qt's plugin loading,
 # fontconfig, ALSA/PulseAudio, OpenBLAS's threads) are suppressed by the files in
 # tests/sanitizers/; Hearsay's own code has no suppressions.
