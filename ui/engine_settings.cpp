@@ -8,6 +8,15 @@
 #include <QSettings>
 
 namespace hearsay::ui {
+namespace {
+
+// QVariant::toBool() reads any unknown text as false; only "true"/"false" are taken, else `fallback`.
+bool readBool(const QSettings& settings, const QString& key, bool fallback) {
+    const QString text = settings.value(key, fallback).toString().toLower();
+    return text == "true" || text == "false" ? text == "true" : fallback;
+}
+
+} // namespace
 
 EngineSettings EngineSettings::load(const QSettings& settings) {
     EngineSettings s;
@@ -20,16 +29,13 @@ EngineSettings EngineSettings::load(const QSettings& settings) {
     s.translate = settings.value("decoding/task", "transcribe").toString() == "translate";
     const int beam = settings.value("decoding/beamSize", s.beamSize).toInt();
     if (beam >= 1 && beam <= kMaxBeamSize) s.beamSize = beam;
-    const QString fallback = settings.value("decoding/temperatureFallback", s.temperatureFallback).toString().toLower();
-    if (fallback == "true" || fallback == "false") s.temperatureFallback = fallback == "true";
+    s.temperatureFallback = readBool(settings, "decoding/temperatureFallback", s.temperatureFallback);
     s.selfCache = settings.value("cache/selfAttention", s.selfCache).toBool();
     s.crossCache = settings.value("cache/crossAttention", s.crossCache).toBool();
     s.initialPrompt = settings.value("decoding/initialPrompt", s.initialPrompt).toString();
     const QString precision = settings.value("engine/precision", s.precision).toString().toLower();
     if (precision == "fp16" || precision == "fp32") s.precision = precision;
-    // QVariant::toBool() reads any unknown text as false; only "true"/"false" are taken.
-    const QString graphs = settings.value("engine/stepGraphs", s.stepGraphs).toString().toLower();
-    if (graphs == "true" || graphs == "false") s.stepGraphs = graphs == "true";
+    s.stepGraphs = readBool(settings, "engine/stepGraphs", s.stepGraphs);
     s.inputDevice = settings.value("dictation/inputDevice", s.inputDevice).toString();
     const double step = settings.value("dictation/stepSeconds", s.stepSeconds).toDouble();
     if (step >= TranscriptionRequest::kMinStepSeconds && step <= TranscriptionRequest::kMaxStepSeconds) s.stepSeconds = step;
@@ -40,12 +46,10 @@ EngineSettings EngineSettings::load(const QSettings& settings) {
     s.detectAmong = among.typeId() == QMetaType::QStringList ? among.toStringList().join(", ") : among.toString();
     s.vocabulary = settings.value("dictation/vocabulary", s.vocabulary).toString();
     s.replacements = settings.value("dictation/replacements", s.replacements).toString();
-    const QString spoken = settings.value("dictation/spokenCommands", s.spokenCommands).toString().toLower();
-    if (spoken == "true" || spoken == "false") s.spokenCommands = spoken == "true";
+    s.spokenCommands = readBool(settings, "dictation/spokenCommands", s.spokenCommands);
     const double vad = settings.value("dictation/vadThreshold", s.vadThreshold).toDouble();
     if (vad > 0.0 && vad < 1.0) s.vadThreshold = vad;
-    const QString tentative = settings.value("dictation/showTentative", s.showTentative).toString().toLower();
-    if (tentative == "true" || tentative == "false") s.showTentative = tentative == "true";
+    s.showTentative = readBool(settings, "dictation/showTentative", s.showTentative);
     return s;
 }
 
