@@ -23,9 +23,9 @@ set(CPACK_GENERATOR DEB)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # hearsay_VERSION_ARCH.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION sound)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-# Loaded by Qt at run time, so dpkg-shlibdeps cannot see them: the platform plugins (the window
-# itself) and the SVG image plugin (the icon).
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "qt6-qpa-plugins, libqt6svg6")
+# Loaded at run time, so dpkg-shlibdeps cannot see them: Qt's platform plugins (the window itself)
+# and SVG image plugin (the icon), and OpenBLAS (core/backend/blas.h says why it is loaded late).
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "qt6-qpa-plugins, libqt6svg6, libopenblas0 | libopenblas0-pthread")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "pulseaudio | pipewire-pulse, ffmpeg")
 if(TARGET hearsay_cuda)
     # NVIDIA's own packages of the runtime and cuBLAS this build was compiled against.

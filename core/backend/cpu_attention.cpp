@@ -38,8 +38,7 @@ void CpuBackend::attentionGemm(const AttentionArgs& a, const AttentionBatch& bat
             for (size_t h = g; h < static_cast<size_t>(a.heads); h += groups) {
                 const size_t col = h * static_cast<size_t>(hd);
                 // s[qc][kc] = scale · q_h k_hᵀ
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, qc, kc, hd, a.scale, q + col, a.qStride, k + col,
-                            a.kvStride, 0.0f, s, kc);
+                blas::sgemm(true, qc, kc, hd, a.scale, q + col, a.qStride, k + col, a.kvStride, 0.0f, s, kc);
                 for (int j = 0; j < qc; ++j) {
                     float* row = s + static_cast<size_t>(j) * static_cast<size_t>(kc);
                     const int visible = a.causal ? kc - qc + j + 1 : kc;
@@ -47,8 +46,7 @@ void CpuBackend::attentionGemm(const AttentionArgs& a, const AttentionBatch& bat
                     std::fill(row + visible, row + kc, 0.0f);
                 }
                 // out_h[qc][hd] = s · v_h
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, qc, hd, kc, 1.0f, s, kc, v + col, a.kvStride,
-                            0.0f, out + col, a.outStride);
+                blas::sgemm(false, qc, hd, kc, 1.0f, s, kc, v + col, a.kvStride, 0.0f, out + col, a.outStride);
             }
         }
     });

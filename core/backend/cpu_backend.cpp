@@ -197,7 +197,7 @@ void CpuBackend::setThreads(int threads) {
     m_pool.store(m_pools.back().get(), std::memory_order_release);
     // All parallelism is ours: each pool thread calls single-threaded OpenBLAS on its slice.
     // (OpenBLAS's own workers spin after every call and would fight the pool for the cores.)
-    openblas_set_num_threads(1);
+    blas::setThreads(1);
 }
 
 int CpuBackend::threads() const { return pool().threads(); }
@@ -360,8 +360,7 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
             // y = W x (+ y): a matrix-vector product per slice of W.
             const size_t chunk = small ? m : std::max<size_t>(64, (m + threads - 1) / threads);
             pool().parallelFor(m, chunk, [&](size_t b, size_t e, int) {
-                cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(e - b), in, 1.0f, wp + b * n, in, xp, 1,
-                            beta, yp + b, 1);
+                blas::sgemv(static_cast<int>(e - b), in, 1.0f, wp + b * n, in, xp, beta, yp + b);
             });
         } else if (rows <= kSmallBatchRows) {
             // A few rows (beams): each weight row is read once and dotted with every input row;
@@ -409,8 +408,7 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
                     else simd::convertQ8(qp + b * qRow, widened.data(), (e - b) * n);
                     wBlock = widened.data();
                 }
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, static_cast<int>(e - b), in, 1.0f, xp, in,
-                            wBlock, in, beta, yp + b, out);
+                blas::sgemm(true, rows, static_cast<int>(e - b), in, 1.0f, xp, in, wBlock, in, beta, yp + b, out);
             });
         }
     });
