@@ -136,6 +136,11 @@ int runBench(const Options& options) {
             auto fixed = runFixedWork(*engine->session, mel.value(), s.work);
             if (!fixed) return fail(m.name + ": " + fixed.message(), 1);
             m.fixed = fixed.value();
+            if (s.opProfile) {
+                auto profile = profileDecodeSteps(*engine->session, engine->engine.backend(), s.work);
+                if (!profile) return fail(m.name + ": " + profile.message(), 1);
+                m.decodeProfile = profile.value();
+            }
             // Proof of the path the decode steps took (counts of the last run's window).
             const SessionTimings t = engine->session->timings();
             m.stepOperations = t.stepOperations;
@@ -192,6 +197,7 @@ int runBench(const Options& options) {
         }
         printFixedWork(m, s, haveFloors);
         if (s.cacheTable) printCacheTable(m);
+        if (m.decodeProfile) printDecodeProfile(m);
         std::fflush(stdout);
     }
 
@@ -230,6 +236,7 @@ int runBench(const Options& options) {
             dims["nAudioCtx"] = m.config.nAudioCtx;
             j["dims"] = dims;
             j["fixedWork"] = toJson(m.fixed);
+            if (m.decodeProfile) j["decodeProfile"] = toJson(*m.decodeProfile);
             j["floors"] = haveFloors ? toJson(m.floors) : json();
             if (haveFloors) {
                 j["elementBytes"]["weights"] = m.elementBytes.weights;

@@ -3,6 +3,7 @@
 // a CUDA backend can implement it with device memory, since network code never sees a pointer.
 #pragma once
 
+#include "core/backend/op_profile.h"
 #include "core/model/tensor.h"
 #include "core/util/result.h"
 
@@ -15,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hearsay {
 
@@ -231,8 +233,9 @@ public:
 
     virtual std::string name() const = 0;   // "cpu (OpenBLAS, 2 threads)"
     virtual BackendKind kind() const = 0;
-    // The precision the matrix products run at. The CPU backend computes in float32 (an f16
-    // weight matrix is read as stored and widened exactly), so its precision is Fp32.
+    // The precision asked for. CUDA: what the matrix products run at. The CPU computes in float32
+    // either way (an f16 weight matrix is read as stored and widened exactly); Fp16 keeps its
+    // cross-attention cache in half.
     virtual Precision precision() const { return Precision::Fp32; }
 
     // Worker threads for the ops (0 = all cores). Applies to later calls.
@@ -319,6 +322,13 @@ public:
     // callable from any thread, never throws; `known` is false where the figures cannot be read.
     virtual DeviceMemory memoryInfo() const { return {}; }
 
+    // Op timing, for the bench's profile of a decode step: while on, each op's run (replayed ops
+    // included) is timed and added to a table by op kind and shape; takeOpProfile() returns the
+    // table and starts a new one. The CPU backend times its ops; a backend that does not returns
+    // an empty table. Timing adds two clock reads per op.
+    virtual void setOpProfiling(bool) {}
+    virtual std::vector<OpTime> takeOpProfile() { return {}; }
+
     // Records the ops `work` calls on this backend from this thread, WITHOUT running them, and
     // returns them as RecordedWork for replay (one decoder step, replayed per token). Buffers
     // and arguments are those of the calls; per-step values must come from index buffers.
@@ -396,7 +406,7 @@ private:
 struct BackendOptions {
     int threads = 0;   // CPU worker threads, 0 = all cores
     int device = 0;    // GPU index for CUDA
-    Precision precision = Precision::Fp16;  // CUDA weights and GEMMs; the CPU backend is float32 always
+    Precision precision = Precision::Fp16;  // CUDA weights and GEMMs; the CPU's cross cache (CpuBackend)
 };
 
 // Backends are made by createBackend() (core/engine/backend_factory.h), above the kernels library.

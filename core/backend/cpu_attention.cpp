@@ -1,6 +1,8 @@
 // CpuBackend's attention work: batches of many queries through sgemm (a score matrix per
 // thread in the workspace), the others one (batch, head, query) task at a time on the pool.
 // runAttention() (cpu_backend.cpp) hands it checked batches, their per-step offsets applied.
+// Keys and values are float32, or IEEE half (the cross cache, allocateKv): widened exactly as
+// they are read, so both give the same products of the same values.
 #include "core/backend/cpu_backend.h"
 
 #include "core/backend/blas.h"
@@ -26,8 +28,9 @@ void CpuBackend::attentionGemm(const AttentionArgs& a, const AttentionBatch& bat
     const size_t matrix = static_cast<size_t>(qc) * static_cast<size_t>(kc);
     float* scores = floatPointer(a.workspace, matrix, "attention workspace");
     const float* q = floatPointer(a.q, a.q.size, "attention q") + static_cast<size_t>(batch.queryRow) * qs;
-    const float* k = floatPointer(a.k, a.k.size, "attention k") + batch.keyRow * ks;
-    const float* v = floatPointer(a.v, a.v.size, "attention v") + batch.keyRow * ks;
+    const WeightPointer kp = weightPointer(a.k, a.k.size, "attention k");
+    const WeightPointer vp = weightPointer(a.v, a.v.size, "attention v");
+    const bool half = kp.f16 != nullptr;
     float* out = floatPointer(a.out, a.out.size, "attention out") + static_cast<size_t>(batch.queryRow) * os;
     // Heads are split into as many groups as there are score matrices in the workspace (at most
     // one per thread); group g uses matrix g, so no two running heads share one.
@@ -35,10 +38,30 @@ void CpuBackend::attentionGemm(const AttentionArgs& a, const AttentionBatch& bat
     pool().parallelFor(groups, 1, [&](size_t begin, size_t end, int) {
         for (size_t g = begin; g < end; ++g) {
             float* s = scores + g * matrix;
+            thread_local std::vector<float> widenedK, widenedV;  // one head's half keys and values
             for (size_t h = g; h < static_cast<size_t>(a.heads); h += groups) {
                 const size_t col = h * static_cast<size_t>(hd);
+                const float* k = nullptr;
+                const float* v = nullptr;
+                int kvStride = a.kvStride;
+                if (half) {
+                    const size_t rows = static_cast<size_t>(kc), width = static_cast<size_t>(hd);
+                    widenedK.resize(rows * width);
+                    widenedV.resize(rows * width);
+                    for (size_t i = 0; i < rows; ++i) {
+                        const size_t at = (batch.keyRow + i) * ks + col;
+                        simd::convertHalf(kp.f16 + at, widenedK.data() + i * width, width);
+                        simd::convertHalf(vp.f16 + at, widenedV.data() + i * width, width);
+                    }
+                    k = widenedK.data();
+                    v = widenedV.data();
+                    kvStride = hd;
+                } else {
+                    k = kp.f32 + batch.keyRow * ks + col;
+                    v = vp.f32 + batch.keyRow * ks + col;
+                }
                 // s[qc][kc] = scale · q_h k_hᵀ
-                blas::sgemm(true, qc, kc, hd, a.scale, q + col, a.qStride, k + col, a.kvStride, 0.0f, s, kc);
+                blas::sgemm(true, qc, kc, hd, a.scale, q + col, a.qStride, k, kvStride, 0.0f, s, kc);
                 for (int j = 0; j < qc; ++j) {
                     float* row = s + static_cast<size_t>(j) * static_cast<size_t>(kc);
                     const int visible = a.causal ? kc - qc + j + 1 : kc;
@@ -46,7 +69,7 @@ void CpuBackend::attentionGemm(const AttentionArgs& a, const AttentionBatch& bat
                     std::fill(row + visible, row + kc, 0.0f);
                 }
                 // out_h[qc][hd] = s · v_h
-                blas::sgemm(false, qc, hd, kc, 1.0f, s, kc, v + col, a.kvStride, 0.0f, out + col, a.outStride);
+                blas::sgemm(false, qc, hd, kc, 1.0f, s, kc, v, kvStride, 0.0f, out + col, a.outStride);
             }
         }
     });
@@ -88,8 +111,8 @@ void CpuBackend::attentionNow(const AttentionArgs& a, std::span<const AttentionB
         return Task{nullptr, 0, 0};
     };
     const float* q = floatPointer(a.q, a.q.size, "attention q");
-    const float* k = floatPointer(a.k, a.k.size, "attention k");
-    const float* v = floatPointer(a.v, a.v.size, "attention v");
+    const WeightPointer k = weightPointer(a.k, a.k.size, "attention k");
+    const WeightPointer v = weightPointer(a.v, a.v.size, "attention v");
     float* out = floatPointer(a.out, a.out.size, "attention out");
     const int hd = a.headDim;
     // Small problems run inline: waking the workers costs more than they save.
@@ -105,15 +128,18 @@ void CpuBackend::attentionNow(const AttentionArgs& a, std::span<const AttentionB
             if (scores.size() < static_cast<size_t>(visible)) scores.resize(static_cast<size_t>(visible));
             const float* qv = q + row * static_cast<size_t>(a.qStride) + col;
             for (int i = 0; i < visible; ++i) {
-                const float* kv = k + (b.keyRow + static_cast<size_t>(i)) * static_cast<size_t>(a.kvStride) + col;
-                scores[static_cast<size_t>(i)] = simd::dot(qv, kv, static_cast<size_t>(hd)) * a.scale;
+                const size_t at = (b.keyRow + static_cast<size_t>(i)) * static_cast<size_t>(a.kvStride) + col;
+                const float dot = k.f16 ? simd::dotHalf(qv, k.f16 + at, static_cast<size_t>(hd))
+                                        : simd::dot(qv, k.f32 + at, static_cast<size_t>(hd));
+                scores[static_cast<size_t>(i)] = dot * a.scale;
             }
             simd::softmax(scores.data(), static_cast<size_t>(visible));
             float* o = out + row * static_cast<size_t>(a.outStride) + col;
             std::fill(o, o + hd, 0.0f);
             for (int i = 0; i < visible; ++i) {
-                const float* vv = v + (b.keyRow + static_cast<size_t>(i)) * static_cast<size_t>(a.kvStride) + col;
-                simd::axpy(o, scores[static_cast<size_t>(i)], vv, static_cast<size_t>(hd));
+                const size_t at = (b.keyRow + static_cast<size_t>(i)) * static_cast<size_t>(a.kvStride) + col;
+                if (v.f16) simd::axpyHalf(o, scores[static_cast<size_t>(i)], v.f16 + at, static_cast<size_t>(hd));
+                else simd::axpy(o, scores[static_cast<size_t>(i)], v.f32 + at, static_cast<size_t>(hd));
             }
         }
     });

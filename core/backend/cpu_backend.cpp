@@ -10,15 +10,18 @@
 #include "core/backend/cpu_simd.h"
 #include "core/backend/cpu_vector_math.h"
 #include "core/util/half.h"
+#include "core/util/stopwatch.h"
 
 #include "core/backend/blas.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -124,6 +127,13 @@ public:
     CpuBuffer(const void* external, size_t elements, ElementType element) : DeviceBuffer(elements, element) {
         setAddress(const_cast<void*>(external));
     }
+    // A half cross cache (allocateKv): upload() and download() convert it; a weight they refuse.
+    static std::unique_ptr<CpuBuffer> kv(size_t elements, ElementType element) {
+        auto buffer = std::make_unique<CpuBuffer>(elements, element);
+        buffer->m_kv = true;
+        return buffer;
+    }
+    bool isKv() const { return m_kv; }
     ~CpuBuffer() override {
         if (!m_owned) return;
         if (m_mappedBytes > 0) ::munmap(address(), m_mappedBytes);
@@ -132,6 +142,7 @@ public:
 
 private:
     bool m_owned = false;
+    bool m_kv = false;
     size_t m_mappedBytes = 0;  // > 0: address() is an anonymous mapping of this many bytes
     static constexpr size_t kMappedBytes = size_t(1) << 20;
 };
@@ -148,18 +159,26 @@ private:
 // The tape of one record() call, run again by replay().
 class CpuRecording final : public RecordedWork {
 public:
-    CpuRecording(const CpuBackend& backend, std::vector<std::function<void()>> tape)
+    CpuRecording(CpuBackend& backend, std::vector<CpuBackend::TapedOp> tape)
         : m_backend(backend), m_tape(std::move(tape)) {}
     void replay() override {
         if (m_backend.recording()) throwBackendError(BackendKind::Cpu, "replay() while recording");
         const ScopedFlushDenormals flush;
-        for (const auto& op : m_tape) op();
+        if (!m_backend.profiling()) {
+            for (const auto& op : m_tape) op.work();
+            return;
+        }
+        for (const auto& op : m_tape) {
+            const auto start = std::chrono::steady_clock::now();
+            op.work();
+            m_backend.addToProfile(op.info, msSince(start));
+        }
     }
     size_t operations() const override { return m_tape.size(); }
 
 private:
-    const CpuBackend& m_backend;
-    std::vector<std::function<void()>> m_tape;
+    CpuBackend& m_backend;
+    std::vector<CpuBackend::TapedOp> m_tape;
 };
 
 // Element i of a weight operand (float32, f16 or q8_0).
@@ -176,7 +195,7 @@ int hardwareThreads() { return std::max(1u, std::thread::hardware_concurrency())
 
 } // namespace
 
-CpuBackend::CpuBackend(int threads) { setThreads(threads); }
+CpuBackend::CpuBackend(int threads, Precision precision) : m_precision(precision) { setThreads(threads); }
 
 CpuBackend::~CpuBackend() = default;
 
@@ -206,6 +225,10 @@ bool CpuBackend::recording() const {
     return m_recorder.load(std::memory_order_relaxed) == std::this_thread::get_id();
 }
 
+bool CpuBackend::isHalfKv(const BufferView& view) {
+    return view.buffer->element() == ElementType::F16 && static_cast<const CpuBuffer*>(view.buffer)->isKv();
+}
+
 bool CpuBackend::owns(const DeviceBuffer& buffer) const { return dynamic_cast<const CpuBuffer*>(&buffer) != nullptr; }
 
 bool CpuBackend::owns(const IndexBuffer& buffer) const {
@@ -229,7 +252,7 @@ void CpuBackend::beginRecording() {
 
 std::unique_ptr<RecordedWork> CpuBackend::endRecording() {
     if (!recording()) fail("endRecording() without beginRecording()");
-    std::vector<std::function<void()>> tape = std::move(m_tape);
+    std::vector<TapedOp> tape = std::move(m_tape);
     m_tape.clear();
     m_recorder.store(std::thread::id(), std::memory_order_relaxed);
     return std::make_unique<CpuRecording>(*this, std::move(tape));
@@ -241,15 +264,6 @@ void CpuBackend::abandonRecording() noexcept {
     m_recorder.store(std::thread::id(), std::memory_order_relaxed);
 }
 
-template <class Work> void CpuBackend::submit(Work&& work) {
-    if (recording()) {
-        m_tape.emplace_back(std::forward<Work>(work));
-        return;
-    }
-    const ScopedFlushDenormals flush;  // the pool's workers run with it always (ThreadPool)
-    work();
-}
-
 void CpuBackend::synchronize() {
     refuseWhileRecording("synchronize()");
 }
@@ -257,6 +271,11 @@ void CpuBackend::synchronize() {
 std::unique_ptr<DeviceBuffer> CpuBackend::allocate(size_t elements) {
     refuseWhileRecording("allocate()");
     return std::make_unique<CpuBuffer>(elements);
+}
+
+std::unique_ptr<DeviceBuffer> CpuBackend::allocateKv(size_t elements) {
+    refuseWhileRecording("allocateKv()");
+    return CpuBuffer::kv(elements, m_precision == Precision::Fp16 ? ElementType::F16 : ElementType::F32);
 }
 
 std::unique_ptr<IndexBuffer> CpuBackend::allocateIndices(size_t count) {
@@ -301,117 +320,22 @@ std::unique_ptr<DeviceBuffer> CpuBackend::createWeight(const TensorView& view) {
 }
 
 void CpuBackend::runUpload(BufferView dst, const float* src, size_t count) {
+    if (isHalfKv(dst)) {  // rounded to nearest
+        auto* d = const_cast<uint16_t*>(weightPointer(dst, count, "upload").f16);
+        simd::roundToHalf(src, d, count);
+        return;
+    }
     float* d = floatPointer(dst, count, "upload");  // weights are never uploaded to
     if (count) std::memcpy(d, src, count * sizeof(float));
 }
 
 void CpuBackend::runDownload(BufferView src, float* dst, size_t count) {
+    if (isHalfKv(src)) {
+        simd::convertHalf(weightPointer(src, count, "download").f16, dst, count);
+        return;
+    }
     const float* s = floatPointer(src, count, "download");
     if (count) std::memcpy(dst, s, count * sizeof(float));
-}
-
-void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferView y, int rows, int in, int out,
-                           bool accumulate) {
-    const size_t r = static_cast<size_t>(rows), n = static_cast<size_t>(in), m = static_cast<size_t>(out);
-    const float* xp = floats(x);
-    const WeightPointer weight = weightPointer(w, m * n, "linear weight");
-    const float* wp = weight.f32;       // [out][in] float32, or
-    const uint16_t* hp = weight.f16;    // [out][in] f16, or
-    const uint8_t* qp = weight.q8;      // [out][in / 32] q8_0 blocks
-    const size_t qRow = n / simd::kQ8Block * simd::kQ8BlockBytes;  // bytes of one q8_0 row
-    float* yp = floatPointer(y, r * m, "linear y");  // float32 only (the CPU keeps no half KV buffers)
-    const float* bp = bias.empty() ? nullptr : floats(bias);
-    submit([=, this] {
-        float beta = accumulate ? 1.0f : 0.0f;
-        if (bp) {
-            for (size_t i = 0; i < r; ++i) {
-                float* row = yp + i * m;
-                if (accumulate) {
-                    for (size_t j = 0; j < m; ++j) row[j] += bp[j];
-                } else {
-                    std::memcpy(row, bp, m * sizeof(float));
-                }
-            }
-            beta = 1.0f;
-        }
-        // Work is split over the output features (rows of w): every thread reads its own part of
-        // the weights once, which is what the memory-bound single-token steps need.
-        const size_t threads = static_cast<size_t>(pool().threads());
-        const bool small = r * n * m < (size_t(1) << 16);
-        if (rows == 1 && qp) {
-            // y = W x (+ y) straight from the q8_0 blocks: a quarter of the float32 product's bytes.
-            const size_t chunk = small ? m : std::max<size_t>(64, (m + threads - 1) / threads);
-            pool().parallelFor(m, chunk, [&](size_t b, size_t e, int) {
-                for (size_t o = b; o < e; ++o) {
-                    const float dot = simd::dotQ8(xp, qp + o * qRow, n);
-                    yp[o] = beta == 0.0f ? dot : yp[o] + dot;
-                }
-            });
-        } else if (rows == 1 && hp) {
-            // y = W x (+ y) straight from the f16 rows: half the bytes of the float32 product.
-            const size_t chunk = small ? m : std::max<size_t>(64, (m + threads - 1) / threads);
-            pool().parallelFor(m, chunk, [&](size_t b, size_t e, int) {
-                for (size_t o = b; o < e; ++o) {
-                    const float dot = simd::dotHalf(xp, hp + o * n, n);
-                    yp[o] = beta == 0.0f ? dot : yp[o] + dot;
-                }
-            });
-        } else if (rows == 1) {
-            // y = W x (+ y): a matrix-vector product per slice of W.
-            const size_t chunk = small ? m : std::max<size_t>(64, (m + threads - 1) / threads);
-            pool().parallelFor(m, chunk, [&](size_t b, size_t e, int) {
-                blas::sgemv(static_cast<int>(e - b), in, 1.0f, wp + b * n, in, xp, beta, yp + b);
-            });
-        } else if (rows <= kSmallBatchRows) {
-            // A few rows (beams): each weight row is read once and dotted with every input row;
-            // a packed GEMM would copy all of W first.
-            pool().parallelFor(m, small ? m : 64, [&](size_t b, size_t e, int) {
-                for (size_t o = b; o < e; ++o) {
-                    if (qp) {
-                        // The row's blocks stay in L1 across the input rows.
-                        for (size_t i = 0; i < r; ++i) {
-                            const float dot = simd::dotQ8(xp + i * n, qp + o * qRow, n);
-                            float& target = yp[i * m + o];
-                            target = beta == 0.0f ? dot : target + dot;
-                        }
-                        continue;
-                    }
-                    if (hp) {
-                        // The f16 row is read once per 4 input rows; the sums are dot()'s on its float32 copy.
-                        float dots[kSmallBatchRows];
-                        simd::dotHalfRows(xp, n, r, hp + o * n, n, dots);
-                        for (size_t i = 0; i < r; ++i) {
-                            float& target = yp[i * m + o];
-                            target = beta == 0.0f ? dots[i] : target + dots[i];
-                        }
-                        continue;
-                    }
-                    const float* wRow = wp + o * n;
-                    for (size_t i = 0; i < r; ++i) {
-                        const float dot = simd::dot(xp + i * n, wRow, n);
-                        float& target = yp[i * m + o];
-                        target = beta == 0.0f ? dot : target + dot;
-                    }
-                }
-            });
-        } else {
-            // One GEMM per thread on a block of output columns: y[:, b:e] = x · W[b:e]ᵀ (+ y[:, b:e]).
-            const size_t block = small ? m : (m + threads - 1) / threads;
-            // An f16 W[b:e] is widened first into the thread's scratch (O(weights), next to the
-            // O(rows × weights) product), so the GEMM is the float32 one.
-            pool().parallelFor(m, block, [&](size_t b, size_t e, int) {
-                thread_local std::vector<float> widened; // [e - b][in]
-                const float* wBlock = wp ? wp + b * n : nullptr;
-                if (hp || qp) {
-                    if (widened.size() < (e - b) * n) widened.resize((e - b) * n);
-                    if (hp) simd::convertHalf(hp + b * n, widened.data(), (e - b) * n);
-                    else simd::convertQ8(qp + b * qRow, widened.data(), (e - b) * n);
-                    wBlock = widened.data();
-                }
-                blas::sgemm(true, rows, static_cast<int>(e - b), in, 1.0f, xp, in, wBlock, in, beta, yp + b, out);
-            });
-        }
-    });
 }
 
 void CpuBackend::runLayerNorm(BufferView x, BufferView gamma, BufferView beta, BufferView y, int rows, int cols,
@@ -421,7 +345,10 @@ void CpuBackend::runLayerNorm(BufferView x, BufferView gamma, BufferView beta, B
     const float* gp = floats(gamma);
     const float* bp = floats(beta);
     float* yp = floats(y);
-    submit([=, this] {
+    const auto describe = [&] {
+        return OpInfo{"layer norm " + std::to_string(rows) + "x" + std::to_string(cols), 8.0 * double(r * c)};
+    };
+    submit(describe, [=, this] {
         pool().parallelFor(r, std::max<size_t>(1, 16384 / c), [&](size_t begin, size_t end, int) {
             for (size_t i = begin; i < end; ++i) {
                 const float* row = xp + i * c;
@@ -445,7 +372,8 @@ void CpuBackend::runLayerNorm(BufferView x, BufferView gamma, BufferView beta, B
 void CpuBackend::runGelu(BufferView x) {
     float* p = floats(x);
     const size_t n = x.size;
-    submit([=, this] {
+    const auto describe = [&] { return OpInfo{"gelu " + std::to_string(n), 4.0 * double(n)}; };
+    submit(describe, [=, this] {
         pool().parallelFor(n, 8192, [&](size_t begin, size_t end, int) { simd::gelu(p + begin, end - begin); });
     });
 }
@@ -454,7 +382,8 @@ void CpuBackend::runAdd(BufferView x, BufferView y) {
     float* xp = floats(x);
     const WeightPointer yp = weightPointer(y, y.size, "add y");  // f16 for positional tables
     const size_t n = x.size;
-    submit([=, this] {
+    const auto describe = [&] { return OpInfo{"add " + std::to_string(n), 4.0 * double(n) * (yp.f32 ? 2 : 1.5)}; };
+    submit(describe, [=, this] {
         pool().parallelFor(n, 32768, [&](size_t begin, size_t end, int) {
             if (yp.f32) {
                 for (size_t i = begin; i < end; ++i) xp[i] += yp.f32[i];
@@ -472,7 +401,11 @@ void CpuBackend::runConv1d(BufferView x, int length, int inChannels, BufferView 
     const float* xp = floats(x);
     float* col = floats(workspace);
     // im2col: col[t][c·3 + k] = x[t·stride + k - 1][c], zero outside [0, length).
-    submit([=, this] {
+    const auto describe = [&] {
+        return OpInfo{"im2col " + std::to_string(length) + "x" + std::to_string(inChannels) + "/" + std::to_string(stride),
+                      4.0 * double(length) * double(cin)};
+    };
+    submit(describe, [=, this] {
         pool().parallelFor(static_cast<size_t>(outLength), 16, [&](size_t begin, size_t end, int) {
             for (size_t t = begin; t < end; ++t) {
                 float* row = col + t * width;
@@ -501,7 +434,8 @@ void CpuBackend::runEmbed(IndexView tokens, IndexView positions, int count, Buff
     float* yp = floats(y);
     const size_t tokenRows = tokenTable.size / d, positionRows = positionTable.size / d;
     // The ids are read when the work runs (a replayed step sees the ids uploaded before it).
-    submit([=, this] {
+    const auto describe = [&] { return OpInfo{"embed " + std::to_string(count) + "x" + std::to_string(width), 0.0}; };
+    submit(describe, [=, this] {
         for (size_t i = 0; i < n; ++i) {
             if (ids[i] < 0 || static_cast<size_t>(ids[i]) >= tokenRows) {
                 fail("embed: token id " + std::to_string(ids[i]) + " outside a table of " + std::to_string(tokenRows));
@@ -526,7 +460,13 @@ void CpuBackend::runCopyRows(BufferView src, int srcStride, BufferView dst, int 
     float* d = floats(dst);
     const size_t dstSize = dst.size;
     // With offsets the destination rows are known, and checked, only when the work runs.
-    submit([=, this, blocks = std::vector<RowCopy>(copies.begin(), copies.end())] {
+    const auto describe = [&] {
+        size_t rows = 0;
+        for (const RowCopy& c : copies) rows += c.count;
+        return OpInfo{"copy rows " + std::to_string(copies.size()) + " blocks x" + std::to_string(width),
+                      8.0 * double(rows * w)};
+    };
+    submit(describe, [=, this, blocks = std::vector<RowCopy>(copies.begin(), copies.end())] {
         const size_t bytes = w * sizeof(float);
         for (size_t b = 0; b < blocks.size(); ++b) {
             const RowCopy& c = blocks[b];
@@ -553,16 +493,32 @@ void CpuBackend::runCopyRows(BufferView src, int srcStride, BufferView dst, int 
 }
 
 void CpuBackend::runAttention(const AttentionArgs& a) {
-    // Keys and values in float32 (the CPU keeps no half KV buffers).
-    floatPointer(a.k, 0, "attention k");
-    floatPointer(a.v, 0, "attention v");
+    // Keys and values: float32, or both half (the cross cache; Backend checked they agree).
     const int32_t* rowOffsets = a.keyRowOffsets.buffer ? indices(a.keyRowOffsets) : nullptr;
     const int32_t* countOffsets = a.keyCountOffsets.buffer ? indices(a.keyCountOffsets) : nullptr;
     AttentionArgs args = a;
     args.batches = {}; // the caller's span: the work keeps its own copy
     args.keyRowOffsets = {};
     args.keyCountOffsets = {};
-    submit([this, args, rowOffsets, countOffsets,
+    // Keys and values read: known here for fixed key counts; a decode step's self-attention
+    // (keys from an offset) is labelled as such and its bytes are not counted.
+    const auto describe = [&] {
+        int queries = 0;
+        double keys = 0.0;
+        for (const AttentionBatch& b : a.batches) {
+            queries += b.queryCount;
+            keys += b.keyCount;
+        }
+        const bool cached = countOffsets != nullptr;
+        const double element = a.k.buffer->element() == ElementType::F16 ? 2.0 : 4.0;
+        const double bytes = cached ? 0.0 : 2.0 * keys * double(a.heads) * double(a.headDim) * element;
+        return OpInfo{"attention " + std::to_string(queries) + "q" + (a.causal ? " causal" : "") +
+                          (cached ? " over the cache" : " x " + std::to_string(int(keys / double(std::max<size_t>(1, a.batches.size())))) + "k") +
+                          (element == 2.0 ? " f16" : "") +
+                          ", " + std::to_string(a.heads) + " heads",
+                      bytes};
+    };
+    submit(describe, [this, args, rowOffsets, countOffsets,
             batches = std::vector<AttentionBatch>(a.batches.begin(), a.batches.end())] {
         if (!rowOffsets && !countOffsets) return attentionNow(args, batches);
         std::vector<AttentionBatch> effective = batches;

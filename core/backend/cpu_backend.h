@@ -7,9 +7,12 @@
 #pragma once
 
 #include "core/backend/backend.h"
+#include "core/backend/flush_denormals.h"
 #include "core/backend/thread_pool.h"
+#include "core/util/stopwatch.h"
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -20,16 +23,25 @@ namespace hearsay {
 
 class CpuBackend final : public Backend {
 public:
-    explicit CpuBackend(int threads = 0);
+    // Fp16: the cross-attention cache is kept in IEEE half (allocateKv), half the bytes a decode
+    // step reads from it; Fp32: float32 throughout, for exact comparisons (the tests' default).
+    // Either way the products run in float32 and f16 weight matrices stay as stored.
+    explicit CpuBackend(int threads = 0, Precision precision = Precision::Fp32);
     ~CpuBackend() override;
 
     std::string name() const override;
     BackendKind kind() const override { return BackendKind::Cpu; }
+    Precision precision() const override { return m_precision; }
     // Safe while other threads run ops on this backend (they finish on the previous pool).
     void setThreads(int threads) override;
     int threads() const override;
 
     std::unique_ptr<DeviceBuffer> allocate(size_t elements) override;
+    // With Fp16 the cross-attention cache in IEEE half: half the bytes a decode step reads from
+    // it (and keeps). Written by linear() (rounded to nearest), read by attention() (widened
+    // exactly). With Fp32 float32, as allocate().
+    std::unique_ptr<DeviceBuffer> allocateKv(size_t elements) override;
+    size_t kvElementBytes() const override { return m_precision == Precision::Fp16 ? sizeof(uint16_t) : sizeof(float); }
     std::unique_ptr<IndexBuffer> allocateIndices(size_t count) override;
     size_t attentionWorkspaceElements(int queries, int keys) const override;
     // System RAM (MemTotal, MemAvailable): the buffers live there.
@@ -37,6 +49,16 @@ public:
 
     void synchronize() override;
     bool recording() const override;
+    void setOpProfiling(bool on) override { m_profiling.store(on, std::memory_order_relaxed); }
+    std::vector<OpTime> takeOpProfile() override { return m_profile.take(); }
+    bool profiling() const { return m_profiling.load(std::memory_order_relaxed); }
+    void addToProfile(const OpInfo& info, double ms) { m_profile.add(info, ms); }
+
+    // One op of a recording: what it is, and its work.
+    struct TapedOp {
+        OpInfo info;
+        std::function<void()> work;
+    };
 
     // Batches with at least this many queries use the GEMM path (scores through sgemm).
     static constexpr int kGemmAttentionQueries = 32;
@@ -69,9 +91,22 @@ protected:
     std::unique_ptr<DeviceBuffer> createWeight(const TensorView& view) override;
 
 private:
-    // Runs `work` now, or appends it to the tape when this thread is recording.
-    template <class Work>
-    void submit(Work&& work);
+    // Runs `work` now, or appends it to the tape when this thread is recording. `describe()`
+    // returns the op's OpInfo; it is called only when the op is taped or timed.
+    template <class Describe, class Work>
+    void submit(const Describe& describe, Work&& work) {
+        if (recording()) {
+            m_tape.push_back({describe(), std::forward<Work>(work)});
+            return;
+        }
+        const ScopedFlushDenormals flush;  // the pool's workers run with it always (ThreadPool)
+        if (!profiling()) return work();
+        const auto start = std::chrono::steady_clock::now();
+        work();
+        addToProfile(describe(), msSince(start));
+    }
+    // A view of a half cross cache (allocateKv with Fp16), not a weight.
+    static bool isHalfKv(const BufferView& view);
     void attentionGemm(const AttentionArgs& args, const AttentionBatch& batch);
     // The work of attention() on checked batches (offsets applied).
     void attentionNow(const AttentionArgs& args, std::span<const AttentionBatch> batches);
@@ -82,7 +117,10 @@ private:
     std::vector<std::unique_ptr<ThreadPool>> m_pools;  // every pool made (setThreads), kept alive
     std::mutex m_poolsMutex;
     std::atomic<std::thread::id> m_recorder{};          // the thread inside record(), or none
-    std::vector<std::function<void()>> m_tape;           // its ops so far (only that thread touches it)
+    std::vector<TapedOp> m_tape;                         // its ops so far (only that thread touches it)
+    std::atomic<bool> m_profiling{false};
+    Precision m_precision;
+    OpProfile m_profile;
 };
 
 } // namespace hearsay

@@ -79,6 +79,14 @@ void convertHalfPortable(const uint16_t* src, float* dst, size_t n) {
     for (size_t i = 0; i < n; ++i) dst[i] = halfToFloat(src[i]);
 }
 
+void roundToHalfPortable(const float* src, uint16_t* dst, size_t n) {
+    for (size_t i = 0; i < n; ++i) dst[i] = floatToHalf(src[i]);
+}
+
+void axpyHalfPortable(float* y, float alpha, const uint16_t* x, size_t n) {
+    for (size_t i = 0; i < n; ++i) y[i] += alpha * halfToFloat(x[i]);
+}
+
 #ifdef HEARSAY_SIMD_X86
 __attribute__((target("avx2,fma"))) float dotAvx2(const float* a, const float* b, size_t n) {
     __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
@@ -169,6 +177,25 @@ __attribute__((target("avx2,f16c"))) void convertHalfF16c(const uint16_t* src, f
         _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
     }
     for (; i < n; ++i) dst[i] = halfToFloat(src[i]);
+}
+
+__attribute__((target("avx2,f16c"))) void roundToHalfF16c(const float* src, uint16_t* dst, size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), h);
+    }
+    for (; i < n; ++i) dst[i] = floatToHalf(src[i]);
+}
+
+__attribute__((target("avx2,fma,f16c"))) void axpyHalfF16c(float* y, float alpha, const uint16_t* x, size_t n) {
+    const __m256 va = _mm256_set1_ps(alpha);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 xv = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i)));
+        _mm256_storeu_ps(y + i, _mm256_fmadd_ps(va, xv, _mm256_loadu_ps(y + i)));
+    }
+    for (; i < n; ++i) y[i] += alpha * halfToFloat(x[i]);
 }
 
 // One q8_0 block: the 32 int8 widened to two vectors of 16 floats, multiplied with a, and the
@@ -330,6 +357,20 @@ void convertHalf(const uint16_t* src, float* dst, size_t n) {
     if (kF16c) return convertHalfF16c(src, dst, n);
 #endif
     convertHalfPortable(src, dst, n);
+}
+
+void roundToHalf(const float* src, uint16_t* dst, size_t n) {
+#ifdef HEARSAY_SIMD_X86
+    if (kF16c) return roundToHalfF16c(src, dst, n);
+#endif
+    roundToHalfPortable(src, dst, n);
+}
+
+void axpyHalf(float* y, float alpha, const uint16_t* x, size_t n) {
+#ifdef HEARSAY_SIMD_X86
+    if (kF16c) return axpyHalfF16c(y, alpha, x, n);
+#endif
+    axpyHalfPortable(y, alpha, x, n);
 }
 
 } // namespace hearsay::simd

@@ -19,6 +19,10 @@ float dotHalf(const float* a, const uint16_t* w, size_t n);
 void dotHalfRows(const float* a, size_t stride, size_t rows, const uint16_t* w, size_t n, float* out);
 // dst[i] = float(src[i]), i < n (exact).
 void convertHalf(const uint16_t* src, float* dst, size_t n);
+// dst[i] = half(src[i]), i < n, rounded to nearest even (as floatToHalf).
+void roundToHalf(const float* src, uint16_t* dst, size_t n);
+// y[i] += alpha · float(x[i]), i < n, with x IEEE half: axpy() over a half row.
+void axpyHalf(float* y, float alpha, const uint16_t* x, size_t n);
 // ggml's q8_0 blocks: 34 bytes for 32 weights, an IEEE half scale d then 32 int8 q (w = d·q).
 constexpr size_t kQ8Block = 32;
 constexpr size_t kQ8BlockBytes = 34;

@@ -113,6 +113,41 @@ Result<FixedWorkResult> runFixedWork(InferenceSession& session, const LogMel& me
     return result;
 }
 
+Result<DecodeProfile> profileDecodeSteps(InferenceSession& session, Backend& backend, const FixedWork& work) {
+    const WhisperConfig& config = session.model().config();
+    const std::vector<int> single = benchTokenSequence(config, work.decodeSteps);
+    std::vector<std::vector<std::vector<int>>> steps(size_t(work.decodeSteps));
+    for (int i = 0; i < work.decodeSteps; ++i) steps[size_t(i)] = {std::vector<int>(single.begin(), single.begin() + i + 1)};
+    std::vector<float> logits;
+    session.resetDecoder();
+    backend.takeOpProfile();  // nothing from before
+    backend.setOpProfiling(true);
+    const auto start = Clock::now();
+    for (int i = 0; i < work.decodeSteps; ++i) {
+        if (auto ok = decodeStep(session, steps[size_t(i)], logits, "profile", i); !ok) {
+            backend.setOpProfiling(false);
+            return ok.error();
+        }
+    }
+    const double ms = msSince(start);
+    backend.setOpProfiling(false);
+    DecodeProfile profile;
+    profile.steps = work.decodeSteps;
+    profile.msPerToken = ms / work.decodeSteps;
+    profile.ops = backend.takeOpProfile();
+    return profile;
+}
+
+json toJson(const DecodeProfile& p) {
+    json j;
+    j["steps"] = p.steps;
+    j["msPerToken"] = p.msPerToken;
+    json ops = json::array();
+    for (const OpTime& op : p.ops) ops.push_back({{"op", op.op}, {"calls", op.calls}, {"ms", op.ms}, {"bytes", op.bytes}});
+    j["ops"] = ops;
+    return j;
+}
+
 json toJson(const FixedWork& w) {
     json j;
     j["warmup"] = w.warmup;

@@ -45,12 +45,24 @@ struct FixedWorkResult {
     FixedWorkCounts counts;    // from the last timed repeat (warm-up and repeats do the same work)
 };
 
+// Where one single-token decode step's time goes, op by op (Backend::setOpProfiling): the
+// fixed work's decodeSteps steps once more, untimed by the figures above, after it.
+struct DecodeProfile {
+    int steps = 0;
+    double msPerToken = 0.0;   // the profiled pass's own time per step (timing each op included)
+    std::vector<OpTime> ops;   // summed over the steps, longest first; empty: the backend does not time ops
+};
+
 // Encodes `mel` (a [n_mels][3000] window) and runs the parts in order, warm-up runs first.
 // The session must have its caches as the caller wants them and room for work.batchBeams beams.
 Result<FixedWorkResult> runFixedWork(InferenceSession& session, const LogMel& mel, const FixedWork& work);
+// The single-token steps of `work` again, with the backend timing each op. The session must
+// hold an encoded window (after runFixedWork).
+Result<DecodeProfile> profileDecodeSteps(InferenceSession& session, Backend& backend, const FixedWork& work);
 
 nlohmann::json toJson(const FixedWork& work);
 nlohmann::json toJson(const Samples& samples);  // {"median", "min", "samples"}
 nlohmann::json toJson(const FixedWorkResult& result);
+nlohmann::json toJson(const DecodeProfile& profile);
 
 } // namespace hearsay

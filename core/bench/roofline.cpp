@@ -46,7 +46,7 @@ ElementBytes floorElementBytes(BackendKind backend, const std::string& modelDtyp
     if (backend == BackendKind::Cuda) {
         return precision == Precision::Fp16 ? ElementBytes{2.0, 4.0, 2.0} : ElementBytes{4.0, 4.0, 4.0};
     }
-    return {modelDtype == "f16" ? 2.0 : 4.0, 4.0, 4.0};
+    return {modelDtype == "f16" ? 2.0 : modelDtype == "q8_0" ? 34.0 / 32.0 : 4.0, 4.0, 2.0};
 }
 
 WorkFloors computeFloors(const WhisperConfig& c, const FixedWork& work, const PeakRates& peak,

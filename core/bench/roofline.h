@@ -22,8 +22,9 @@ double encoderFlops(const WhisperConfig& config);
 double decoderTokenFlops(const WhisperConfig& config, int position);
 
 // Bytes per element of the decoder's weights and K/V caches as a backend holds them, for the
-// floors. CPU: f16 model files keep their weight matrices f16 (2 bytes), anything else is widened
-// to float32; caches are float32. CUDA: Precision::Fp16 holds half weight matrices and a half
+// floors. CPU: f16 model files keep their weight matrices f16 (2 bytes), q8_0 files their blocks
+// (34 bytes per 32), anything else is widened to float32; the self cache is float32, the cross
+// cache half (CpuBackend::allocateKv). CUDA: Precision::Fp16 holds half weight matrices and a half
 // cross cache (Backend::allocateKv; the self cache stays float32), Fp32 float32 throughout
 // (kernels/README.md, "Precision"). The floors assume the default kernels (HEARSAY_CUDA_DISABLE
 // unset).

@@ -25,7 +25,7 @@ Result<std::shared_ptr<Backend>> createBackend(BackendKind kind, BackendOptions 
     case BackendKind::Auto:  // resolved above
     case BackendKind::Cpu:
         try {
-            return std::shared_ptr<Backend>(std::make_shared<CpuBackend>(options.threads));
+            return std::shared_ptr<Backend>(std::make_shared<CpuBackend>(options.threads, options.precision));
         } catch (const std::exception& e) {
             return makeError(std::string("cannot start the CPU backend: ") + e.what(),
                              dynamic_cast<const std::bad_alloc*>(&e) ? ErrorKind::OutOfMemory : ErrorKind::Device);

@@ -163,8 +163,10 @@ inline Result<void> writeTestModel(const std::string& out, const std::string& di
     return makeTestModel(options, out);
 }
 
-inline std::shared_ptr<Backend> cpuBackend(int threads = 2) {
-    auto backend = createBackend(BackendKind::Cpu, {threads, 0});
+// Fp32 by default: the exact float32 path the comparisons with independent implementations and
+// between switches need (the programs' default, Fp16, keeps the cross cache in half).
+inline std::shared_ptr<Backend> cpuBackend(int threads = 2, Precision precision = Precision::Fp32) {
+    auto backend = createBackend(BackendKind::Cpu, {threads, 0, precision});
     if (!backend) throw std::runtime_error(backend.message());
     return backend.value();
 }

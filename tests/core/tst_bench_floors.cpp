@@ -136,11 +136,13 @@ private slots:
         QCOMPARE(cudaFloat.crossCache, 4.0);
         const ElementBytes cpuHalf = floorElementBytes(BackendKind::Cpu, "f16", Precision::Fp16);
         QCOMPARE(cpuHalf.weights, 2.0);   // f16 matrices stay f16 in the CPU backend
-        QCOMPARE(cpuHalf.caches, 4.0);    // its caches are float32
-        QCOMPARE(cpuHalf.crossCache, 4.0);
+        QCOMPARE(cpuHalf.caches, 4.0);    // its self cache is float32
+        QCOMPARE(cpuHalf.crossCache, 2.0);  // its cross cache half (CpuBackend::allocateKv)
         const ElementBytes cpuFloat = floorElementBytes(BackendKind::Cpu, "f32", Precision::Fp16);
         QCOMPARE(cpuFloat.weights, 4.0);
         QCOMPARE(cpuFloat.caches, 4.0);
+        QCOMPARE(cpuFloat.crossCache, 2.0);
+        QCOMPARE(floorElementBytes(BackendKind::Cpu, "q8_0", Precision::Fp16).weights, 34.0 / 32.0);  // q8_0 blocks
     }
 
     void specSheetByDeviceName() {

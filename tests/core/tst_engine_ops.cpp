@@ -206,6 +206,27 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(std::logic_error, be.gelu(dw.view()));
     }
 
+    // The cross cache's projection written into a half buffer: the float32 product rounded to
+    // nearest, on every path of linear() (one row, a few rows, the GEMM); a half weight as y and
+    // accumulating into half are refused.
+    void linearIntoHalfCache() {
+        CpuBackend be(2, Precision::Fp16);
+        const int in = 64, out = 48;
+        for (int rows : {1, 3, 40}) {
+            const auto x = randomVector(size_t(rows * in), 31), w = randomVector(size_t(out * in), 32, 0.2);
+            const auto b = randomVector(size_t(out), 33);
+            Device dx = put(be, x), dw = put(be, w), db = put(be, b), dy32{be.allocate(size_t(rows * out))};
+            Device dy{be.allocateKv(size_t(rows * out))};
+            be.linear(dx.view(), dw.view(), db.view(), dy32.view(), rows, in, out, false);
+            be.linear(dx.view(), dw.view(), db.view(), dy.view(), rows, in, out, false);
+            std::vector<float> rounded = get(be, dy32);
+            for (float& value : rounded) value = halfToFloat(floatToHalf(value));
+            QCOMPARE(get(be, dy), rounded);
+            QVERIFY_THROWS_EXCEPTION(std::logic_error,
+                                     be.linear(dx.view(), dw.view(), db.view(), dy.view(), rows, in, out, true));
+        }
+    }
+
     void conv1dAndEmbedF16() {
         CpuBackend be(2);
         // conv1d: an f16 [out][in][3] weight gives exactly what its float32 copy gives.
@@ -335,16 +356,22 @@ private slots:
     void attention_data() {
         QTest::addColumn<bool>("causal");
         QTest::addColumn<int>("queries");
-        QTest::newRow("causal one query (decode step)") << true << 1;
-        QTest::newRow("causal few queries") << true << 5;
-        QTest::newRow("causal gemm path") << true << 45;
-        QTest::newRow("cross few queries") << false << 3;
-        QTest::newRow("cross gemm path") << false << 40;
+        QTest::addColumn<bool>("halfKv");
+        QTest::newRow("causal one query (decode step)") << true << 1 << false;
+        QTest::newRow("causal few queries") << true << 5 << false;
+        QTest::newRow("causal gemm path") << true << 45 << false;
+        QTest::newRow("cross few queries") << false << 3 << false;
+        QTest::newRow("cross gemm path") << false << 40 << false;
+        // The cross cache in half (CpuBackend with Fp16): the same products of the rounded values.
+        QTest::newRow("cross one query, half cache") << false << 1 << true;
+        QTest::newRow("cross few queries, half cache") << false << 3 << true;
+        QTest::newRow("cross gemm path, half cache") << false << 40 << true;
     }
     void attention() {
         QFETCH(bool, causal);
         QFETCH(int, queries);
-        CpuBackend be(3);
+        QFETCH(bool, halfKv);
+        CpuBackend be(3, halfKv ? Precision::Fp16 : Precision::Fp32);
         const int heads = 3, headDim = 16, stride = heads * headDim;
         // Two batches (beams) with their own keys, as the self cache lays them out.
         const int keys0 = causal ? queries + 7 : 60, keys1 = causal ? queries : 33;
@@ -352,7 +379,16 @@ private slots:
         const int rows = 2 * queries, keyRows = 100 + keys1;
         auto q = randomVector(size_t(rows * stride), 15, 2.0), k = randomVector(size_t(keyRows * stride), 16, 2.0);
         auto v = randomVector(size_t(keyRows * stride), 17);
-        Device dq = put(be, q), dk = put(be, k), dv = put(be, v), dout{be.allocate(size_t(rows * stride))};
+        Device dq = put(be, q), dout{be.allocate(size_t(rows * stride))};
+        Device dk{be.allocateKv(k.size())}, dv{be.allocateKv(v.size())};
+        QCOMPARE(dk.buffer->element(), halfKv ? ElementType::F16 : ElementType::F32);
+        be.upload(dk.view(), k.data(), k.size());
+        be.upload(dv.view(), v.data(), v.size());
+        if (halfKv) {  // what the cache holds: the values rounded to nearest half, read back exactly
+            for (float& x : k) x = halfToFloat(floatToHalf(x));
+            for (float& x : v) x = halfToFloat(floatToHalf(x));
+            QCOMPARE(get(be, dk), k);
+        }
         Device work{be.allocate(std::max<size_t>(1, be.attentionWorkspaceElements(queries, std::max(keys0, keys1))))};
         AttentionArgs args;
         args.q = dq.view();
@@ -440,11 +476,15 @@ private slots:
         auto bad = parsePrecision("fp8");
         QVERIFY(!bad.ok());
         QVERIFY(bad.message().find("fp8") != std::string::npos && bad.message().find("fp16") != std::string::npos);
-        // CUDA defaults to fp16; the CPU backend computes in float32 whatever it is asked for.
+        // Fp16 by default. The CPU backend computes in float32 either way and reports what it was
+        // asked for: Fp16 keeps its cross cache in half, Fp32 in float32.
         QCOMPARE(BackendOptions{}.precision, Precision::Fp16);
-        auto cpu = createBackend(BackendKind::Cpu, {1, 0, Precision::Fp16});
-        QVERIFY(cpu.ok());
-        QCOMPARE(cpu.value()->precision(), Precision::Fp32);
+        for (Precision p : {Precision::Fp16, Precision::Fp32}) {
+            auto cpu = createBackend(BackendKind::Cpu, {1, 0, p});
+            QVERIFY(cpu.ok());
+            QCOMPARE(cpu.value()->precision(), p);
+            QCOMPARE(cpu.value()->kvElementBytes(), p == Precision::Fp16 ? size_t(2) : size_t(4));
+        }
     }
 };
 

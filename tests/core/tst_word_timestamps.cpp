@@ -36,6 +36,7 @@ struct LoadedModel {
     std::shared_ptr<const WhisperModel> model;
     std::unique_ptr<Tokenizer> tokenizer;
     std::unique_ptr<ControlledSession> session;  // its switches are set through its controls
+    bool halfCrossCache = false;                 // the backend keeps the cross cache in half
     json golden;
 };
 
@@ -87,6 +88,7 @@ private slots:
             QVERIFY2(engine, engine ? "" : engine.message().c_str());
             SessionOptions options;
             options.maxBeams = 5;
+            m.halfCrossCache = engine->backend().kvElementBytes() == 2;
             auto session = engine->createSession(options);
             QVERIFY2(session, session ? "" : session.message().c_str());
             m.session = std::move(session.value());
@@ -220,12 +222,20 @@ private slots:
         const std::vector<Word> a = allWords(on.value()), b = allWords(switched.value());
         QVERIFY(a.size() > 80);
         QCOMPARE(b.size(), a.size());
+        // The programs' default keeps the cache in half (CpuBackend, Fp16) while the layers without
+        // it project the encoder output in float32: probabilities then agree to the half rounding
+        // of the keys and values, not to float32's.
+        const bool halfCache = m.halfCrossCache;
+        const double tolerance = halfCache ? 2e-3 : 1e-5;
+        double worst = 0.0;
         for (size_t i = 0; i < a.size(); ++i) {
             QVERIFY2(b[i].word == a[i].word, qPrintable(QStringLiteral("word %1").arg(i)));
             QCOMPARE(b[i].start, a[i].start);
             QCOMPARE(b[i].end, a[i].end);
-            QVERIFY(std::abs(b[i].probability - a[i].probability) < 1e-5);
+            worst = std::max(worst, double(std::abs(b[i].probability - a[i].probability)));
         }
+        qInfo("largest probability difference: %.2e (cross cache in %s)", worst, halfCache ? "half" : "float32");
+        QVERIFY(worst < tolerance);
     }
 };
 

@@ -43,6 +43,7 @@ struct Settings {
     std::vector<CacheMode> modes = {CacheMode::Both, CacheMode::SelfOnly, CacheMode::CrossOnly, CacheMode::None};
     bool cacheTable = true;
     bool stepGraphs = true;    // SessionOptions::stepGraphs
+    bool opProfile = false;    // --op-profile: a decode step's time op by op
     bool floors = true;
     bool floorsOnly = false;
     double peakGflops = 0.0;   // assumed peaks instead of the probe's, when given
@@ -94,6 +95,7 @@ struct ModelReport {
     std::string backendName;
     size_t stepOperations = 0;  // of the decode step recording (CUDA: graph nodes per token)
     FixedWorkResult fixed;
+    std::optional<DecodeProfile> decodeProfile;  // --op-profile
     WorkFloors floors;
     ElementBytes elementBytes;  // what the floors assumed
     std::vector<CacheRunResult> rows;
@@ -123,6 +125,7 @@ Result<std::string> ensureTestModel(const Settings& s, const std::string& size, 
 // bench_report.cpp: tables, peaks and floors.
 void printFixedWork(const ModelReport& m, const Settings& s, bool haveFloors);
 void printCacheTable(const ModelReport& m);
+void printDecodeProfile(const ModelReport& m);
 PeakRates peakRates(const Settings& s, std::optional<GpuInfo>* gpu = nullptr);
 int printFloorsOnly(const Settings& s);
 // The head of a JSON report: schema, date, the command line, the machine (with its load at the end).

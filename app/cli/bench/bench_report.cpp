@@ -67,6 +67,34 @@ void printFixedWork(const ModelReport& m, const Settings& s, bool haveFloors) {
     }
 }
 
+void printDecodeProfile(const ModelReport& m) {
+    const DecodeProfile& p = *m.decodeProfile;
+    std::printf("\n%s: one single-token decode step, op by op (%d steps, cache 0..%d; the ops timed one by one)\n",
+                m.name.c_str(), p.steps, p.steps - 1);
+    if (p.ops.empty()) {
+        std::printf("  this backend does not time its ops\n");
+        return;
+    }
+    std::printf("  %-52s %9s %10s %7s %10s %8s\n", "op", "calls/tok", "ms/token", "share", "MB/token", "GB/s");
+    double sum = 0.0;
+    for (const OpTime& op : p.ops) sum += op.ms;
+    const double steps = p.steps;
+    for (const OpTime& op : p.ops) {
+        const double ms = op.ms / steps;
+        if (op.bytes > 0) {
+            std::printf("  %-52s %9.2f %10.4f %6.1f%% %10.2f %8.1f\n", op.op.c_str(), double(op.calls) / steps, ms,
+                        100.0 * ms / p.msPerToken, op.bytes / steps / 1e6, op.bytes / (op.ms * 1e6));
+        } else {
+            std::printf("  %-52s %9.2f %10.4f %6.1f%% %10s %8s\n", op.op.c_str(), double(op.calls) / steps, ms,
+                        100.0 * ms / p.msPerToken, "-", "-");
+        }
+    }
+    const double outside = p.msPerToken - sum / steps;
+    std::printf("  %-52s %9s %10.4f %6.1f%%\n", "between ops (session, uploads, logits download)", "", outside,
+                100.0 * outside / p.msPerToken);
+    std::printf("  %-52s %9s %10.4f\n", "step", "", p.msPerToken);
+}
+
 void printCacheTable(const ModelReport& m) {
     std::printf("\n%s: cache table (greedy, one beam; ms per decoded token; caches from cacheStats())\n", m.name.c_str());
     std::printf("  %6s %4s %6s %10s %12s %13s %13s %13s\n", "length", "win", "caches", "ms/token", "peak RSS MiB",

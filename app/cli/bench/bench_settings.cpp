@@ -72,6 +72,9 @@ void declareOptions(CLI::App& c) {
     addText(c, "--modes", "LIST", "cache-table switches (default both,self,cross,none)");
     addFlag(c, "--no-cache-table", "skip the cache table");
     addFlag(c, "--no-floors", "skip the peak probe and floors");
+    addFlag(c, "--op-profile",
+            "after the fixed work, run its single-token decode steps once more with each op timed, and print "
+            "where a step's time goes (op, calls and ms per token, share, bytes read and the rate they came at)");
     addNumber(c, "--peak-gflops", 0.0, std::nullopt,
               "assume this peak for the floors instead of measuring it (CUDA: the probe times an fp16 cuBLAS GEMM "
               "and reports the spec sheet's figures beside it for known devices)");
@@ -220,6 +223,7 @@ Result<Settings> parseSettings(const Options& o) {
     }
     s.cacheTable = !o.has("no-cache-table");
     s.stepGraphs = !o.has("no-step-graphs");
+    s.opProfile = o.has("op-profile");
     s.floors = !o.has("no-floors");
     s.floorsOnly = o.has("floors-only");
     for (auto [name, out] : {std::pair{"peak-gflops", &s.peakGflops}, std::pair{"peak-gbs", &s.peakGbs}}) {

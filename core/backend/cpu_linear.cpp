@@ -1,0 +1,142 @@
+// CpuBackend::runLinear: y = x · Wᵀ + bias (+ y), on the path the shape and the weight's type call
+// for: single rows straight from f16 or q8_0 rows (the memory-bound decode step), a few rows
+// (beams) reading each weight row once, and GEMMs through the BLAS for many rows. A half cross
+// cache as y gets the float32 product rounded to nearest.
+#include "core/backend/cpu_backend.h"
+
+#include "core/backend/blas.h"
+#include "core/backend/cpu_simd.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hearsay {
+
+void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferView y, int rows, int in, int out,
+                           bool accumulate) {
+    const size_t r = static_cast<size_t>(rows), n = static_cast<size_t>(in), m = static_cast<size_t>(out);
+    const float* xp = floats(x);
+    const WeightPointer weight = weightPointer(w, m * n, "linear weight");
+    const float* wp = weight.f32;       // [out][in] float32, or
+    const uint16_t* hp = weight.f16;    // [out][in] f16, or
+    const uint8_t* qp = weight.q8;      // [out][in / 32] q8_0 blocks
+    const size_t qRow = n / simd::kQ8Block * simd::kQ8BlockBytes;  // bytes of one q8_0 row
+    // y is float32, or a half KV buffer: then the product goes to float32 scratch first and is
+    // rounded into it (nearest even), row block by row block.
+    if (y.buffer->element() == ElementType::F16 && !isHalfKv(y)) fail("linear y: an f16 weight");
+    uint16_t* yHalf = y.buffer->element() == ElementType::F16
+                          ? const_cast<uint16_t*>(weightPointer(y, r * m, "linear y").f16)
+                          : nullptr;
+    float* yFloat = yHalf ? nullptr : floatPointer(y, r * m, "linear y");
+    const float* bp = bias.empty() ? nullptr : floats(bias);
+    const auto describe = [&] {
+        const char* type = qp ? "q8_0" : hp ? "f16" : "f32";
+        const double weightBytes = qp ? double(m * qRow) : double(m * n) * (hp ? 2 : 4);
+        return OpInfo{"linear " + std::to_string(rows) + "x" + std::to_string(in) + "->" + std::to_string(out) + " " +
+                          type + (accumulate ? " +=" : ""),
+                      weightBytes + 4.0 * double(r * n + r * m * (accumulate ? 2 : 1))};
+    };
+    submit(describe, [=, this] {
+        std::unique_ptr<float[]> scratch(yHalf ? new float[r * m] : nullptr);
+        float* const yp = yHalf ? scratch.get() : yFloat;
+        float beta = accumulate ? 1.0f : 0.0f;
+        if (bp) {
+            for (size_t i = 0; i < r; ++i) {
+                float* row = yp + i * m;
+                if (accumulate) {
+                    for (size_t j = 0; j < m; ++j) row[j] += bp[j];
+                } else {
+                    std::memcpy(row, bp, m * sizeof(float));
+                }
+            }
+            beta = 1.0f;
+        }
+        // Work is split over the output features (rows of w): every thread reads its own part of
+        // the weights once, which is what the memory-bound single-token steps need.
+        const size_t threads = static_cast<size_t>(pool().threads());
+        const bool small = r * n * m < (size_t(1) << 16);
+        if (rows == 1 && qp) {
+            // y = W x (+ y) straight from the q8_0 blocks: a quarter of the float32 product's bytes.
+            const size_t chunk = small ? m : std::max<size_t>(64, (m + threads - 1) / threads);
+            pool().parallelFor(m, chunk, [&](size_t b, size_t e, int) {
+                for (size_t o = b; o < e; ++o) {
+                    const float dot = simd::dotQ8(xp, qp + o * qRow, n);
+                    yp[o] = beta == 0.0f ? dot : yp[o] + dot;
+                }
+            });
+        } else if (rows == 1 && hp) {
+            // y = W x (+ y) straight from the f16 rows: half the bytes of the float32 product.
+            const size_t chunk = small ? m : std::max<size_t>(64, (m + threads - 1) / threads);
+            pool().parallelFor(m, chunk, [&](size_t b, size_t e, int) {
+                for (size_t o = b; o < e; ++o) {
+                    const float dot = simd::dotHalf(xp, hp + o * n, n);
+                    yp[o] = beta == 0.0f ? dot : yp[o] + dot;
+                }
+            });
+        } else if (rows == 1) {
+            // y = W x (+ y): a matrix-vector product per slice of W.
+            const size_t chunk = small ? m : std::max<size_t>(64, (m + threads - 1) / threads);
+            pool().parallelFor(m, chunk, [&](size_t b, size_t e, int) {
+                blas::sgemv(static_cast<int>(e - b), in, 1.0f, wp + b * n, in, xp, beta, yp + b);
+            });
+        } else if (rows <= kSmallBatchRows) {
+            // A few rows (beams): each weight row is read once and dotted with every input row;
+            // a packed GEMM would copy all of W first.
+            pool().parallelFor(m, small ? m : 64, [&](size_t b, size_t e, int) {
+                for (size_t o = b; o < e; ++o) {
+                    if (qp) {
+                        // The row's blocks stay in L1 across the input rows.
+                        for (size_t i = 0; i < r; ++i) {
+                            const float dot = simd::dotQ8(xp + i * n, qp + o * qRow, n);
+                            float& target = yp[i * m + o];
+                            target = beta == 0.0f ? dot : target + dot;
+                        }
+                        continue;
+                    }
+                    if (hp) {
+                        // The f16 row is read once per 4 input rows; the sums are dot()'s on its float32 copy.
+                        float dots[kSmallBatchRows];
+                        simd::dotHalfRows(xp, n, r, hp + o * n, n, dots);
+                        for (size_t i = 0; i < r; ++i) {
+                            float& target = yp[i * m + o];
+                            target = beta == 0.0f ? dots[i] : target + dots[i];
+                        }
+                        continue;
+                    }
+                    const float* wRow = wp + o * n;
+                    for (size_t i = 0; i < r; ++i) {
+                        const float dot = simd::dot(xp + i * n, wRow, n);
+                        float& target = yp[i * m + o];
+                        target = beta == 0.0f ? dot : target + dot;
+                    }
+                }
+            });
+        } else {
+            // One GEMM per thread on a block of output columns: y[:, b:e] = x · W[b:e]ᵀ (+ y[:, b:e]).
+            const size_t block = small ? m : (m + threads - 1) / threads;
+            // An f16 W[b:e] is widened first into the thread's scratch (O(weights), next to the
+            // O(rows × weights) product), so the GEMM is the float32 one.
+            pool().parallelFor(m, block, [&](size_t b, size_t e, int) {
+                thread_local std::vector<float> widened; // [e - b][in]
+                const float* wBlock = wp ? wp + b * n : nullptr;
+                if (hp || qp) {
+                    if (widened.size() < (e - b) * n) widened.resize((e - b) * n);
+                    if (hp) simd::convertHalf(hp + b * n, widened.data(), (e - b) * n);
+                    else simd::convertQ8(qp + b * qRow, widened.data(), (e - b) * n);
+                    wBlock = widened.data();
+                }
+                blas::sgemm(true, rows, static_cast<int>(e - b), in, 1.0f, xp, in, wBlock, in, beta, yp + b, out);
+            });
+        }
+        if (yHalf) {
+            pool().parallelFor(r, std::max<size_t>(1, 16384 / m), [&](size_t b, size_t e, int) {
+                simd::roundToHalf(yp + b * m, yHalf + b * m, (e - b) * m);
+            });
+        }
+    });
+}
+
+} // namespace hearsay
