@@ -21,6 +21,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <map>
+
 #include <fstream>
 #include <regex>
 #include <set>
@@ -243,6 +245,54 @@ private slots:
             QVERIFY(samples->median() > 0.0);
             QVERIFY(samples->minimum() <= samples->median());
         }
+    }
+
+    // --op-profile's table: each op of a decode step timed on every step, as many calls per
+    // step as the network makes (64x2x2: per layer q, k, v and the cross query 64->64, two
+    // residual projections, fc1, fc2; the logits once), and the bytes the big ones read.
+    void decodeProfileCountsEveryOpOfEveryStep() {
+        auto created = createBackend(BackendKind::Cpu, BackendOptions{2, 0});
+        QVERIFY(created.ok());
+        Backend& backend = *created.value();
+        auto made = InferenceSession::create(m_whisper, created.value(), SessionOptions{});
+        QVERIFY2(made.ok(), made.ok() ? "" : made.message().c_str());
+        InferenceSession* s = made.value().get();
+        FixedWork w;
+        w.warmup = 0;
+        w.repeats = 1;
+        w.decodeSteps = 24;
+        auto r = runFixedWork(*s, m_mel, w);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+        auto profile = profileDecodeSteps(*s, backend, w);
+        QVERIFY2(profile.ok(), profile.ok() ? "" : profile.message().c_str());
+        QCOMPARE(profile->steps, 24);
+        QVERIFY(profile->msPerToken > 0.0);
+        std::map<std::string, int64_t> calls;
+        double sum = 0.0;
+        for (const OpTime& op : profile->ops) {
+            calls[op.op] = op.calls;
+            sum += op.ms;
+            QVERIFY(op.ms >= 0.0);
+        }
+        const int vocab = m_whisper->config().nVocab;
+        const std::string logits = "linear 1x64->" + std::to_string(vocab) + " f32";
+        QVERIFY2(calls.count(logits), logits.c_str());
+        QCOMPARE(calls[logits], int64_t(24));
+        QCOMPARE(calls["linear 1x64->64 f32"], int64_t(24 * 2 * 4));
+        QCOMPARE(calls["linear 1x64->64 f32 +="], int64_t(24 * 2 * 2));
+        QCOMPARE(calls["linear 1x64->256 f32"], int64_t(24 * 2));
+        QCOMPARE(calls["attention 1q causal over the cache, 2 heads"], int64_t(24 * 2));
+        const std::string cross = "attention 1q x 1500k" + std::string(backend.kvElementBytes() == 2 ? " f16" : "") + ", 2 heads";
+        QCOMPARE(calls[cross], int64_t(24 * 2));
+        for (const OpTime& op : profile->ops) {
+            if (op.op == logits) QCOMPARE(op.bytes, 24.0 * (4.0 * vocab * 64 + 4.0 * (64 + vocab)));
+        }
+        QVERIFY(sum <= profile->msPerToken * 24 * 1.001);  // the ops run inside the steps
+        // Profiling is off again: the next steps are not counted.
+        QVERIFY(backend.takeOpProfile().empty());
+        std::vector<float> logitsOut;
+        QVERIFY(s->decode({startOfTranscript(m_whisper->config())}, logitsOut).ok());
+        QVERIFY(backend.takeOpProfile().empty());
     }
 
     void fixedWorkWithoutTheSelfCacheRerunsEveryToken() {
