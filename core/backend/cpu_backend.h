@@ -64,6 +64,8 @@ public:
     static constexpr int kGemmAttentionQueries = 32;
     // linear() with 2..kSmallBatchRows rows uses the dot-product path instead of sgemm.
     static constexpr int kSmallBatchRows = 8;
+    // linearMany() of one row runs up to this many products as one pass.
+    static constexpr size_t kMaxFusedTargets = 4;
 
 protected:
     void runUpload(BufferView dst, const float* src, size_t count) override;
@@ -71,6 +73,7 @@ protected:
     void runUploadIndices(IndexView dst, std::span<const int32_t> values) override;
     void runLinear(BufferView x, BufferView w, BufferView bias, BufferView y, int rows, int in, int out,
                    bool accumulate) override;
+    void runLinearMany(BufferView x, std::span<const LinearTarget> targets, int rows, int in) override;
     void runLayerNorm(BufferView x, BufferView gamma, BufferView beta, BufferView y, int rows, int cols,
                       float eps) override;
     void runGelu(BufferView x) override;

@@ -6,8 +6,10 @@
 
 #include "core/backend/blas.h"
 #include "core/backend/cpu_simd.h"
+#include "core/backend/cpu_vector_math.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -136,6 +138,85 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
                 simd::roundToHalf(yp + b * m, yHalf + b * m, (e - b) * m);
             });
         }
+    });
+}
+
+// A single row's products of one x (a decode step's q, k and v; fc1 with its GELU): one pass over
+// all the targets' weight rows on the pool instead of one op each, so the threads meet once. Each
+// output is computed as runLinear computes it (bias first, the same dot products), so the values
+// equal separate linear() calls. Several rows, or a half y, take the separate calls.
+void CpuBackend::runLinearMany(BufferView x, std::span<const LinearTarget> targets, int rows, int in) {
+    bool fused = rows == 1 && !targets.empty() && targets.size() <= kMaxFusedTargets &&
+                 (targets.size() > 1 || targets[0].gelu);
+    for (const LinearTarget& t : targets) fused = fused && t.y.buffer->element() == ElementType::F32;
+    if (!fused) return Backend::runLinearMany(x, targets, rows, in);
+
+    struct Part {
+        WeightPointer w;
+        const float* bias = nullptr;
+        float* y = nullptr;
+        size_t first = 0;  // index of its first output in the pass
+        size_t out = 0;
+        bool accumulate = false;
+        bool gelu = false;
+    };
+    const size_t n = static_cast<size_t>(in);
+    const size_t qRow = n / simd::kQ8Block * simd::kQ8BlockBytes;
+    const float* xp = floats(x);
+    std::array<Part, kMaxFusedTargets> parts{};
+    size_t total = 0;
+    double bytes = 4.0 * double(n);
+    std::string outs, type;
+    for (size_t i = 0; i < targets.size(); ++i) {
+        const LinearTarget& t = targets[i];
+        Part& p = parts[i];
+        p.out = static_cast<size_t>(t.out);
+        p.w = weightPointer(t.w, p.out * n, "linear weight");
+        p.bias = t.bias.empty() ? nullptr : floats(t.bias);
+        p.y = floatPointer(t.y, p.out, "linear y");
+        p.first = total;
+        p.accumulate = t.accumulate;
+        p.gelu = t.gelu;
+        total += p.out;
+        bytes += (p.w.q8 ? double(p.out * qRow) : double(p.out * n) * (p.w.f16 ? 2 : 4)) +
+                 4.0 * double(p.out) * (t.accumulate ? 2 : 1);
+        outs += (i ? "+" : "") + std::to_string(t.out);
+        type = p.w.q8 ? "q8_0" : p.w.f16 ? "f16" : "f32";
+    }
+    const size_t count = targets.size();
+    const bool anyGelu = std::any_of(parts.begin(), parts.begin() + count, [](const Part& p) { return p.gelu; });
+    const auto describe = [&] {
+        return OpInfo{"linear 1x" + std::to_string(in) + "->" + outs + " " + type + (anyGelu ? " gelu" : ""), bytes};
+    };
+    submit(describe, [=, this] {
+        const size_t threads = static_cast<size_t>(pool().threads());
+        const bool small = total * n < (size_t(1) << 16);
+        const size_t chunk = small ? total : std::max<size_t>(64, (total + threads - 1) / threads);
+        pool().parallelFor(total, chunk, [&](size_t b, size_t e, int) {
+            for (size_t i = 0; i < count; ++i) {
+                const Part& p = parts[i];
+                const size_t lo = std::max(b, p.first), hi = std::min(e, p.first + p.out);
+                if (lo >= hi) continue;
+                float* y = p.y + (lo - p.first);
+                const size_t rowsHere = hi - lo, o0 = lo - p.first;
+                float beta = p.accumulate ? 1.0f : 0.0f;
+                if (p.bias) {
+                    for (size_t j = 0; j < rowsHere; ++j) y[j] = p.accumulate ? y[j] + p.bias[o0 + j] : p.bias[o0 + j];
+                    beta = 1.0f;
+                }
+                if (p.w.f32) {
+                    blas::sgemv(static_cast<int>(rowsHere), in, 1.0f, p.w.f32 + o0 * n, in, xp, beta, y);
+                } else {
+                    for (size_t j = 0; j < rowsHere; ++j) {
+                        const size_t o = o0 + j;
+                        const float dot = p.w.q8 ? simd::dotQ8(xp, p.w.q8 + o * qRow, n)
+                                                 : simd::dotHalf(xp, p.w.f16 + o * n, n);
+                        y[j] = beta == 0.0f ? dot : y[j] + dot;
+                    }
+                }
+                if (p.gelu) simd::gelu(y, rowsHere);
+            }
+        });
     });
 }
 

@@ -248,8 +248,9 @@ private slots:
     }
 
     // --op-profile's table: each op of a decode step timed on every step, as many calls per
-    // step as the network makes (64x2x2: per layer q, k, v and the cross query 64->64, two
-    // residual projections, fc1, fc2; the logits once), and the bytes the big ones read.
+    // step as the network makes (64x2x2: per layer q, k and v in one pass, the cross query, two
+    // residual projections, fc1 with its GELU, fc2; the logits once), and the bytes the big ones
+    // read.
     void decodeProfileCountsEveryOpOfEveryStep() {
         auto created = createBackend(BackendKind::Cpu, BackendOptions{2, 0});
         QVERIFY(created.ok());
@@ -278,9 +279,11 @@ private slots:
         const std::string logits = "linear 1x64->" + std::to_string(vocab) + " f32";
         QVERIFY2(calls.count(logits), logits.c_str());
         QCOMPARE(calls[logits], int64_t(24));
-        QCOMPARE(calls["linear 1x64->64 f32"], int64_t(24 * 2 * 4));
+        QCOMPARE(calls["linear 1x64->64+64+64 f32"], int64_t(24 * 2));  // q, k and v in one pass
+        QCOMPARE(calls["linear 1x64->64 f32"], int64_t(24 * 2));         // the cross query
         QCOMPARE(calls["linear 1x64->64 f32 +="], int64_t(24 * 2 * 2));
-        QCOMPARE(calls["linear 1x64->256 f32"], int64_t(24 * 2));
+        QCOMPARE(calls["linear 1x64->256 f32 gelu"], int64_t(24 * 2));    // fc1 with its GELU
+        QCOMPARE(calls.count("gelu 256"), size_t(0));
         QCOMPARE(calls["attention 1q causal over the cache, 2 heads"], int64_t(24 * 2));
         const std::string cross = "attention 1q x 1500k" + std::string(backend.kvElementBytes() == 2 ? " f16" : "") + ", 2 heads";
         QCOMPARE(calls[cross], int64_t(24 * 2));
