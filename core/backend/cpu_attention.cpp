@@ -17,15 +17,18 @@ namespace hearsay {
 
 size_t CpuBackend::attentionWorkspaceElements(int queries, int keys) const {
     if (queries < kGemmAttentionQueries) return 0;
-    // One [queries][keys] score matrix per thread (heads run in parallel).
-    return static_cast<size_t>(threads()) * static_cast<size_t>(queries) * static_cast<size_t>(std::max(keys, 0));
+    // One [query block][keys] score matrix per thread (heads run in parallel, each over its
+    // queries a block at a time): the encoder's 1500 x 1500 scores would be 9 MB per thread.
+    const int rows = std::min(queries, kAttentionQueryBlock);
+    return static_cast<size_t>(threads()) * static_cast<size_t>(rows) * static_cast<size_t>(std::max(keys, 0));
 }
 
 void CpuBackend::attentionGemm(const AttentionArgs& a, const AttentionBatch& batch) {
     const int qc = batch.queryCount, kc = batch.keyCount, hd = a.headDim;
     const size_t qs = static_cast<size_t>(a.qStride), ks = static_cast<size_t>(a.kvStride),
                  os = static_cast<size_t>(a.outStride);
-    const size_t matrix = static_cast<size_t>(qc) * static_cast<size_t>(kc);
+    const int block = std::min(qc, kAttentionQueryBlock);
+    const size_t matrix = static_cast<size_t>(block) * static_cast<size_t>(kc);
     float* scores = floatPointer(a.workspace, matrix, "attention workspace");
     const float* q = floatPointer(a.q, a.q.size, "attention q") + static_cast<size_t>(batch.queryRow) * qs;
     const WeightPointer kp = weightPointer(a.k, a.k.size, "attention k");
@@ -60,16 +63,21 @@ void CpuBackend::attentionGemm(const AttentionArgs& a, const AttentionBatch& bat
                     k = kp.f32 + batch.keyRow * ks + col;
                     v = vp.f32 + batch.keyRow * ks + col;
                 }
-                // s[qc][kc] = scale · q_h k_hᵀ
-                blas::sgemm(true, qc, kc, hd, a.scale, q + col, a.qStride, k, kvStride, 0.0f, s, kc);
-                for (int j = 0; j < qc; ++j) {
-                    float* row = s + static_cast<size_t>(j) * static_cast<size_t>(kc);
-                    const int visible = a.causal ? kc - qc + j + 1 : kc;
-                    simd::softmax(row, static_cast<size_t>(visible));
-                    std::fill(row + visible, row + kc, 0.0f);
+                for (int first = 0; first < qc; first += block) {
+                    const int rows = std::min(block, qc - first);
+                    const float* qBlock = q + static_cast<size_t>(first) * qs + col;
+                    // s[rows][kc] = scale · q_h k_hᵀ for queries [first, first + rows)
+                    blas::sgemm(true, rows, kc, hd, a.scale, qBlock, a.qStride, k, kvStride, 0.0f, s, kc);
+                    for (int j = 0; j < rows; ++j) {
+                        float* row = s + static_cast<size_t>(j) * static_cast<size_t>(kc);
+                        const int visible = a.causal ? kc - qc + first + j + 1 : kc;
+                        simd::softmax(row, static_cast<size_t>(visible));
+                        std::fill(row + visible, row + kc, 0.0f);
+                    }
+                    // out_h[rows][hd] = s · v_h
+                    blas::sgemm(false, rows, hd, kc, 1.0f, s, kc, v, kvStride, 0.0f,
+                                out + static_cast<size_t>(first) * os + col, a.outStride);
                 }
-                // out_h[qc][hd] = s · v_h
-                blas::sgemm(false, qc, hd, kc, 1.0f, s, kc, v, kvStride, 0.0f, out + col, a.outStride);
             }
         }
     });

@@ -184,7 +184,7 @@ private:
 // Element i of a weight operand (float32, f16 or q8_0).
 float weightAt(const WeightPointer& w, size_t i) {
     if (w.f32) return w.f32[i];
-    if (w.f16) return halfToFloat(w.f16[i]);
+    if (w.f16) return halfAt(w.f16, i);
     const uint8_t* block = w.q8 + i / simd::kQ8Block * simd::kQ8BlockBytes;
     uint16_t scale;
     std::memcpy(&scale, block, sizeof scale);
@@ -296,16 +296,13 @@ std::unique_ptr<DeviceBuffer> CpuBackend::createWeight(const TensorView& view) {
              " bytes, expected " + std::to_string(expected));
     }
     const auto address = reinterpret_cast<uintptr_t>(view.data);
-    // f16 matrices (Linear and conv weights, embedding tables) stay f16, in the map when aligned:
-    // linear() reads them directly for a few rows and widens them for GEMMs; vectors (biases,
-    // layer norms) become float32 like everything else.
+    // f16 matrices (Linear and conv weights, embedding tables) stay f16 in the map, at whatever
+    // address the file has them (CTranslate2 files put the token embedding at an odd one; every
+    // f16 read goes through unaligned loads or halfAt): linear() reads them directly for a few
+    // rows and widens them for GEMMs; vectors (biases, layer norms) become float32 like
+    // everything else.
     if (view.dtype == DType::F16 && view.shape.size() >= 2) {
-        if (address % alignof(uint16_t) == 0) {
-            return std::make_unique<CpuBuffer>(view.data, static_cast<size_t>(elements), ElementType::F16);
-        }
-        auto buffer = std::make_unique<CpuBuffer>(static_cast<size_t>(elements), ElementType::F16);
-        std::memcpy(buffer->address(), view.data, view.bytes);
-        return buffer;
+        return std::make_unique<CpuBuffer>(view.data, static_cast<size_t>(elements), ElementType::F16);
     }
     // q8_0 matrices stay in their blocks (rows of whole blocks: in % 32 == 0), in the map.
     if (view.dtype == DType::Q8_0 && view.shape.size() >= 2 && view.shape.back() % int64_t(simd::kQ8Block) == 0) {
@@ -388,7 +385,7 @@ void CpuBackend::runAdd(BufferView x, BufferView y) {
             if (yp.f32) {
                 for (size_t i = begin; i < end; ++i) xp[i] += yp.f32[i];
             } else {
-                for (size_t i = begin; i < end; ++i) xp[i] += halfToFloat(yp.f16[i]);
+                for (size_t i = begin; i < end; ++i) xp[i] += halfAt(yp.f16, i);
             }
         });
     });

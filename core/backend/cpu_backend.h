@@ -62,6 +62,8 @@ public:
 
     // Batches with at least this many queries use the GEMM path (scores through sgemm).
     static constexpr int kGemmAttentionQueries = 32;
+    // ... and take their queries this many at a time (the score matrix of one block per thread).
+    static constexpr int kAttentionQueryBlock = 128;
     // linear() with 2..kSmallBatchRows rows uses the dot-product path instead of sgemm.
     static constexpr int kSmallBatchRows = 8;
     // linearMany() of one row runs up to this many products as one pass.

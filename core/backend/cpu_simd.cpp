@@ -39,9 +39,9 @@ float dotHalfPortable(const float* a, const uint16_t* w, size_t n) {
     float s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        for (size_t j = 0; j < 8; ++j) s[j] += a[i + j] * halfToFloat(w[i + j]);
+        for (size_t j = 0; j < 8; ++j) s[j] += a[i + j] * halfAt(w, i + j);
     }
-    for (; i < n; ++i) s[0] += a[i] * halfToFloat(w[i]);
+    for (; i < n; ++i) s[0] += a[i] * halfAt(w, i);
     return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
 
@@ -76,7 +76,7 @@ void convertQ8Portable(const uint8_t* src, float* dst, size_t n) {
 }
 
 void convertHalfPortable(const uint16_t* src, float* dst, size_t n) {
-    for (size_t i = 0; i < n; ++i) dst[i] = halfToFloat(src[i]);
+    for (size_t i = 0; i < n; ++i) dst[i] = halfAt(src, i);
 }
 
 void roundToHalfPortable(const float* src, uint16_t* dst, size_t n) {
@@ -84,7 +84,7 @@ void roundToHalfPortable(const float* src, uint16_t* dst, size_t n) {
 }
 
 void axpyHalfPortable(float* y, float alpha, const uint16_t* x, size_t n) {
-    for (size_t i = 0; i < n; ++i) y[i] += alpha * halfToFloat(x[i]);
+    for (size_t i = 0; i < n; ++i) y[i] += alpha * halfAt(x, i);
 }
 
 #ifdef HEARSAY_SIMD_X86
@@ -131,7 +131,7 @@ __attribute__((target("avx2,fma,f16c"))) float dotHalfF16c(const float* a, const
     h = _mm_add_ps(h, _mm_movehl_ps(h, h));
     h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
     float sum = _mm_cvtss_f32(h);
-    for (; i < n; ++i) sum += a[i] * halfToFloat(w[i]);
+    for (; i < n; ++i) sum += a[i] * halfAt(w, i);
     return sum;
 }
 
@@ -166,7 +166,7 @@ __attribute__((target("avx2,fma,f16c"))) void dotHalfRowsF16c(const float* a, si
         h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
         float sum = _mm_cvtss_f32(h);
         const float* ar = a + static_cast<size_t>(r) * stride;
-        for (size_t j = i; j < n; ++j) sum += ar[j] * halfToFloat(w[j]);
+        for (size_t j = i; j < n; ++j) sum += ar[j] * halfAt(w, j);
         out[r] = sum;
     }
 }
@@ -176,7 +176,7 @@ __attribute__((target("avx2,f16c"))) void convertHalfF16c(const uint16_t* src, f
     for (; i + 8 <= n; i += 8) {
         _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
     }
-    for (; i < n; ++i) dst[i] = halfToFloat(src[i]);
+    for (; i < n; ++i) dst[i] = halfAt(src, i);
 }
 
 __attribute__((target("avx2,f16c"))) void roundToHalfF16c(const float* src, uint16_t* dst, size_t n) {
@@ -195,7 +195,7 @@ __attribute__((target("avx2,fma,f16c"))) void axpyHalfF16c(float* y, float alpha
         const __m256 xv = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i)));
         _mm256_storeu_ps(y + i, _mm256_fmadd_ps(va, xv, _mm256_loadu_ps(y + i)));
     }
-    for (; i < n; ++i) y[i] += alpha * halfToFloat(x[i]);
+    for (; i < n; ++i) y[i] += alpha * halfAt(x, i);
 }
 
 // One q8_0 block: the 32 int8 widened to two vectors of 16 floats, multiplied with a, and the

@@ -25,8 +25,9 @@ bool built();
 // Whether the module is loaded (loading it if not yet tried); *why says why not.
 bool loaded(std::string* why = nullptr);
 
-// Whether GPU `device` can be used: the module is loaded and its runtime agrees (see
-// kernels/cuda_backend_factory.h). *why says why not.
+// Whether GPU `device` can be used: an NVIDIA driver is present (else the module is not even
+// loaded), the module is loaded and its runtime agrees (see kernels/cuda_backend_factory.h).
+// *why says why not.
 bool deviceAvailable(int device = 0, std::string* why = nullptr);
 
 // A CUDA backend, or an error (kind Device) naming why the module or the GPU cannot be used.

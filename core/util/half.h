@@ -1,6 +1,7 @@
 // IEEE half and bfloat16 conversions on the host (bit-exact, round to nearest even).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -31,6 +32,15 @@ inline float halfToFloat(uint16_t h) {
     float f;
     std::memcpy(&f, &bits, 4);
     return f;
+}
+
+// Element i of IEEE half values at p, which need not be 2-byte aligned (a weight read in place
+// from a model file that stores it at an odd offset): the bytes are copied, never loaded through
+// a misaligned uint16_t.
+inline float halfAt(const uint16_t* p, size_t i) {
+    uint16_t bits;
+    std::memcpy(&bits, reinterpret_cast<const unsigned char*>(p) + 2 * i, sizeof bits);
+    return halfToFloat(bits);
 }
 
 inline uint16_t floatToHalf(float f) {
