@@ -21,8 +21,10 @@ void declareConvert(CLI::App& c) {
     addPositional(c, "OUT", "where to write it");
     addChoice(c, "--to", {"hf", "ggml", "ct2"}, "the format to write (required)");
     addChoice(c, "--dtype", {"f32", "f16", "bf16", "q8_0", "q5_0", "q5_1", "q4_0", "q4_1", "int8", "int16"},
-              "f32, f16 (default), bf16 (hf, ct2); q8_0, q5_0, q5_1, q4_0, q4_1 (ggml); int8, int16 (ct2: "
-              "ctranslate2's quantisation of the matrices, the rest float32)");
+              "f32, f16 (default), bf16 (hf, ct2); q8_0, q5_0, q5_1, q4_0, q4_1 (ggml: every matrix in "
+              "blocks, the token embedding included, conv weights f16, the rest f32, as whisper.cpp's "
+              "quantiser writes them); int8, int16 (ct2: ctranslate2's quantisation of the matrices, the "
+              "rest float32)");
     addFlag(c, "--force", "replace OUT if it exists");
 }
 
