@@ -135,6 +135,16 @@ void CpuBackend::attentionNow(const AttentionArgs& a, std::span<const AttentionB
             const int visible = a.causal ? b.keyCount - b.queryCount + task.query + 1 : b.keyCount;
             if (scores.size() < static_cast<size_t>(visible)) scores.resize(static_cast<size_t>(visible));
             const float* qv = q + row * static_cast<size_t>(a.qStride) + col;
+            float* o = out + row * static_cast<size_t>(a.outStride) + col;
+            if (k.f16) {  // the half cross cache: a head's keys, then its values, in one pass each
+                const size_t first = b.keyRow * static_cast<size_t>(a.kvStride) + col;
+                simd::dotsHalf(qv, k.f16 + first, static_cast<size_t>(a.kvStride), static_cast<size_t>(visible),
+                               static_cast<size_t>(hd), a.scale, scores.data());
+                simd::softmax(scores.data(), static_cast<size_t>(visible));
+                simd::weightedSumHalf(scores.data(), v.f16 + first, static_cast<size_t>(a.kvStride),
+                                      static_cast<size_t>(visible), static_cast<size_t>(hd), o);
+                continue;
+            }
             for (int i = 0; i < visible; ++i) {
                 const size_t at = (b.keyRow + static_cast<size_t>(i)) * static_cast<size_t>(a.kvStride) + col;
                 const float dot = k.f16 ? simd::dotHalf(qv, k.f16 + at, static_cast<size_t>(hd))
@@ -142,7 +152,6 @@ void CpuBackend::attentionNow(const AttentionArgs& a, std::span<const AttentionB
                 scores[static_cast<size_t>(i)] = dot * a.scale;
             }
             simd::softmax(scores.data(), static_cast<size_t>(visible));
-            float* o = out + row * static_cast<size_t>(a.outStride) + col;
             std::fill(o, o + hd, 0.0f);
             for (int i = 0; i < visible; ++i) {
                 const size_t at = (b.keyRow + static_cast<size_t>(i)) * static_cast<size_t>(a.kvStride) + col;

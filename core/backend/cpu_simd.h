@@ -19,6 +19,11 @@ float dotHalf(const float* a, const uint16_t* w, size_t n);
 void dotHalfRows(const float* a, size_t stride, size_t rows, const uint16_t* w, size_t n, float* out);
 // dst[i] = float(src[i]), i < n (exact).
 void convertHalf(const uint16_t* src, float* dst, size_t n);
+// One query against n half key rows (row i at k + i·stride, hd elements): out[i] = scale · q·k_i.
+// Agrees with dotHalf() to float rounding (the AVX-512 form sums in another order).
+void dotsHalf(const float* q, const uint16_t* k, size_t stride, size_t n, size_t hd, float scale, float* out);
+// out[j] = Σ_i p[i] · v_i[j], j < hd, over n half value rows (row i at v + i·stride).
+void weightedSumHalf(const float* p, const uint16_t* v, size_t stride, size_t n, size_t hd, float* out);
 // dst[i] = half(src[i]), i < n, rounded to nearest even (as floatToHalf).
 void roundToHalf(const float* src, uint16_t* dst, size_t n);
 // y[i] += alpha · float(x[i]), i < n, with x IEEE half: axpy() over a half row.

@@ -1,0 +1,94 @@
+// The single-query attention of a decode step over the half cross cache, one head at a time:
+// scores against every key row, then the weighted sum of the value rows. With AVX-512 four keys
+// are scored per iteration (a head of 64 is four vectors; the four sums reduced together) and a
+// head's output stays in registers across all value rows; elsewhere the rows go through
+// dotHalf() and axpyHalf().
+#include "core/backend/cpu_simd.h"
+#include "core/util/half.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define HEARSAY_SIMD_X86 1
+// GCC 12 warns inside its own AVX-512 headers (_mm512_undefined_ps): a known false positive.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+
+namespace hearsay::simd {
+namespace {
+
+#ifdef HEARSAY_SIMD_X86
+// Row i's c-th 16 halves, widened.
+__attribute__((target("avx512f"))) inline __m512 halves16(const uint16_t* row, size_t c) {
+    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 16 * c)));
+}
+
+__attribute__((target("avx512f"))) void dotsHalfAvx512(const float* q, const uint16_t* k, size_t stride, size_t n,
+                                                       size_t hd, float scale, float* out) {
+    const size_t chunks = hd / 16;
+    __m512 qv[8];
+    for (size_t c = 0; c < chunks; ++c) qv[c] = _mm512_loadu_ps(q + 16 * c);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const uint16_t* r0 = k + i * stride;
+        const uint16_t* r1 = r0 + stride;
+        const uint16_t* r2 = r1 + stride;
+        const uint16_t* r3 = r2 + stride;
+        __m512 a0 = _mm512_mul_ps(qv[0], halves16(r0, 0)), a1 = _mm512_mul_ps(qv[0], halves16(r1, 0));
+        __m512 a2 = _mm512_mul_ps(qv[0], halves16(r2, 0)), a3 = _mm512_mul_ps(qv[0], halves16(r3, 0));
+        for (size_t c = 1; c < chunks; ++c) {
+            a0 = _mm512_fmadd_ps(qv[c], halves16(r0, c), a0);
+            a1 = _mm512_fmadd_ps(qv[c], halves16(r1, c), a1);
+            a2 = _mm512_fmadd_ps(qv[c], halves16(r2, c), a2);
+            a3 = _mm512_fmadd_ps(qv[c], halves16(r3, c), a3);
+        }
+        out[i] = _mm512_reduce_add_ps(a0) * scale;
+        out[i + 1] = _mm512_reduce_add_ps(a1) * scale;
+        out[i + 2] = _mm512_reduce_add_ps(a2) * scale;
+        out[i + 3] = _mm512_reduce_add_ps(a3) * scale;
+    }
+    for (; i < n; ++i) {
+        const uint16_t* r = k + i * stride;
+        __m512 a = _mm512_mul_ps(qv[0], halves16(r, 0));
+        for (size_t c = 1; c < chunks; ++c) a = _mm512_fmadd_ps(qv[c], halves16(r, c), a);
+        out[i] = _mm512_reduce_add_ps(a) * scale;
+    }
+}
+
+__attribute__((target("avx512f"))) void weightedSumHalfAvx512(const float* p, const uint16_t* v, size_t stride,
+                                                              size_t n, size_t hd, float* out) {
+    const size_t chunks = hd / 16;
+    __m512 o[8];
+    for (size_t c = 0; c < chunks; ++c) o[c] = _mm512_setzero_ps();
+    for (size_t i = 0; i < n; ++i) {
+        const __m512 w = _mm512_set1_ps(p[i]);
+        const uint16_t* r = v + i * stride;
+        for (size_t c = 0; c < chunks; ++c) o[c] = _mm512_fmadd_ps(w, halves16(r, c), o[c]);
+    }
+    for (size_t c = 0; c < chunks; ++c) _mm512_storeu_ps(out + 16 * c, o[c]);
+}
+#endif
+
+// The vector forms take heads of whole 16-float vectors, up to 128 (Whisper's are 64).
+bool vectorHead(size_t hd) { return hd % 16 == 0 && hd >= 16 && hd <= 128 && usingAvx512(); }
+
+} // namespace
+
+void dotsHalf(const float* q, const uint16_t* k, size_t stride, size_t n, size_t hd, float scale, float* out) {
+#ifdef HEARSAY_SIMD_X86
+    if (vectorHead(hd)) return dotsHalfAvx512(q, k, stride, n, hd, scale, out);
+#endif
+    for (size_t i = 0; i < n; ++i) out[i] = dotHalf(q, k + i * stride, hd) * scale;
+}
+
+void weightedSumHalf(const float* p, const uint16_t* v, size_t stride, size_t n, size_t hd, float* out) {
+#ifdef HEARSAY_SIMD_X86
+    if (vectorHead(hd)) return weightedSumHalfAvx512(p, v, stride, n, hd, out);
+#endif
+    for (size_t j = 0; j < hd; ++j) out[j] = 0.0f;
+    for (size_t i = 0; i < n; ++i) axpyHalf(out, p[i], v + i * stride, hd);
+}
+
+} // namespace hearsay::simd
