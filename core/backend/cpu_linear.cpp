@@ -73,10 +73,11 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
             // y = W x (+ y) straight from the f16 rows: half the bytes of the float32 product.
             const size_t chunk = small ? m : std::max<size_t>(64, (m + threads - 1) / threads);
             pool().parallelFor(m, chunk, [&](size_t b, size_t e, int) {
-                for (size_t o = b; o < e; ++o) {
-                    const float dot = simd::dotHalf(xp, hp + o * n, n);
-                    yp[o] = beta == 0.0f ? dot : yp[o] + dot;
-                }
+                if (beta == 0.0f) return simd::gemvHalf(xp, hp + b * n, n, e - b, yp + b);
+                thread_local std::vector<float> dots;
+                dots.resize(e - b);
+                simd::gemvHalf(xp, hp + b * n, n, e - b, dots.data());
+                for (size_t o = b; o < e; ++o) yp[o] += dots[o - b];
             });
         } else if (rows == 1) {
             // y = W x (+ y): a matrix-vector product per slice of W.
@@ -207,10 +208,11 @@ void CpuBackend::runLinearMany(BufferView x, std::span<const LinearTarget> targe
                 if (p.w.f32) {
                     blas::sgemv(static_cast<int>(rowsHere), in, 1.0f, p.w.f32 + o0 * n, in, xp, beta, y);
                 } else {
+                    thread_local std::vector<float> dots;
+                    dots.resize(rowsHere);
+                    if (p.w.f16) simd::gemvHalf(xp, p.w.f16 + o0 * n, n, rowsHere, dots.data());
                     for (size_t j = 0; j < rowsHere; ++j) {
-                        const size_t o = o0 + j;
-                        const float dot = p.w.q8 ? simd::dotQ8(xp, p.w.q8 + o * qRow, n)
-                                                 : simd::dotHalf(xp, p.w.f16 + o * n, n);
+                        const float dot = p.w.q8 ? simd::dotQ8(xp, p.w.q8 + (o0 + j) * qRow, n) : dots[j];
                         y[j] = beta == 0.0f ? dot : y[j] + dot;
                     }
                 }

@@ -19,6 +19,10 @@ float dotHalf(const float* a, const uint16_t* w, size_t n);
 void dotHalfRows(const float* a, size_t stride, size_t rows, const uint16_t* w, size_t n, float* out);
 // dst[i] = float(src[i]), i < n (exact).
 void convertHalf(const uint16_t* src, float* dst, size_t n);
+// y[o] = Σ x[i]·float(w[o·n + i]), o < rows: f16 weight rows times one vector. Agrees with
+// dotHalf() per row to float rounding (the AVX-512 form, for n a multiple of 16, sums in another
+// order).
+void gemvHalf(const float* x, const uint16_t* w, size_t n, size_t rows, float* y);
 // One query against n half key rows (row i at k + i·stride, hd elements): out[i] = scale · q·k_i.
 // Agrees with dotHalf() to float rounding (the AVX-512 form sums in another order).
 void dotsHalf(const float* q, const uint16_t* k, size_t stride, size_t n, size_t hd, float scale, float* out);

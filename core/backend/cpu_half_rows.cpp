@@ -1,8 +1,10 @@
-// The single-query attention of a decode step over the half cross cache, one head at a time:
-// scores against every key row, then the weighted sum of the value rows. With AVX-512 four keys
-// are scored per iteration (a head of 64 is four vectors; the four sums reduced together) and a
-// head's output stays in registers across all value rows; elsewhere the rows go through
-// dotHalf() and axpyHalf().
+// Kernels over many IEEE half rows at once, AVX-512 where the CPU has it:
+// - the single-query attention of a decode step over the half cross cache, one head at a time:
+//   four keys scored per iteration (a head of 64 is four vectors; the four sums reduced together),
+//   then the head's output kept in registers across all value rows;
+// - the product of f16 weight rows with one vector (a decode step's projections and logits):
+//   four rows per iteration sharing each load of x, with independent sums.
+// Elsewhere the rows go through dotHalf() and axpyHalf().
 #include "core/backend/cpu_simd.h"
 #include "core/util/half.h"
 
@@ -71,6 +73,36 @@ __attribute__((target("avx512f"))) void weightedSumHalfAvx512(const float* p, co
 }
 #endif
 
+__attribute__((target("avx512f"))) void gemvHalfAvx512(const float* x, const uint16_t* w, size_t n, size_t rows,
+                                                       float* y) {
+    const size_t chunks = n / 16;
+    size_t o = 0;
+    for (; o + 4 <= rows; o += 4) {
+        const uint16_t* r0 = w + o * n;
+        const uint16_t* r1 = r0 + n;
+        const uint16_t* r2 = r1 + n;
+        const uint16_t* r3 = r2 + n;
+        __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps(), a2 = _mm512_setzero_ps(), a3 = _mm512_setzero_ps();
+        for (size_t c = 0; c < chunks; ++c) {
+            const __m512 xv = _mm512_loadu_ps(x + 16 * c);
+            a0 = _mm512_fmadd_ps(xv, halves16(r0, c), a0);
+            a1 = _mm512_fmadd_ps(xv, halves16(r1, c), a1);
+            a2 = _mm512_fmadd_ps(xv, halves16(r2, c), a2);
+            a3 = _mm512_fmadd_ps(xv, halves16(r3, c), a3);
+        }
+        y[o] = _mm512_reduce_add_ps(a0);
+        y[o + 1] = _mm512_reduce_add_ps(a1);
+        y[o + 2] = _mm512_reduce_add_ps(a2);
+        y[o + 3] = _mm512_reduce_add_ps(a3);
+    }
+    for (; o < rows; ++o) {
+        const uint16_t* r = w + o * n;
+        __m512 a = _mm512_setzero_ps();
+        for (size_t c = 0; c < chunks; ++c) a = _mm512_fmadd_ps(_mm512_loadu_ps(x + 16 * c), halves16(r, c), a);
+        y[o] = _mm512_reduce_add_ps(a);
+    }
+}
+
 // The vector forms take heads of whole 16-float vectors, up to 128 (Whisper's are 64).
 bool vectorHead(size_t hd) { return hd % 16 == 0 && hd >= 16 && hd <= 128 && usingAvx512(); }
 
@@ -81,6 +113,13 @@ void dotsHalf(const float* q, const uint16_t* k, size_t stride, size_t n, size_t
     if (vectorHead(hd)) return dotsHalfAvx512(q, k, stride, n, hd, scale, out);
 #endif
     for (size_t i = 0; i < n; ++i) out[i] = dotHalf(q, k + i * stride, hd) * scale;
+}
+
+void gemvHalf(const float* x, const uint16_t* w, size_t n, size_t rows, float* y) {
+#ifdef HEARSAY_SIMD_X86
+    if (n % 16 == 0 && usingAvx512()) return gemvHalfAvx512(x, w, n, rows, y);
+#endif
+    for (size_t o = 0; o < rows; ++o) y[o] = dotHalf(x, w + o * n, n);
 }
 
 void weightedSumHalf(const float* p, const uint16_t* v, size_t stride, size_t n, size_t hd, float* out) {
