@@ -64,10 +64,11 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
             // y = W x (+ y) straight from the q8_0 blocks: a quarter of the float32 product's bytes.
             const size_t chunk = small ? m : std::max<size_t>(64, (m + threads - 1) / threads);
             pool().parallelFor(m, chunk, [&](size_t b, size_t e, int) {
-                for (size_t o = b; o < e; ++o) {
-                    const float dot = simd::dotQ8(xp, qp + o * qRow, n);
-                    yp[o] = beta == 0.0f ? dot : yp[o] + dot;
-                }
+                if (beta == 0.0f) return simd::gemvQ8(xp, qp + b * qRow, n, e - b, yp + b);
+                thread_local std::vector<float> dots;
+                dots.resize(e - b);
+                simd::gemvQ8(xp, qp + b * qRow, n, e - b, dots.data());
+                for (size_t o = b; o < e; ++o) yp[o] += dots[o - b];
             });
         } else if (rows == 1 && hp) {
             // y = W x (+ y) straight from the f16 rows: half the bytes of the float32 product.
@@ -211,10 +212,8 @@ void CpuBackend::runLinearMany(BufferView x, std::span<const LinearTarget> targe
                     thread_local std::vector<float> dots;
                     dots.resize(rowsHere);
                     if (p.w.f16) simd::gemvHalf(xp, p.w.f16 + o0 * n, n, rowsHere, dots.data());
-                    for (size_t j = 0; j < rowsHere; ++j) {
-                        const float dot = p.w.q8 ? simd::dotQ8(xp, p.w.q8 + (o0 + j) * qRow, n) : dots[j];
-                        y[j] = beta == 0.0f ? dot : y[j] + dot;
-                    }
+                    else simd::gemvQ8(xp, p.w.q8 + o0 * qRow, n, rowsHere, dots.data());
+                    for (size_t j = 0; j < rowsHere; ++j) y[j] = beta == 0.0f ? dots[j] : y[j] + dots[j];
                 }
                 if (p.gelu) simd::gelu(y, rowsHere);
             }

@@ -23,6 +23,9 @@ void convertHalf(const uint16_t* src, float* dst, size_t n);
 // dotHalf() per row to float rounding (the AVX-512 form, for n a multiple of 16, sums in another
 // order).
 void gemvHalf(const float* x, const uint16_t* w, size_t n, size_t rows, float* y);
+// y[o] = dotQ8(x, row o, n), o < rows, for rows of q8_0 blocks (n a multiple of 32), four rows at
+// a time with AVX-512 (sums in another order than dotQ8: equal to float rounding).
+void gemvQ8(const float* x, const uint8_t* w, size_t n, size_t rows, float* y);
 // One query against n half key rows (row i at k + i·stride, hd elements): out[i] = scale · q·k_i.
 // Agrees with dotHalf() to float rounding (the AVX-512 form sums in another order).
 void dotsHalf(const float* q, const uint16_t* k, size_t stride, size_t n, size_t hd, float scale, float* out);

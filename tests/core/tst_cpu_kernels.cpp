@@ -11,6 +11,7 @@
 #include "core/backend/cpu_vector_math.h"
 #include "core/model/quantize.h"
 #include "core/model/tensor.h"
+#include "core/util/half.h"
 
 #include <QtTest>
 
@@ -118,6 +119,68 @@ private slots:
             QVERIFY2(std::abs(dot - exact) <= 1e-6 * magnitude, qPrintable(QString("n %1: %2 vs %3").arg(n).arg(dot).arg(exact)));
         }
         qInfo("q8_0 dot path: %s", simd::usingAvx512() ? "avx512" : simd::usingF16c() ? "avx2" : "portable");
+    }
+
+    // The many-row kernels (cpu_half_rows.cpp) against double, on every row count around their
+    // groups of four and widths with and without a tail: f16 and q8_0 rows times one vector,
+    // and one query against half key and value rows at a stride (a head of the cross cache).
+    void manyRowKernels() {
+        for (size_t n : {32ul, 48ul, 64ul, 70ul, 384ul}) {
+            for (size_t rows : {1ul, 3ul, 4ul, 7ul, 9ul}) {
+                const auto w = randomValues(rows * n, uint32_t(7 * n + rows), 0.05f);
+                const auto x = randomValues(n, uint32_t(n + 3), 1.0f);
+                std::vector<uint16_t> half(w.size());
+                for (size_t i = 0; i < w.size(); ++i) half[i] = floatToHalf(w[i]);
+                std::vector<float> y(rows);
+                simd::gemvHalf(x.data(), half.data(), n, rows, y.data());
+                for (size_t o = 0; o < rows; ++o) {
+                    double exact = 0.0, magnitude = 0.0;
+                    for (size_t i = 0; i < n; ++i) {
+                        const double term = double(x[i]) * halfToFloat(half[o * n + i]);
+                        exact += term;
+                        magnitude += std::abs(term);
+                    }
+                    QVERIFY2(std::abs(y[o] - exact) <= 1e-6 * magnitude, qPrintable(QString("f16 n %1 row %2").arg(n).arg(o)));
+                }
+                if (n % 32 == 0) {
+                    std::vector<std::byte> blocks(rows * n / 32 * 34);
+                    quantizeRow(DType::Q8_0, w.data(), int64_t(rows * n), blocks.data());
+                    std::vector<float> widened(rows * n);
+                    dequantizeRow(DType::Q8_0, blocks.data(), int64_t(rows * n), widened.data());
+                    simd::gemvQ8(x.data(), reinterpret_cast<const uint8_t*>(blocks.data()), n, rows, y.data());
+                    for (size_t o = 0; o < rows; ++o) {
+                        double exact = 0.0, magnitude = 0.0;
+                        for (size_t i = 0; i < n; ++i) {
+                            exact += double(x[i]) * widened[o * n + i];
+                            magnitude += std::abs(double(x[i]) * widened[o * n + i]);
+                        }
+                        QVERIFY2(std::abs(y[o] - exact) <= 1e-6 * magnitude, qPrintable(QString("q8_0 n %1 row %2").arg(n).arg(o)));
+                    }
+                }
+            }
+        }
+        // A head of 64 in rows of 384 (six heads), 37 keys: scores, then the weighted sum.
+        const size_t stride = 384, hd = 64, keys = 37, column = 128;
+        const auto kv = randomValues(keys * stride * 2, 11, 1.0f);
+        std::vector<uint16_t> k(keys * stride), v(keys * stride);
+        for (size_t i = 0; i < k.size(); ++i) {
+            k[i] = floatToHalf(kv[i]);
+            v[i] = floatToHalf(kv[k.size() + i]);
+        }
+        const auto q = randomValues(hd, 12, 1.0f);
+        std::vector<float> scores(keys), out(hd);
+        simd::dotsHalf(q.data(), k.data() + column, stride, keys, hd, 0.125f, scores.data());
+        for (size_t i = 0; i < keys; ++i) {
+            double exact = 0.0;
+            for (size_t j = 0; j < hd; ++j) exact += double(q[j]) * halfToFloat(k[i * stride + column + j]);
+            QVERIFY(std::abs(scores[i] - 0.125 * exact) <= 1e-5 * (1.0 + std::abs(exact)));
+        }
+        simd::weightedSumHalf(scores.data(), v.data() + column, stride, keys, hd, out.data());
+        for (size_t j = 0; j < hd; ++j) {
+            double exact = 0.0;
+            for (size_t i = 0; i < keys; ++i) exact += double(scores[i]) * halfToFloat(v[i * stride + column + j]);
+            QVERIFY(std::abs(out[j] - exact) <= 1e-5 * (1.0 + std::abs(exact)));
+        }
     }
 
     void linearQ8KeepsBlocks() {
