@@ -182,7 +182,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
 
     auto changed = [this] { emitChanged(); };
     connect(m_backend, &QComboBox::currentIndexChanged, this, [this] {
-        updatePrecisionEnabled();
+        updatePrecisionToolTip();
         emitChanged();
     });
     connect(m_precision, &QComboBox::currentIndexChanged, this, changed);
@@ -248,7 +248,7 @@ void SettingsPanel::fillLanguages(int count, bool multilingual) {
 
 void SettingsPanel::setBackendInUse(BackendKind backend) {
     m_cpuInUse = backend == BackendKind::Cpu;
-    updatePrecisionEnabled();
+    updatePrecisionToolTip();
 }
 
 void SettingsPanel::setInputDevices(const InputDeviceList& devices, QString* missing) {
@@ -271,16 +271,16 @@ void SettingsPanel::setInputDevices(const InputDeviceList& devices, QString* mis
     m_updating = wasUpdating;
 }
 
-void SettingsPanel::updatePrecisionEnabled() {
+void SettingsPanel::updatePrecisionToolTip() {
     const bool cpu = m_backend->currentData().toString() == "cpu" || (m_cpuInUse && m_backend->currentData().toString() == "auto");
-    m_precision->setEnabled(!cpu);
     m_precision->setToolTip(
-        cpu ? tr("Disabled: the engine runs on the CPU backend, which always computes in float32; the precision "
-                 "applies to the CUDA backend (an NVIDIA GPU).")
+        cpu ? tr("CPU backend: FP16 keeps the cross-attention cache in half precision (half its memory, faster "
+                 "decoding); FP32 keeps it in float32, for exact comparisons. The CPU computes in float32 either "
+                 "way. Applies when the engine is next idle.")
             : tr("CUDA backend: FP16 keeps the weights in half precision and runs the matrix products on "
-                 "tensor cores (half the weight memory, faster); FP32 is exact, for comparisons. The CPU "
-                 "backend always computes in float32. Applies when the engine is next idle: the weights "
-                 "are uploaded again."));
+                 "tensor cores (half the weight memory, faster); FP32 is exact, for comparisons. On the CPU "
+                 "backend it chooses the cross-attention cache's precision. Applies when the engine is next "
+                 "idle: the weights are uploaded again."));
 }
 
 void SettingsPanel::setModel(const ModelSummary& model) {
@@ -291,7 +291,7 @@ void SettingsPanel::setSettings(const EngineSettings& s) {
     m_updating = true;
     m_backend->setCurrentIndex(std::max(0, m_backend->findData(s.backend)));
     m_precision->setCurrentIndex(std::max(0, m_precision->findData(s.precision)));
-    updatePrecisionEnabled();
+    updatePrecisionToolTip();
     m_threads->setValue(s.threads);
     m_wantedLanguage = s.language;
     if (m_language->isEnabled()) {

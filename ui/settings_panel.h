@@ -43,8 +43,9 @@ public:
     // The input devices PortAudio lists (the default marked); a chosen device that is not among
     // them stays selected, marked "not found", and `missing` says which (empty when all is well).
     void setInputDevices(const InputDeviceList& devices, QString* missing = nullptr);
-    // The backend the engine runs on now (from its metrics): the precision is disabled on the CPU,
-    // also when the choice is Automatic and no GPU was found.
+    // The backend the engine runs on now (from its metrics): the precision's tooltip says what it
+    // does there (CPU: the cross-attention cache's precision), also when the choice is Automatic
+    // and no GPU was found.
     // (Auto: none yet.)
     void setBackendInUse(hearsay::BackendKind backend);
 
@@ -54,8 +55,9 @@ signals:
 private:
     void fillLanguages(int count, bool multilingual);
     void emitChanged();
-    // The precision matters on CUDA only: disabled (and saying why) when the backend is the CPU.
-    void updatePrecisionEnabled();
+    // What the precision does on the backend in use: CUDA's weights and products, or the CPU's
+    // cross-attention cache.
+    void updatePrecisionToolTip();
 
     QComboBox* m_backend = nullptr;
     QComboBox* m_precision = nullptr;

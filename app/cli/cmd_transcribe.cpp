@@ -107,7 +107,8 @@ void declareTranscribe(CLI::App& c) {
     addChoice(c, "--backend", {"auto", "cpu", "cuda"}, "auto (default), cpu or cuda");
     addChoice(c, "--precision", {"fp16", "fp32"},
               "CUDA weights and GEMMs: fp16 (default; tensor cores, fp32 accumulation) or fp32 (exact comparisons); "
-              "the CPU backend computes in float32");
+              "the CPU backend computes in float32 and keeps its cross-attention cache in half with fp16, in float32 "
+              "with fp32");
     addFlag(c, "--word-timestamps",
             "word-level timestamps from the cross-attention (faster-whisper's word_timestamps=True): JSON segments "
             "gain \"words\": [{word, start, end, probability}]; a window then advances to its last word's end");

@@ -188,8 +188,10 @@ private slots:
         QVERIFY(host.apply(config(m_small, 2, Precision::Fp16)).ok());
         QVERIFY(&host.engine().backend() != before);
         QCOMPARE(host.config().precision, Precision::Fp16);
-        // The CPU backend computes in float32 whatever is asked: the same tokens.
-        QCOMPARE(host.engine().backend().precision(), Precision::Fp32);
+        // The CPU backend computes in float32 either way; Fp16 keeps its cross cache in half: the
+        // same tokens here.
+        QCOMPARE(host.engine().backend().precision(), Precision::Fp16);
+        QCOMPARE(host.engine().backend().kvElementBytes(), size_t(2));
         QCOMPARE(host.engine().backend().weightUploads().buffers, host.engine().weights().buffers());
         auto f16 = tokens(host);
         QVERIFY2(f16.ok(), f16.ok() ? "" : f16.message().c_str());

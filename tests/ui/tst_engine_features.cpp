@@ -129,11 +129,11 @@ private slots:
         QCOMPARE(changed.count(), 2);
         QCOMPARE(changed.at(1).at(0).value<EngineSettings>().precision, QString("fp16"));
 
-        // The CPU computes in float32 whatever the choice: the box is disabled and says so.
+        // On the CPU the choice is the cross-attention cache's precision: the box stays and says so.
         panel.backendBox()->setCurrentIndex(panel.backendBox()->findData("cpu"));
-        QVERIFY(!panel.precisionBox()->isEnabled());
-        QVERIFY(panel.precisionBox()->toolTip().contains("float32"));
-        QCOMPARE(panel.settings().precision, QString("fp16"));  // kept for a later CUDA backend
+        QVERIFY(panel.precisionBox()->isEnabled());
+        QVERIFY(panel.precisionBox()->toolTip().contains("cross-attention cache"));
+        QCOMPARE(panel.settings().precision, QString("fp16"));
         panel.backendBox()->setCurrentIndex(panel.backendBox()->findData("auto"));
         QVERIFY(panel.precisionBox()->isEnabled());
         QVERIFY(!panel.stepGraphsSwitch()->toolTip().isEmpty());
@@ -158,7 +158,8 @@ private slots:
         QVERIFY2(match.hasMatch(), qPrintable(shown));
         QCOMPARE(match.captured(1).toInt(), on.stepRecordings);
         QCOMPARE(match.captured(2).toInt(), on.stepReplays);
-        QCOMPARE(labelText(window->cachePanel(), "precision"), QString("fp32"));  // the CPU backend
+        // The CPU backend with the default fp16: float32 arithmetic, the cross cache in half.
+        QCOMPARE(labelText(window->cachePanel(), "precision"), QString("fp16"));
 
         // Off from the panel: saved, and the next file runs every step eagerly.
         window->settingsPanel()->stepGraphsSwitch()->click();
