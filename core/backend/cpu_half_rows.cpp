@@ -10,15 +10,7 @@
 
 #include <cstring>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define HEARSAY_SIMD_X86 1
-// GCC 12 warns inside its own AVX-512 headers (_mm512_undefined_ps): a known false positive.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
+#include "core/backend/x86_simd.h"
 
 namespace hearsay::simd {
 namespace {

@@ -60,24 +60,19 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
         // the weights once, which is what the memory-bound single-token steps need.
         const size_t threads = static_cast<size_t>(pool().threads());
         const bool small = r * n * m < (size_t(1) << 16);
-        if (rows == 1 && qp) {
-            // y = W x (+ y) straight from the q8_0 blocks: a quarter of the float32 product's bytes.
+        if (rows == 1 && (qp || hp)) {
+            // y = W x (+ y) straight from the q8_0 blocks or the f16 rows: a quarter or half of the
+            // float32 product's bytes.
+            const auto gemv = [&](size_t b, size_t e, float* out) {
+                if (qp) simd::gemvQ8(xp, qp + b * qRow, n, e - b, out);
+                else simd::gemvHalf(xp, hp + b * n, n, e - b, out);
+            };
             const size_t chunk = small ? m : std::max<size_t>(64, (m + threads - 1) / threads);
             pool().parallelFor(m, chunk, [&](size_t b, size_t e, int) {
-                if (beta == 0.0f) return simd::gemvQ8(xp, qp + b * qRow, n, e - b, yp + b);
+                if (beta == 0.0f) return gemv(b, e, yp + b);
                 thread_local std::vector<float> dots;
                 dots.resize(e - b);
-                simd::gemvQ8(xp, qp + b * qRow, n, e - b, dots.data());
-                for (size_t o = b; o < e; ++o) yp[o] += dots[o - b];
-            });
-        } else if (rows == 1 && hp) {
-            // y = W x (+ y) straight from the f16 rows: half the bytes of the float32 product.
-            const size_t chunk = small ? m : std::max<size_t>(64, (m + threads - 1) / threads);
-            pool().parallelFor(m, chunk, [&](size_t b, size_t e, int) {
-                if (beta == 0.0f) return simd::gemvHalf(xp, hp + b * n, n, e - b, yp + b);
-                thread_local std::vector<float> dots;
-                dots.resize(e - b);
-                simd::gemvHalf(xp, hp + b * n, n, e - b, dots.data());
+                gemv(b, e, dots.data());
                 for (size_t o = b; o < e; ++o) yp[o] += dots[o - b];
             });
         } else if (rows == 1) {

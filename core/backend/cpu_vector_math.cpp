@@ -7,16 +7,7 @@
 #include <cmath>
 #include <limits>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define HEARSAY_VMATH_X86 1
-// GCC 12 warns inside its own AVX-512 headers (_mm512_undefined_ps in masked and reducing
-// intrinsics): a known false positive of -Wmaybe-uninitialized.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
+#include "core/backend/x86_simd.h"
 
 namespace hearsay::simd {
 namespace {
@@ -35,7 +26,7 @@ constexpr float kErfA1 = 0.254829592f, kErfA2 = -0.284496736f, kErfA3 = 1.421413
                 kErfA5 = 1.061405429f;
 constexpr float kInvSqrt2 = 0.70710678118654752440f;
 
-#ifdef HEARSAY_VMATH_X86
+#ifdef HEARSAY_SIMD_X86
 // ---- AVX-512F ----
 
 __attribute__((target("avx512f"))) inline __m512 exp16(__m512 x) {
@@ -228,7 +219,7 @@ void geluPortable(float* x, size_t n) {
 }
 
 void softmax(float* x, size_t n) {
-#ifdef HEARSAY_VMATH_X86
+#ifdef HEARSAY_SIMD_X86
     if (kPath == Path::Avx512) return softmaxAvx512(x, n);
     if (kPath == Path::Avx2) return softmaxAvx2(x, n);
 #endif
@@ -236,7 +227,7 @@ void softmax(float* x, size_t n) {
 }
 
 void gelu(float* x, size_t n) {
-#ifdef HEARSAY_VMATH_X86
+#ifdef HEARSAY_SIMD_X86
     if (kPath == Path::Avx512) return geluAvx512(x, n);
     if (kPath == Path::Avx2) return geluAvx2(x, n);
 #endif
