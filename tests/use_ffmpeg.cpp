@@ -3,5 +3,5 @@
 #include "core/audio/ffmpeg_decoder.h"
 
 namespace {
-const bool kFfmpegSet = (hearsay::useFfmpegDecoder(), true);
+[[maybe_unused]] const bool kFfmpegSet = (hearsay::useFfmpegDecoder(), true);
 }
