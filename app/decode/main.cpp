@@ -8,6 +8,9 @@
 // HEARSAY_DECODER_FAULT=crash|hang|oom|garbage misbehaves after the first block.
 #include "core/audio/audio_block_decoder.h"
 #include "core/audio/decoder_protocol.h"
+#ifdef HEARSAY_HAVE_FFMPEG
+#include "core/audio/ffmpeg_decoder.h"
+#endif
 
 #include <signal.h>
 #include <sys/resource.h>
@@ -132,6 +135,9 @@ int decode(const std::string& file, Resampler::Quality quality) {
 } // namespace
 
 int main(int argc, char** argv) {
+#ifdef HEARSAY_HAVE_FFMPEG
+    useFfmpegDecoder();  // the containers libsndfile does not read: decoded here, never in the application
+#endif
     Resampler::Quality quality = Resampler::Quality::Best;
     unsigned long long memoryLimitMiB = 4096;
     std::string file;

@@ -4,7 +4,7 @@
 
 #include "core/audio/audio_file.h"
 #include "core/audio/downmix.h"
-#include "core/audio/ffmpeg_decoder.h"
+#include "core/audio/container_decoder.h"
 #include "core/audio/sndfile_decoder.h"
 
 #include <system_error>
@@ -44,11 +44,11 @@ Result<void> AudioBlockDecoder::openReader(bool ffmpegOnly) {
         if (sndfile->reader) {
             m_reader = std::move(sndfile->reader);
             m_info.decoder = "libsndfile";
-        } else if (!ffmpegAvailable()) {
+        } else if (!containerDecoder()) {
             return fileError("not a recognised audio format (libsndfile: " + sndfile->whyNot +
-                             "; this build has no FFmpeg fallback)");
+                             "; this program has no FFmpeg fallback: the decoder helper, hearsay-decode, has it)");
         } else {
-            auto ffmpeg = openWithFfmpeg(m_path);
+            auto ffmpeg = containerDecoder()(m_path);
             if (!ffmpeg) {
                 return fileError("not a recognised audio format (libsndfile: " + sndfile->whyNot +
                                  "; FFmpeg: " + ffmpeg.message() + ")");
@@ -57,7 +57,8 @@ Result<void> AudioBlockDecoder::openReader(bool ffmpegOnly) {
             m_info.decoder = "FFmpeg";
         }
     } else {
-        auto ffmpeg = openWithFfmpeg(m_path);
+        if (!containerDecoder()) return fileError("this program has no FFmpeg decoder");
+        auto ffmpeg = containerDecoder()(m_path);
         if (!ffmpeg) return fileError(ffmpeg.message());
         m_reader = std::move(ffmpeg).value();
         m_info.decoder = "FFmpeg";

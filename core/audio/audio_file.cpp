@@ -1,16 +1,11 @@
 // decodeAudioFile: the whole file at once, as the concatenation of AudioFileReader's blocks.
 #include "core/audio/audio_file.h"
+#include "core/audio/container_decoder.h"
 
 
 namespace hearsay {
 
-bool ffmpegAvailable() {
-#ifdef HEARSAY_HAVE_FFMPEG
-    return true;
-#else
-    return false;
-#endif
-}
+bool ffmpegAvailable() { return containerDecoder() != nullptr; }
 
 Result<AudioBuffer> decodeAudioFile(const std::filesystem::path& path, const AudioDecodeOptions& options) {
     auto decoder = AudioFileReader::open(path, options);

@@ -31,7 +31,8 @@ struct AudioBuffer {
 // unrecognised, no audio; or the helper's failure (crashed, stopped responding, out of memory).
 Result<AudioBuffer> decodeAudioFile(const std::filesystem::path& path, const AudioDecodeOptions& options = {});
 
-// Whether this build has the FFmpeg fallback (the HEARSAY_FFMPEG option).
+// Whether this process decodes containers through FFmpeg (container_decoder.h): the decoder
+// helper and the test programs do; the application and the CLI leave that to the helper.
 bool ffmpegAvailable();
 
 } // namespace hearsay

@@ -1,9 +1,11 @@
 // FFmpeg reading, block by block: demux, decode the best audio stream, convert to interleaved
 // float at the stream's own rate and channel count (mixing and resampling happen in one place
-// for all decoders, in audio_block_decoder.cpp).
+// for all decoders, in audio_block_decoder.cpp). Its own library, hearsay_audio_ffmpeg: only the
+// programs that decode files themselves link it (container_decoder.h).
 #include "core/audio/ffmpeg_decoder.h"
 
 #include "core/audio/audio_limits.h"
+#include "core/audio/container_decoder.h"
 
 #ifdef HEARSAY_HAVE_FFMPEG
 
@@ -331,15 +333,7 @@ Result<std::unique_ptr<PcmReader>> openWithFfmpeg(const std::filesystem::path& p
                                        std::move(in), std::move(out), stream, std::move(description)));
 }
 
-} // namespace hearsay
-
-#else
-
-namespace hearsay {
-
-Result<std::unique_ptr<PcmReader>> openWithFfmpeg(const std::filesystem::path&) {
-    return makeError("this build has no FFmpeg support (HEARSAY_FFMPEG=OFF)");
-}
+void useFfmpegDecoder() { setContainerDecoder(&openWithFfmpeg); }
 
 } // namespace hearsay
 

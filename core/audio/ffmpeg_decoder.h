@@ -15,4 +15,7 @@ namespace hearsay {
 // error saying so.
 Result<std::unique_ptr<PcmReader>> openWithFfmpeg(const std::filesystem::path& path);
 
+// Makes FFmpeg the container decoder of this process (setContainerDecoder).
+void useFfmpegDecoder();
+
 } // namespace hearsay
