@@ -147,16 +147,13 @@ void CpuBackend::attentionNow(const AttentionArgs& a, std::span<const AttentionB
             }
             for (int i = 0; i < visible; ++i) {
                 const size_t at = (b.keyRow + static_cast<size_t>(i)) * static_cast<size_t>(a.kvStride) + col;
-                const float dot = k.f16 ? simd::dotHalf(qv, k.f16 + at, static_cast<size_t>(hd))
-                                        : simd::dot(qv, k.f32 + at, static_cast<size_t>(hd));
-                scores[static_cast<size_t>(i)] = dot * a.scale;
+                scores[static_cast<size_t>(i)] = simd::dot(qv, k.f32 + at, static_cast<size_t>(hd)) * a.scale;
             }
             simd::softmax(scores.data(), static_cast<size_t>(visible));
             std::fill(o, o + hd, 0.0f);
             for (int i = 0; i < visible; ++i) {
                 const size_t at = (b.keyRow + static_cast<size_t>(i)) * static_cast<size_t>(a.kvStride) + col;
-                if (v.f16) simd::axpyHalf(o, scores[static_cast<size_t>(i)], v.f16 + at, static_cast<size_t>(hd));
-                else simd::axpy(o, scores[static_cast<size_t>(i)], v.f32 + at, static_cast<size_t>(hd));
+                simd::axpy(o, scores[static_cast<size_t>(i)], v.f32 + at, static_cast<size_t>(hd));
             }
         }
     });

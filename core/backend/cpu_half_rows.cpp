@@ -2,13 +2,12 @@
 // - the single-query attention of a decode step over the half cross cache, one head at a time:
 //   four keys scored per iteration (a head of 64 is four vectors; the four sums reduced together),
 //   then the head's output kept in registers across all value rows;
-// - the product of f16 or q8_0 weight rows with one vector (a decode step's projections and
-//   logits): four rows per iteration sharing each load of x, with independent sums.
+// - the product of f16 weight rows with one vector (a decode step's projections and logits):
+//   four rows per iteration sharing each load of x, with independent sums (gemvQ8, its q8_0 twin,
+//   lies beside dotQ8 in cpu_simd.cpp and shares its block kernel).
 // Elsewhere the rows go through dotHalf() and axpyHalf().
 #include "core/backend/cpu_simd.h"
 #include "core/util/half.h"
-
-#include <cstring>
 
 #include "core/backend/x86_simd.h"
 
@@ -97,40 +96,6 @@ __attribute__((target("avx512f"))) void gemvHalfAvx512(const float* x, const uin
     }
 }
 
-// q8_0 rows (34-byte blocks: a half scale, 32 int8) times one vector, four rows per iteration.
-// Per block and row: the 32 int8 widened to two vectors, multiplied with the block's x, scaled.
-__attribute__((target("avx512f"))) inline __m512 q8Block(const __m512 x0, const __m512 x1, const uint8_t* p,
-                                                         __m512 total) {
-    uint16_t bits;
-    std::memcpy(&bits, p, sizeof bits);
-    const __m512 d = _mm512_set1_ps(halfToFloat(bits));
-    const __m512 q0 = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2))));
-    const __m512 q1 = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 18))));
-    return _mm512_fmadd_ps(_mm512_fmadd_ps(x1, q1, _mm512_mul_ps(x0, q0)), d, total);
-}
-
-__attribute__((target("avx512f"))) void gemvQ8Avx512(const float* x, const uint8_t* w, size_t n, size_t rows, float* y) {
-    const size_t blocks = n / kQ8Block, rowBytes = blocks * kQ8BlockBytes;
-    size_t o = 0;
-    for (; o + 4 <= rows; o += 4) {
-        const uint8_t* r = w + o * rowBytes;
-        __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps(), a2 = _mm512_setzero_ps(), a3 = _mm512_setzero_ps();
-        for (size_t b = 0; b < blocks; ++b) {
-            const __m512 x0 = _mm512_loadu_ps(x + b * kQ8Block), x1 = _mm512_loadu_ps(x + b * kQ8Block + 16);
-            const size_t at = b * kQ8BlockBytes;
-            a0 = q8Block(x0, x1, r + at, a0);
-            a1 = q8Block(x0, x1, r + rowBytes + at, a1);
-            a2 = q8Block(x0, x1, r + 2 * rowBytes + at, a2);
-            a3 = q8Block(x0, x1, r + 3 * rowBytes + at, a3);
-        }
-        y[o] = _mm512_reduce_add_ps(a0);
-        y[o + 1] = _mm512_reduce_add_ps(a1);
-        y[o + 2] = _mm512_reduce_add_ps(a2);
-        y[o + 3] = _mm512_reduce_add_ps(a3);
-    }
-    for (; o < rows; ++o) y[o] = dotQ8(x, w + o * rowBytes, n);
-}
-
 // The vector forms take heads of whole 16-float vectors, up to 128 (Whisper's are 64).
 bool vectorHead(size_t hd) { return hd % 16 == 0 && hd >= 16 && hd <= 128 && usingAvx512(); }
 
@@ -148,13 +113,6 @@ void gemvHalf(const float* x, const uint16_t* w, size_t n, size_t rows, float* y
     if (n % 16 == 0 && usingAvx512()) return gemvHalfAvx512(x, w, n, rows, y);
 #endif
     for (size_t o = 0; o < rows; ++o) y[o] = dotHalf(x, w + o * n, n);
-}
-
-void gemvQ8(const float* x, const uint8_t* w, size_t n, size_t rows, float* y) {
-#ifdef HEARSAY_SIMD_X86
-    if (usingAvx512()) return gemvQ8Avx512(x, w, n, rows, y);
-#endif
-    for (size_t o = 0; o < rows; ++o) y[o] = dotQ8(x, w + o * (n / kQ8Block * kQ8BlockBytes), n);
 }
 
 void weightedSumHalf(const float* p, const uint16_t* v, size_t stride, size_t n, size_t hd, float* out) {

@@ -16,6 +16,38 @@
 #include <vector>
 
 namespace hearsay {
+namespace {
+
+size_t q8RowBytes(size_t n) { return n / simd::kQ8Block * simd::kQ8BlockBytes; }
+
+// Bytes of `rows` weight rows of `n` elements as stored (what a product reads of them).
+double weightBytes(const WeightPointer& w, size_t rows, size_t n) {
+    return w.q8 ? double(rows * q8RowBytes(n)) : double(rows * n) * (w.f16 ? 2 : 4);
+}
+
+// y[j] = x · row (first + j) of w, j < rows, with beta 0; y[j] += that with beta 1: one input row
+// against a slice of weight rows read as stored (float32 through the BLAS's sgemv, f16 and q8_0
+// four rows at a time). The single-row products of linear() and linearMany() both come here.
+void rowTimesWeights(const float* x, const WeightPointer& w, size_t first, size_t rows, size_t n, float beta,
+                     float* y) {
+    if (w.f32) {
+        return blas::sgemv(static_cast<int>(rows), static_cast<int>(n), 1.0f, w.f32 + first * n, static_cast<int>(n), x,
+                           beta, y);
+    }
+    thread_local std::vector<float> dots;
+    float* out = y;
+    if (beta != 0.0f) {
+        dots.resize(rows);
+        out = dots.data();
+    }
+    if (w.f16) simd::gemvHalf(x, w.f16 + first * n, n, rows, out);
+    else simd::gemvQ8(x, w.q8 + first * q8RowBytes(n), n, rows, out);
+    if (out != y) {
+        for (size_t j = 0; j < rows; ++j) y[j] += dots[j];
+    }
+}
+
+} // namespace
 
 void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferView y, int rows, int in, int out,
                            bool accumulate) {
@@ -25,7 +57,7 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
     const float* wp = weight.f32;       // [out][in] float32, or
     const uint16_t* hp = weight.f16;    // [out][in] f16, or
     const uint8_t* qp = weight.q8;      // [out][in / 32] q8_0 blocks
-    const size_t qRow = n / simd::kQ8Block * simd::kQ8BlockBytes;  // bytes of one q8_0 row
+    const size_t qRow = q8RowBytes(n);  // bytes of one q8_0 row
     // y is float32, or a half KV buffer: then the product goes to float32 scratch first and is
     // rounded into it (nearest even), row block by row block.
     if (y.buffer->element() == ElementType::F16 && !isHalfKv(y)) fail("linear y: an f16 weight");
@@ -36,10 +68,9 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
     const float* bp = bias.empty() ? nullptr : floats(bias);
     const auto describe = [&] {
         const char* type = qp ? "q8_0" : hp ? "f16" : "f32";
-        const double weightBytes = qp ? double(m * qRow) : double(m * n) * (hp ? 2 : 4);
         return OpInfo{"linear " + std::to_string(rows) + "x" + std::to_string(in) + "->" + std::to_string(out) + " " +
                           type + (accumulate ? " +=" : ""),
-                      weightBytes + 4.0 * double(r * n + r * m * (accumulate ? 2 : 1))};
+                      weightBytes(weight, m, n) + 4.0 * double(r * n + r * m * (accumulate ? 2 : 1))};
     };
     submit(describe, [=, this] {
         std::unique_ptr<float[]> scratch(yHalf ? new float[r * m] : nullptr);
@@ -60,26 +91,12 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
         // the weights once, which is what the memory-bound single-token steps need.
         const size_t threads = static_cast<size_t>(pool().threads());
         const bool small = r * n * m < (size_t(1) << 16);
-        if (rows == 1 && (qp || hp)) {
-            // y = W x (+ y) straight from the q8_0 blocks or the f16 rows: a quarter or half of the
-            // float32 product's bytes.
-            const auto gemv = [&](size_t b, size_t e, float* out) {
-                if (qp) simd::gemvQ8(xp, qp + b * qRow, n, e - b, out);
-                else simd::gemvHalf(xp, hp + b * n, n, e - b, out);
-            };
+        if (rows == 1) {
+            // y = W x (+ y) per slice of W, its rows read as stored (q8_0 blocks and f16 rows: a
+            // quarter and half of the float32 product's bytes).
             const size_t chunk = small ? m : std::max<size_t>(64, (m + threads - 1) / threads);
             pool().parallelFor(m, chunk, [&](size_t b, size_t e, int) {
-                if (beta == 0.0f) return gemv(b, e, yp + b);
-                thread_local std::vector<float> dots;
-                dots.resize(e - b);
-                gemv(b, e, dots.data());
-                for (size_t o = b; o < e; ++o) yp[o] += dots[o - b];
-            });
-        } else if (rows == 1) {
-            // y = W x (+ y): a matrix-vector product per slice of W.
-            const size_t chunk = small ? m : std::max<size_t>(64, (m + threads - 1) / threads);
-            pool().parallelFor(m, chunk, [&](size_t b, size_t e, int) {
-                blas::sgemv(static_cast<int>(e - b), in, 1.0f, wp + b * n, in, xp, beta, yp + b);
+                rowTimesWeights(xp, weight, b, e - b, n, beta, yp + b);
             });
         } else if (rows <= kSmallBatchRows) {
             // A few rows (beams): each weight row is read once and dotted with every input row;
@@ -158,7 +175,6 @@ void CpuBackend::runLinearMany(BufferView x, std::span<const LinearTarget> targe
         bool gelu = false;
     };
     const size_t n = static_cast<size_t>(in);
-    const size_t qRow = n / simd::kQ8Block * simd::kQ8BlockBytes;
     const float* xp = floats(x);
     std::array<Part, kMaxFusedTargets> parts{};
     size_t total = 0;
@@ -175,8 +191,7 @@ void CpuBackend::runLinearMany(BufferView x, std::span<const LinearTarget> targe
         p.accumulate = t.accumulate;
         p.gelu = t.gelu;
         total += p.out;
-        bytes += (p.w.q8 ? double(p.out * qRow) : double(p.out * n) * (p.w.f16 ? 2 : 4)) +
-                 4.0 * double(p.out) * (t.accumulate ? 2 : 1);
+        bytes += weightBytes(p.w, p.out, n) + 4.0 * double(p.out) * (t.accumulate ? 2 : 1);
         outs += (i ? "+" : "") + std::to_string(t.out);
         type = p.w.q8 ? "q8_0" : p.w.f16 ? "f16" : "f32";
     }
@@ -201,15 +216,7 @@ void CpuBackend::runLinearMany(BufferView x, std::span<const LinearTarget> targe
                     for (size_t j = 0; j < rowsHere; ++j) y[j] = p.accumulate ? y[j] + p.bias[o0 + j] : p.bias[o0 + j];
                     beta = 1.0f;
                 }
-                if (p.w.f32) {
-                    blas::sgemv(static_cast<int>(rowsHere), in, 1.0f, p.w.f32 + o0 * n, in, xp, beta, y);
-                } else {
-                    thread_local std::vector<float> dots;
-                    dots.resize(rowsHere);
-                    if (p.w.f16) simd::gemvHalf(xp, p.w.f16 + o0 * n, n, rowsHere, dots.data());
-                    else simd::gemvQ8(xp, p.w.q8 + o0 * qRow, n, rowsHere, dots.data());
-                    for (size_t j = 0; j < rowsHere; ++j) y[j] = beta == 0.0f ? dots[j] : y[j] + dots[j];
-                }
+                rowTimesWeights(xp, p.w, o0, rowsHere, n, beta, y);
                 if (p.gelu) simd::gelu(y, rowsHere);
             }
         });

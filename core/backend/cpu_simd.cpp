@@ -189,17 +189,22 @@ __attribute__((target("avx2,fma,f16c"))) void axpyHalfF16c(float* y, float alpha
     for (; i < n; ++i) y[i] += alpha * halfAt(x, i);
 }
 
-// One q8_0 block: the 32 int8 widened to two vectors of 16 floats, multiplied with a, and the
-// block's sum (a vector) scaled by d into the total.
-__attribute__((target("avx512f,f16c"))) inline __m512 q8BlockAvx512(const float* x, const uint8_t* p, __m512 total) {
+// One q8_0 block: the 32 int8 widened to two vectors of 16 floats, multiplied with the block's
+// x (x0, x1), and the block's sum (a vector) scaled by d into the total.
+__attribute__((target("avx512f,f16c"))) inline __m512 q8BlockAvx512(__m512 x0, __m512 x1, const uint8_t* p,
+                                                                    __m512 total) {
     uint16_t bits;
     std::memcpy(&bits, p, sizeof bits);
     const __m512 d = _mm512_set1_ps(_cvtsh_ss(bits));
     const __m128i q0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2));
     const __m128i q1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 18));
-    __m512 s = _mm512_mul_ps(_mm512_loadu_ps(x), _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(q0)));
-    s = _mm512_fmadd_ps(_mm512_loadu_ps(x + 16), _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(q1)), s);
+    __m512 s = _mm512_mul_ps(x0, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(q0)));
+    s = _mm512_fmadd_ps(x1, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(q1)), s);
     return _mm512_fmadd_ps(s, d, total);
+}
+
+__attribute__((target("avx512f,f16c"))) inline __m512 q8BlockAvx512(const float* x, const uint8_t* p, __m512 total) {
+    return q8BlockAvx512(_mm512_loadu_ps(x), _mm512_loadu_ps(x + 16), p, total);
 }
 
 // Two blocks per step with independent accumulators.
@@ -213,6 +218,30 @@ __attribute__((target("avx512f,f16c"))) float dotQ8Avx512(const float* a, const 
     }
     if (b < blocks) t0 = q8BlockAvx512(a + b * kQ8Block, w + b * kQ8BlockBytes, t0);
     return _mm512_reduce_add_ps(_mm512_add_ps(t0, t1));
+}
+
+// q8_0 rows times one vector, four rows per iteration sharing each load of x.
+__attribute__((target("avx512f,f16c"))) void gemvQ8Avx512(const float* x, const uint8_t* w, size_t n, size_t rows,
+                                                         float* y) {
+    const size_t blocks = n / kQ8Block, rowBytes = blocks * kQ8BlockBytes;
+    size_t o = 0;
+    for (; o + 4 <= rows; o += 4) {
+        const uint8_t* r = w + o * rowBytes;
+        __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps(), a2 = _mm512_setzero_ps(), a3 = _mm512_setzero_ps();
+        for (size_t b = 0; b < blocks; ++b) {
+            const __m512 x0 = _mm512_loadu_ps(x + b * kQ8Block), x1 = _mm512_loadu_ps(x + b * kQ8Block + 16);
+            const size_t at = b * kQ8BlockBytes;
+            a0 = q8BlockAvx512(x0, x1, r + at, a0);
+            a1 = q8BlockAvx512(x0, x1, r + rowBytes + at, a1);
+            a2 = q8BlockAvx512(x0, x1, r + 2 * rowBytes + at, a2);
+            a3 = q8BlockAvx512(x0, x1, r + 3 * rowBytes + at, a3);
+        }
+        y[o] = _mm512_reduce_add_ps(a0);
+        y[o + 1] = _mm512_reduce_add_ps(a1);
+        y[o + 2] = _mm512_reduce_add_ps(a2);
+        y[o + 3] = _mm512_reduce_add_ps(a3);
+    }
+    for (; o < rows; ++o) y[o] = dotQ8Avx512(x, w + o * rowBytes, n);
 }
 
 __attribute__((target("avx2,fma,f16c"))) float dotQ8Avx2(const float* a, const uint8_t* w, size_t n) {
@@ -297,6 +326,13 @@ float dotQ8(const float* a, const uint8_t* w, size_t n) {
     if (kF16c) return dotQ8Avx2(a, w, n);
 #endif
     return dotQ8Portable(a, w, n);
+}
+
+void gemvQ8(const float* x, const uint8_t* w, size_t n, size_t rows, float* y) {
+#ifdef HEARSAY_SIMD_X86
+    if (kAvx512) return gemvQ8Avx512(x, w, n, rows, y);
+#endif
+    for (size_t o = 0; o < rows; ++o) y[o] = dotQ8(x, w + o * (n / kQ8Block * kQ8BlockBytes), n);
 }
 
 void convertQ8(const uint8_t* src, float* dst, size_t n) {
