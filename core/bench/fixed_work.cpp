@@ -22,6 +22,14 @@ Result<void> decodeStep(InferenceSession& session, const std::vector<std::vector
     return {};
 }
 
+// The single-token steps: step i submits the first i + 1 tokens of one sequence.
+std::vector<std::vector<std::vector<int>>> singleTokenSteps(const WhisperConfig& config, int count) {
+    const std::vector<int> single = benchTokenSequence(config, count);
+    std::vector<std::vector<std::vector<int>>> steps(static_cast<size_t>(count));
+    for (int i = 0; i < count; ++i) steps[size_t(i)] = {std::vector<int>(single.begin(), single.begin() + i + 1)};
+    return steps;
+}
+
 } // namespace
 
 double Samples::median() const {
@@ -38,10 +46,7 @@ Result<FixedWorkResult> runFixedWork(InferenceSession& session, const LogMel& me
     const WhisperConfig& config = session.model().config();
     if (std::string problem = work.check(config, work.batchBeams); !problem.empty()) return makeError("bench: " + problem);
 
-    // Single-token steps: step i submits the first i + 1 tokens of one sequence.
-    const std::vector<int> single = benchTokenSequence(config, work.decodeSteps);
-    std::vector<std::vector<std::vector<int>>> singleSteps(size_t(work.decodeSteps));
-    for (int i = 0; i < work.decodeSteps; ++i) singleSteps[size_t(i)] = {std::vector<int>(single.begin(), single.begin() + i + 1)};
+    const auto singleSteps = singleTokenSteps(config, work.decodeSteps);
 
     // Batched steps: step s submits the first s + 1 tokens of each beam's sequence.
     std::vector<std::vector<int>> beamSequences;
@@ -114,10 +119,7 @@ Result<FixedWorkResult> runFixedWork(InferenceSession& session, const LogMel& me
 }
 
 Result<DecodeProfile> profileDecodeSteps(InferenceSession& session, Backend& backend, const FixedWork& work) {
-    const WhisperConfig& config = session.model().config();
-    const std::vector<int> single = benchTokenSequence(config, work.decodeSteps);
-    std::vector<std::vector<std::vector<int>>> steps(size_t(work.decodeSteps));
-    for (int i = 0; i < work.decodeSteps; ++i) steps[size_t(i)] = {std::vector<int>(single.begin(), single.begin() + i + 1)};
+    const auto steps = singleTokenSteps(session.model().config(), work.decodeSteps);
     std::vector<float> logits;
     session.resetDecoder();
     backend.takeOpProfile();  // nothing from before
