@@ -38,17 +38,18 @@ Result<AudioBlockDecoder> AudioBlockDecoder::open(const std::filesystem::path& p
 
 Result<void> AudioBlockDecoder::openReader(bool ffmpegOnly) {
     m_reader.reset();
+    const ContainerOpener ffmpegOpen = containerDecoder();
     if (!ffmpegOnly) {
         auto sndfile = openWithSndfile(m_path);
         if (!sndfile) return fileError(sndfile.message());
         if (sndfile->reader) {
             m_reader = std::move(sndfile->reader);
             m_info.decoder = "libsndfile";
-        } else if (!containerDecoder()) {
+        } else if (!ffmpegOpen) {
             return fileError("not a recognised audio format (libsndfile: " + sndfile->whyNot +
                              "; this program has no FFmpeg fallback: the decoder helper, hearsay-decode, has it)");
         } else {
-            auto ffmpeg = containerDecoder()(m_path);
+            auto ffmpeg = ffmpegOpen(m_path);
             if (!ffmpeg) {
                 return fileError("not a recognised audio format (libsndfile: " + sndfile->whyNot +
                                  "; FFmpeg: " + ffmpeg.message() + ")");
@@ -57,8 +58,8 @@ Result<void> AudioBlockDecoder::openReader(bool ffmpegOnly) {
             m_info.decoder = "FFmpeg";
         }
     } else {
-        if (!containerDecoder()) return fileError("this program has no FFmpeg decoder");
-        auto ffmpeg = containerDecoder()(m_path);
+        if (!ffmpegOpen) return fileError("this program has no FFmpeg decoder");
+        auto ffmpeg = ffmpegOpen(m_path);
         if (!ffmpeg) return fileError(ffmpeg.message());
         m_reader = std::move(ffmpeg).value();
         m_info.decoder = "FFmpeg";

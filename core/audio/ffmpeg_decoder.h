@@ -11,8 +11,7 @@
 namespace hearsay {
 
 // Opens the file's best audio stream for block-by-block reading, as float at its own rate and
-// channel count; format() is e.g. "flv / pcm_s16le". In a build without FFmpeg it returns an
-// error saying so.
+// channel count; format() is e.g. "flv / pcm_s16le". Built only with FFmpeg (hearsay_audio_ffmpeg).
 Result<std::unique_ptr<PcmReader>> openWithFfmpeg(const std::filesystem::path& path);
 
 // Makes FFmpeg the container decoder of this process (setContainerDecoder).
