@@ -15,6 +15,7 @@ AnywhereSettings AnywhereSettings::load(const QSettings& settings) {
     s.newline = newlineModeFromName(settings.value("anywhere/newline", "return").toString().toStdString())
                     .value_or(NewlineMode::Return);
     s.keepInTray = settings.value("anywhere/keepInTray", s.keepInTray).toBool();
+    s.startInTray = settings.value("anywhere/startInTray", s.startInTray).toBool();
     s.showIndicator = settings.value("anywhere/indicator", s.showIndicator).toBool();
     return s;
 }
@@ -26,6 +27,7 @@ void AnywhereSettings::save(QSettings& settings) const {
     settings.setValue("anywhere/insertion", QString::fromStdString(insertionModeName(insertion)));
     settings.setValue("anywhere/newline", QString::fromStdString(newlineModeName(newline)));
     settings.setValue("anywhere/keepInTray", keepInTray);
+    settings.setValue("anywhere/startInTray", startInTray);
     settings.setValue("anywhere/indicator", showIndicator);
 }
 

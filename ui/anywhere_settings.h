@@ -1,6 +1,7 @@
 // Dictating into other applications: the global shortcut, what it does (push-to-talk or toggle),
 // whether committed text is typed into the focused application, and how (typed or pasted, a
-// newline as Return, Shift+Enter or a space); whether the window closes into the tray and whether
+// newline as Return, Shift+Enter or a space); whether the window closes into the tray (and starts
+// there) and whether
 // the on-screen indicator shows while dictating. Persisted with QSettings.
 #pragma once
 
@@ -20,6 +21,7 @@ struct AnywhereSettings {
     InsertionMode insertion = InsertionMode::Automatic;  // typed, pasted, or pasted when long or not typeable
     NewlineMode newline = NewlineMode::Return;           // a dictated newline: Return, Shift+Enter or a space
     bool keepInTray = false;     // closing the window hides it into the tray (when the desktop has one)
+    bool startInTray = false;    // with keepInTray: Hearsay starts with its window hidden in the tray
     bool showIndicator = true;   // the on-screen indicator while dictating into another application
 
     bool operator==(const AnywhereSettings&) const = default;

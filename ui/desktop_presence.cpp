@@ -5,6 +5,7 @@
 #include "ui/dictate_anywhere_panel.h"
 #include "ui/dictation_indicator.h"
 #include "ui/main_window.h"
+#include "ui/message_bar.h"
 #include "ui/tray_icon.h"
 
 #include <QApplication>
@@ -61,6 +62,25 @@ DesktopPresence::DesktopPresence(MainWindow* window, QSettings& settings)
         m_window->activateWindow();
     });
     connect(m_tray, &TrayIcon::quitRequested, this, &DesktopPresence::quit);
+
+    // Started hidden (showAtStart) before the desktop had a tray: one that appears keeps the window
+    // hidden; none within kTrayWaitMs shows it.
+    m_trayWait.setInterval(kTrayPollMs);
+    connect(&m_trayWait, &QTimer::timeout, this, [this] {
+        m_trayWaited += kTrayPollMs;
+        if (TrayIcon::available()) {
+            m_trayWait.stop();
+            refreshTray();
+        } else if (m_trayWaited >= kTrayWaitMs || m_window->isVisible()) {
+            m_trayWait.stop();
+            if (m_window->isVisible()) return;  // shown meanwhile (hearsay --dictate raise)
+            m_startedHidden = false;
+            m_window->show();
+            m_window->messageBar()->showMessage(MessageBar::Kind::Information,
+                                                tr("Hearsay was to start hidden in the tray, but this desktop has no "
+                                                   "system tray: the window is shown instead."));
+        }
+    });
 
     window->installEventFilter(this);
     applySettings();
@@ -156,6 +176,19 @@ bool DesktopPresence::eventFilter(QObject* watched, QEvent* event) {
     if (watched == m_window && event->type() == QEvent::Show) QApplication::setQuitOnLastWindowClosed(true);
     if (watched == m_window && event->type() == QEvent::WindowActivate) refreshTray();
     return QObject::eventFilter(watched, event);
+}
+
+void DesktopPresence::showAtStart(bool hiddenAsked) {
+    if (!hiddenAsked && !(m_anywhere.keepInTray && m_anywhere.startInTray)) {
+        m_window->show();
+        return;
+    }
+    // Hidden: no window is visible, so a dialog closing must not end the application.
+    QApplication::setQuitOnLastWindowClosed(false);
+    m_startedHidden = true;
+    m_trayWaited = 0;
+    if (TrayIcon::available()) refreshTray();
+    else m_trayWait.start();
 }
 
 void DesktopPresence::quit() {

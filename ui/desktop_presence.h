@@ -7,7 +7,8 @@
 // the run it stays a few seconds (kLingerMs) for Copy, or until dismissed when typing failed in
 // that run. "Keep running in the tray" makes closing the window hide it, when the desktop has a
 // tray: the shortcut, the D-Bus requests and the tray menu keep working; the tray's Quit closes
-// the window for good.
+// the window for good. "Start hidden in the tray" (or `hearsay --hidden`) leaves the window hidden
+// at start, where there is a tray to bring it back from.
 #pragma once
 
 #include "core/audio/level_meter.h"
@@ -30,6 +31,10 @@ class DesktopPresence : public QObject {
     Q_OBJECT
 public:
     static constexpr int kLingerMs = 5000;
+    // At start, how long a tray may take to appear (a desktop panel starting with the session,
+    // after Hearsay) before the window is shown after all, and how often it is looked for.
+    static constexpr int kTrayWaitMs = 10000;
+    static constexpr int kTrayPollMs = 250;
 
     // Follows `window` (whose parent it is); the indicator's dragged-to position is kept in `settings`.
     DesktopPresence(MainWindow* window, QSettings& settings);
@@ -41,6 +46,12 @@ public:
     bool closeHidesWindow() const;
     // The committed text of the current or last dictation run, spaced as it is typed.
     QString lastRunText() const { return m_runText; }
+    // Shows the window at start, or leaves it hidden in the tray when `hiddenAsked` (--hidden)
+    // or the settings say so (keep in the tray and start there). With no tray yet, the window
+    // shows once kTrayWaitMs pass without one, and the message bar says why.
+    void showAtStart(bool hiddenAsked);
+    // The window is hidden in the tray since the start, or waits for a tray to appear.
+    bool startedHidden() const { return m_startedHidden; }
     // Quits Hearsay (the tray's and the File menu's Quit): the window closes for good, also when
     // it would hide into the tray.
     void quit();
@@ -68,6 +79,9 @@ private:
     bool m_dismissed = false;      // the user closed the indicator until the next run
     bool m_typingFailed = false;   // typing stopped in the current or last run
     bool m_quitting = false;       // the tray's Quit: the close goes through
+    bool m_startedHidden = false;  // showAtStart() left the window hidden
+    QTimer m_trayWait;             // at start: looks for a tray while the window is hidden
+    int m_trayWaited = 0;          // ms so far
     InsertionSpacing m_spacing;
     QString m_runText;
     QTimer m_linger;

@@ -53,6 +53,11 @@ DictateAnywherePanel::DictateAnywherePanel(QWidget* parent) : QWidget(parent) {
     m_tray = new QCheckBox(tr("Keep running in the tray"), this);
     m_tray->setObjectName("anywhereKeepInTray");
     form->addRow(QString(), m_tray);
+    m_startInTray = new QCheckBox(tr("Start hidden in the tray"), this);
+    m_startInTray->setObjectName("anywhereStartInTray");
+    m_startInTray->setToolTip(tr("Hearsay starts with its window hidden: the shortcut and the tray icon work at once. "
+                                 "For a login entry, hearsay --hidden does the same."));
+    form->addRow(QString(), m_startInTray);
     // Why the tray cannot be chosen, wrapped under the box (in the box's own text it would set the
     // dock's width).
     m_trayUnavailable = new QLabel(this);
@@ -76,6 +81,8 @@ DictateAnywherePanel::DictateAnywherePanel(QWidget* parent) : QWidget(parent) {
     connect(m_newline, &QComboBox::currentIndexChanged, this, changed);
     connect(m_indicator, &QCheckBox::toggled, this, changed);
     connect(m_tray, &QCheckBox::toggled, this, changed);
+    connect(m_tray, &QCheckBox::toggled, this, [this] { m_startInTray->setEnabled(m_tray->isEnabled() && m_tray->isChecked()); });
+    connect(m_startInTray, &QCheckBox::toggled, this, changed);
 }
 
 void DictateAnywherePanel::setSettings(const AnywhereSettings& s) {
@@ -87,6 +94,8 @@ void DictateAnywherePanel::setSettings(const AnywhereSettings& s) {
     m_newline->setCurrentIndex(int(s.newline));
     m_indicator->setChecked(s.showIndicator);
     m_tray->setChecked(s.keepInTray);
+    m_startInTray->setChecked(s.startInTray);
+    m_startInTray->setEnabled(m_tray->isEnabled() && s.keepInTray);
     m_updating = false;
 }
 
@@ -99,6 +108,7 @@ AnywhereSettings DictateAnywherePanel::settings() const {
     s.newline = NewlineMode(m_newline->currentIndex());
     s.showIndicator = m_indicator->isChecked();
     s.keepInTray = m_tray->isChecked();
+    s.startInTray = m_startInTray->isChecked();
     return s;
 }
 
@@ -109,6 +119,7 @@ void DictateAnywherePanel::setTrayAvailable(bool available, const QString& why) 
                                  : why);
     m_trayUnavailable->setText(available ? QString() : tr("Unavailable: %1").arg(why));
     m_trayUnavailable->setVisible(!available);
+    m_startInTray->setEnabled(available && m_tray->isChecked());
 }
 
 bool DictateAnywherePanel::trayAvailable() const { return m_tray->isEnabled(); }

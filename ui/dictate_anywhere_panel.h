@@ -41,6 +41,7 @@ private:
     QComboBox* m_newline = nullptr;
     QCheckBox* m_indicator = nullptr;
     QCheckBox* m_tray = nullptr;
+    QCheckBox* m_startInTray = nullptr;
     QLabel* m_trayUnavailable = nullptr;
     QLabel* m_status = nullptr;
     bool m_updating = false;

@@ -3,6 +3,7 @@
 // machines, save a picture of the window and quit (exit status 1 when a job failed); the start-up
 // jobs are ui/startup_driver.h's. One instance per user: `hearsay --dictate ACTION` and a second
 // plain start reach the running one over D-Bus (ui/dictation_bus.h).
+#include "ui/desktop_presence.h"
 #include "ui/dictate_anywhere.h"
 #include "ui/dictation_bus.h"
 #include "ui/main_window.h"
@@ -66,8 +67,11 @@ int main(int argc, char** argv) {
                                                 "running, toggle and start open Hearsay and dictate once its model is "
                                                 "loaded. For desktop key bindings.",
                                      "action");
+    const QCommandLineOption hidden("hidden", "Start with the window hidden in the system tray (for a login entry): "
+                                              "the shortcut and the tray icon work at once. Where the desktop has no "
+                                              "tray, the window shows after all.");
     parser.addOptions({model, open, settingsFile, screenshot, dictateFile, speed, shotAfter, printCommitted, cachesOffAfter,
-                       dictate});
+                       dictate, hidden});
     parser.process(app);
 
     // The user's instance (an instance with its own --settings file stays off the bus) takes
@@ -126,7 +130,7 @@ int main(int argc, char** argv) {
     std::unique_ptr<QSettings> settings;
     if (parser.isSet(settingsFile)) settings = std::make_unique<QSettings>(parser.value(settingsFile), QSettings::IniFormat);
     hearsay::ui::MainWindow window(std::move(settings));
-    window.show();
+    window.desktopPresence()->showAtStart(parser.isSet(hidden));
 
     DictationBus bus([&window] { return window.isDictating(); });
     if (usersInstance) {

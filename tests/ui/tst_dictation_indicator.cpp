@@ -2,7 +2,9 @@
 // test). The tray's state, tooltip and menu follow what they are told and send their requests;
 // Xvfb has no tray, so "keep running in the tray" is shown disabled with its reason and closing
 // the window closes it; with a tray (the test owns the X11 tray selection, as a panel does) the
-// setting can be chosen and closing hides the window. A dictation run started with the global
+// setting can be chosen and closing hides the window. Starting hidden in the tray (the setting, or
+// --hidden): hidden with a tray, shown after the wait without one, kept hidden when a tray appears
+// during the wait. A dictation run started with the global
 // shortcut (XTest) while a Qt editor of another process has the keyboard focus, with a real
 // microphone (a PulseAudio null sink, paplay plays jfk.wav into it) and the real tiny.en: the
 // indicator appears without taking the focus, shows the level and the tentative words, stays
@@ -15,6 +17,7 @@
 #include "ui/dictate_anywhere_panel.h"
 #include "ui/dictation_indicator.h"
 #include "ui/level_meter_bar.h"
+#include "ui/message_bar.h"
 #include "ui/tray_icon.h"
 #include "ui_test_support.h"
 #include "x_display.h"
@@ -147,16 +150,20 @@ class TestDictationIndicator : public QObject {
 
     QString settingsPath() { return m_dir.filePath(QString("settings-%1.ini").arg(++m_case)); }
 
-    std::unique_ptr<ui::MainWindow> makeWindow(const QString& path, bool keepInTray) {
+    // A main window on the settings file `path`; shown unless `show` is false (the start-up's
+    // showAtStart() decides).
+    std::unique_ptr<ui::MainWindow> makeWindow(const QString& path, bool keepInTray, bool startInTray = false,
+                                               bool show = true) {
         auto settings = std::make_unique<QSettings>(path, QSettings::IniFormat);
         settings->setValue("engine/backend", "cpu");
         settings->setValue("decoding/beamSize", 1);
         settings->setValue("anywhere/shortcut", "Ctrl+Alt+D");
         settings->setValue("anywhere/mode", "toggle");
         settings->setValue("anywhere/keepInTray", keepInTray);
+        settings->setValue("anywhere/startInTray", startInTray);
         settings->sync();
         auto window = std::make_unique<ui::MainWindow>(std::move(settings));
-        window->show();
+        if (show) window->show();
         return window;
     }
 
@@ -258,6 +265,57 @@ private slots:
         box->setChecked(false);  // the user turns it off: a close closes again
         QVERIFY(!window->desktopPresence()->closeHidesWindow());
         QVERIFY(window->close());
+    }
+
+    // "Start hidden in the tray" with a tray there: the window stays hidden until the tray's Show.
+    // The box can be chosen only with "Keep running in the tray".
+    void startsHiddenInTheTray() {
+        TrayHost host;
+        QTRY_VERIFY_WITH_TIMEOUT(ui::TrayIcon::available(), 10000);
+        auto window = makeWindow(settingsPath(), true, true, false);
+        auto* start = window->dictateAnywherePanel()->findChild<QCheckBox*>("anywhereStartInTray");
+        QVERIFY(start && start->isEnabled() && start->isChecked());
+        window->desktopPresence()->showAtStart(false);
+        QVERIFY(window->desktopPresence()->startedHidden());
+        QVERIFY(!window->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(window->desktopPresence()->tray()->isVisible(), 10000);
+        window->desktopPresence()->tray()->showAction()->trigger();
+        QVERIFY(window->isVisible());
+        window->dictateAnywherePanel()->findChild<QCheckBox*>("anywhereKeepInTray")->setChecked(false);
+        QVERIFY(!start->isEnabled());
+        QVERIFY(window->close());
+    }
+
+    // `hearsay --hidden` where the desktop has no tray: the window shows once the wait for one is
+    // over, and says why; a tray that appears during the wait (a panel starting after Hearsay)
+    // keeps it hidden.
+    void hiddenWithoutATray() {
+        QTRY_VERIFY_WITH_TIMEOUT(!ui::TrayIcon::available(), 10000);  // the last suite's tray has gone
+        {
+            auto window = makeWindow(settingsPath(), false, false, false);
+            auto* start = window->dictateAnywherePanel()->findChild<QCheckBox*>("anywhereStartInTray");
+            QVERIFY(start && !start->isEnabled());
+            window->desktopPresence()->showAtStart(true);
+            QVERIFY(!window->isVisible());
+            QTRY_VERIFY_WITH_TIMEOUT(window->isVisible(), ui::DesktopPresence::kTrayWaitMs + 5000);
+            QVERIFY(!window->desktopPresence()->startedHidden());
+            QVERIFY2(window->messageBar()->text().contains("this desktop has no system tray"),
+                     qPrintable(window->messageBar()->text()));
+            QVERIFY(window->close());
+        }
+        {
+            auto window = makeWindow(settingsPath(), false, false, false);
+            window->desktopPresence()->showAtStart(true);
+            QTest::qWait(1000);
+            QVERIFY(!window->isVisible());
+            TrayHost host;
+            QTRY_VERIFY_WITH_TIMEOUT(window->desktopPresence()->tray()->isVisible(), 10000);
+            QTest::qWait(ui::DesktopPresence::kTrayWaitMs);
+            QVERIFY(!window->isVisible());
+            QVERIFY(window->desktopPresence()->startedHidden());
+            window->desktopPresence()->tray()->showAction()->trigger();
+            QVERIFY(window->close());
+        }
     }
 
     void indicatorDuringAShortcutRun() {
