@@ -1,5 +1,7 @@
-// Pasting through the X11 clipboard (see clipboard_paste.h).
+// Pasting through the clipboard, X11 or Wayland (see clipboard_paste.h).
 #include "ui/clipboard_paste.h"
+
+#include "core/typing/wayland_typer.h"
 
 #include <QCoreApplication>
 #include <QEventLoop>
@@ -12,6 +14,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 namespace hearsay::ui {
 
@@ -20,12 +23,18 @@ ClipboardPaste::ClipboardPaste(QObject* parent) : QObject(parent) {
     m_timeout.setSingleShot(true);
     connect(&m_settle, &QTimer::timeout, this, &ClipboardPaste::finish);
     connect(&m_timeout, &QTimer::timeout, this, &ClipboardPaste::finish);
+    connect(&m_wayland, &WaylandPasteJob::chordSent, this, &ClipboardPaste::chordSent);
+    connect(&m_wayland, &WaylandPasteJob::finished, this, [this](bool ok, bool restored, const QString& note) {
+        if (!ok) emit failed(std::exchange(m_waylandText, QString()), note);
+        m_waylandText.clear();
+        emit finished(ok, restored);
+    });
     QCoreApplication::instance()->installNativeEventFilter(this);
 }
 
 ClipboardPaste::~ClipboardPaste() {
     blockSignals(true);  // whoever listens may be going too
-    if (busy()) finish();  // the user's content goes back
+    if (x11Busy()) finish();  // the user's content goes back (a Wayland paste's, as m_wayland ends)
     if (m_clockWindow != 0 && qGuiApp) {
         xcb_connection_t* connection = qGuiApp->nativeInterface<QNativeInterface::QX11Application>()->connection();
         xcb_destroy_window(connection, m_clockWindow);
@@ -78,6 +87,11 @@ bool ClipboardPaste::ownsMode() const {
 Result<void> ClipboardPaste::paste(const QString& text, TextTyper& typer, const FocusedWindow& target,
                                    const PasteChord& chord) {
     if (busy()) return makeError("cannot paste: a paste is still under way");
+    if (isWaylandTyper(typer)) {
+        m_waylandText = text;
+        m_wayland.start(text.toStdString(), typer, chord);
+        return {};
+    }
     if (!qGuiApp || !qGuiApp->nativeInterface<QNativeInterface::QX11Application>())
         return makeError("cannot paste: the clipboard path needs an X11 session");
     m_mode = chord.primarySelection ? QClipboard::Selection : QClipboard::Clipboard;
@@ -125,7 +139,7 @@ bool ClipboardPaste::nativeEventFilter(const QByteArray& eventType, void* messag
         m_clockLoop->quit();  // after Qt has handled the event (and read its time)
         return false;
     }
-    if (!busy()) return false;
+    if (!x11Busy()) return false;
     if ((event->response_type & 0x7F) != XCB_SELECTION_REQUEST) return false;
     const auto* request = static_cast<const xcb_selection_request_event_t*>(message);
     if (request->selection != m_selection) return false;
@@ -144,7 +158,7 @@ bool ClipboardPaste::nativeEventFilter(const QByteArray& eventType, void* messag
 void ClipboardPaste::finish() {
     m_settle.stop();
     m_timeout.stop();
-    if (!busy()) return;
+    if (!x11Busy()) return;
     QClipboard* clipboard = QGuiApplication::clipboard();
     bool restored = false;
     if (ownsMode() && clipboard->mimeData(m_mode) == m_ours) {

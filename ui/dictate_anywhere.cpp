@@ -6,6 +6,13 @@
 namespace hearsay::ui {
 
 DictateAnywhere::DictateAnywhere(QObject* parent) : QObject(parent), m_shortcut(this), m_paste(this) {
+    connect(&m_paste, &ClipboardPaste::chordSent, this, [this] { emit inserted(m_pasteText, m_pasteChord); });
+    // A paste that could not go in (Wayland reports it from its thread): typed instead, first,
+    // unless the settings say paste only.
+    connect(&m_paste, &ClipboardPaste::failed, this, [this](const QString& text, const QString& why) {
+        if (m_settings.insertion == InsertionMode::Paste) fail(why.toStdString());
+        else if (!m_failedThisRun) m_steps.push_front({InsertionStep{text.toStdString()}, false});
+    });
     connect(&m_paste, &ClipboardPaste::finished, this, [this] {
         if (!m_shortcut.isDown()) typeWaiting();  // the pieces committed meanwhile
     });
@@ -106,14 +113,13 @@ void DictateAnywhere::runSteps() {
 bool DictateAnywhere::pasted(const std::string& text) {
     const FocusedWindow target = m_typer->focusedWindow();
     const PasteChord chord = pasteChordFor(target);
-    const QString qtext = QString::fromStdString(text);
-    if (auto started = m_paste.paste(qtext, *m_typer, target, chord); !started) {
+    m_pasteText = QString::fromStdString(text);
+    m_pasteChord = QString::fromStdString(chord.name);
+    if (auto started = m_paste.paste(m_pasteText, *m_typer, target, chord); !started) {
         if (m_settings.insertion != InsertionMode::Paste) return false;
         fail(started.message());
-        return true;
     }
-    emit inserted(qtext, QString::fromStdString(chord.name));
-    return true;
+    return true;  // inserted() follows when the chord has gone
 }
 
 } // namespace hearsay::ui

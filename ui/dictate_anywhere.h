@@ -52,8 +52,8 @@ signals:
     void stopRequested();
     void toggleRequested();
     void typingFailed(const QString& why);
-    // Text went into the focused application: typed (`how` empty) or pasted with the chord `how`
-    // (a Shift+Enter line break between pieces is not reported).
+    // Text went into the focused application: typed (`how` empty) or pasted with the chord `how`,
+    // once the chord has gone (a Shift+Enter line break between pieces is not reported).
     void inserted(const QString& text, const QString& how);
     // shortcutStatus() or typingStatus() may read differently (a grab tried, the typer opened or failed).
     void statusChanged();
@@ -61,8 +61,8 @@ signals:
 private:
     AnywhereSettings m_settings;
     GlobalShortcut m_shortcut;
-    ClipboardPaste m_paste;
     std::unique_ptr<TextTyper> m_typer;
+    ClipboardPaste m_paste;  // after the typer: a Wayland paste's thread uses it until m_paste is gone
     QString m_typerError;
     InsertionSpacing m_spacing;
     bool m_failedThisRun = false;
@@ -81,6 +81,7 @@ private:
     bool pasted(const std::string& text);
     void fail(const std::string& why);
     bool m_inserting = false;  // within typeWaiting(): the clipboard path runs the event loop
+    QString m_pasteText, m_pasteChord;  // the paste under way, for inserted()
 };
 
 } // namespace hearsay::ui

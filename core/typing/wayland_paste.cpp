@@ -77,7 +77,8 @@ Result<void> putBack(bool primary, const Saved& saved) {
 
 } // namespace
 
-Result<WaylandPasteOutcome> WaylandPaste::paste(std::string_view text, TextTyper& typer, const PasteChord& chord) const {
+Result<WaylandPasteOutcome> WaylandPaste::paste(std::string_view text, TextTyper& typer, const PasteChord& chord,
+                                                const std::function<void()>& chordSent) const {
     const bool primary = chord.primarySelection;
     auto saved = readClipboard(primary);
     if (!saved) return saved.error().prefixed("cannot paste: ");
@@ -88,6 +89,7 @@ Result<WaylandPasteOutcome> WaylandPaste::paste(std::string_view text, TextTyper
         }
         return makeError("cannot paste with " + chord.name + ": " + pressed.message());
     }
+    if (chordSent) chordSent();
     std::this_thread::sleep_for(std::chrono::milliseconds(m_restoreAfterMs));
     WaylandPasteOutcome outcome;
     if (!stillHolds(primary, text)) {

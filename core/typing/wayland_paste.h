@@ -14,6 +14,7 @@
 #include "core/typing/text_typer.h"
 #include "core/util/result.h"
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -31,9 +32,11 @@ public:
     explicit WaylandPaste(int restoreAfterMs = kRestoreAfterMs) : m_restoreAfterMs(restoreAfterMs) {}
 
     // Pastes `text` with `chord` pressed by `typer` (the primary selection when the chord asks
-    // for it). An error, with the clipboard as it was, when wl-clipboard is missing, the copy
+    // for it); `chordSent`, when given, is called once the chord has gone, before the wait for
+    // the restore. An error, with the clipboard as it was, when wl-clipboard is missing, the copy
     // fails or the chord cannot be pressed.
-    Result<WaylandPasteOutcome> paste(std::string_view text, TextTyper& typer, const PasteChord& chord) const;
+    Result<WaylandPasteOutcome> paste(std::string_view text, TextTyper& typer, const PasteChord& chord,
+                                      const std::function<void()>& chordSent = {}) const;
 
 private:
     int m_restoreAfterMs;
