@@ -15,7 +15,7 @@ packages=(
     python3 python3-venv curl ca-certificates
     desktop-file-utils appstream man-db groff-base librsvg2-bin dpkg-dev file dbus-daemon
     libx11-dev libxtst-dev libxkbcommon-dev xterm x11-xkb-utils stterm xclip
-    sway wtype wl-clipboard qt6-wayland
+    sway wtype wl-clipboard qt6-wayland libsystemd-dev xdg-desktop-portal
 )
 
 sudo_cmd=()

@@ -23,8 +23,10 @@ void declareType(CLI::App& c) {
     c.footer("Types TEXT (UTF-8) into the window that has the keyboard focus, as dictated text is typed.\n"
              "X11: each character through the keyboard's current layout; a character the layout lacks\n"
              "through a spare key mapped to it for the moment. Wayland (sway, Hyprland, river and other\n"
-             "wlroots compositors): through wtype, any character. \"\\n\" in a file is Return (see --newline),\n"
-             "\"\\t\" Tab.");
+             "wlroots compositors): through wtype, any character. GNOME and KDE (Wayland): through the desktop\n"
+             "portal's RemoteDesktop interface, as key symbols the desktop types with the user's layout (the\n"
+             "desktop asks the user first). HEARSAY_TYPER=x11|wayland|portal chooses. \"\\n\" in a file is Return\n"
+             "(see --newline), \"\\t\" Tab.");
     addPositional(c, "TEXT", "the text to type (or --file FILE)");
     addText(c, "--file", "FILE", "type the contents of FILE instead (- for standard input)");
     addChoice(c, "--method", {"type", "paste", "automatic", "auto"},
@@ -101,8 +103,8 @@ int runType(const Options& options) {
             if (*method == InsertionMode::Paste || done > 0) return fail(outcome.message(), 1);
             if (!quiet) std::fprintf(stderr, "hearsay-cli type: %s; typing instead\n", outcome.message().c_str());
         } else if (*method == InsertionMode::Paste) {
-            return fail("--method paste: hearsay-cli pastes on Wayland only (wl-clipboard); on X11 the desktop "
-                        "application pastes",
+            return fail("--method paste: hearsay-cli pastes on wlroots Wayland only (wl-clipboard with wtype); on X11 "
+                        "the desktop application pastes, and through the desktop portal text is typed",
                         2);
         }
     }
@@ -112,7 +114,7 @@ int runType(const Options& options) {
 
 } // namespace
 
-HEARSAY_CLI_COMMAND(type, "type", "type a text into the focused window of another application (X11, wlroots Wayland)",
+HEARSAY_CLI_COMMAND(type, "type", "type a text into the focused window of another application (X11, Wayland)",
                     declareType, runType);
 
 } // namespace hearsay::cli

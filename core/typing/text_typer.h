@@ -1,6 +1,7 @@
 // Typing text into the focused window of another application, as if the user typed it: the way
 // dictated (committed) text reaches an editor, a chat box or a terminal. One implementation per
-// display system; openTextTyper() picks the one the session runs (X11, or Wayland through wtype).
+// display system; openTextTyper() picks the one the session runs (X11; on Wayland wtype or the
+// desktop portal).
 #pragma once
 
 #include "core/util/result.h"
@@ -42,10 +43,10 @@ public:
     virtual std::string describe() const = 0;
 };
 
-// The typer of this desktop session: on Wayland ($WAYLAND_DISPLAY set) wtype (wayland_typer.h);
-// otherwise X11 through XTest when $DISPLAY names a server that has the extension; $HEARSAY_TYPER
-// (x11 or wayland) chooses instead. An error says why there is none (no display; a Wayland
-// compositor without the virtual-keyboard protocol, GNOME and KDE: not supported yet).
+// The typer of this desktop session: X11 through XTest when $WAYLAND_DISPLAY is not set
+// (x11_typer.h); on Wayland the RemoteDesktop portal on GNOME and KDE ($XDG_CURRENT_DESKTOP;
+// portal_typer.h), wtype elsewhere (wayland_typer.h), and the portal where wtype finds no virtual
+// keyboard. $HEARSAY_TYPER (x11, wayland or portal) chooses instead. An error says why there is none.
 Result<std::unique_ptr<TextTyper>> openTextTyper();
 
 } // namespace hearsay

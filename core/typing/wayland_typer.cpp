@@ -28,12 +28,6 @@ constexpr int kKeymapSettleMs = 50;  // see WaylandTyper::run
 // A generous bound for a text: wtype sends a key press and release per character.
 int typingTimeoutMs(size_t codePoints) { return 10000 + int(codePoints) * 10; }
 
-std::string hex(uint32_t cp) {
-    char buffer[16];
-    std::snprintf(buffer, sizeof buffer, "%04X", cp);
-    return buffer;
-}
-
 // wtype's message without its trailing newline, or its exit status when it printed none.
 std::string wtypeFailure(const ChildOutput& output) {
     return output.errors.empty() ? "wtype exited with status " + std::to_string(output.exitCode)
@@ -157,7 +151,7 @@ Result<std::vector<std::string>> wtypeTextArguments(std::string_view utf8) {
             flush();
             arguments.insert(arguments.end(), {"-k", cp == '\n' ? "Return" : "Tab"});
         } else if (cp < 0x20 || cp == 0x7F) {
-            return makeError("U+" + hex(cp) + " is a control character, which has no key");
+            return makeError(codePointName(cp) + " is a control character, which has no key");
         } else {
             appendUtf8(piece, cp);
         }
@@ -202,8 +196,7 @@ Result<std::unique_ptr<TextTyper>> openWaylandTyper() {
         // wtype's words for a compositor without the protocol: "... the virtual keyboard protocol".
         if (probe->errors.find("virtual keyboard") != std::string::npos)
             message += ". Typing needs the virtual-keyboard protocol (sway, Hyprland, river and other wlroots "
-                       "compositors have it); on GNOME and KDE typing through the RemoteDesktop portal is not "
-                       "supported yet (HEARSAY_TYPER=x11 types into X11 programs under XWayland only)";
+                       "compositors have it); GNOME and KDE type through the RemoteDesktop portal (HEARSAY_TYPER=portal)";
         return makeError(message);
     }
     return std::unique_ptr<TextTyper>(std::make_unique<WaylandTyper>(name));

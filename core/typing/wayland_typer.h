@@ -1,8 +1,8 @@
 // Typing on Wayland compositors that offer the virtual-keyboard protocol (wlroots: sway,
 // Hyprland, river, labwc, Wayfire) through wtype (Debian package wtype), run as a child process.
 // wtype uploads a keymap of its own made of the text's characters, so any character can be typed
-// whatever the user's layout. GNOME and KDE do not offer the protocol; there the open fails with
-// wtype's own words and says what is not supported yet.
+// whatever the user's layout. GNOME and KDE do not offer the protocol (the RemoteDesktop portal
+// types there: portal_typer.h); the open fails there with wtype's own words.
 #pragma once
 
 #include "core/typing/text_typer.h"

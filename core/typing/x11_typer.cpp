@@ -1,4 +1,4 @@
-// X11 typing through the XTest extension (see text_typer.h).
+// X11 typing through the XTest extension (see x11_typer.h).
 //
 // Each character becomes a keysym (libxkbcommon's Unicode table: the layouts' own legacy keysyms,
 // such as rcaron for ř, where they exist), and the keysym is looked up in the keyboard's current
@@ -10,8 +10,7 @@
 // Targets that follow the core keyboard mapping (xterm) get those characters; Qt and GTK
 // programs, which keep an XKB keymap of their own, miss them: missingCharacter() tells the
 // desktop application to paste such text instead, with a chord pressChord() sends.
-#include "core/typing/text_typer.h"
-#include "core/typing/wayland_typer.h"
+#include "core/typing/x11_typer.h"
 
 #include "core/util/utf8.h"
 
@@ -63,7 +62,7 @@ public:
         for (uint32_t cp : *points) {
             const KeySym sym = symbolFor(cp);
             if (sym == NoSymbol) {
-                result = makeError("cannot type U+" + hex(cp) + ": no key symbol for it");
+                result = makeError("cannot type " + codePointName(cp) + ": no key symbol for it");
                 break;
             }
             std::optional<Stroke> stroke = find(xkb, modifiers, state.group, sym);
@@ -217,12 +216,6 @@ private:
         std::vector<KeyCode> modifiers;  // held while the key goes down and up
     };
 
-    static std::string hex(uint32_t cp) {
-        char buffer[16];
-        std::snprintf(buffer, sizeof buffer, "%04X", cp);
-        return buffer;
-    }
-
     // The key and modifiers that give `sym` in `group`, lowest level first; none when the layout
     // lacks it or a level's modifiers have no key.
     static std::optional<Stroke> find(XkbDescPtr xkb, XModifierKeymap* modifiers, int group, KeySym sym) {
@@ -308,14 +301,7 @@ private:
 
 } // namespace
 
-Result<std::unique_ptr<TextTyper>> openTextTyper() {
-    // A Wayland session types through wtype: XTest through XWayland would reach X11 programs
-    // only. HEARSAY_TYPER=x11 or =wayland chooses.
-    const char* wayland = std::getenv("WAYLAND_DISPLAY");
-    const std::string choice = std::getenv("HEARSAY_TYPER") ? std::getenv("HEARSAY_TYPER") : "";
-    if (!choice.empty() && choice != "x11" && choice != "wayland")
-        return makeError("cannot type into other applications: HEARSAY_TYPER is '" + choice + "', not x11 or wayland");
-    if (choice == "wayland" || (choice.empty() && wayland && *wayland)) return openWaylandTyper();
+Result<std::unique_ptr<TextTyper>> openX11Typer() {
     const char* name = std::getenv("DISPLAY");
     if (!name || !*name) return makeError("cannot type into other applications: no display ($DISPLAY is not set)");
     Display* display = XOpenDisplay(name);

@@ -10,6 +10,15 @@
 
 namespace hearsay {
 
+// "U+00E9": a code point as messages name it (four hex digits at least).
+inline std::string codePointName(uint32_t cp) {
+    static const char digits[] = "0123456789ABCDEF";
+    std::string hex;
+    for (int shift = 20; shift >= 0; shift -= 4)
+        if (shift < 16 || (cp >> shift) != 0) hex += digits[(cp >> shift) & 0xF];
+    return "U+" + hex;
+}
+
 // Appends code point `cp` (at most U+10FFFF) as UTF-8.
 inline void appendUtf8(std::string& s, char32_t cp) {
     if (cp < 0x80) {
