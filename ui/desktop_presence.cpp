@@ -105,6 +105,7 @@ void DesktopPresence::applySettings() {
     m_anywhere = anywhere->settings();
     QString shortcut;
     if (m_anywhere.shortcut.isEmpty()) shortcut = tr("none (set one in the Dictate anywhere panel)");
+    else if (anywhere->shortcut().isPending()) shortcut = tr("%1, waiting for the desktop's answer").arg(m_anywhere.shortcut);
     else if (!anywhere->shortcut().active())
         shortcut = tr("%1, not available: %2").arg(m_anywhere.shortcut, anywhere->shortcut().error());
     else

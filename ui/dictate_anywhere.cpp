@@ -16,6 +16,7 @@ DictateAnywhere::DictateAnywhere(QObject* parent) : QObject(parent), m_shortcut(
     connect(&m_paste, &ClipboardPaste::finished, this, [this] {
         if (!m_shortcut.isDown()) typeWaiting();  // the pieces committed meanwhile
     });
+    connect(&m_shortcut, &GlobalShortcut::changed, this, &DictateAnywhere::statusChanged);  // the portal's answer
     connect(&m_shortcut, &GlobalShortcut::pressed, this, [this] {
         if (m_settings.pushToTalk) emit startRequested();
         else emit toggleRequested();

@@ -1,6 +1,8 @@
 // The X11 global shortcut (see global_shortcut.h).
 #include "ui/global_shortcut.h"
 
+#include "ui/portal_shortcut.h"
+
 #include <QKeySequence>
 #include <QSocketNotifier>
 
@@ -53,8 +55,22 @@ GlobalShortcut::GlobalShortcut(QObject* parent) : QObject(parent) {}
 
 GlobalShortcut::~GlobalShortcut() { release(); }
 
+bool GlobalShortcut::active() const { return m_keycode != 0 || (m_portal && m_portal->isBound()); }
+
+bool GlobalShortcut::isPending() const { return m_portal && m_portal->isPending(); }
+
+bool GlobalShortcut::usesPortal(QString* why) {
+    const QByteArray choice = qgetenv("HEARSAY_SHORTCUT");
+    if (choice == "x11") return false;
+    if (choice != "portal" && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) return false;
+    return PortalShortcut::available(QDBusConnection::sessionBus(), why);
+}
+
 QString GlobalShortcut::mechanism() const {
-    if (active()) return tr("X11 key grab on %1").arg(QString::fromLocal8Bit(DisplayString(m_connection->display)));
+    if (m_portal && m_portal->isBound())
+        return tr("desktop portal (GlobalShortcuts): %1").arg(m_portal->triggerDescription());
+    if (isPending()) return tr("desktop portal (GlobalShortcuts): waiting for the desktop's answer");
+    if (m_keycode != 0) return tr("X11 key grab on %1").arg(QString::fromLocal8Bit(DisplayString(m_connection->display)));
     return m_error.isEmpty() ? tr("no shortcut") : m_error;
 }
 
@@ -72,11 +88,36 @@ bool GlobalShortcut::grab(const QString& sequence) {
         m_error = tr("the key of \"%1\" cannot be a global shortcut (use a letter, digit or function key)").arg(sequence);
         return false;
     }
+    QString noPortal;
+    if (usesPortal(&noPortal)) {
+        if (!m_portal) {
+            m_portal = new PortalShortcut(QDBusConnection::sessionBus(), this);
+            connect(m_portal, &PortalShortcut::bound, this, &GlobalShortcut::changed);
+            connect(m_portal, &PortalShortcut::failed, this, [this](const QString& why) {
+                m_error = tr("no global shortcut: %1; bind a key in the desktop's settings to `hearsay --dictate toggle`")
+                              .arg(why);
+                emit changed();
+            });
+            connect(m_portal, &PortalShortcut::activated, this, [this] {
+                if (m_down) return;
+                m_down = true;
+                emit pressed();
+            });
+            connect(m_portal, &PortalShortcut::deactivated, this, [this] {
+                if (!m_down) return;
+                m_down = false;
+                emit released();
+            });
+        }
+        m_portal->bind(PortalShortcut::triggerFor(sequence), tr("Start or stop dictation (Hearsay)"));
+        return true;
+    }
     const char* name = std::getenv("DISPLAY");
     if (!name || !*name) {
         m_error = std::getenv("WAYLAND_DISPLAY")
-                      ? tr("no global shortcut: this is Wayland without X11, and the desktop portal is not supported "
-                           "yet; bind a key in the desktop's settings to `hearsay --dictate toggle`")
+                      ? tr("no global shortcut: this is Wayland without X11, and %1; bind a key in the desktop's "
+                           "settings to `hearsay --dictate toggle`")
+                            .arg(noPortal)
                       : tr("no global shortcut: no display ($DISPLAY is not set)");
         return false;
     }
@@ -129,6 +170,13 @@ bool GlobalShortcut::grab(const QString& sequence) {
 }
 
 void GlobalShortcut::release() {
+    if (m_portal) {
+        m_portal->close();
+        if (m_down) {
+            m_down = false;
+            emit released();
+        }
+    }
     if (!m_connection || m_keycode == 0) return;
     Display* display = m_connection->display;
     const Window root = DefaultRootWindow(display);

@@ -3,6 +3,13 @@
 // through a socket notifier), reported as pressed() when it goes down and released() when it
 // comes up, held keys not repeating (XKB's detectable auto-repeat). Push-to-talk and toggle are
 // the window's choice of what to do with the two.
+//
+// In a Wayland session whose desktop portal offers GlobalShortcuts (GNOME 48+, KDE, Hyprland) the
+// desktop binds the key instead (ui/portal_shortcut.h): grab() asks, and changed() says when the
+// desktop has answered; Activated and Deactivated are pressed() and released() (no key grab: the
+// focused application keeps the keyboard). Elsewhere on Wayland the X11 grab through XWayland is
+// tried as before (it sees keys only while an X11 window has the focus); desktops with neither
+// bind a key to `hearsay --dictate toggle`.
 #pragma once
 
 #include <QObject>
@@ -14,6 +21,8 @@ class QSocketNotifier;
 
 namespace hearsay::ui {
 
+class PortalShortcut;
+
 class GlobalShortcut : public QObject {
     Q_OBJECT
 public:
@@ -22,23 +31,30 @@ public:
 
     // Grabs `sequence` ("F9", "Ctrl+Alt+D": Qt's portable text) in place of the current one;
     // false, with error() saying why in one line (no X11 display, a key X11 does not know, the
-    // combination already taken by another program), and no grab then.
+    // combination already taken by another program), and no grab then. Through the portal: true
+    // once asked; isPending() until the desktop answers, then changed().
     bool grab(const QString& sequence);
     void release();
-    bool active() const { return m_keycode != 0; }
+    bool active() const;
+    bool isPending() const;
     // Between pressed() and released(): the key is held, and the X server sends every key event
     // to this grab (none reaches the focused application).
     bool isDown() const { return m_down; }
     QString error() const { return m_error; }
-    // "X11 key grab on :0" or why there is none.
+    // "X11 key grab on :0", "desktop portal (GlobalShortcuts): Ctrl+Alt+D", or why there is none.
     QString mechanism() const;
 
 signals:
     void pressed();
     void released();
+    // The desktop portal answered after grab() returned: active(), mechanism() or error() read differently.
+    void changed();
 
 private:
     void readEvents();
+    // Whether this session's shortcut is the portal's (a Wayland session with GlobalShortcuts, or
+    // HEARSAY_SHORTCUT=portal); `why` says why not on Wayland.
+    static bool usesPortal(QString* why);
 
     struct Connection;
     std::unique_ptr<Connection> m_connection;
@@ -47,6 +63,7 @@ private:
     unsigned m_modifiers = 0;
     bool m_down = false;
     QString m_error;
+    PortalShortcut* m_portal = nullptr;
 };
 
 } // namespace hearsay::ui
