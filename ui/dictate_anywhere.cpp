@@ -86,7 +86,7 @@ void DictateAnywhere::insertWaiting() {
     // newlines are planned: every piece of it goes the same way.
     const InsertionMode mode = m_settings.insertion;
     const auto missing = mode == InsertionMode::Automatic ? m_typer->missingCharacter(text) : std::nullopt;
-    const bool paste = pasteReason(mode, text, missing) != PasteReason::Typed;
+    const bool paste = pasteReason(mode, text, missing, pasteFromCodePoints(*m_typer)) != PasteReason::Typed;
     for (InsertionStep& step : planNewlines(text, m_settings.newline)) m_steps.push_back({std::move(step), paste});
 }
 

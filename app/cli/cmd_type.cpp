@@ -30,8 +30,8 @@ void declareType(CLI::App& c) {
     addPositional(c, "TEXT", "the text to type (or --file FILE)");
     addText(c, "--file", "FILE", "type the contents of FILE instead (- for standard input)");
     addChoice(c, "--method", {"type", "paste", "automatic", "auto"},
-              "type (the default), paste, or automatic (paste a text of 100 characters or more, or one with a "
-              "character the layout lacks; type anything else). Pasting puts the text on the clipboard (wl-copy), "
+              "type (the default), paste, or automatic (paste a text of 100 characters or more, 40 through wtype, "
+              "or one with a character the layout lacks; type anything else). Pasting puts the text on the clipboard (wl-copy), "
               "presses the paste chord of the focused window (Ctrl+V; Ctrl+Shift+V in terminals that sway names) "
               "and puts the previous text back; Wayland only (on X11 the desktop application pastes, and automatic "
               "types)");
@@ -78,7 +78,7 @@ int runType(const Options& options) {
     if (!quiet) std::fprintf(stderr, "hearsay-cli type: %s\n", typer.describe().c_str());
     std::this_thread::sleep_for(std::chrono::duration<double>(delay.value()));
     const auto missing = *method == InsertionMode::Automatic ? typer.missingCharacter(text) : std::nullopt;
-    if (pasteReason(*method, text, missing) != PasteReason::Typed) {
+    if (pasteReason(*method, text, missing, pasteFromCodePoints(typer)) != PasteReason::Typed) {
         if (isWaylandTyper(typer)) {
             // Pasted piece by piece, a Shift+Enter line break pressed between pieces.
             const PasteChord chord = pasteChordFor(typer.focusedWindow());

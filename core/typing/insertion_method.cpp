@@ -1,6 +1,7 @@
 // Typing or pasting committed text, and the paste chord per target (see insertion_method.h).
 #include "core/typing/insertion_method.h"
 
+#include "core/typing/wayland_typer.h"
 #include "core/util/utf8.h"
 
 #include <algorithm>
@@ -34,13 +35,17 @@ bool nameIn(const FocusedWindow& window, const std::string_view* begin, const st
 
 } // namespace
 
-PasteReason pasteReason(InsertionMode mode, std::string_view utf8, std::optional<uint32_t> missing) {
+size_t pasteFromCodePoints(const TextTyper& typer) {
+    return isWaylandTyper(typer) ? kPasteFromCodePointsWtype : kPasteFromCodePoints;
+}
+
+PasteReason pasteReason(InsertionMode mode, std::string_view utf8, std::optional<uint32_t> missing, size_t pasteFrom) {
     if (mode == InsertionMode::Type) return PasteReason::Typed;
     if (mode == InsertionMode::Paste) return PasteReason::Chosen;
     if (missing) return PasteReason::MissingCharacter;
     size_t bad = 0;
     const auto points = codePointsOf(utf8, &bad);
-    if (points && points->size() >= kPasteFromCodePoints) return PasteReason::Long;
+    if (points && points->size() >= pasteFrom) return PasteReason::Long;
     return PasteReason::Typed;
 }
 

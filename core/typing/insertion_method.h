@@ -18,17 +18,26 @@ namespace hearsay {
 
 enum class InsertionMode { Automatic, Type, Paste };
 
-// From this many characters on, Automatic pastes. Measured under Xvfb (ui.paste_x11 with
-// HEARSAY_MEASURE_PASTE=1; README, "Dictate into other applications"): typing is as fast or
-// faster up to about 50 characters, pasting is faster from about 100 on in a Qt editor, xterm
-// and st, and typing grows with the length (about 0.4 ms a character in a Qt editor at 2,000).
+// From this many characters on, Automatic pastes (scripts/bench/typing_latency.sh; README, "Dictate
+// into other applications"). X11 (XTest) under Xvfb: typing is as fast or faster up to about 50
+// characters, pasting is faster from about 100 on in a Qt editor, xterm and st. wtype under a
+// headless sway: typing costs about 75 ms plus 5 ms a character in a Qt editor (and holds the
+// window's thread that long), a paste about 95 ms whatever the length, but the paste holds the
+// user's clipboard for a second and the pieces after it wait for that: so short pieces are typed,
+// and from 40 characters (typing past a quarter second) pasted.
 inline constexpr size_t kPasteFromCodePoints = 100;
+inline constexpr size_t kPasteFromCodePointsWtype = 40;
+
+// The length from which Automatic pastes for `typer`.
+size_t pasteFromCodePoints(const TextTyper& typer);
 
 // Why a text is pasted rather than typed; Typed when it is not.
 enum class PasteReason { Typed, Chosen, MissingCharacter, Long };
 
-// `missing`: the first character the layout lacks (TextTyper::missingCharacter).
-PasteReason pasteReason(InsertionMode mode, std::string_view utf8, std::optional<uint32_t> missing);
+// `missing`: the first character the layout lacks (TextTyper::missingCharacter); `pasteFrom`:
+// pasteFromCodePoints() of the typer.
+PasteReason pasteReason(InsertionMode mode, std::string_view utf8, std::optional<uint32_t> missing,
+                        size_t pasteFrom = kPasteFromCodePoints);
 
 struct PasteChord {
     std::vector<std::string> keysyms;  // for TextTyper::pressChord

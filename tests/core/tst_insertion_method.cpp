@@ -32,6 +32,12 @@ private slots:
         QCOMPARE(pasteReason(InsertionMode::Automatic, below, std::nullopt), PasteReason::Typed);
         QCOMPARE(pasteReason(InsertionMode::Automatic, at, std::nullopt), PasteReason::Long);
         QCOMPARE(pasteReason(InsertionMode::Type, at, std::nullopt), PasteReason::Typed);
+        // The typer's own threshold (wtype's is lower: its typing is slower).
+        const std::string wtypeAt = repeat("ř", kPasteFromCodePointsWtype);
+        QCOMPARE(pasteReason(InsertionMode::Automatic, wtypeAt, std::nullopt), PasteReason::Typed);
+        QCOMPARE(pasteReason(InsertionMode::Automatic, wtypeAt, std::nullopt, kPasteFromCodePointsWtype), PasteReason::Long);
+        QCOMPARE(pasteReason(InsertionMode::Automatic, wtypeAt.substr(2), std::nullopt, kPasteFromCodePointsWtype),
+                 PasteReason::Typed);
     }
 
     void chordPerTarget_data() {

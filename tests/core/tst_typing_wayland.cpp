@@ -10,6 +10,7 @@
 //
 // The compositor and the editor are tests/core/headless_sway.h's. Skipped only when sway, wtype or
 // wl-clipboard are not installed (scripts/setup.sh installs them).
+#include "core/typing/insertion_method.h"
 #include "core/typing/text_typer.h"
 #include "core/typing/wayland_typer.h"
 #include "tests/core/headless_sway.h"
@@ -149,6 +150,7 @@ private slots:
         QVERIFY2(typer.ok(), typer.ok() ? "" : typer.message().c_str());
         QCOMPARE(typer.value()->describe(), "Wayland (wtype) on " + m_sway.display().toStdString());
         QVERIFY(isWaylandTyper(*typer.value()));
+        QCOMPARE(pasteFromCodePoints(*typer.value()), kPasteFromCodePointsWtype);
         const FocusedWindow focused = typer.value()->focusedWindow();
         QVERIFY2(focused.instance == "editor_process", ("focused: " + focused.instance + " / " + focused.windowClass).c_str());
         QVERIFY(focused.id != 0);

@@ -165,13 +165,13 @@ private slots:
         const int repeats = qEnvironmentVariableIntValue("HEARSAY_MEASURE_REPEATS") > 0
                                 ? qEnvironmentVariableIntValue("HEARSAY_MEASURE_REPEATS")
                                 : 20;
-        for (int length : {20, 60, 150, 500}) {
+        for (int length : {5, 10, 20, 40, 60, 100, 150, 500}) {
             for (const InsertionMode mode : {InsertionMode::Type, InsertionMode::Paste}) {
                 std::vector<double> ms;
                 for (int repeat = 0; repeat < repeats; ++repeat) {
                     ui::DictateAnywhere anywhere;
                     anywhere.apply(settingsFor(mode));
-                    const QString text = "\n" + sentence(length - 1);
+                    const QString text = sentence(length - 1) + "\n";  // (a leading newline would be spaced away)
                     const qint64 want = m_sway.editorBytes() + text.toUtf8().size();
                     QSignalSpy finished(&anywhere.clipboardPaste(), &ui::ClipboardPaste::finished);
                     QElapsedTimer clock;
@@ -181,7 +181,11 @@ private slots:
                         QCoreApplication::processEvents();
                         QThread::usleep(200);
                     }
-                    QVERIFY2(m_sway.editorBytes() >= want, "the text did not arrive");
+                    QVERIFY2(m_sway.editorBytes() >= want,
+                             qPrintable(QString("the text did not arrive: %1 of %2 bytes, the editor holds \"%3\"")
+                                            .arg(m_sway.editorBytes())
+                                            .arg(want)
+                                            .arg(m_sway.editorText().right(80))));
                     ms.push_back(clock.nsecsElapsed() / 1e6);
                     if (anywhere.clipboardPaste().busy()) QVERIFY(finished.wait(kTextWaitMs));
                 }
