@@ -52,7 +52,7 @@ signals:
 
 private:
     void readEvents();
-    // Whether this session's shortcut is the portal's (a Wayland session with GlobalShortcuts, or
+    // Whether the shortcut goes through the portal here (a Wayland desktop with GlobalShortcuts, or
     // HEARSAY_SHORTCUT=portal); `why` says why not on Wayland.
     static bool usesPortal(QString* why);
 

@@ -45,12 +45,7 @@ public:
     // Starts the bus, the backend (`desktopPath` with `desktopOptions`) and the frontend in `dir`.
     // Empty when the portal answers on the bus; otherwise what went wrong.
     QString start(const QString& dir, const QString& desktopPath, const QStringList& desktopOptions = {}) {
-        m_bus.start("dbus-daemon", {"--session", "--nofork", "--print-address=1"});
-        if (!m_bus.waitForStarted(kStartMs)) return "dbus-daemon did not start: " + m_bus.errorString();
-        while (!m_bus.canReadLine() && m_bus.waitForReadyRead(kStartMs)) {
-        }
-        m_address = QString::fromUtf8(m_bus.readLine()).trimmed();
-        if (m_address.isEmpty()) return "dbus-daemon printed no address";
+        if (const QString failed = startBus(QProcessEnvironment::systemEnvironment()); !failed.isEmpty()) return failed;
 
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         for (const char* name : {"DISPLAY", "WAYLAND_DISPLAY", "XDG_CURRENT_DESKTOP"}) env.remove(name);
@@ -86,6 +81,16 @@ public:
             QThread::msleep(50);
         }
         return {};
+    }
+
+    // The bus alone. The frontend, started by the bus on demand (its D-Bus service file) with the
+    // bus's environment, finds no backend there (the empty portal directory `emptyDir`): a
+    // desktop whose portal lacks RemoteDesktop and GlobalShortcuts. Empty when it started.
+    QString startWithoutBackend(const QString& emptyDir) {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("XDG_DESKTOP_PORTAL_DIR", emptyDir);
+        env.insert("XDG_CURRENT_DESKTOP", "hearsaytest");
+        return startBus(env);
     }
 
     const QString& address() const { return m_address; }
@@ -133,6 +138,16 @@ public:
     }
 
 private:
+    QString startBus(const QProcessEnvironment& env) {
+        m_bus.setProcessEnvironment(env);
+        m_bus.start("dbus-daemon", {"--session", "--nofork", "--print-address=1"});
+        if (!m_bus.waitForStarted(kStartMs)) return "dbus-daemon did not start: " + m_bus.errorString();
+        while (!m_bus.canReadLine() && m_bus.waitForReadyRead(kStartMs)) {
+        }
+        m_address = QString::fromUtf8(m_bus.readLine()).trimmed();
+        return m_address.isEmpty() ? "dbus-daemon printed no address" : QString();
+    }
+
     QProcess m_bus, m_desktop, m_frontend;
     QString m_address, m_probeName;
     bool m_probe = false;
