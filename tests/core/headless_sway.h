@@ -161,7 +161,19 @@ public:
     }
 
     bool editorRunning() const { return m_editor.state() == QProcess::Running; }
-    QString editorErrors() { return QString::fromUtf8(m_editor.readAllStandardError()); }
+    // Whether sway still runs, and what it said: for a test's failure message.
+    QString compositorState() {
+        return QString(m_sway.state() == QProcess::Running ? "sway runs" : "sway has ended") + "; it said: " +
+               QString::fromUtf8(m_sway.readAll()).right(2000);
+    }
+    // What the editor said on standard error, and how it ended when it has.
+    QString editorErrors() {
+        QString said = QString::fromUtf8(m_editor.readAllStandardError());
+        if (m_editor.state() == QProcess::NotRunning)
+            said += m_editor.exitStatus() == QProcess::CrashExit ? " (the editor crashed)"
+                                                                  : QString(" (the editor exited with status %1)").arg(m_editor.exitCode());
+        return said;
+    }
     const QString& display() const { return m_display; }
     const QString& runtime() const { return m_runtime; }
     const QString& swaySocket() const { return m_swaySocket; }
