@@ -95,6 +95,9 @@ DesktopPresence::~DesktopPresence() {
 
 void DesktopPresence::refreshTray() {
     m_window->dictateAnywherePanel()->setTrayAvailable(TrayIcon::available(), TrayIcon::unavailableReason());
+    QString why;
+    const bool indicator = DictationIndicator::showsWithoutFocus(QGuiApplication::platformName(), &why);
+    m_window->dictateAnywherePanel()->setIndicatorAvailable(indicator, why);
     m_tray->setVisible(true);  // where the desktop has a tray
 }
 
@@ -159,7 +162,8 @@ bool DesktopPresence::ownWindowActive() const {
 }
 
 void DesktopPresence::updateIndicator() {
-    const bool show = m_anywhere.showIndicator && !m_dismissed && (m_running || m_lingering) && !ownWindowActive();
+    const bool show = m_anywhere.showIndicator && DictationIndicator::showsWithoutFocus(QGuiApplication::platformName()) &&
+                      !m_dismissed && (m_running || m_lingering) && !ownWindowActive();
     if (show && !m_indicator->isVisible()) m_indicator->present();
     else if (!show && m_indicator->isVisible()) m_indicator->hide();
 }

@@ -45,10 +45,11 @@ DictateAnywherePanel::DictateAnywherePanel(QWidget* parent) : QWidget(parent) {
     form->addRow(tr("Type a &new line as"), m_newline);
     m_indicator = new QCheckBox(tr("Show a dictation indicator"), this);
     m_indicator->setObjectName("anywhereIndicator");
-    m_indicator->setToolTip(tr("While dictating into another application: a small window at the bottom of the "
-                               "screen that never takes the focus: whether "
-                               "Hearsay listens, the input level, the words not yet committed, and a button that "
-                               "copies the text of the last dictation. Drag it to move it."));
+    m_indicatorTip = tr("While dictating into another application: a small window at the bottom of the "
+                        "screen that never takes the focus: whether "
+                        "Hearsay listens, the input level, the words not yet committed, and a button that "
+                        "copies the text of the last dictation. Drag it to move it.");
+    m_indicator->setToolTip(m_indicatorTip);
     form->addRow(QString(), m_indicator);
     m_tray = new QCheckBox(tr("Keep running in the tray"), this);
     m_tray->setObjectName("anywhereKeepInTray");
@@ -123,6 +124,11 @@ void DictateAnywherePanel::setTrayAvailable(bool available, const QString& why) 
 }
 
 bool DictateAnywherePanel::trayAvailable() const { return m_tray->isEnabled(); }
+
+void DictateAnywherePanel::setIndicatorAvailable(bool available, const QString& why) {
+    m_indicator->setEnabled(available);
+    m_indicator->setToolTip(available ? m_indicatorTip : tr("Unavailable: %1").arg(why));
+}
 
 void DictateAnywherePanel::setStatus(const QString& shortcut, const QString& typing) {
     m_status->setText(tr("Shortcut: %1\nTyping: %2").arg(shortcut, typing));

@@ -28,6 +28,8 @@ public:
     void setStatus(const QString& shortcut, const QString& typing);
     // Whether the desktop has a system tray; without one the tray setting is disabled and says `why`.
     void setTrayAvailable(bool available, const QString& why);
+    // The indicator cannot be shown here (`why`): its box is disabled and says so.
+    void setIndicatorAvailable(bool available, const QString& why);
     bool trayAvailable() const;
 
 signals:
@@ -42,6 +44,7 @@ private:
     QCheckBox* m_indicator = nullptr;
     QCheckBox* m_tray = nullptr;
     QCheckBox* m_startInTray = nullptr;
+    QString m_indicatorTip;
     QLabel* m_trayUnavailable = nullptr;
     QLabel* m_status = nullptr;
     bool m_updating = false;

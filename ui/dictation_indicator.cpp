@@ -135,6 +135,15 @@ QPoint DictationIndicator::defaultPosition() const {
     return {area.center().x() - size.width() / 2, area.bottom() - kBottomMargin - size.height()};
 }
 
+bool DictationIndicator::showsWithoutFocus(const QString& platformName, QString* why) {
+    const bool wayland = platformName.startsWith("wayland");
+    if (why)
+        *why = wayland ? tr("on Wayland a new window takes the keyboard focus from the application being typed into; "
+                            "the tray icon shows the state")
+                       : QString();
+    return !wayland;
+}
+
 void DictationIndicator::present() {
     adjustSize();
     QPoint where = defaultPosition();

@@ -4,6 +4,11 @@
 // the words not yet committed, and Copy, which puts the text of the last dictation run on the
 // clipboard (text that could not be typed is one click away). It sits at the bottom centre of
 // the screen that has the mouse pointer, or where the user dragged it (moved()).
+//
+// Only where a window can be shown without the keyboard focus: an X11 window may refuse it, but a
+// Wayland compositor gives a new window the focus (sway does, so the keys typed for the
+// application went into the indicator) unless it is a layer-shell surface, which Hearsay does not
+// make: with Qt on Wayland there is no indicator, and the tray and the window show the state.
 #pragma once
 
 #include "core/audio/level_meter.h"
@@ -27,6 +32,10 @@ public:
     enum class State { Listening, Finishing, Done, Failed };
 
     explicit DictationIndicator(QWidget* parent = nullptr);
+
+    // Whether Qt's platform `platformName` ("xcb", "wayland", "wayland-egl") can show the
+    // indicator without taking the keyboard focus; an empty `why` when it can.
+    static bool showsWithoutFocus(const QString& platformName, QString* why = nullptr);
 
     // Where it goes when shown: the dragged-to position, or none (bottom centre of the pointer's screen).
     void setPreferredPosition(std::optional<QPoint> position) { m_position = position; }

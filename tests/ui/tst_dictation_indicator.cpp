@@ -318,6 +318,25 @@ private slots:
         }
     }
 
+    // Only a platform whose windows can refuse the keyboard focus shows the indicator: under sway a
+    // new Qt window took the focus, and keys meant for the application went into it.
+    void indicatorOnlyWhereItCanRefuseTheFocus() {
+        QString why;
+        QVERIFY(ui::DictationIndicator::showsWithoutFocus("xcb", &why));
+        QVERIFY(why.isEmpty());
+        for (const QString platform : {"wayland", "wayland-egl"}) {
+            QVERIFY(!ui::DictationIndicator::showsWithoutFocus(platform, &why));
+            QVERIFY2(why.contains("takes the keyboard focus"), qPrintable(why));
+        }
+        auto window = makeWindow(settingsPath(), false);
+        auto* box = window->dictateAnywherePanel()->findChild<QCheckBox*>("anywhereIndicator");
+        QVERIFY(box && box->isEnabled());  // this suite's platform is xcb
+        window->dictateAnywherePanel()->setIndicatorAvailable(false, why);
+        QVERIFY(!box->isEnabled());
+        QVERIFY2(box->toolTip().contains("Unavailable: on Wayland"), qPrintable(box->toolTip()));
+        QVERIFY(window->close());
+    }
+
     void indicatorDuringAShortcutRun() {
         auto window = makeWindow(settingsPath(), false);
         QVERIFY(loadModel(*window, m_model));
