@@ -214,14 +214,17 @@ private slots:
               rows.back().streamSeconds / 60.0, speed, summary.steps, summary.decodedSteps, flips, warm / 1048576.0, last / 1048576.0, growthMb,
               early, late, maxBehind, summary.realTimeFactor, static_cast<unsigned long long>(summary.droppedSamples));
         QVERIFY2(growthMb <= 5.0, qPrintable(QString("resident memory grew %1 MB after warm-up").arg(growthMb)));
-        // Windows are trimmed once longer than trimSeconds (20 s), so through continuous speech one
-        // grows to about that and through pauses it stays short: the two periods' medians differ
-        // with what is said in them (6 s and 18 s on this audio once steps come every 1.2 s). A
-        // window that stopped being trimmed grows to maxWindowSeconds (28 s) and stays there; the
-        // late median may not pass the trim length by more than a step's new audio.
-        qInfo("decoded window median %.2f s then %.2f s (trimmed past %.0f s)", windowEarly, windowLate,
-              streaming.trimSeconds);
-        QVERIFY2(windowLate <= streaming.trimSeconds + 2.0,
+        // Windows are trimmed once longer than trimSeconds (20 s), at their last committed segment
+        // boundary, and forced at maxWindowSeconds (28 s) when they have none. Through pauses a
+        // window stays short and through continuous speech it sits between the two: the periods'
+        // medians differ with what is said in them and with the machine (17.7 to 23.4 s late
+        // medians on 2-core VMs, the higher ones on a slower or loaded one, with 1.4 s of new audio
+        // a step). A window that stopped being trimmed is forced at 28 s every time; the late
+        // median must stay clear of that by 2 s.
+        const double windowBound = streaming.maxWindowSeconds - 2.0;
+        qInfo("decoded window median %.2f s then %.2f s (trimmed past %.0f s, forced at %.0f s; bound %.0f s)",
+              windowEarly, windowLate, streaming.trimSeconds, streaming.maxWindowSeconds, windowBound);
+        QVERIFY2(windowLate <= windowBound,
                  qPrintable(QString("decoded windows grew from %1 s to %2 s").arg(windowEarly).arg(windowLate)));
     }
 };
