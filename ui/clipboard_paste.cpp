@@ -14,7 +14,6 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <utility>
 
 namespace hearsay::ui {
 
@@ -25,8 +24,7 @@ ClipboardPaste::ClipboardPaste(QObject* parent) : QObject(parent) {
     connect(&m_timeout, &QTimer::timeout, this, &ClipboardPaste::finish);
     connect(&m_wayland, &WaylandPasteJob::chordSent, this, &ClipboardPaste::chordSent);
     connect(&m_wayland, &WaylandPasteJob::finished, this, [this](bool ok, bool restored, const QString& note) {
-        if (!ok) emit failed(std::exchange(m_waylandText, QString()), note);
-        m_waylandText.clear();
+        if (!ok) emit failed(note);
         emit finished(ok, restored);
     });
     QCoreApplication::instance()->installNativeEventFilter(this);
@@ -88,7 +86,6 @@ Result<void> ClipboardPaste::paste(const QString& text, TextTyper& typer, const 
                                    const PasteChord& chord) {
     if (busy()) return makeError("cannot paste: a paste is still under way");
     if (isWaylandTyper(typer)) {
-        m_waylandText = text;
         m_wayland.start(text.toStdString(), typer, chord);
         return {};
     }

@@ -59,8 +59,8 @@ signals:
     // The chord has gone to the target.
     void chordSent();
     // A paste that was started could not go in (Wayland: wl-clipboard missing, the copy or the
-    // chord failed): `text` is not in the target and the clipboard is as it was. finished() follows.
-    void failed(const QString& text, const QString& why);
+    // chord failed): the text is not in the target and the clipboard is as it was. finished() follows.
+    void failed(const QString& why);
     // The paste is over: whether the target fetched the text (on Wayland: whether the chord
     // went), and whether the user's clipboard content was put back (false: another program set
     // the clipboard meanwhile, or the paste failed).
@@ -85,7 +85,6 @@ private:
     bool m_clockSeen = false;
     bool m_starting = false;  // within paste(), whose event loop may deliver more
     WaylandPasteJob m_wayland;
-    QString m_waylandText;    // the text of the Wayland paste under way
 };
 
 } // namespace hearsay::ui

@@ -82,6 +82,10 @@ DesktopPresence::DesktopPresence(MainWindow* window, QSettings& settings)
         }
     });
 
+    QString noIndicator;  // the platform does not change while Hearsay runs
+    const bool indicator = DictationIndicator::showsWithoutFocus(QGuiApplication::platformName(), &noIndicator);
+    window->dictateAnywherePanel()->setIndicatorAvailable(indicator, noIndicator);
+
     window->installEventFilter(this);
     applySettings();
     windowStateChanged();
@@ -95,9 +99,6 @@ DesktopPresence::~DesktopPresence() {
 
 void DesktopPresence::refreshTray() {
     m_window->dictateAnywherePanel()->setTrayAvailable(TrayIcon::available(), TrayIcon::unavailableReason());
-    QString why;
-    const bool indicator = DictationIndicator::showsWithoutFocus(QGuiApplication::platformName(), &why);
-    m_window->dictateAnywherePanel()->setIndicatorAvailable(indicator, why);
     m_tray->setVisible(true);  // where the desktop has a tray
 }
 
@@ -108,7 +109,8 @@ void DesktopPresence::applySettings() {
     m_anywhere = anywhere->settings();
     QString shortcut;
     if (m_anywhere.shortcut.isEmpty()) shortcut = tr("none (set one in the Dictate anywhere panel)");
-    else if (anywhere->shortcut().isPending()) shortcut = tr("%1, waiting for the desktop's answer").arg(m_anywhere.shortcut);
+    else if (anywhere->shortcut().isPending())
+        shortcut = tr("%1, waiting for the desktop's answer").arg(m_anywhere.shortcut);
     else if (!anywhere->shortcut().active())
         shortcut = tr("%1, not available: %2").arg(m_anywhere.shortcut, anywhere->shortcut().error());
     else
@@ -162,8 +164,9 @@ bool DesktopPresence::ownWindowActive() const {
 }
 
 void DesktopPresence::updateIndicator() {
-    const bool show = m_anywhere.showIndicator && DictationIndicator::showsWithoutFocus(QGuiApplication::platformName()) &&
-                      !m_dismissed && (m_running || m_lingering) && !ownWindowActive();
+    const bool show = m_anywhere.showIndicator &&
+                      DictationIndicator::showsWithoutFocus(QGuiApplication::platformName()) && !m_dismissed &&
+                      (m_running || m_lingering) && !ownWindowActive();
     if (show && !m_indicator->isVisible()) m_indicator->present();
     else if (!show && m_indicator->isVisible()) m_indicator->hide();
 }

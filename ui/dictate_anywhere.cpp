@@ -9,9 +9,9 @@ DictateAnywhere::DictateAnywhere(QObject* parent) : QObject(parent), m_shortcut(
     connect(&m_paste, &ClipboardPaste::chordSent, this, [this] { emit inserted(m_pasteText, m_pasteChord); });
     // A paste that could not go in (Wayland reports it from its thread): typed instead, first,
     // unless the settings say paste only.
-    connect(&m_paste, &ClipboardPaste::failed, this, [this](const QString& text, const QString& why) {
+    connect(&m_paste, &ClipboardPaste::failed, this, [this](const QString& why) {
         if (m_settings.insertion == InsertionMode::Paste) fail(why.toStdString());
-        else if (!m_failedThisRun) m_steps.push_front({InsertionStep{text.toStdString()}, false});
+        else if (!m_failedThisRun) m_steps.push_front({InsertionStep{m_pasteText.toStdString()}, false});
     });
     connect(&m_paste, &ClipboardPaste::finished, this, [this] {
         if (!m_shortcut.isDown()) typeWaiting();  // the pieces committed meanwhile

@@ -81,7 +81,7 @@ private:
     bool pasted(const std::string& text);
     void fail(const std::string& why);
     bool m_inserting = false;  // within typeWaiting(): the clipboard path runs the event loop
-    QString m_pasteText, m_pasteChord;  // the paste under way, for inserted()
+    QString m_pasteText, m_pasteChord;  // the paste under way: for inserted(), and typed if it fails
 };
 
 } // namespace hearsay::ui

@@ -82,7 +82,7 @@ DictateAnywherePanel::DictateAnywherePanel(QWidget* parent) : QWidget(parent) {
     connect(m_newline, &QComboBox::currentIndexChanged, this, changed);
     connect(m_indicator, &QCheckBox::toggled, this, changed);
     connect(m_tray, &QCheckBox::toggled, this, changed);
-    connect(m_tray, &QCheckBox::toggled, this, [this] { m_startInTray->setEnabled(m_tray->isEnabled() && m_tray->isChecked()); });
+    connect(m_tray, &QCheckBox::toggled, this, &DictateAnywherePanel::updateStartInTray);
     connect(m_startInTray, &QCheckBox::toggled, this, changed);
 }
 
@@ -96,7 +96,7 @@ void DictateAnywherePanel::setSettings(const AnywhereSettings& s) {
     m_indicator->setChecked(s.showIndicator);
     m_tray->setChecked(s.keepInTray);
     m_startInTray->setChecked(s.startInTray);
-    m_startInTray->setEnabled(m_tray->isEnabled() && s.keepInTray);
+    updateStartInTray();
     m_updating = false;
 }
 
@@ -120,7 +120,12 @@ void DictateAnywherePanel::setTrayAvailable(bool available, const QString& why) 
                                  : why);
     m_trayUnavailable->setText(available ? QString() : tr("Unavailable: %1").arg(why));
     m_trayUnavailable->setVisible(!available);
-    m_startInTray->setEnabled(available && m_tray->isChecked());
+    updateStartInTray();
+}
+
+// "Start hidden in the tray" goes with "Keep running in the tray", where the desktop has a tray.
+void DictateAnywherePanel::updateStartInTray() {
+    m_startInTray->setEnabled(m_tray->isEnabled() && m_tray->isChecked());
 }
 
 bool DictateAnywherePanel::trayAvailable() const { return m_tray->isEnabled(); }

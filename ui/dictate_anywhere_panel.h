@@ -36,6 +36,8 @@ signals:
     void settingsChanged(const hearsay::ui::AnywhereSettings& settings);
 
 private:
+    void updateStartInTray();
+
     QKeySequenceEdit* m_shortcut = nullptr;
     QComboBox* m_mode = nullptr;
     QCheckBox* m_type = nullptr;

@@ -15,8 +15,16 @@
 namespace hearsay::ui {
 namespace {
 
-// Qt's key as an X keysym; NoSymbol for one this table does not know.
-KeySym keysymOf(int key) {
+int g_grabError = 0;  // set by the error handler while a grab is tried (GUI thread only)
+
+int recordError(Display*, XErrorEvent* event) {
+    g_grabError = event->error_code;
+    return 0;
+}
+
+} // namespace
+
+unsigned long shortcutKeysym(int key) {
     if (key >= Qt::Key_A && key <= Qt::Key_Z) return XK_a + (key - Qt::Key_A);
     if (key >= Qt::Key_0 && key <= Qt::Key_9) return XK_0 + (key - Qt::Key_0);
     if (key >= Qt::Key_F1 && key <= Qt::Key_F35) return XK_F1 + (key - Qt::Key_F1);
@@ -34,15 +42,6 @@ KeySym keysymOf(int key) {
     default: return NoSymbol;
     }
 }
-
-int g_grabError = 0;  // set by the error handler while a grab is tried (GUI thread only)
-
-int recordError(Display*, XErrorEvent* event) {
-    g_grabError = event->error_code;
-    return 0;
-}
-
-} // namespace
 
 struct GlobalShortcut::Connection {
     Display* display = nullptr;
@@ -70,7 +69,8 @@ QString GlobalShortcut::mechanism() const {
     if (m_portal && m_portal->isBound())
         return tr("desktop portal (GlobalShortcuts): %1").arg(m_portal->triggerDescription());
     if (isPending()) return tr("desktop portal (GlobalShortcuts): waiting for the desktop's answer");
-    if (m_keycode != 0) return tr("X11 key grab on %1").arg(QString::fromLocal8Bit(DisplayString(m_connection->display)));
+    if (m_keycode != 0)
+        return tr("X11 key grab on %1").arg(QString::fromLocal8Bit(DisplayString(m_connection->display)));
     return m_error.isEmpty() ? tr("no shortcut") : m_error;
 }
 
@@ -83,7 +83,7 @@ bool GlobalShortcut::grab(const QString& sequence) {
         return false;
     }
     const QKeyCombination combination = keys[0];
-    const KeySym sym = keysymOf(combination.key());
+    const KeySym sym = shortcutKeysym(combination.key());
     if (sym == NoSymbol) {
         m_error = tr("the key of \"%1\" cannot be a global shortcut (use a letter, digit or function key)").arg(sequence);
         return false;
@@ -94,7 +94,8 @@ bool GlobalShortcut::grab(const QString& sequence) {
             m_portal = new PortalShortcut(QDBusConnection::sessionBus(), this);
             connect(m_portal, &PortalShortcut::bound, this, &GlobalShortcut::changed);
             connect(m_portal, &PortalShortcut::failed, this, [this](const QString& why) {
-                m_error = tr("no global shortcut: %1; bind a key in the desktop's settings to `hearsay --dictate toggle`")
+                m_error = tr("no global shortcut: %1; bind a key in the desktop's settings to "
+                             "`hearsay --dictate toggle`")
                               .arg(why);
                 emit changed();
             });

@@ -23,6 +23,11 @@ namespace hearsay::ui {
 
 class PortalShortcut;
 
+// Qt's key as the X11 key symbol a global shortcut uses (letters, digits, F1 to F35, Space, Pause,
+// Scroll Lock, Insert, Home, End, Page Up and Down, Print, Menu; its name is the XDG shortcut
+// spec's too); 0 (NoSymbol) for another key, which cannot be a shortcut.
+unsigned long shortcutKeysym(int key);
+
 class GlobalShortcut : public QObject {
     Q_OBJECT
 public:

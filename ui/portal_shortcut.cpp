@@ -1,6 +1,8 @@
 // The GlobalShortcuts portal (see portal_shortcut.h).
 #include "ui/portal_shortcut.h"
 
+#include "ui/global_shortcut.h"
+
 #include <QDBusArgument>
 #include <QDBusMessage>
 #include <QDBusMetaType>
@@ -11,7 +13,6 @@
 #include <QKeySequence>
 
 #include <X11/Xlib.h>
-#include <X11/keysym.h>
 
 namespace hearsay::ui {
 namespace {
@@ -57,20 +58,10 @@ void registerTypes() {
     (void)done;
 }
 
-// The XDG shortcut spec's name for Qt's key (an XKB key symbol name); empty for one it lacks.
+// The XDG shortcut spec's name for Qt's key (an XKB key symbol name); empty for one that cannot be
+// a shortcut.
 QString keyName(int key) {
-    KeySym sym = NoSymbol;
-    if (key >= Qt::Key_A && key <= Qt::Key_Z) sym = XK_a + (key - Qt::Key_A);
-    else if (key >= Qt::Key_0 && key <= Qt::Key_9) sym = XK_0 + (key - Qt::Key_0);
-    else if (key >= Qt::Key_F1 && key <= Qt::Key_F35) sym = XK_F1 + (key - Qt::Key_F1);
-    else if (key == Qt::Key_Space) sym = XK_space;
-    else if (key == Qt::Key_Pause) sym = XK_Pause;
-    else if (key == Qt::Key_ScrollLock) sym = XK_Scroll_Lock;
-    else if (key == Qt::Key_Insert) sym = XK_Insert;
-    else if (key == Qt::Key_Home) sym = XK_Home;
-    else if (key == Qt::Key_End) sym = XK_End;
-    else if (key == Qt::Key_Print) sym = XK_Print;
-    else if (key == Qt::Key_Menu) sym = XK_Menu;
+    const KeySym sym = shortcutKeysym(key);
     const char* name = sym == NoSymbol ? nullptr : XKeysymToString(sym);
     return name ? QString::fromLatin1(name) : QString();
 }
@@ -120,7 +111,6 @@ QString PortalShortcut::triggerFor(const QString& sequence) {
 void PortalShortcut::bind(const QString& trigger, const QString& description) {
     m_wantedTrigger = trigger;
     m_description = description;
-    m_bound = false;
     m_trigger.clear();
     if (m_session.isEmpty()) {
         m_stage = Stage::CreatingSession;
@@ -130,33 +120,35 @@ void PortalShortcut::bind(const QString& trigger, const QString& description) {
     m_stage = Stage::Binding;
     const QList<ShortcutEntry> shortcuts{
         {kShortcutId, {{"description", m_description}, {"preferred_trigger", m_wantedTrigger}}}};
-    request("BindShortcuts", {QVariant::fromValue(QDBusObjectPath(m_session)), QVariant::fromValue(shortcuts), QString()},
-            {});
+    const QVariantList args{QVariant::fromValue(QDBusObjectPath(m_session)), QVariant::fromValue(shortcuts), QString()};
+    request("BindShortcuts", args, {});
 }
 
-void PortalShortcut::close() {
+void PortalShortcut::listenOnRequest(const QString& path) {
     if (!m_requestPath.isEmpty())
         m_bus.disconnect(kPortal, m_requestPath, "org.freedesktop.portal.Request", "Response", this,
                          SLOT(onResponse(QDBusMessage)));
-    m_requestPath.clear();
+    m_requestPath = path;
+    if (!path.isEmpty())
+        m_bus.connect(kPortal, path, "org.freedesktop.portal.Request", "Response", this,
+                      SLOT(onResponse(QDBusMessage)));
+}
+
+void PortalShortcut::close() {
+    listenOnRequest({});
     if (!m_session.isEmpty()) {
         m_bus.asyncCall(QDBusMessage::createMethodCall(kPortal, m_session, "org.freedesktop.portal.Session", "Close"));
         m_session.clear();
     }
     m_stage = Stage::Idle;
-    m_bound = false;
 }
 
 void PortalShortcut::request(const QString& method, QVariantList args, QVariantMap options) {
     const QString token = QString("hearsay_%1").arg(++m_tokens);
     QString sender = m_bus.baseService().mid(1);  // ":1.42" -> "1_42"
     sender.replace('.', '_');
-    if (!m_requestPath.isEmpty())
-        m_bus.disconnect(kPortal, m_requestPath, "org.freedesktop.portal.Request", "Response", this,
-                         SLOT(onResponse(QDBusMessage)));
-    m_requestPath = QString("%1/request/%2/%3").arg(kPath, sender, token);
     // Listening before the call: the answer may come before the call returns.
-    m_bus.connect(kPortal, m_requestPath, "org.freedesktop.portal.Request", "Response", this, SLOT(onResponse(QDBusMessage)));
+    listenOnRequest(QString("%1/request/%2/%3").arg(kPath, sender, token));
     options["handle_token"] = token;
     QDBusMessage call = QDBusMessage::createMethodCall(kPortal, kPath, kInterface, method);
     args << options;
@@ -195,7 +187,6 @@ void PortalShortcut::onResponse(const QDBusMessage& message) {
         if (entry.id != kShortcutId) continue;
         m_trigger = entry.properties.value("trigger_description").toString();
         m_stage = Stage::Bound;
-        m_bound = true;
         emit bound(m_trigger);
         return;
     }
@@ -207,16 +198,18 @@ void PortalShortcut::fail(const QString& why) {
     emit failed(why);
 }
 
-void PortalShortcut::onActivated(const QDBusMessage& message) {
+bool PortalShortcut::isOurs(const QDBusMessage& message) const {
     const QVariantList args = message.arguments();
-    if (m_bound && qvariant_cast<QDBusObjectPath>(args.value(0)).path() == m_session && args.value(1).toString() == kShortcutId)
-        emit activated();
+    return isBound() && qvariant_cast<QDBusObjectPath>(args.value(0)).path() == m_session &&
+           args.value(1).toString() == kShortcutId;
+}
+
+void PortalShortcut::onActivated(const QDBusMessage& message) {
+    if (isOurs(message)) emit activated();
 }
 
 void PortalShortcut::onDeactivated(const QDBusMessage& message) {
-    const QVariantList args = message.arguments();
-    if (m_bound && qvariant_cast<QDBusObjectPath>(args.value(0)).path() == m_session && args.value(1).toString() == kShortcutId)
-        emit deactivated();
+    if (isOurs(message)) emit deactivated();
 }
 
 } // namespace hearsay::ui

@@ -35,8 +35,8 @@ public:
     void bind(const QString& trigger, const QString& description);
     // Ends the binding (the portal session).
     void close();
-    bool isBound() const { return m_bound; }
-    bool isPending() const { return m_stage != Stage::Idle && !m_bound; }
+    bool isBound() const { return m_stage == Stage::Bound; }
+    bool isPending() const { return m_stage == Stage::CreatingSession || m_stage == Stage::Binding; }
     // The desktop's words for the keys it bound ("Ctrl+Alt+D").
     QString triggerDescription() const { return m_trigger; }
 
@@ -61,11 +61,14 @@ private:
     // the answer goes to onResponse().
     void request(const QString& method, QVariantList args, QVariantMap options);
     void fail(const QString& why);
+    // Takes the Response of the request at `path` (none when empty) instead of the last one's.
+    void listenOnRequest(const QString& path);
+    // Whether an Activated or Deactivated signal is for this binding.
+    bool isOurs(const QDBusMessage& message) const;
 
     QDBusConnection m_bus;
     Stage m_stage = Stage::Idle;
     QString m_requestPath, m_session, m_trigger, m_wantedTrigger, m_description;
-    bool m_bound = false;
     int m_tokens = 0;
 };
 

@@ -31,8 +31,8 @@ void declareType(CLI::App& c) {
     addText(c, "--file", "FILE", "type the contents of FILE instead (- for standard input)");
     addChoice(c, "--method", {"type", "paste", "automatic", "auto"},
               "type (the default), paste, or automatic (paste a text of 100 characters or more, 40 through wtype, "
-              "or one with a character the layout lacks; type anything else). Pasting puts the text on the clipboard (wl-copy), "
-              "presses the paste chord of the focused window (Ctrl+V; Ctrl+Shift+V in terminals that sway names) "
+              "or one with a character the layout lacks; type anything else). Pasting puts the text on the "
+              "clipboard (wl-copy), presses the paste chord of the focused window (Ctrl+V; Ctrl+Shift+V in terminals that sway names) "
               "and puts the previous text back; Wayland only (on X11 the desktop application pastes, and automatic "
               "types)");
     addNumber(c, "--delay", 0.0, 3600.0, "wait S seconds first (time to focus the target window; default 0)");

@@ -1,6 +1,7 @@
 // Typing through the RemoteDesktop portal (see portal_typer.h).
 #include "core/typing/portal_typer.h"
 
+#include "core/typing/key_symbols.h"
 #include "core/util/utf8.h"
 
 #include <systemd/sd-bus.h>
@@ -47,13 +48,8 @@ struct BusError {
     bool is(const char* name) const { return e.name && std::strcmp(e.name, name) == 0; }
 };
 
-// The key symbol that types `cp`; NoSymbol for a control character other than newline and tab.
-uint32_t keysymFor(uint32_t cp) {
-    if (cp == '\n') return XKB_KEY_Return;
-    if (cp == '\t') return XKB_KEY_Tab;
-    if (cp < 0x20 || cp == 0x7F) return XKB_KEY_NoSymbol;
-    return xkb_utf32_to_keysym(cp);
-}
+// A failed sd-bus call, in words.
+Error busFailure(int r, const std::string& what = "D-Bus") { return makeError(what + ": " + std::strerror(-r)); }
 
 // What a request's Response carries that Hearsay uses.
 struct Response {
@@ -124,6 +120,13 @@ public:
     explicit Portal(Bus bus) : m_bus(std::move(bus)) {}
     sd_bus* bus() const { return m_bus.get(); }
 
+    // Ends `session` (errors ignored: the desktop ends it too when the bus connection goes).
+    void close(const std::string& session) {
+        BusError error;
+        sd_bus_call_method(bus(), kPortal, session.c_str(), "org.freedesktop.portal.Session", "Close", &error.e,
+                           nullptr, nullptr);
+    }
+
     // Calls `method` of RemoteDesktop with `session` (when not empty), `parentWindow` (when
     // `withParent`) and the options `options` appends (a handle token is added), then waits up to
     // `timeoutMs` for the Response.
@@ -132,7 +135,7 @@ public:
                              int timeoutMs) {
         const std::string token = "hearsay_" + std::to_string(getpid()) + "_" + std::to_string(++m_tokens);
         const char* unique = nullptr;
-        if (int r = sd_bus_get_unique_name(bus(), &unique); r < 0) return makeError(std::string("D-Bus: ") + std::strerror(-r));
+        if (int r = sd_bus_get_unique_name(bus(), &unique); r < 0) return busFailure(r);
         std::string sender = unique + 1;  // ":1.42" -> "1_42"
         for (char& c : sender)
             if (c == '.') c = '_';
@@ -143,12 +146,12 @@ public:
         if (int r = sd_bus_match_signal(bus(), &slot, nullptr, expected.c_str(), "org.freedesktop.portal.Request",
                                         "Response", onResponse, &response);
             r < 0)
-            return makeError(std::string("D-Bus: cannot listen for the portal's answer: ") + std::strerror(-r));
+            return busFailure(r, "D-Bus: cannot listen for the portal's answer");
         Slot match(slot), otherMatch;
 
         sd_bus_message* raw = nullptr;
         if (int r = sd_bus_message_new_method_call(bus(), &raw, kPortal, kPath, kRemoteDesktop, method); r < 0)
-            return makeError(std::string("D-Bus: ") + std::strerror(-r));
+            return busFailure(r);
         Message call(raw);
         int r = 0;
         if (!session.empty() && r >= 0) r = sd_bus_message_append(call.get(), "o", session.c_str());
@@ -157,7 +160,7 @@ public:
         if (r >= 0) r = sd_bus_message_append(call.get(), "{sv}", "handle_token", "s", token.c_str());
         if (r >= 0) r = options(call.get());
         if (r >= 0) r = sd_bus_message_close_container(call.get());
-        if (r < 0) return makeError(std::string("D-Bus: ") + std::strerror(-r));
+        if (r < 0) return busFailure(r);
 
         BusError error;
         sd_bus_message* replyRaw = nullptr;
@@ -174,12 +177,12 @@ public:
         }
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
         while (!response.arrived) {
-            if (r = sd_bus_process(bus(), nullptr); r < 0) return makeError(std::string("D-Bus: ") + std::strerror(-r));
+            if (r = sd_bus_process(bus(), nullptr); r < 0) return busFailure(r);
             if (r > 0) continue;
-            const auto left = std::chrono::duration_cast<std::chrono::microseconds>(deadline - std::chrono::steady_clock::now());
+            const auto left =
+                std::chrono::duration_cast<std::chrono::microseconds>(deadline - std::chrono::steady_clock::now());
             if (left.count() <= 0) return makeError(std::string(method) + ": no answer from the desktop");
-            if (r = sd_bus_wait(bus(), uint64_t(left.count())); r < 0)
-                return makeError(std::string("D-Bus: ") + std::strerror(-r));
+            if (r = sd_bus_wait(bus(), uint64_t(left.count())); r < 0) return busFailure(r);
         }
         if (response.parseError < 0) return makeError(std::string(method) + ": an answer Hearsay cannot read");
         return response;
@@ -195,11 +198,7 @@ public:
     PortalTyper(std::unique_ptr<Portal> portal, std::string session, uint32_t version)
         : m_portal(std::move(portal)), m_session(std::move(session)), m_version(version) {}
 
-    ~PortalTyper() override {
-        BusError error;
-        sd_bus_call_method(m_portal->bus(), kPortal, m_session.c_str(), "org.freedesktop.portal.Session", "Close",
-                           &error.e, nullptr, nullptr);
-    }
+    ~PortalTyper() override { m_portal->close(m_session); }
 
     Result<void> type(std::string_view utf8) override {
         size_t bad = 0;
@@ -207,8 +206,9 @@ public:
         if (!points) return makeError("cannot type: not UTF-8 at byte " + std::to_string(bad));
         std::vector<uint32_t> keysyms;
         for (uint32_t cp : *points) {
-            const uint32_t keysym = keysymFor(cp);
-            if (keysym == XKB_KEY_NoSymbol) return makeError("cannot type " + codePointName(cp) + ": it has no key symbol");
+            const uint32_t keysym = keysymForCharacter(cp);
+            if (keysym == XKB_KEY_NoSymbol)
+                return makeError("cannot type " + codePointName(cp) + ": it has no key symbol");
             keysyms.push_back(keysym);
         }
         for (uint32_t keysym : keysyms) {
@@ -222,7 +222,7 @@ public:
         const auto points = codePointsOf(utf8);
         if (!points) return 0xFFFD;
         for (uint32_t cp : *points)
-            if (keysymFor(cp) == XKB_KEY_NoSymbol) return cp;
+            if (keysymForCharacter(cp) == XKB_KEY_NoSymbol) return cp;
         return std::nullopt;
     }
 
@@ -250,8 +250,8 @@ public:
 private:
     Result<void> send(uint32_t keysym, uint32_t state) {
         BusError error;
-        const int r = sd_bus_call_method(m_portal->bus(), kPortal, kPath, kRemoteDesktop, "NotifyKeyboardKeysym", &error.e,
-                                         nullptr, "oa{sv}iu", m_session.c_str(), 0, int32_t(keysym), state);
+        const int r = sd_bus_call_method(m_portal->bus(), kPortal, kPath, kRemoteDesktop, "NotifyKeyboardKeysym",
+                                         &error.e, nullptr, "oa{sv}iu", m_session.c_str(), 0, int32_t(keysym), state);
         if (r < 0) return makeError("the desktop no longer takes keys (RemoteDesktop portal): " + error.text(r));
         return {};
     }
@@ -280,7 +280,8 @@ Result<std::unique_ptr<TextTyper>> openPortalTyper(int startTimeoutMs) {
     uint32_t version = 0, types = 0;
     {
         BusError error;
-        int r = sd_bus_get_property_trivial(portal->bus(), kPortal, kPath, kRemoteDesktop, "version", &error.e, 'u', &version);
+        int r = sd_bus_get_property_trivial(portal->bus(), kPortal, kPath, kRemoteDesktop, "version", &error.e, 'u',
+                                            &version);
         if (r < 0 && (error.is(SD_BUS_ERROR_SERVICE_UNKNOWN) || error.is(SD_BUS_ERROR_NAME_HAS_NO_OWNER)))
             return makeError(context + "no desktop portal runs on the session bus (xdg-desktop-portal)");
         if (r < 0)
@@ -299,38 +300,35 @@ Result<std::unique_ptr<TextTyper>> openPortalTyper(int startTimeoutMs) {
     if (created->code != 0 || created->sessionHandle.empty())
         return makeError(context + "the desktop did not open a session (answer " + std::to_string(created->code) + ")");
     const std::string session = created->sessionHandle;
-    // From here the session is the typer's to close, also when a later step fails.
-    auto closeSession = [&] {
-        BusError error;
-        sd_bus_call_method(portal->bus(), kPortal, session.c_str(), "org.freedesktop.portal.Session", "Close", &error.e,
-                           nullptr, nullptr);
-    };
+    // From here the session is closed when a later step fails (and by the typer when none does).
     const std::string saved = version >= 2 ? readToken() : std::string();
     auto selected = portal->request("SelectDevices", session, false,
                                     [&](sd_bus_message* m) {
                                         int r = sd_bus_message_append(m, "{sv}", "types", "u", kKeyboard);
                                         if (r >= 0 && version >= 2)
-                                            r = sd_bus_message_append(m, "{sv}", "persist_mode", "u", kPersistUntilRevoked);
+                                            r = sd_bus_message_append(m, "{sv}", "persist_mode", "u",
+                                                                      kPersistUntilRevoked);
                                         if (r >= 0 && !saved.empty())
                                             r = sd_bus_message_append(m, "{sv}", "restore_token", "s", saved.c_str());
                                         return r;
                                     },
                                     kRequestTimeoutMs);
     if (!selected || selected->code != 0) {
-        closeSession();
+        portal->close(session);
         if (!selected) return selected.error().prefixed(context);
         return makeError(context + "the desktop refused the keyboard (answer " + std::to_string(selected->code) + ")");
     }
     auto started = portal->request("Start", session, true, [](sd_bus_message*) { return 0; }, startTimeoutMs);
     if (!started || started->code != 0) {
-        closeSession();
+        portal->close(session);
         if (!started) return started.error().prefixed(context);
-        return makeError(context + (started->code == 1 ? "the user did not allow Hearsay to type (the desktop's question "
-                                                         "was answered no)"
-                                                       : "the desktop ended the session before it started"));
+        return makeError(context + (started->code == 1
+                                        ? "the user did not allow Hearsay to type (the desktop's question was "
+                                          "answered no)"
+                                        : "the desktop ended the session before it started"));
     }
     if (!started->devices || !(*started->devices & kKeyboard)) {
-        closeSession();
+        portal->close(session);
         return makeError(context + "the desktop started the session without a keyboard");
     }
     if (!started->restoreToken.empty()) writeToken(started->restoreToken);

@@ -196,7 +196,8 @@ Result<std::unique_ptr<TextTyper>> openWaylandTyper() {
         // wtype's words for a compositor without the protocol: "... the virtual keyboard protocol".
         if (probe->errors.find("virtual keyboard") != std::string::npos)
             message += ". Typing needs the virtual-keyboard protocol (sway, Hyprland, river and other wlroots "
-                       "compositors have it); GNOME and KDE type through the RemoteDesktop portal (HEARSAY_TYPER=portal)";
+                       "compositors have it); GNOME and KDE type through the RemoteDesktop portal "
+                       "(HEARSAY_TYPER=portal)";
         return makeError(message);
     }
     return std::unique_ptr<TextTyper>(std::make_unique<WaylandTyper>(name));

@@ -12,6 +12,7 @@
 // desktop application to paste such text instead, with a chord pressChord() sends.
 #include "core/typing/x11_typer.h"
 
+#include "core/typing/key_symbols.h"
 #include "core/util/utf8.h"
 
 #include <X11/XKBlib.h>
@@ -60,7 +61,7 @@ public:
         Result<void> result;
         std::vector<std::pair<KeySym, KeyCode>> remapped;  // spare keys given a symbol, this text
         for (uint32_t cp : *points) {
-            const KeySym sym = symbolFor(cp);
+            const KeySym sym = keysymForCharacter(cp);
             if (sym == NoSymbol) {
                 result = makeError("cannot type " + codePointName(cp) + ": no key symbol for it");
                 break;
@@ -104,7 +105,7 @@ public:
         Keyboard keyboard(m_display);
         if (!keyboard.valid()) return points->empty() ? std::nullopt : std::optional<uint32_t>(points->front());
         for (uint32_t cp : *points) {
-            const KeySym sym = symbolFor(cp);
+            const KeySym sym = keysymForCharacter(cp);
             if (sym == NoSymbol || !find(keyboard.xkb, keyboard.modifiers, keyboard.state.group, sym)) return cp;
         }
         return std::nullopt;
@@ -171,14 +172,6 @@ private:
         Keyboard(const Keyboard&) = delete;
         Keyboard& operator=(const Keyboard&) = delete;
     };
-
-    // The key symbol for a character; NoSymbol for a control character other than newline and tab.
-    static KeySym symbolFor(uint32_t cp) {
-        if (cp == '\n') return XK_Return;
-        if (cp == '\t') return XK_Tab;
-        if (cp < 0x20 || cp == 0x7F) return NoSymbol;
-        return xkb_utf32_to_keysym(cp);
-    }
 
     // A key that carries `sym` on its first level, in the current group or else in any group (a
     // Latin letter for a shortcut while a Cyrillic or Greek group is active: programs look its
