@@ -218,16 +218,26 @@ Result<void> StreamingSession::step(uint64_t end, bool draining) {
         // (a late one, or one that took a burst of captured audio at once) may already have
         // decoded the window past it and committed text from that audio. The last decode of the
         // utterance then ends where that window ended, not at the speech end: a shorter window
-        // would drop audio from under its committed prefix (Whisper decodes it again, garbled)
-        // and the next window, starting at the speech end, would hold committed audio again.
+        // would drop audio from under its committed prefix (Whisper decodes it again, garbled).
+        // The next window still starts at the speech end unless committed words reach past it:
+        // then it would hold committed audio again.
         const uint64_t e = guardedWindowEnd(std::max(std::min(alignDown(m_utteranceEnds.front()), end), m_decodedEnd));
+        const uint64_t speechEnd = std::min(alignDown(m_utteranceEnds.front()), e);
         m_utteranceEnds.erase(m_utteranceEnds.begin());
-        if (auto ok = finishUtterance(e, record); !ok) return ok;
+        m_speechEnd = speechEnd;
+        auto finished = finishUtterance(e, record);
+        m_speechEnd = 0;
+        if (!finished) return finished;
         ++m_summary.utterances;
         closeUtteranceLatency();
         m_lastSpeechEnd = std::max(m_lastSpeechEnd, e);
-        // Everything of the utterance is committed: the next window starts at its end.
-        if (m_options.contextSilenceSeconds <= 0.0 && m_agreement.tentative().empty()) startNewWindow(e);
+        // Everything of the utterance is committed: the next window starts where its audio ends,
+        // at e, or (with word timings) before it where a late step decoded past the speech's end
+        // and the committed words end earlier (see emitCommitted).
+        if (m_options.contextSilenceSeconds <= 0.0 && m_agreement.tentative().empty()) {
+            const uint64_t next = m_options.wordTimings ? std::max(speechEnd, m_committedAudioEnd) : e;
+            startNewWindow(std::clamp(next, m_windowStart, e));
+        }
     }
 
     const bool speech = !m_options.useVad || m_speechOpen || (draining && !m_agreement.tentative().empty());
@@ -489,9 +499,17 @@ void StreamingSession::emitCommitted(size_t first, size_t count, const std::vect
         ++textIndex;
     }
     closeWord(lastShown);
-    // The audio of the committed text: all of the window at the end of an utterance (or Stop),
-    // else up to the estimated end of the last committed word.
-    const uint64_t audioEnd = endOfUtterance ? windowEnd : (haveTimes ? samplesOf(out.end) : 0);
+    // The audio of the committed text: up to the estimated end of the last committed word; all of
+    // the window at the end of an utterance (or Stop). Where a late step decoded the utterance's
+    // window past the detector's end of speech, the audio after both that end and the last
+    // committed word's aligned end is not the utterance's: the next utterance may begin there
+    // (a pause just over the detector's minimum), and it belongs to the next window, else the
+    // start of its first word would be cut off.
+    uint64_t audioEnd = haveTimes ? samplesOf(out.end) : 0;
+    if (endOfUtterance) {
+        const bool aligned = m_options.wordTimings && !out.words.empty();
+        audioEnd = aligned && m_speechEnd > 0 ? std::max(audioEnd, m_speechEnd) : windowEnd;
+    }
     m_committedAudioEnd = std::max(m_committedAudioEnd, std::min(windowEnd, (audioEnd + kHopLength - 1) / kHopLength * kHopLength));
     if (out.tokens.empty()) return;
     m_lastCommittedEnd = out.end;

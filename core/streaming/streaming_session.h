@@ -105,6 +105,7 @@ private:
     uint64_t m_windowStart = 0;       // sample; a multiple of 160
     uint64_t m_decodedEnd = 0;        // end of the last window decoded since the window started (≥ m_windowStart)
     uint64_t m_committedAudioEnd = 0; // sample: the audio before it has its text committed
+    uint64_t m_speechEnd = 0;         // sample: the detector's end of the utterance being finished (0: none)
     double m_lastCommittedEnd = 0.0;  // seconds: the end of the last committed piece (the next starts no earlier)
     bool m_speechOpen = false;        // a speech start without its end yet
     uint64_t m_lastSpeechEnd = 0;     // where the last utterance ended (sample)
