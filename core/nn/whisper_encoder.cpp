@@ -12,13 +12,13 @@ WhisperEncoder::WhisperEncoder(const WhisperConfig& config, const NetworkWeights
     const size_t t = static_cast<size_t>(config.nAudioCtx), d = static_cast<size_t>(config.nAudioState);
     const size_t mels = static_cast<size_t>(config.nMels);
     m_x = backend.allocate(t * d);
-    m_ln = backend.allocate(t * d);
-    m_q = backend.allocate(t * d);
-    m_k = backend.allocate(t * d);
-    m_v = backend.allocate(t * d);
-    m_attn = backend.allocate(t * d);
-    m_hidden = backend.allocate(4 * t * d);
-    m_columns = backend.allocate(std::max(2 * t * mels * 3, t * d * 3));
+    // The columns follow conv1's output: [T][3d] for conv2, and conv1's [2T][3·n_mels] (smaller
+    // at every Whisper size, but not at every test model's).
+    m_rows = backend.allocate(std::max(5 * t * d, 2 * t * d + std::max(3 * t * d, 6 * t * mels)));
+    // A quarter of the positions at a time: the hidden rows take no more room than one [T][d]
+    // buffer instead of four, and each block is still a large product.
+    m_blockRows = (t + 3) / 4;
+    m_hidden = backend.allocate(4 * m_blockRows * d);
     m_scores = backend.allocate(std::max<size_t>(1, backend.attentionWorkspaceElements(config.nAudioCtx, config.nAudioCtx)));
 }
 
@@ -28,7 +28,7 @@ size_t WhisperEncoder::melElements() const {
 
 size_t WhisperEncoder::workspaceBytes() const {
     size_t bytes = 0;
-    for (const auto* b : {&m_x, &m_ln, &m_q, &m_k, &m_v, &m_attn, &m_hidden, &m_columns, &m_scores}) bytes += (*b)->bytes();
+    for (const auto* b : {&m_x, &m_rows, &m_hidden, &m_scores}) bytes += (*b)->bytes();
     return bytes;
 }
 
@@ -38,20 +38,21 @@ void WhisperEncoder::run(BufferView mel, BufferView out, int positions) {
     const int t = positions, d = m_config.nAudioState, heads = m_config.nAudioHead;
     if (t < 1 || t > m_config.nAudioCtx) throw std::logic_error("encoder: audio context out of range");
     const size_t td = static_cast<size_t>(t) * static_cast<size_t>(d);
-    // Buffers are sized for n_audio_ctx positions; this window uses the first t.
-    BufferView x = BufferView(m_x.get()).slice(0, td), ln = BufferView(m_ln.get()).slice(0, td);
-    BufferView q = BufferView(m_q.get()).slice(0, td), k = BufferView(m_k.get()).slice(0, td);
-    BufferView v = BufferView(m_v.get()).slice(0, td), attn = BufferView(m_attn.get()).slice(0, td);
-    BufferView hidden = BufferView(m_hidden.get()).slice(0, 4 * td);
+    // Buffers are sized for n_audio_ctx positions; this window uses the first t of each.
+    const size_t full = static_cast<size_t>(m_config.nAudioCtx) * static_cast<size_t>(d);
+    BufferView rows(m_rows.get());
+    BufferView x = BufferView(m_x.get()).slice(0, td), ln = rows.slice(0, td);
+    BufferView q = rows.slice(full, td), k = rows.slice(2 * full, td);
+    BufferView v = rows.slice(3 * full, td), attn = rows.slice(4 * full, td);
     mel = mel.slice(0, 2 * static_cast<size_t>(t) * static_cast<size_t>(m_config.nMels));
     out = out.slice(0, td);
 
     // conv1: [2T][n_mels] -> [2T][d], GELU; conv2 (stride 2): [2T][d] -> [T][d], GELU
-    BufferView conv1Out = hidden.slice(0, 2 * td);
-    be.conv1d(mel, 2 * t, m_config.nMels, viewOf(w.conv1.weight), viewOf(w.conv1.bias), conv1Out, d, 1,
-              BufferView(m_columns.get()));
+    BufferView conv1Out = rows.slice(0, 2 * td);
+    BufferView columns = rows.slice(2 * full, rows.size - 2 * full);
+    be.conv1d(mel, 2 * t, m_config.nMels, viewOf(w.conv1.weight), viewOf(w.conv1.bias), conv1Out, d, 1, columns);
     be.gelu(conv1Out);
-    be.conv1d(conv1Out, 2 * t, d, viewOf(w.conv2.weight), viewOf(w.conv2.bias), x, d, 2, BufferView(m_columns.get()));
+    be.conv1d(conv1Out, 2 * t, d, viewOf(w.conv2.weight), viewOf(w.conv2.bias), x, d, 2, columns);
     be.gelu(x);
     // + positional embedding rows [0, T)
     be.add(x, viewOf(w.encoderPositional).slice(0, td));
@@ -83,9 +84,14 @@ void WhisperEncoder::run(BufferView mel, BufferView out, int positions) {
         be.linear(attn, viewOf(layer.attn.out.weight), viewOf(layer.attn.out.bias), x, t, d, d, true);
         // x += fc2(GELU(fc1(LN(x))))
         be.layerNorm(x, viewOf(layer.mlpLn.gamma), viewOf(layer.mlpLn.beta), ln, t, d, kLayerNormEps);
-        const LinearTarget fc1 = {viewOf(layer.fc1.weight), viewOf(layer.fc1.bias), hidden, 4 * d, false, true};
-        be.linearMany(ln, {&fc1, 1}, t, d);  // with GELU
-        be.linear(hidden, viewOf(layer.fc2.weight), viewOf(layer.fc2.bias), x, t, 4 * d, d, true);
+        for (int first = 0; first < t; first += int(m_blockRows)) {
+            const int n = std::min(int(m_blockRows), t - first);
+            const size_t at = size_t(first) * size_t(d), nd = size_t(n) * size_t(d);
+            BufferView hidden = BufferView(m_hidden.get()).slice(0, 4 * nd);
+            const LinearTarget fc1 = {viewOf(layer.fc1.weight), viewOf(layer.fc1.bias), hidden, 4 * d, false, true};
+            be.linearMany(ln.slice(at, nd), {&fc1, 1}, n, d);  // with GELU
+            be.linear(hidden, viewOf(layer.fc2.weight), viewOf(layer.fc2.bias), x.slice(at, nd), n, 4 * d, d, true);
+        }
     }
     be.layerNorm(x, viewOf(w.encoderLn.gamma), viewOf(w.encoderLn.beta), out, t, d, kLayerNormEps);
 }

@@ -29,14 +29,13 @@ private:
     const NetworkWeights& m_weights;
     Backend& m_backend;
     std::unique_ptr<DeviceBuffer> m_x;        // [T][d] residual stream
-    std::unique_ptr<DeviceBuffer> m_ln;       // [T][d]
-    std::unique_ptr<DeviceBuffer> m_q;        // [T][d]
-    std::unique_ptr<DeviceBuffer> m_k;        // [T][d]
-    std::unique_ptr<DeviceBuffer> m_v;        // [T][d]
-    std::unique_ptr<DeviceBuffer> m_attn;     // [T][d]
-    std::unique_ptr<DeviceBuffer> m_hidden;   // [T][4d] MLP hidden; also conv1 output [2T][d]
-    std::unique_ptr<DeviceBuffer> m_columns;  // im2col [2T][n_mels·3] or [T][d·3]
+    // The layers' rows: ln, q, k, v and the attention output, [T][d] each, one after another;
+    // during the convolutions, conv1's output [2T][d] and then the im2col columns of each
+    // convolution ([2T][n_mels·3], then [T][d·3]), which are dead once the layers begin.
+    std::unique_ptr<DeviceBuffer> m_rows;
+    std::unique_ptr<DeviceBuffer> m_hidden;   // [block rows][4d]: the MLP runs a block of rows at a time
     std::unique_ptr<DeviceBuffer> m_scores;   // attention workspace
+    size_t m_blockRows = 0;                   // rows of one MLP block
 };
 
 } // namespace hearsay
