@@ -1,6 +1,10 @@
 // Dictation into other applications (see dictate_anywhere.h).
 #include "ui/dictate_anywhere.h"
 
+#include <QCoreApplication>
+#include <QPointer>
+
+#include <thread>
 #include <utility>
 
 namespace hearsay::ui {
@@ -37,6 +41,7 @@ void DictateAnywhere::apply(const AnywhereSettings& settings) {
 QString DictateAnywhere::typingStatus() const {
     if (!m_settings.typeText) return tr("off");
     if (m_typer) return QString::fromStdString(m_typer->describe());
+    if (m_opening) return tr("waiting for the desktop's answer (may Hearsay use the keyboard?)");
     return m_typerError.isEmpty() ? tr("at the first committed text") : m_typerError;
 }
 
@@ -53,7 +58,7 @@ void DictateAnywhere::typeWaiting() {
     // server (its event loop delivers them), follow it, in order.
     if (m_inserting) return;
     m_inserting = true;
-    while ((!m_waiting.empty() || !m_steps.empty()) && !m_paste.busy()) {
+    while ((!m_waiting.empty() || !m_steps.empty()) && !m_paste.busy() && !m_opening) {
         if (m_steps.empty()) insertWaiting();
         runSteps();
     }
@@ -67,19 +72,13 @@ void DictateAnywhere::fail(const std::string& why) {
 }
 
 void DictateAnywhere::insertWaiting() {
-    std::vector<std::string> pieces = std::exchange(m_waiting, {});
-    if (pieces.empty() || m_failedThisRun) return;
+    if (m_failedThisRun) m_waiting.clear();
+    if (m_waiting.empty()) return;
     if (!m_typer) {
-        auto opened = openTextTyper();
-        if (!opened) {
-            m_typerError = QString::fromStdString(opened.message());
-            fail(opened.message());
-            emit statusChanged();
-            return;
-        }
-        m_typer = std::move(opened).value();
-        emit statusChanged();
+        openTyper();
+        if (!m_typer) return;  // failed, or the desktop is asking: the pieces wait
     }
+    std::vector<std::string> pieces = std::exchange(m_waiting, {});
     std::string text;
     for (const std::string& piece : pieces) text += m_spacing.next(piece);
     // Typed or pasted is chosen for the whole text (its length, its characters), then its
@@ -88,6 +87,39 @@ void DictateAnywhere::insertWaiting() {
     const auto missing = mode == InsertionMode::Automatic ? m_typer->missingCharacter(text) : std::nullopt;
     const bool paste = pasteReason(mode, text, missing, pasteFromCodePoints(*m_typer)) != PasteReason::Typed;
     for (InsertionStep& step : planNewlines(text, m_settings.newline)) m_steps.push_back({std::move(step), paste});
+}
+
+void DictateAnywhere::openTyper() {
+    if (m_opening) return;
+    if (!textTyperAsksTheUser()) {
+        typerOpened(openTextTyper());
+        return;
+    }
+    m_opening = true;
+    emit statusChanged();
+    // The thread holds no pointer to this object: its answer goes through the application's event
+    // loop, to this object only if it still exists (a typer opened for a window that has gone is
+    // closed there).
+    QPointer<DictateAnywhere> self(this);
+    std::thread([self] {
+        auto opened = std::make_shared<Result<std::unique_ptr<TextTyper>>>(openTextTyper());
+        QMetaObject::invokeMethod(QCoreApplication::instance(), [self, opened] {
+            if (self) self->typerOpened(std::move(*opened));
+        }, Qt::QueuedConnection);
+    }).detach();
+}
+
+void DictateAnywhere::typerOpened(Result<std::unique_ptr<TextTyper>> opened) {
+    const bool answered = std::exchange(m_opening, false);
+    if (!opened) {
+        m_typerError = QString::fromStdString(opened.message());
+        fail(opened.message());
+        m_waiting.clear();  // in the transcript and the journal
+    } else {
+        m_typer = std::move(opened).value();
+    }
+    emit statusChanged();
+    if (answered && !m_shortcut.isDown()) typeWaiting();  // the pieces that waited for the answer
 }
 
 // Runs the planned steps in order until they are done, one fails, or a paste starts (the rest

@@ -43,8 +43,9 @@ public:
     // Types a committed piece when typing is on and `ownWindowActive` is false. While the
     // shortcut is held (push-to-talk) the keyboard belongs to its grab, so pieces wait and are
     // typed when it is let go; so do pieces committed while a paste is under way (they follow it
-    // in order). The first failure of a run is reported by typingFailed(), and nothing more is
-    // typed in that run.
+    // in order), and pieces committed while the desktop asks the user whether Hearsay may type
+    // (the portal, at the first piece). The first failure of a run is reported by typingFailed(),
+    // and nothing more is typed in that run.
     void committed(const std::string& text, bool ownWindowActive);
 
 signals:
@@ -77,6 +78,12 @@ private:
 
     void typeWaiting();
     void insertWaiting();
+    // Opens the typer; where it asks the user (the portal's Start, textTyperAsksTheUser()) on a
+    // thread of its own, so that the window keeps painting and taking pieces while the desktop's
+    // question is open: they wait in m_waiting and follow once the answer is in (typerOpened()).
+    void openTyper();
+    void typerOpened(Result<std::unique_ptr<TextTyper>> opened);
+    bool m_opening = false;
     void runSteps();
     bool pasted(const std::string& text);
     void fail(const std::string& why);

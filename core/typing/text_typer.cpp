@@ -50,4 +50,10 @@ Result<std::unique_ptr<TextTyper>> openTextTyper() {
     return makeError(wtype.message() + "; " + portal.message());
 }
 
+bool textTyperAsksTheUser() {
+    const std::string choice = environment("HEARSAY_TYPER");
+    if (!choice.empty()) return choice == "portal";
+    return !environment("WAYLAND_DISPLAY").empty() && (desktopIs("GNOME") || desktopIs("KDE"));
+}
+
 } // namespace hearsay

@@ -48,5 +48,9 @@ public:
 // portal_typer.h), wtype elsewhere (wayland_typer.h), and the portal where wtype finds no virtual
 // keyboard. $HEARSAY_TYPER (x11, wayland or portal) chooses instead. An error says why there is none.
 Result<std::unique_ptr<TextTyper>> openTextTyper();
+// Whether openTextTyper() opens the RemoteDesktop portal first (HEARSAY_TYPER=portal, or GNOME or
+// KDE on Wayland): its Start waits for the user's answer to the desktop's question, up to
+// kPortalStartTimeoutMs, so a program with a window opens it off its event loop's thread.
+bool textTyperAsksTheUser();
 
 } // namespace hearsay

@@ -9,7 +9,8 @@
 // Standard input takes "press ID" and "release ID", sent as Activated and Deactivated to every
 // shortcut session (a key of the desktop going down and up).
 // Options: --refuse-start (the user says no to keyboard access), --no-keyboard (the desktop lends
-// no keyboard), --refuse-shortcuts (the user says no to the shortcut).
+// no keyboard), --refuse-shortcuts (the user says no to the shortcut), --start-after-ms=N (the
+// user answers the keyboard question N ms after it was asked).
 #include <QCoreApplication>
 #include <QDBusArgument>
 #include <QDBusConnection>
@@ -20,6 +21,7 @@
 #include <QDBusVirtualObject>
 #include <QSocketNotifier>
 #include <QStringList>
+#include <QTimer>
 
 #include <cstdio>
 #include <unistd.h>
@@ -87,9 +89,18 @@ public:
             }
             if (member == "Start") {
                 say("rd-start");
-                if (m_options.contains("--refuse-start")) return response(message, 1, {});
+                const uint code = m_options.contains("--refuse-start") ? 1u : 0u;
                 const uint devices = m_options.contains("--no-keyboard") ? 2u : 1u;  // 2: a pointer only
-                return response(message, 0, {{"devices", devices}, {"restore_token", QString("token-%1").arg(++m_tokens)}});
+                const QVariantMap results = code != 0 ? QVariantMap()
+                                                      : QVariantMap{{"devices", devices},
+                                                                    {"restore_token", QString("token-%1").arg(++m_tokens)}};
+                const int after = optionValue("--start-after-ms=");
+                if (after <= 0) return response(message, code, results);
+                QTimer::singleShot(after, [this, message, code, results] {
+                    say("rd-answer");
+                    response(message, code, results);
+                });
+                return true;
             }
             if (member == "NotifyKeyboardKeysym") {
                 say(QString("keysym %1 %2").arg(args.value(2).toInt()).arg(args.value(3).toUInt()));
@@ -132,6 +143,12 @@ public:
     }
 
 private:
+    // The number in option `prefix`N, or 0.
+    int optionValue(const QString& prefix) const {
+        for (const QString& option : m_options)
+            if (option.startsWith(prefix)) return option.mid(prefix.size()).toInt();
+        return 0;
+    }
     bool reply(const QDBusMessage& message, const QVariantList& values) {
         m_connection.send(message.createReply(values));
         return true;
