@@ -22,10 +22,24 @@ namespace hearsay {
 
 // What a buffer's elements are: float32 (everything allocate() makes, most weights), IEEE half
 // (weight matrices a backend keeps as half; CUDA's half KV buffers from allocateKv()) or ggml's
-// q8_0 blocks (32 int8 with an f16 scale, 34 bytes; weight matrices the CPU keeps as stored).
-enum class ElementType { F32, F16, Q8_0 };
+// q8_0 blocks (32 int8 with an f16 scale, 34 bytes) or q5_0 blocks (32 five-bit integers with an
+// f16 scale, 22 bytes): weight matrices the CPU keeps as stored.
+enum class ElementType { F32, F16, Q8_0, Q5_0 };
 inline constexpr size_t kQ8_0BlockElements = 32;
 inline constexpr size_t kQ8_0BlockBytes = 34;
+inline constexpr size_t kQ5_0BlockElements = 32;
+inline constexpr size_t kQ5_0BlockBytes = 22;
+inline constexpr bool isBlockType(ElementType e) { return e == ElementType::Q8_0 || e == ElementType::Q5_0; }
+// Bytes of `elements` elements of type e (whole blocks for the block types).
+inline constexpr size_t elementsBytes(ElementType e, size_t elements) {
+    switch (e) {
+    case ElementType::Q8_0: return elements / kQ8_0BlockElements * kQ8_0BlockBytes;
+    case ElementType::Q5_0: return elements / kQ5_0BlockElements * kQ5_0BlockBytes;
+    case ElementType::F16: return elements * 2;
+    case ElementType::F32: break;
+    }
+    return elements * 4;
+}
 
 // Storage owned by a backend (host memory for the CPU, device memory for CUDA). Elements are
 // float32 except the weight and KV buffers above, which only the ops that read weights or keys
@@ -43,12 +57,9 @@ public:
     void* address() const { return m_address; }  // host or device memory; null when empty
 
 protected:
-    // q8_0: elements is a multiple of kQ8_0BlockElements.
+    // q8_0, q5_0: elements is a multiple of their 32-element blocks.
     DeviceBuffer(size_t elements, ElementType element)
-        : m_elements(elements),
-          m_bytes(element == ElementType::Q8_0 ? elements / kQ8_0BlockElements * kQ8_0BlockBytes
-                                               : elements * (element == ElementType::F16 ? 2 : sizeof(float))),
-          m_element(element) {}
+        : m_elements(elements), m_bytes(elementsBytes(element, elements)), m_element(element) {}
     void setAddress(void* address) { m_address = address; }
 
 private:
@@ -206,14 +217,18 @@ std::string_view precisionName(Precision precision);
 Result<Precision> parsePrecision(std::string_view text);
 
 // A read-only operand that may be a weight kept in another element type than float32: exactly
-// one pointer is set (q8 points at the block holding the view's first element).
+// one pointer is set (q8 and q5 point at the block holding the view's first element).
 struct WeightPointer {
     const float* f32 = nullptr;
     const uint16_t* f16 = nullptr;  // IEEE half bits
     const uint8_t* q8 = nullptr;
+    const uint8_t* q5 = nullptr;
     const void* address() const {
-        return f32 ? static_cast<const void*>(f32) : f16 ? static_cast<const void*>(f16) : static_cast<const void*>(q8);
+        if (f32) return f32;
+        if (f16) return f16;
+        return q8 ? q8 : q5;
     }
+    bool blocks() const { return q8 || q5; }
 };
 
 // Elements spanned by `rows` rows of `width` with row stride `stride`.
@@ -379,8 +394,8 @@ protected:
     const DeviceBuffer& checkedBuffer(BufferView view, size_t needed, const char* what) const;
     // The address of a float32 view holding `needed` elements; another element type is refused.
     float* floatPointer(BufferView view, size_t needed, const char* what) const;
-    // The address of a read-only operand that may be a weight (float32, half or q8_0; a q8_0
-    // view starts on a block).
+    // The address of a read-only operand that may be a weight (float32, half, q8_0 or q5_0; a
+    // view of blocks starts on a block).
     WeightPointer weightPointer(BufferView view, size_t needed, const char* what) const;
     // The address of an index view of this backend holding `needed` ints.
     int32_t* indexPointer(IndexView view, size_t needed, const char* what) const;

@@ -15,6 +15,7 @@ const char* elementName(ElementType element) {
     case ElementType::F32: return "float32";
     case ElementType::F16: return "f16";
     case ElementType::Q8_0: return "q8_0";
+    case ElementType::Q5_0: return "q5_0";
     }
     return "?";
 }
@@ -56,14 +57,19 @@ float* Backend::floatPointer(BufferView view, size_t needed, const char* what) c
 WeightPointer Backend::weightPointer(BufferView view, size_t needed, const char* what) const {
     const DeviceBuffer& buffer = checkedBuffer(view, needed, what);
     switch (buffer.element()) {
-    case ElementType::F16: return {nullptr, static_cast<const uint16_t*>(buffer.address()) + view.offset, nullptr};
+    case ElementType::F16: return {nullptr, static_cast<const uint16_t*>(buffer.address()) + view.offset, nullptr, nullptr};
     case ElementType::Q8_0:
-        if (view.offset % kQ8_0BlockElements) fail(std::string(what) + ": a q8_0 view must start on a block");
-        return {nullptr, nullptr,
-                static_cast<const uint8_t*>(buffer.address()) + view.offset / kQ8_0BlockElements * kQ8_0BlockBytes};
+    case ElementType::Q5_0: {
+        if (view.offset % kQ8_0BlockElements) {
+            fail(std::string(what) + ": a " + elementName(buffer.element()) + " view must start on a block");
+        }
+        const uint8_t* block = static_cast<const uint8_t*>(buffer.address()) + elementsBytes(buffer.element(), view.offset);
+        if (buffer.element() == ElementType::Q8_0) return {nullptr, nullptr, block, nullptr};
+        return {nullptr, nullptr, nullptr, block};
+    }
     case ElementType::F32: break;
     }
-    return {static_cast<const float*>(buffer.address()) + view.offset, nullptr, nullptr};
+    return {static_cast<const float*>(buffer.address()) + view.offset, nullptr, nullptr, nullptr};
 }
 
 int32_t* Backend::indexPointer(IndexView view, size_t needed, const char* what) const {
@@ -119,10 +125,10 @@ void Backend::linear(BufferView x, BufferView w, BufferView bias, BufferView y, 
     const size_t r = rowCount(rows), n = static_cast<size_t>(in), m = static_cast<size_t>(out);
     floatPointer(x, r * n, "linear x");
     const WeightPointer weight = weightPointer(w, m * n, "linear weight");
-    if (weight.q8 && n % kQ8_0BlockElements) fail("linear: a q8_0 weight needs in to be a multiple of 32");
+    if (weight.blocks() && n % kQ8_0BlockElements) fail("linear: a block weight needs in to be a multiple of 32");
     const DeviceBuffer& yBuffer = checkedBuffer(y, r * m, "linear y");
     // y is float32, or a half KV buffer (allocateKv) where the backend keeps one.
-    if (yBuffer.element() == ElementType::Q8_0) fail("linear y: a q8_0 buffer");
+    if (isBlockType(yBuffer.element())) fail("linear y: a buffer of blocks");
     if (yBuffer.element() == ElementType::F16 && accumulate) fail("linear: cannot accumulate into a half buffer");
     if (!bias.empty()) floatPointer(bias, m, "linear bias");
     runLinear(x, w, bias, y, rows, in, out, accumulate);
@@ -172,7 +178,7 @@ void Backend::gelu(BufferView x) {
 void Backend::add(BufferView x, BufferView y) {
     if (x.size != y.size) fail("add: sizes differ");
     floatPointer(x, x.size, "add x");
-    if (weightPointer(y, y.size, "add y").q8) fail("add: a q8_0 operand");  // half for positional tables
+    if (weightPointer(y, y.size, "add y").blocks()) fail("add: an operand of blocks");  // half for positional tables
     runAdd(x, y);
 }
 
@@ -259,7 +265,7 @@ void Backend::attention(const AttentionArgs& a) {
     if (checkedBuffer(a.k, 0, "attention k").element() != checkedBuffer(a.v, 0, "attention v").element()) {
         fail("attention: k and v of different element types");
     }
-    if (a.k.buffer->element() == ElementType::Q8_0) fail("attention: q8_0 keys and values");
+    if (isBlockType(a.k.buffer->element())) fail("attention: keys and values in blocks");
     runAttention(a);
 }
 

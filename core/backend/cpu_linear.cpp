@@ -1,5 +1,5 @@
 // CpuBackend::runLinear: y = x · Wᵀ + bias (+ y), on the path the shape and the weight's type call
-// for: single rows straight from f16 or q8_0 rows (the memory-bound decode step), a few rows
+// for: single rows straight from f16, q8_0 or q5_0 rows (the memory-bound decode step), a few rows
 // (beams) reading each weight row once, and GEMMs through the BLAS for many rows. A half cross
 // cache as y gets the float32 product rounded to nearest.
 #include "core/backend/cpu_backend.h"
@@ -19,15 +19,20 @@ namespace hearsay {
 namespace {
 
 size_t q8RowBytes(size_t n) { return n / simd::kQ8Block * simd::kQ8BlockBytes; }
+size_t q5RowBytes(size_t n) { return n / simd::kQ5Block * simd::kQ5BlockBytes; }
 
 // Bytes of `rows` weight rows of `n` elements as stored (what a product reads of them).
 double weightBytes(const WeightPointer& w, size_t rows, size_t n) {
-    return w.q8 ? double(rows * q8RowBytes(n)) : double(rows * n) * (w.f16 ? 2 : 4);
+    if (w.q8) return double(rows * q8RowBytes(n));
+    if (w.q5) return double(rows * q5RowBytes(n));
+    return double(rows * n) * (w.f16 ? 2 : 4);
 }
 
+const char* weightTypeName(const WeightPointer& w) { return w.q8 ? "q8_0" : w.q5 ? "q5_0" : w.f16 ? "f16" : "f32"; }
+
 // y[j] = x · row (first + j) of w, j < rows, with beta 0; y[j] += that with beta 1: one input row
-// against a slice of weight rows read as stored (float32 through the BLAS's sgemv, f16 and q8_0
-// four rows at a time). The single-row products of linear() and linearMany() both come here.
+// against a slice of weight rows read as stored (float32 through the BLAS's sgemv, f16, q8_0 and
+// q5_0 four rows at a time). The single-row products of linear() and linearMany() both come here.
 void rowTimesWeights(const float* x, const WeightPointer& w, size_t first, size_t rows, size_t n, float beta,
                      float* y) {
     if (w.f32) {
@@ -41,7 +46,8 @@ void rowTimesWeights(const float* x, const WeightPointer& w, size_t first, size_
         out = dots.data();
     }
     if (w.f16) simd::gemvHalf(x, w.f16 + first * n, n, rows, out);
-    else simd::gemvQ8(x, w.q8 + first * q8RowBytes(n), n, rows, out);
+    else if (w.q8) simd::gemvQ8(x, w.q8 + first * q8RowBytes(n), n, rows, out);
+    else simd::gemvQ5(x, w.q5 + first * q5RowBytes(n), n, rows, out);
     if (out != y) {
         for (size_t j = 0; j < rows; ++j) y[j] += dots[j];
     }
@@ -56,8 +62,9 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
     const WeightPointer weight = weightPointer(w, m * n, "linear weight");
     const float* wp = weight.f32;       // [out][in] float32, or
     const uint16_t* hp = weight.f16;    // [out][in] f16, or
-    const uint8_t* qp = weight.q8;      // [out][in / 32] q8_0 blocks
-    const size_t qRow = q8RowBytes(n);  // bytes of one q8_0 row
+    const uint8_t* qp = weight.q8;      // [out][in / 32] q8_0 blocks, or
+    const uint8_t* q5 = weight.q5;      // [out][in / 32] q5_0 blocks
+    const size_t qRow = q8RowBytes(n), q5Row = q5RowBytes(n);  // bytes of one row of blocks
     // y is float32, or a half KV buffer: then the product goes to float32 scratch first and is
     // rounded into it (nearest even), row block by row block.
     if (y.buffer->element() == ElementType::F16 && !isHalfKv(y)) fail("linear y: an f16 weight");
@@ -67,7 +74,7 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
     float* yFloat = yHalf ? nullptr : floatPointer(y, r * m, "linear y");
     const float* bp = bias.empty() ? nullptr : floats(bias);
     const auto describe = [&] {
-        const char* type = qp ? "q8_0" : hp ? "f16" : "f32";
+        const char* type = weightTypeName(weight);
         return OpInfo{"linear " + std::to_string(rows) + "x" + std::to_string(in) + "->" + std::to_string(out) + " " +
                           type + (accumulate ? " +=" : ""),
                       weightBytes(weight, m, n) + 4.0 * double(r * n + r * m * (accumulate ? 2 : 1))};
@@ -103,10 +110,11 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
             // a packed GEMM would copy all of W first.
             pool().parallelFor(m, small ? m : 64, [&](size_t b, size_t e, int) {
                 for (size_t o = b; o < e; ++o) {
-                    if (qp) {
+                    if (qp || q5) {
                         // The row's blocks stay in L1 across the input rows.
                         for (size_t i = 0; i < r; ++i) {
-                            const float dot = simd::dotQ8(xp + i * n, qp + o * qRow, n);
+                            const float dot = qp ? simd::dotQ8(xp + i * n, qp + o * qRow, n)
+                                                 : simd::dotQ5(xp + i * n, q5 + o * q5Row, n);
                             float& target = yp[i * m + o];
                             target = beta == 0.0f ? dot : target + dot;
                         }
@@ -133,15 +141,16 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
         } else {
             // One GEMM per thread on a block of output columns: y[:, b:e] = x · W[b:e]ᵀ (+ y[:, b:e]).
             const size_t block = small ? m : (m + threads - 1) / threads;
-            // An f16 W[b:e] is widened first into the thread's scratch (O(weights), next to the
+            // An f16 or block W[b:e] is widened first into the thread's scratch (O(weights), next to the
             // O(rows × weights) product), so the GEMM is the float32 one.
             pool().parallelFor(m, block, [&](size_t b, size_t e, int) {
                 thread_local std::vector<float> widened; // [e - b][in]
                 const float* wBlock = wp ? wp + b * n : nullptr;
-                if (hp || qp) {
+                if (!wp) {
                     if (widened.size() < (e - b) * n) widened.resize((e - b) * n);
                     if (hp) simd::convertHalf(hp + b * n, widened.data(), (e - b) * n);
-                    else simd::convertQ8(qp + b * qRow, widened.data(), (e - b) * n);
+                    else if (qp) simd::convertQ8(qp + b * qRow, widened.data(), (e - b) * n);
+                    else simd::convertQ5(q5 + b * q5Row, widened.data(), (e - b) * n);
                     wBlock = widened.data();
                 }
                 blas::sgemm(true, rows, static_cast<int>(e - b), in, 1.0f, xp, in, wBlock, in, beta, yp + b, out);
@@ -193,7 +202,7 @@ void CpuBackend::runLinearMany(BufferView x, std::span<const LinearTarget> targe
         total += p.out;
         bytes += weightBytes(p.w, p.out, n) + 4.0 * double(p.out) * (t.accumulate ? 2 : 1);
         outs += (i ? "+" : "") + std::to_string(t.out);
-        type = p.w.q8 ? "q8_0" : p.w.f16 ? "f16" : "f32";
+        type = weightTypeName(p.w);
     }
     const size_t count = targets.size();
     const bool anyGelu = std::any_of(parts.begin(), parts.begin() + count, [](const Part& p) { return p.gelu; });

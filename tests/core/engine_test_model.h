@@ -14,6 +14,7 @@
 #include "core/nn/inference_session.h"
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -55,6 +56,29 @@ inline std::shared_ptr<const WhisperModel> makeRandomModel(const WhisperConfig& 
             for (size_t i = 0; i < n; ++i) buffer[i] = round(spec, buffer[i]);
         }
         *spec.target = TensorView{spec.hfName, DType::F32, spec.shape, reinterpret_cast<const std::byte*>(buffer.get()),
+                                  n * sizeof(float)};
+        parts.weightBytes += n * sizeof(float);
+        parts.ownedBuffers.push_back(std::shared_ptr<const void>(buffer, buffer.get()));
+    }
+    return std::make_shared<const WhisperModel>(std::move(parts));
+}
+
+// `model` with every tensor widened to float32 in memory, as the CPU backend widens a type it does
+// not keep as stored: the reference for weights kept in their blocks.
+inline std::shared_ptr<const WhisperModel> widenedModel(const WhisperModel& model) {
+    WhisperModel::Parts parts;
+    parts.config = model.config();
+    parts.format = ModelFormat::HuggingFace;
+    parts.path = "<widened copy>";
+    WhisperWeights source = model.weights();
+    std::map<std::string, const TensorView*> byName;
+    for (const TensorSpec& spec : whisperTensorSpecs(parts.config, &source)) byName[spec.hfName] = spec.target;
+    for (const TensorSpec& spec : whisperTensorSpecs(parts.config, &parts.weights)) {
+        const TensorView& from = *byName.at(spec.hfName);
+        const auto n = static_cast<size_t>(from.elements());
+        std::shared_ptr<float[]> buffer(new float[n]);
+        convertToFloat(from, buffer.get());
+        *spec.target = TensorView{spec.hfName, DType::F32, from.shape, reinterpret_cast<const std::byte*>(buffer.get()),
                                   n * sizeof(float)};
         parts.weightBytes += n * sizeof(float);
         parts.ownedBuffers.push_back(std::shared_ptr<const void>(buffer, buffer.get()));

@@ -1,8 +1,8 @@
 // The CPU backend's vector kernels against double-precision definitions, with stated
 // tolerances: the vectorised softmax and GELU (the path this CPU runs, named in the output)
 // and the portable ones, over lengths with every tail size and the extremes the encoder meets;
-// q8_0 weights kept as blocks (dotQ8, convertQ8, and linear() on every path) against the same
-// weights dequantised to float32 (the path they replace); denormal results flushed to zero in the
+// q8_0 and q5_0 weights kept as blocks (their dot, gemv and convert kernels, and linear() on every
+// path) against the same weights dequantised to float32 (the path they replace); denormal results flushed to zero in the
 // backend's ops, on the caller and the pool's workers, and the caller's own mode left as it was.
 #include "core/backend/cpu_backend.h"
 #include "core/backend/flush_denormals.h"
@@ -36,6 +36,20 @@ std::vector<float> randomValues(size_t n, uint32_t seed, float scale) {
 }
 
 double geluReference(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
+
+// The kernels of one block format, and its block size in bytes.
+struct BlockKernels {
+    DType type;
+    size_t blockBytes;
+    float (*dot)(const float*, const uint8_t*, size_t);
+    void (*gemv)(const float*, const uint8_t*, size_t, size_t, float*);
+    void (*convert)(const uint8_t*, float*, size_t);
+};
+
+BlockKernels kernelsOf(const QString& name) {
+    if (name == "q5_0") return {DType::Q5_0, simd::kQ5BlockBytes, simd::dotQ5, simd::gemvQ5, simd::convertQ5};
+    return {DType::Q8_0, simd::kQ8BlockBytes, simd::dotQ8, simd::gemvQ8, simd::convertQ8};
+}
 
 } // namespace
 
@@ -98,31 +112,50 @@ private slots:
         QVERIFY(std::abs(far[3]) < 1e-30f);
     }
 
-    void q8Kernels() {
-        // convertQ8 equals the model loader's dequantisation bit for bit; dotQ8 is within float
-        // rounding of the double-precision dot with those values: |error| ≤ 1e-6 · Σ|a·w|.
+    void blockKernels_data() {
+        QTest::addColumn<QString>("format");
+        QTest::newRow("q8_0") << QString("q8_0");
+        QTest::newRow("q5_0") << QString("q5_0");
+    }
+    void blockKernels() {
+        // convert equals the model loader's dequantisation bit for bit; dot and gemv (on row counts
+        // around its groups of four) are within float rounding of the double-precision dot with
+        // those values: |error| ≤ 1e-6 · Σ|a·w|.
+        QFETCH(QString, format);
+        const BlockKernels k = kernelsOf(format);
         for (size_t n : {32ul, 64ul, 96ul, 384ul, 1536ul}) {
-            const std::vector<float> w = randomValues(n, uint32_t(n), 0.05f);
-            const std::vector<float> a = randomValues(n, uint32_t(n + 1), 1.0f);
-            std::vector<std::byte> blocks(n / 32 * 34);
-            quantizeRow(DType::Q8_0, w.data(), int64_t(n), blocks.data());
-            std::vector<float> want(n), got(n);
-            dequantizeRow(DType::Q8_0, blocks.data(), int64_t(n), want.data());
-            simd::convertQ8(reinterpret_cast<const uint8_t*>(blocks.data()), got.data(), n);
-            QCOMPARE(got, want);
-            double exact = 0.0, magnitude = 0.0;
-            for (size_t i = 0; i < n; ++i) {
-                exact += double(a[i]) * want[i];
-                magnitude += std::abs(double(a[i]) * want[i]);
+            for (size_t rows : {1ul, 3ul, 4ul, 7ul, 9ul}) {
+                const std::vector<float> w = randomValues(rows * n, uint32_t(n + rows), 0.05f);
+                const std::vector<float> a = randomValues(n, uint32_t(n + 1), 1.0f);
+                std::vector<std::byte> blocks(rows * n / 32 * k.blockBytes);
+                quantizeRow(k.type, w.data(), int64_t(rows * n), blocks.data());
+                const auto* q = reinterpret_cast<const uint8_t*>(blocks.data());
+                std::vector<float> want(rows * n), got(rows * n), y(rows);
+                dequantizeRow(k.type, blocks.data(), int64_t(rows * n), want.data());
+                k.convert(q, got.data(), rows * n);
+                QCOMPARE(got, want);
+                k.gemv(a.data(), q, n, rows, y.data());
+                for (size_t o = 0; o < rows; ++o) {
+                    double exact = 0.0, magnitude = 0.0;
+                    for (size_t i = 0; i < n; ++i) {
+                        exact += double(a[i]) * want[o * n + i];
+                        magnitude += std::abs(double(a[i]) * want[o * n + i]);
+                    }
+                    const float dot = k.dot(a.data(), q + o * (n / 32 * k.blockBytes), n);
+                    QVERIFY2(std::abs(dot - exact) <= 1e-6 * magnitude,
+                             qPrintable(QString("dot n %1 row %2: %3 vs %4").arg(n).arg(o).arg(dot).arg(exact)));
+                    QVERIFY2(std::abs(y[o] - exact) <= 1e-6 * magnitude,
+                             qPrintable(QString("gemv n %1 rows %2 row %3: %4 vs %5").arg(n).arg(rows).arg(o).arg(y[o]).arg(exact)));
+                }
             }
-            const float dot = simd::dotQ8(a.data(), reinterpret_cast<const uint8_t*>(blocks.data()), n);
-            QVERIFY2(std::abs(dot - exact) <= 1e-6 * magnitude, qPrintable(QString("n %1: %2 vs %3").arg(n).arg(dot).arg(exact)));
         }
-        qInfo("q8_0 dot path: %s", simd::usingAvx512() ? "avx512" : simd::usingF16c() ? "avx2" : "portable");
+        qInfo("%s dot path: %s", qPrintable(format),
+              simd::usingAvx512() ? "avx512" : simd::usingF16c() && format == "q8_0" ? "avx2" : "portable");
     }
 
     // The many-row kernels (cpu_half_rows.cpp) against double, on every row count around their
-    // groups of four and widths with and without a tail: f16 and q8_0 rows times one vector,
+    // groups of four and widths with and without a tail: f16 rows times one vector (the block
+    // formats' in blockKernels),
     // and one query against half key and value rows at a stride (a head of the cross cache).
     void manyRowKernels() {
         for (size_t n : {32ul, 48ul, 64ul, 70ul, 384ul}) {
@@ -141,21 +174,6 @@ private slots:
                         magnitude += std::abs(term);
                     }
                     QVERIFY2(std::abs(y[o] - exact) <= 1e-6 * magnitude, qPrintable(QString("f16 n %1 row %2").arg(n).arg(o)));
-                }
-                if (n % 32 == 0) {
-                    std::vector<std::byte> blocks(rows * n / 32 * 34);
-                    quantizeRow(DType::Q8_0, w.data(), int64_t(rows * n), blocks.data());
-                    std::vector<float> widened(rows * n);
-                    dequantizeRow(DType::Q8_0, blocks.data(), int64_t(rows * n), widened.data());
-                    simd::gemvQ8(x.data(), reinterpret_cast<const uint8_t*>(blocks.data()), n, rows, y.data());
-                    for (size_t o = 0; o < rows; ++o) {
-                        double exact = 0.0, magnitude = 0.0;
-                        for (size_t i = 0; i < n; ++i) {
-                            exact += double(x[i]) * widened[o * n + i];
-                            magnitude += std::abs(double(x[i]) * widened[o * n + i]);
-                        }
-                        QVERIFY2(std::abs(y[o] - exact) <= 1e-6 * magnitude, qPrintable(QString("q8_0 n %1 row %2").arg(n).arg(o)));
-                    }
                 }
             }
         }
@@ -183,25 +201,30 @@ private slots:
         }
     }
 
-    void linearQ8KeepsBlocks() {
-        // A q8_0 weight [out][in] stays in its blocks (bytes = 34/32 per element) and linear() on
-        // 1, 3 (dot paths) and 40 rows (GEMM path, widened per block of columns), with bias and
-        // accumulate, matches linear() on the same weights dequantised to float32: ≤ 2e-6 relative.
+    void linearKeepsBlocks_data() { blockKernels_data(); }
+    void linearKeepsBlocks() {
+        // A q8_0 or q5_0 weight [out][in] stays in its blocks (q5_0 where the AVX-512 kernels run:
+        // elsewhere it is widened to float32) and linear() on 1, 3 (dot paths) and 40 rows (GEMM
+        // path, widened per block of columns), with bias and accumulate, matches linear() on the
+        // same weights dequantised to float32: ≤ 2e-6 relative.
+        QFETCH(QString, format);
+        const BlockKernels kernels = kernelsOf(format);
         CpuBackend backend(2);
         const int in = 384, out = 200;
         const std::vector<float> w = randomValues(size_t(in * out), 11, 0.05f);
-        std::vector<std::byte> blocks(size_t(in * out) / 32 * 34);
-        quantizeRow(DType::Q8_0, w.data(), int64_t(in) * out, blocks.data());
+        std::vector<std::byte> blocks(size_t(in * out) / 32 * kernels.blockBytes);
+        quantizeRow(kernels.type, w.data(), int64_t(in) * out, blocks.data());
         TensorView view;
         view.name = "w";
-        view.dtype = DType::Q8_0;
+        view.dtype = kernels.type;
         view.shape = {out, in};
         view.data = blocks.data();
         view.bytes = blocks.size();
-        auto q8 = backend.loadWeight(view);
-        QCOMPARE(q8->bytes(), blocks.size());
+        auto blocked = backend.loadWeight(view);
+        const bool kept = kernels.type == DType::Q8_0 || simd::usingAvx512();
+        QCOMPARE(blocked->bytes(), kept ? blocks.size() : size_t(in * out) * sizeof(float));
         std::vector<float> dequantised(size_t(in * out));
-        dequantizeRow(DType::Q8_0, blocks.data(), int64_t(in) * out, dequantised.data());
+        dequantizeRow(kernels.type, blocks.data(), int64_t(in) * out, dequantised.data());
         auto f32 = backend.allocate(dequantised.size());
         backend.upload(BufferView(f32.get()), dequantised.data(), dequantised.size());
         const std::vector<float> bias = randomValues(size_t(out), 12, 0.1f);
@@ -217,7 +240,7 @@ private slots:
                 for (int k = 0; k < 2; ++k) {
                     auto dy = backend.allocate(y0.size());
                     backend.upload(BufferView(dy.get()), y0.data(), y0.size());
-                    backend.linear(BufferView(dx.get()), BufferView(k == 0 ? q8.get() : f32.get()), BufferView(b.get()),
+                    backend.linear(BufferView(dx.get()), BufferView(k == 0 ? blocked.get() : f32.get()), BufferView(b.get()),
                                    BufferView(dy.get()), rows, in, out, accumulate);
                     results[k].resize(y0.size());
                     backend.download(BufferView(dy.get()), results[k].data(), y0.size());
