@@ -7,6 +7,7 @@
 
 #include <cstring>
 
+#include "core/backend/block_gemv_avx512.h"
 #include "core/backend/x86_simd.h"
 
 namespace hearsay::simd {
@@ -111,30 +112,6 @@ __attribute__((target("avx512f,f16c"))) float dotQ5Avx512(const float* a, const 
     return _mm512_reduce_add_ps(_mm512_add_ps(t0, t1));
 }
 
-// q5_0 rows times one vector, four rows per iteration sharing each load of x.
-__attribute__((target("avx512f,f16c"))) void gemvQ5Avx512(const float* x, const uint8_t* w, size_t n, size_t rows,
-                                                         float* y) {
-    const size_t blocks = n / kQ5Block, rowBytes = blocks * kQ5BlockBytes;
-    size_t o = 0;
-    for (; o + 4 <= rows; o += 4) {
-        const uint8_t* r = w + o * rowBytes;
-        __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps(), a2 = _mm512_setzero_ps(), a3 = _mm512_setzero_ps();
-        for (size_t b = 0; b < blocks; ++b) {
-            const __m512 x0 = _mm512_loadu_ps(x + b * kQ5Block), x1 = _mm512_loadu_ps(x + b * kQ5Block + 16);
-            const size_t at = b * kQ5BlockBytes;
-            a0 = q5BlockAvx512(x0, x1, r + at, a0);
-            a1 = q5BlockAvx512(x0, x1, r + rowBytes + at, a1);
-            a2 = q5BlockAvx512(x0, x1, r + 2 * rowBytes + at, a2);
-            a3 = q5BlockAvx512(x0, x1, r + 3 * rowBytes + at, a3);
-        }
-        y[o] = _mm512_reduce_add_ps(a0);
-        y[o + 1] = _mm512_reduce_add_ps(a1);
-        y[o + 2] = _mm512_reduce_add_ps(a2);
-        y[o + 3] = _mm512_reduce_add_ps(a3);
-    }
-    for (; o < rows; ++o) y[o] = dotQ5Avx512(x, w + o * rowBytes, n);
-}
-
 // d·(q - 16), rounded once as the portable product is: the same floats.
 __attribute__((target("avx512f,f16c"))) void convertQ5Avx512(const uint8_t* src, float* dst, size_t n) {
     for (size_t b = 0; b < n / kQ5Block; ++b) {
@@ -160,7 +137,7 @@ float dotQ5(const float* a, const uint8_t* w, size_t n) {
 
 void gemvQ5(const float* x, const uint8_t* w, size_t n, size_t rows, float* y) {
 #ifdef HEARSAY_SIMD_X86
-    if (q5Avx512()) return gemvQ5Avx512(x, w, n, rows, y);
+    if (q5Avx512()) return gemvBlocksAvx512<q5BlockAvx512, kQ5BlockBytes>(x, w, n, rows, y);
 #endif
     for (size_t o = 0; o < rows; ++o) y[o] = dotQ5Portable(x, w + o * (n / kQ5Block * kQ5BlockBytes), n);
 }

@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "core/backend/block_gemv_avx512.h"
 #include "core/backend/x86_simd.h"
 
 namespace hearsay::simd {
@@ -220,30 +221,6 @@ __attribute__((target("avx512f,f16c"))) float dotQ8Avx512(const float* a, const 
     return _mm512_reduce_add_ps(_mm512_add_ps(t0, t1));
 }
 
-// q8_0 rows times one vector, four rows per iteration sharing each load of x.
-__attribute__((target("avx512f,f16c"))) void gemvQ8Avx512(const float* x, const uint8_t* w, size_t n, size_t rows,
-                                                         float* y) {
-    const size_t blocks = n / kQ8Block, rowBytes = blocks * kQ8BlockBytes;
-    size_t o = 0;
-    for (; o + 4 <= rows; o += 4) {
-        const uint8_t* r = w + o * rowBytes;
-        __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps(), a2 = _mm512_setzero_ps(), a3 = _mm512_setzero_ps();
-        for (size_t b = 0; b < blocks; ++b) {
-            const __m512 x0 = _mm512_loadu_ps(x + b * kQ8Block), x1 = _mm512_loadu_ps(x + b * kQ8Block + 16);
-            const size_t at = b * kQ8BlockBytes;
-            a0 = q8BlockAvx512(x0, x1, r + at, a0);
-            a1 = q8BlockAvx512(x0, x1, r + rowBytes + at, a1);
-            a2 = q8BlockAvx512(x0, x1, r + 2 * rowBytes + at, a2);
-            a3 = q8BlockAvx512(x0, x1, r + 3 * rowBytes + at, a3);
-        }
-        y[o] = _mm512_reduce_add_ps(a0);
-        y[o + 1] = _mm512_reduce_add_ps(a1);
-        y[o + 2] = _mm512_reduce_add_ps(a2);
-        y[o + 3] = _mm512_reduce_add_ps(a3);
-    }
-    for (; o < rows; ++o) y[o] = dotQ8Avx512(x, w + o * rowBytes, n);
-}
-
 __attribute__((target("avx2,fma,f16c"))) float dotQ8Avx2(const float* a, const uint8_t* w, size_t n) {
     __m256 t0 = _mm256_setzero_ps(), t1 = _mm256_setzero_ps();
     for (size_t k = 0; k < n / kQ8Block; ++k) {
@@ -330,7 +307,7 @@ float dotQ8(const float* a, const uint8_t* w, size_t n) {
 
 void gemvQ8(const float* x, const uint8_t* w, size_t n, size_t rows, float* y) {
 #ifdef HEARSAY_SIMD_X86
-    if (kAvx512) return gemvQ8Avx512(x, w, n, rows, y);
+    if (kAvx512) return gemvBlocksAvx512<q8BlockAvx512, kQ8BlockBytes>(x, w, n, rows, y);
 #endif
     for (size_t o = 0; o < rows; ++o) y[o] = dotQ8(x, w + o * (n / kQ8Block * kQ8BlockBytes), n);
 }

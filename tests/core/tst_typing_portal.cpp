@@ -9,45 +9,15 @@
 // desktops), no session bus: one clear line each, exit status 1, nothing typed.
 #include "core/typing/portal_typer.h"
 #include "tests/core/portal_bus.h"
+#include "tests/core/portal_keys.h"
 
 #include <QProcess>
 #include <memory>
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <xkbcommon/xkbcommon.h>
-
 using namespace hearsay;
-
-namespace {
-
-struct Typed {
-    QString text;      // the characters the pressed key symbols stand for
-    QString problems;  // a key left pressed, a release without its press
-};
-
-// What the desktop received as keys, read back into text.
-Typed keysOf(const QStringList& said) {
-    Typed typed;
-    QList<int> down;
-    for (const QString& line : said) {
-        const QStringList words = line.split(' ');
-        if (words.size() != 3 || words[0] != "keysym") continue;
-        const int keysym = words[1].toInt();
-        if (words[2] == "1") {
-            down << keysym;
-            uint32_t cp = xkb_keysym_to_utf32(uint32_t(keysym));
-            if (keysym == XKB_KEY_Return) cp = '\n';
-            typed.text += QString::fromUcs4(reinterpret_cast<const char32_t*>(&cp), 1);
-        } else if (!down.removeOne(keysym)) {
-            typed.problems += QString(" released %1 unpressed").arg(keysym);
-        }
-    }
-    for (int keysym : down) typed.problems += QString(" %1 left pressed").arg(keysym);
-    return typed;
-}
-
-} // namespace
+using test::keysOf;
 
 class TestTypingPortal : public QObject {
     Q_OBJECT
@@ -94,7 +64,7 @@ private slots:
             // cannot keep the permission, so none is asked for.
             QVERIFY2(lines.contains("rd-select 1 0 -"), qPrintable(lines.join(" | ")));
             QVERIFY2(lines.contains("rd-start"), qPrintable(lines.join(" | ")));
-            const Typed typed = keysOf(lines);
+            const test::TypedKeys typed = keysOf(lines);
             QCOMPARE(typed.text, text);
             QVERIFY2(typed.problems.isEmpty(), qPrintable(typed.problems));
             QFile token(dir + "/state/hearsay/remote-desktop-token");

@@ -7,6 +7,7 @@
 //   order and spaced, key symbol by key symbol, and the next piece is typed at once.
 // - The user says no: the run fails with the desktop's answer in one line, and nothing is typed.
 #include "tests/core/portal_bus.h"
+#include "tests/core/portal_keys.h"
 #include "ui/anywhere_settings.h"
 #include "ui/dictate_anywhere.h"
 
@@ -22,27 +23,6 @@ using namespace hearsay;
 namespace {
 
 constexpr int kAnswerMs = 2000;  // the backend's answer to Start comes this long after it was asked
-
-// The text of the pressed key symbols the desktop received (ASCII: a key symbol is its code point);
-// `balanced`: every press had its release, and nothing was released unpressed.
-QString typedText(const QStringList& said, bool* balanced) {
-    QString text;
-    QList<int> down;
-    bool stray = false;
-    for (const QString& line : said) {
-        const QStringList words = line.split(' ');
-        if (words.size() != 3 || words[0] != "keysym") continue;
-        const int keysym = words[1].toInt();
-        if (words[2] == "1") {
-            down << keysym;
-            text += keysym < 0x80 ? QChar(keysym) : QChar('?');
-        } else if (!down.removeOne(keysym)) {
-            stray = true;
-        }
-    }
-    *balanced = down.isEmpty() && !stray;
-    return text;
-}
 
 ui::AnywhereSettings typingOnly() {
     ui::AnywhereSettings s;
@@ -67,13 +47,17 @@ class TestPortalTyping : public QObject {
         return dir;
     }
 
-    // This process as a program of a GNOME Wayland session on `portal`'s bus.
-    static void joinSession(const test::PortalBus& portal) {
+    // Starts `portal` with the desktop's `options`, and makes this process a program of a GNOME
+    // Wayland session on its bus; empty, or what went wrong.
+    QString joinSession(test::PortalBus& portal, const QStringList& options) {
+        const QString failed = portal.start(caseDir(), PORTAL_DESKTOP_PATH, options);
+        if (!failed.isEmpty()) return failed;
         qputenv("DBUS_SESSION_BUS_ADDRESS", portal.address().toUtf8());
         qputenv("WAYLAND_DISPLAY", "wayland-portal-test");  // a Wayland session (nothing connects to it)
         qputenv("XDG_CURRENT_DESKTOP", "GNOME");
         qunsetenv("DISPLAY");
         qunsetenv("HEARSAY_TYPER");
+        return {};
     }
 
 private slots:
@@ -89,10 +73,8 @@ private slots:
 
     void typesOnceTheDesktopHasAnswered() {
         test::PortalBus portal;
-        const QString failed = portal.start(caseDir(), PORTAL_DESKTOP_PATH, {QString("--start-after-ms=%1").arg(kAnswerMs)});
+        const QString failed = joinSession(portal, {QString("--start-after-ms=%1").arg(kAnswerMs)});
         QVERIFY2(failed.isEmpty(), qPrintable(failed));
-        joinSession(portal);
-
         ui::DictateAnywhere anywhere;
         anywhere.apply(typingOnly());
         QSignalSpy inserted(&anywhere, &ui::DictateAnywhere::inserted);
@@ -123,20 +105,16 @@ private slots:
         anywhere.committed("wie geht's?", false);
         QCOMPARE(inserted.count(), 2);
         QVERIFY(portal.waitForLine("keysym 63 0", 10000));  // the release of the last '?'
-        bool balanced = false;
-        const QString typed = typedText(portal.said(), &balanced);
-        QCOMPARE(typed, QString("Hallo Welt, wie geht's?"));
-        QVERIFY2(balanced, "a key was left pressed or released unpressed");
+        const test::TypedKeys typed = test::keysOf(portal.said());
+        QCOMPARE(typed.text, QString("Hallo Welt, wie geht's?"));
+        QVERIFY2(typed.problems.isEmpty(), qPrintable(typed.problems));
         QCOMPARE(typingFailed.count(), 0);
     }
 
     void theUserSaysNo() {
         test::PortalBus portal;
-        const QString failed = portal.start(caseDir(), PORTAL_DESKTOP_PATH,
-                                            {"--refuse-start", QString("--start-after-ms=%1").arg(kAnswerMs / 4)});
+        const QString failed = joinSession(portal, {"--refuse-start", QString("--start-after-ms=%1").arg(kAnswerMs / 4)});
         QVERIFY2(failed.isEmpty(), qPrintable(failed));
-        joinSession(portal);
-
         ui::DictateAnywhere anywhere;
         anywhere.apply(typingOnly());
         QSignalSpy inserted(&anywhere, &ui::DictateAnywhere::inserted);
@@ -150,8 +128,7 @@ private slots:
         anywhere.committed("Welt", false);  // the run has failed: nothing more goes
         QTest::qWait(300);
         QCOMPARE(inserted.count(), 0);
-        bool balanced = false;
-        QCOMPARE(typedText(portal.said(), &balanced), QString());
+        QCOMPARE(test::keysOf(portal.said()).text, QString());
         QCOMPARE(typingFailed.count(), 1);
     }
 };
