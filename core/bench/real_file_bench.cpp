@@ -42,24 +42,39 @@ Result<std::vector<RealFileProgram>> realFilePrograms(const RealFilePlan& plan) 
         argv.insert(argv.end(), model.begin(), model.end());
         programs.push_back({name, argv});
     };
+    auto ggml = [&](const std::string& dtype) {
+        const auto it = plan.ggml.find(dtype);
+        return it == plan.ggml.end() ? std::string() : it->second;
+    };
     for (const std::string& name : plan.programs) {
-        if (name == "hearsay" || name == "hearsay-q8_0") {
-            programs.push_back({name, {plan.hearsay, "bench-real-file", "--model",
-                                       name == "hearsay" ? plan.ct2 : plan.ggmlQ8, "--audio", plan.audio, "--beam-size",
-                                       beam, "--threads", threads, "--language", plan.language, "--name", name,
-                                       "--json", "{out}"}});
+        if (name == "hearsay" || name == "hearsay-q8_0" || name == "hearsay-q5_0") {
+            const std::string model = name == "hearsay" ? plan.ct2 : ggml(name.substr(8));
+            programs.push_back({name, {plan.hearsay, "bench-real-file", "--model", model, "--audio", plan.audio,
+                                       "--beam-size", beam, "--threads", threads, "--language", plan.language, "--name",
+                                       name, "--json", "{out}"}});
         } else if (name == "faster-whisper-float32" || name == "faster-whisper-int8") {
             peer(name, name, {"--ct2", plan.ct2});
-        } else if (name == "whisper.cpp" || name == "whisper.cpp-q8_0") {
+        } else if (name == "whisper.cpp" || name == "whisper.cpp-q8_0" || name == "whisper.cpp-q5_0") {
             peer(name, "whisper.cpp",
-                 {"--ggml", name == "whisper.cpp" ? plan.ggmlF16 : plan.ggmlQ8, "--whisper-cli", plan.whisperCli});
+                 {"--ggml", ggml(name == "whisper.cpp" ? "f16" : name.substr(12)), "--whisper-cli", plan.whisperCli});
         } else {
             return makeError("unknown real-file program '" + name +
-                             "' (hearsay, hearsay-q8_0, faster-whisper-float32, faster-whisper-int8, whisper.cpp, "
-                             "whisper.cpp-q8_0)");
+                             "' (hearsay, hearsay-q8_0, hearsay-q5_0, faster-whisper-float32, faster-whisper-int8, "
+                             "whisper.cpp, whisper.cpp-q8_0, whisper.cpp-q5_0)");
         }
     }
     return programs;
+}
+
+std::vector<std::string> realFileGgmlDtypes(const std::vector<std::string>& programs) {
+    std::vector<std::string> dtypes;
+    for (const std::string dtype : {"f16", "q8_0", "q5_0"}) {
+        const bool wanted = std::any_of(programs.begin(), programs.end(), [&](const std::string& name) {
+            return dtype == "f16" ? name == "whisper.cpp" : name == "hearsay-" + dtype || name == "whisper.cpp-" + dtype;
+        });
+        if (wanted) dtypes.push_back(dtype);
+    }
+    return dtypes;
 }
 
 RealFileCase runRealFileCase(const std::string& model, const std::string& audio, int beamSize,

@@ -9,6 +9,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include "core/util/result.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,16 +23,16 @@ struct RealFileProgram {
 };
 
 // What the section runs for one case: the inputs and tools, and the programs wanted by name:
-// hearsay (the CTranslate2 directory), hearsay-q8_0 (its ggml q8_0 conversion),
-// faster-whisper-float32, faster-whisper-int8 (the directory), whisper.cpp (the ggml f16
-// conversion), whisper.cpp-q8_0 (the q8_0 one).
+// hearsay (the CTranslate2 directory), hearsay-q8_0 and hearsay-q5_0 (its ggml q8_0 and q5_0
+// conversions), faster-whisper-float32, faster-whisper-int8 (the directory), whisper.cpp (the ggml
+// f16 conversion), whisper.cpp-q8_0 and whisper.cpp-q5_0 (the same files as Hearsay's).
 struct RealFilePlan {
     std::string hearsay;       // this executable (runs `bench-real-file`)
     std::string python;        // interpreter for scripts/bench/real_peers.py
     std::string peersScript;   // that script
     std::string whisperCli;    // whisper.cpp's CLI
     std::string ct2;           // the model directory
-    std::string ggmlF16, ggmlQ8;  // its conversions (hearsay-cli convert --to ggml)
+    std::map<std::string, std::string> ggml;  // its conversions by dtype (f16, q8_0, q5_0: hearsay-cli convert --to ggml)
     std::string audio;
     std::string language = "en";
     int beamSize = 1;
@@ -42,6 +43,9 @@ struct RealFilePlan {
 
 // The command of each wanted program; an unknown name is an error naming the choices.
 Result<std::vector<RealFileProgram>> realFilePrograms(const RealFilePlan& plan);
+// The ggml dtypes the wanted programs read (f16 for whisper.cpp, q8_0 and q5_0 for their -q8_0 and
+// -q5_0 variants), for the conversions to make.
+std::vector<std::string> realFileGgmlDtypes(const std::vector<std::string>& programs);
 
 // What one program did over the rounds.
 struct RealFileFigures {

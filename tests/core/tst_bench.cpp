@@ -10,6 +10,7 @@
 #include "core/bench/fixed_work.h"
 #include "core/bench/machine_info.h"
 #include "core/bench/peak_memory.h"
+#include "core/bench/real_file_bench.h"
 #include "core/bench/roofline.h"
 #include "core/text/tokenizer.h"
 #include "core/model/whisper_model.h"
@@ -181,6 +182,37 @@ private slots:
         QVERIFY(QString::fromStdString(broken.message()).contains("bad.wav"));
         auto missing = readPcm16Wav(m_dir.filePath("none.wav").toStdString());
         QVERIFY(!missing.ok());
+    }
+
+    // The real-file programs read the conversions they name: q8_0 and q5_0 for their variants, f16
+    // for whisper.cpp, the directory for hearsay; only those are made; an unknown name lists them.
+    void realFileProgramsReadTheirConversions() {
+        const std::vector<std::string> wanted = {"hearsay", "hearsay-q5_0", "whisper.cpp", "whisper.cpp-q5_0"};
+        QCOMPARE(realFileGgmlDtypes(wanted), (std::vector<std::string>{"f16", "q5_0"}));
+        QCOMPARE(realFileGgmlDtypes({"hearsay", "hearsay-q8_0"}), (std::vector<std::string>{"q8_0"}));
+        RealFilePlan plan;
+        plan.hearsay = "hearsay-cli";
+        plan.ct2 = "model-dir";
+        plan.ggml = {{"f16", "m-f16.bin"}, {"q5_0", "m-q5_0.bin"}};
+        plan.whisperCli = "whisper-cli";
+        plan.programs = wanted;
+        auto programs = realFilePrograms(plan);
+        QVERIFY2(programs, programs ? "" : programs.message().c_str());
+        auto modelOf = [](const RealFileProgram& p) {
+            for (size_t i = 0; i + 1 < p.argv.size(); ++i)
+                if (p.argv[i] == "--model" || p.argv[i] == "--ggml") return p.argv[i + 1];
+            return std::string();
+        };
+        const std::vector<RealFileProgram>& made = programs.value();
+        QCOMPARE(made.size(), size_t(4));
+        QCOMPARE(modelOf(made[0]), std::string("model-dir"));
+        QCOMPARE(modelOf(made[1]), std::string("m-q5_0.bin"));
+        QCOMPARE(modelOf(made[2]), std::string("m-f16.bin"));
+        QCOMPARE(modelOf(made[3]), std::string("m-q5_0.bin"));
+        plan.programs = {"hearsay-q4_0"};
+        auto unknown = realFilePrograms(plan);
+        QVERIFY(!unknown);
+        QVERIFY2(unknown.message().find("whisper.cpp-q5_0") != std::string::npos, unknown.message().c_str());
     }
 
     void cacheRowsRoundTripThroughJson() {

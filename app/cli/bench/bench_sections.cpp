@@ -66,13 +66,13 @@ int runRealFileSection(const Settings& s, const std::vector<std::string>& args) 
         const std::string name = fs::path(model).filename().string().empty() ? fs::path(model).parent_path().filename().string()
                                                                               : fs::path(model).filename().string();
         plan.ct2 = model;
-        // whisper.cpp and hearsay-q8_0 read conversions of the same directory.
-        for (auto [dtype, target] : {std::pair{"f16", &plan.ggmlF16}, std::pair{"q8_0", &plan.ggmlQ8}}) {
+        // whisper.cpp and hearsay-q8_0 / -q5_0 read conversions of the same directory.
+        for (const std::string& dtype : realFileGgmlDtypes(plan.programs)) {
             const fs::path out = fs::path(s.workDir) / (name + "-" + dtype + ".ggml.bin");
-            *target = out.string();
+            plan.ggml[dtype] = out.string();
             if (fs::exists(out, ec)) continue;
             fs::create_directories(s.workDir, ec);
-            std::fprintf(stderr, "bench: converting %s to ggml %s\n", model.c_str(), dtype);
+            std::fprintf(stderr, "bench: converting %s to ggml %s\n", model.c_str(), dtype.c_str());
             auto made = runSelf({"convert", "--to", "ggml", "--dtype", dtype, model, out.string()});
             if (!made) return fail(made.message(), 1);
         }

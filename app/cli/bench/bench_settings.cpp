@@ -104,13 +104,14 @@ void declareOptions(CLI::App& c) {
             "real-file section: WAVs (16 kHz mono 16-bit) each program transcribes; a sibling FILE.txt is the "
             "reference for the word error rates (else faster-whisper-float32's text)");
     addText(c, "--real-models", "LIST",
-            "real-file section: CTranslate2 model directories (converted here to ggml f16 and q8_0 for whisper.cpp "
-            "and hearsay-q8_0, kept in --work-dir); streaming section: model directories (or files) to stream "
+            "real-file section: CTranslate2 model directories (converted here to ggml f16, q8_0 and q5_0 as the "
+            "programs need them: whisper.cpp, the -q8_0 and -q5_0 programs; kept in --work-dir); streaming section: model directories (or files) to stream "
             "with (CPU, --threads)");
     addText(c, "--real-beams", "LIST", "beam sizes (default 1,5; 1 is greedy; Hearsay uses CTranslate2's beam rules)");
     addInt(c, "--real-rounds", 1, 1000, "interleaved rounds, one fresh process per program and round (default 3)");
     addText(c, "--real-programs", "LIST",
-            "default hearsay,hearsay-q8_0,faster-whisper-float32,faster-whisper-int8,whisper.cpp,whisper.cpp-q8_0");
+            "default hearsay,hearsay-q8_0,faster-whisper-float32,faster-whisper-int8,whisper.cpp,whisper.cpp-q8_0 "
+            "(also hearsay-q5_0, whisper.cpp-q5_0)");
     addText(c, "--whisper-cli", "PATH", "whisper.cpp's CLI (default: SOURCE/build-whispercpp/build/bin/whisper-cli)");
     addText(c, "--language", "CODE", "spoken language given to every program (default en)");
     addText(c, "--streaming", "LIST", "streaming section: audio files, played as a microphone at --speed");
