@@ -22,19 +22,24 @@ namespace hearsay {
 
 // What a buffer's elements are: float32 (everything allocate() makes, most weights), IEEE half
 // (weight matrices a backend keeps as half; CUDA's half KV buffers from allocateKv()) or ggml's
-// q8_0 blocks (32 int8 with an f16 scale, 34 bytes) or q5_0 blocks (32 five-bit integers with an
-// f16 scale, 22 bytes): weight matrices the CPU keeps as stored.
-enum class ElementType { F32, F16, Q8_0, Q5_0 };
+// q8_0 blocks (32 int8 with an f16 scale, 34 bytes), q5_0 blocks (32 five-bit integers with an
+// f16 scale, 22 bytes) or q5_1 blocks (the same with an f16 minimum, 24 bytes): weight matrices the
+// CPU keeps as stored.
+enum class ElementType { F32, F16, Q8_0, Q5_0, Q5_1 };
 inline constexpr size_t kQ8_0BlockElements = 32;
 inline constexpr size_t kQ8_0BlockBytes = 34;
 inline constexpr size_t kQ5_0BlockElements = 32;
 inline constexpr size_t kQ5_0BlockBytes = 22;
-inline constexpr bool isBlockType(ElementType e) { return e == ElementType::Q8_0 || e == ElementType::Q5_0; }
+inline constexpr size_t kQ5_1BlockBytes = 24;
+inline constexpr bool isBlockType(ElementType e) {
+    return e == ElementType::Q8_0 || e == ElementType::Q5_0 || e == ElementType::Q5_1;
+}
 // Bytes of `elements` elements of type e (whole blocks for the block types).
 inline constexpr size_t elementsBytes(ElementType e, size_t elements) {
     switch (e) {
     case ElementType::Q8_0: return elements / kQ8_0BlockElements * kQ8_0BlockBytes;
     case ElementType::Q5_0: return elements / kQ5_0BlockElements * kQ5_0BlockBytes;
+    case ElementType::Q5_1: return elements / kQ5_0BlockElements * kQ5_1BlockBytes;
     case ElementType::F16: return elements * 2;
     case ElementType::F32: break;
     }
@@ -217,18 +222,19 @@ std::string_view precisionName(Precision precision);
 Result<Precision> parsePrecision(std::string_view text);
 
 // A read-only operand that may be a weight kept in another element type than float32: exactly
-// one pointer is set (q8 and q5 point at the block holding the view's first element).
+// one pointer is set (q8, q5 and q5_1 point at the block holding the view's first element).
 struct WeightPointer {
     const float* f32 = nullptr;
     const uint16_t* f16 = nullptr;  // IEEE half bits
     const uint8_t* q8 = nullptr;
     const uint8_t* q5 = nullptr;
+    const uint8_t* q5_1 = nullptr;
     const void* address() const {
         if (f32) return f32;
         if (f16) return f16;
-        return q8 ? q8 : q5;
+        return q8 ? q8 : q5 ? q5 : q5_1;
     }
-    bool blocks() const { return q8 || q5; }
+    bool blocks() const { return q8 || q5 || q5_1; }
 };
 
 // Elements spanned by `rows` rows of `width` with row stride `stride`.

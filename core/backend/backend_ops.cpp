@@ -16,6 +16,7 @@ const char* elementName(ElementType element) {
     case ElementType::F16: return "f16";
     case ElementType::Q8_0: return "q8_0";
     case ElementType::Q5_0: return "q5_0";
+    case ElementType::Q5_1: return "q5_1";
     }
     return "?";
 }
@@ -57,19 +58,29 @@ float* Backend::floatPointer(BufferView view, size_t needed, const char* what) c
 WeightPointer Backend::weightPointer(BufferView view, size_t needed, const char* what) const {
     const DeviceBuffer& buffer = checkedBuffer(view, needed, what);
     switch (buffer.element()) {
-    case ElementType::F16: return {nullptr, static_cast<const uint16_t*>(buffer.address()) + view.offset, nullptr, nullptr};
+    case ElementType::F16: {
+        WeightPointer w;
+        w.f16 = static_cast<const uint16_t*>(buffer.address()) + view.offset;
+        return w;
+    }
     case ElementType::Q8_0:
-    case ElementType::Q5_0: {
+    case ElementType::Q5_0:
+    case ElementType::Q5_1: {
         if (view.offset % kQ8_0BlockElements) {
             fail(std::string(what) + ": a " + elementName(buffer.element()) + " view must start on a block");
         }
         const uint8_t* block = static_cast<const uint8_t*>(buffer.address()) + elementsBytes(buffer.element(), view.offset);
-        if (buffer.element() == ElementType::Q8_0) return {nullptr, nullptr, block, nullptr};
-        return {nullptr, nullptr, nullptr, block};
+        WeightPointer w;
+        if (buffer.element() == ElementType::Q8_0) w.q8 = block;
+        else if (buffer.element() == ElementType::Q5_0) w.q5 = block;
+        else w.q5_1 = block;
+        return w;
     }
     case ElementType::F32: break;
     }
-    return {static_cast<const float*>(buffer.address()) + view.offset, nullptr, nullptr, nullptr};
+    WeightPointer w;
+    w.f32 = static_cast<const float*>(buffer.address()) + view.offset;
+    return w;
 }
 
 int32_t* Backend::indexPointer(IndexView view, size_t needed, const char* what) const {

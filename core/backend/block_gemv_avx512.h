@@ -1,5 +1,5 @@
 // Rows of ggml blocks (32 weights each) times one vector with AVX-512, four rows per iteration
-// sharing each load of x: the loop of gemvQ8 (cpu_simd.cpp) and gemvQ5 (cpu_q5_0.cpp), with the
+// sharing each load of x: the loop of gemvQ8 (cpu_simd.cpp) and gemvQ5 / gemvQ5_1 (cpu_q5.cpp), with the
 // block format's kernel as a template argument (its products with the block's x, x0 and x1, summed
 // and scaled by the block's d into the total).
 #pragma once

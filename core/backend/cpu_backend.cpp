@@ -95,12 +95,13 @@ private:
 size_t elementBytes(ElementType element) { return element == ElementType::F16 ? sizeof(uint16_t) : sizeof(float); }
 
 static_assert(kQ8_0BlockElements == simd::kQ8Block && kQ8_0BlockBytes == simd::kQ8BlockBytes);
-static_assert(kQ5_0BlockElements == simd::kQ5Block && kQ5_0BlockBytes == simd::kQ5BlockBytes);
+static_assert(kQ5_0BlockElements == simd::kQ5Block && kQ5_0BlockBytes == simd::kQ5BlockBytes &&
+              kQ5_1BlockBytes == simd::kQ5_1BlockBytes);
 
 // Host memory, 64-byte aligned and zeroed; or a non-owning view of weights in a map (f16
-// matrices as the model stores them: half the bytes a decode step reads; q8_0 and q5_0 matrices
-// in their blocks: about a quarter and a sixth of float32's, read by dotQ8 / dotQ5 and widened
-// block by block for GEMMs).
+// matrices as the model stores them: half the bytes a decode step reads; q8_0, q5_0 and q5_1
+// matrices in their blocks: about a quarter and a sixth of float32's, read by their dot kernels
+// and widened block by block for GEMMs).
 // Offsets and sizes count elements of the buffer's own type.
 class CpuBuffer final : public DeviceBuffer {
 public:
@@ -187,9 +188,10 @@ private:
 float weightAt(const WeightPointer& w, size_t i) {
     if (w.f32) return w.f32[i];
     if (w.f16) return halfAt(w.f16, i);
-    if (w.q5) {
+    if (w.q5 || w.q5_1) {
         float block[simd::kQ5Block];
-        simd::convertQ5(w.q5 + i / simd::kQ5Block * simd::kQ5BlockBytes, block, simd::kQ5Block);
+        if (w.q5) simd::convertQ5(w.q5 + i / simd::kQ5Block * simd::kQ5BlockBytes, block, simd::kQ5Block);
+        else simd::convertQ5_1(w.q5_1 + i / simd::kQ5Block * simd::kQ5_1BlockBytes, block, simd::kQ5Block);
         return block[i % simd::kQ5Block];
     }
     const uint8_t* block = w.q8 + i / simd::kQ8Block * simd::kQ8BlockBytes;
@@ -315,11 +317,12 @@ std::unique_ptr<DeviceBuffer> CpuBackend::createWeight(const TensorView& view) {
     if (view.dtype == DType::Q8_0 && view.shape.size() >= 2 && view.shape.back() % int64_t(simd::kQ8Block) == 0) {
         return std::make_unique<CpuBuffer>(view.data, static_cast<size_t>(elements), ElementType::Q8_0);
     }
-    // q5_0 matrices likewise where the AVX-512 kernels run (cpu_q5_0.cpp); the portable ones would
-    // make a decode step slower than the float32 product of the widened matrix.
-    if (view.dtype == DType::Q5_0 && view.shape.size() >= 2 && view.shape.back() % int64_t(simd::kQ5Block) == 0 &&
-        simd::usingAvx512()) {
-        return std::make_unique<CpuBuffer>(view.data, static_cast<size_t>(elements), ElementType::Q5_0);
+    // q5_0 and q5_1 matrices likewise where the AVX-512 kernels run (cpu_q5.cpp); the portable ones
+    // would make a decode step slower than the float32 product of the widened matrix.
+    if ((view.dtype == DType::Q5_0 || view.dtype == DType::Q5_1) && view.shape.size() >= 2 &&
+        view.shape.back() % int64_t(simd::kQ5Block) == 0 && simd::usingAvx512()) {
+        return std::make_unique<CpuBuffer>(view.data, static_cast<size_t>(elements),
+                                           view.dtype == DType::Q5_0 ? ElementType::Q5_0 : ElementType::Q5_1);
     }
     if (view.dtype == DType::F32 && address % alignof(float) == 0) {
         return std::make_unique<CpuBuffer>(view.data, static_cast<size_t>(elements), ElementType::F32);

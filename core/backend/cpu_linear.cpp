@@ -1,5 +1,5 @@
 // CpuBackend::runLinear: y = x · Wᵀ + bias (+ y), on the path the shape and the weight's type call
-// for: single rows straight from f16, q8_0 or q5_0 rows (the memory-bound decode step), a few rows
+// for: single rows straight from f16, q8_0, q5_0 or q5_1 rows (the memory-bound decode step), a few rows
 // (beams) reading each weight row once, and GEMMs through the BLAS for many rows. A half cross
 // cache as y gets the float32 product rounded to nearest.
 #include "core/backend/cpu_backend.h"
@@ -18,21 +18,40 @@
 namespace hearsay {
 namespace {
 
-size_t q8RowBytes(size_t n) { return n / simd::kQ8Block * simd::kQ8BlockBytes; }
-size_t q5RowBytes(size_t n) { return n / simd::kQ5Block * simd::kQ5BlockBytes; }
+// A weight in ggml blocks of 32 (q8_0, q5_0, q5_1): where its blocks start, their size and the
+// format's kernels (cpu_simd.h).
+struct Blocks {
+    const uint8_t* data = nullptr;  // null: not a block weight
+    size_t blockBytes = 0;
+    const char* name = "";
+    float (*dot)(const float*, const uint8_t*, size_t) = nullptr;
+    void (*gemv)(const float*, const uint8_t*, size_t, size_t, float*) = nullptr;
+    void (*convert)(const uint8_t*, float*, size_t) = nullptr;
+    size_t rowBytes(size_t n) const { return n / 32 * blockBytes; }
+    const uint8_t* row(size_t o, size_t n) const { return data + o * rowBytes(n); }
+};
+
+Blocks blocksOf(const WeightPointer& w) {
+    if (w.q8) return {w.q8, simd::kQ8BlockBytes, "q8_0", simd::dotQ8, simd::gemvQ8, simd::convertQ8};
+    if (w.q5) return {w.q5, simd::kQ5BlockBytes, "q5_0", simd::dotQ5, simd::gemvQ5, simd::convertQ5};
+    if (w.q5_1) return {w.q5_1, simd::kQ5_1BlockBytes, "q5_1", simd::dotQ5_1, simd::gemvQ5_1, simd::convertQ5_1};
+    return {};
+}
 
 // Bytes of `rows` weight rows of `n` elements as stored (what a product reads of them).
 double weightBytes(const WeightPointer& w, size_t rows, size_t n) {
-    if (w.q8) return double(rows * q8RowBytes(n));
-    if (w.q5) return double(rows * q5RowBytes(n));
+    if (const Blocks b = blocksOf(w); b.data) return double(rows * b.rowBytes(n));
     return double(rows * n) * (w.f16 ? 2 : 4);
 }
 
-const char* weightTypeName(const WeightPointer& w) { return w.q8 ? "q8_0" : w.q5 ? "q5_0" : w.f16 ? "f16" : "f32"; }
+const char* weightTypeName(const WeightPointer& w) {
+    if (const Blocks b = blocksOf(w); b.data) return b.name;
+    return w.f16 ? "f16" : "f32";
+}
 
 // y[j] = x · row (first + j) of w, j < rows, with beta 0; y[j] += that with beta 1: one input row
-// against a slice of weight rows read as stored (float32 through the BLAS's sgemv, f16, q8_0 and
-// q5_0 four rows at a time). The single-row products of linear() and linearMany() both come here.
+// against a slice of weight rows read as stored (float32 through the BLAS's sgemv, f16 and the
+// block formats four rows at a time). The single-row products of linear() and linearMany() both come here.
 void rowTimesWeights(const float* x, const WeightPointer& w, size_t first, size_t rows, size_t n, float beta,
                      float* y) {
     if (w.f32) {
@@ -45,9 +64,12 @@ void rowTimesWeights(const float* x, const WeightPointer& w, size_t first, size_
         dots.resize(rows);
         out = dots.data();
     }
-    if (w.f16) simd::gemvHalf(x, w.f16 + first * n, n, rows, out);
-    else if (w.q8) simd::gemvQ8(x, w.q8 + first * q8RowBytes(n), n, rows, out);
-    else simd::gemvQ5(x, w.q5 + first * q5RowBytes(n), n, rows, out);
+    if (w.f16) {
+        simd::gemvHalf(x, w.f16 + first * n, n, rows, out);
+    } else {
+        const Blocks b = blocksOf(w);
+        b.gemv(x, b.row(first, n), n, rows, out);
+    }
     if (out != y) {
         for (size_t j = 0; j < rows; ++j) y[j] += dots[j];
     }
@@ -62,9 +84,7 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
     const WeightPointer weight = weightPointer(w, m * n, "linear weight");
     const float* wp = weight.f32;       // [out][in] float32, or
     const uint16_t* hp = weight.f16;    // [out][in] f16, or
-    const uint8_t* qp = weight.q8;      // [out][in / 32] q8_0 blocks, or
-    const uint8_t* q5 = weight.q5;      // [out][in / 32] q5_0 blocks
-    const size_t qRow = q8RowBytes(n), q5Row = q5RowBytes(n);  // bytes of one row of blocks
+    const Blocks blocks = blocksOf(weight);  // [out][in / 32] blocks of q8_0, q5_0 or q5_1
     // y is float32, or a half KV buffer: then the product goes to float32 scratch first and is
     // rounded into it (nearest even), row block by row block.
     if (y.buffer->element() == ElementType::F16 && !isHalfKv(y)) fail("linear y: an f16 weight");
@@ -110,11 +130,10 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
             // a packed GEMM would copy all of W first.
             pool().parallelFor(m, small ? m : 64, [&](size_t b, size_t e, int) {
                 for (size_t o = b; o < e; ++o) {
-                    if (qp || q5) {
+                    if (blocks.data) {
                         // The row's blocks stay in L1 across the input rows.
                         for (size_t i = 0; i < r; ++i) {
-                            const float dot = qp ? simd::dotQ8(xp + i * n, qp + o * qRow, n)
-                                                 : simd::dotQ5(xp + i * n, q5 + o * q5Row, n);
+                            const float dot = blocks.dot(xp + i * n, blocks.row(o, n), n);
                             float& target = yp[i * m + o];
                             target = beta == 0.0f ? dot : target + dot;
                         }
@@ -149,8 +168,7 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
                 if (!wp) {
                     if (widened.size() < (e - b) * n) widened.resize((e - b) * n);
                     if (hp) simd::convertHalf(hp + b * n, widened.data(), (e - b) * n);
-                    else if (qp) simd::convertQ8(qp + b * qRow, widened.data(), (e - b) * n);
-                    else simd::convertQ5(q5 + b * q5Row, widened.data(), (e - b) * n);
+                    else blocks.convert(blocks.row(b, n), widened.data(), (e - b) * n);
                     wBlock = widened.data();
                 }
                 blas::sgemm(true, rows, static_cast<int>(e - b), in, 1.0f, xp, in, wBlock, in, beta, yp + b, out);

@@ -46,14 +46,19 @@ float dotQ8(const float* a, const uint8_t* w, size_t n);
 void convertQ8(const uint8_t* src, float* dst, size_t n);
 // ggml's q5_0 blocks: 22 bytes for 32 weights, an IEEE half scale d, 32 high bits qh (bit j for
 // element j), then 16 bytes of nibbles (element j < 16 in the low nibble of byte j, element 16 + j
-// in its high nibble): w = d·(q - 16), q = nibble + 16·bit (cpu_q5_0.cpp).
+// in its high nibble): w = d·(q - 16), q = nibble + 16·bit. q5_1 blocks: 24 bytes, d, a half
+// minimum m, qh, the nibbles: w = d·q + m (cpu_q5.cpp).
 constexpr size_t kQ5Block = 32;
 constexpr size_t kQ5BlockBytes = 22;
-// As dotQ8, gemvQ8 and convertQ8, for rows of q5_0 blocks (n a multiple of 32); AVX-512 where
-// usingAvx512(), portable elsewhere (slow: a model's q5_0 matrices are widened to float32 there).
+constexpr size_t kQ5_1BlockBytes = 24;
+// As dotQ8, gemvQ8 and convertQ8, for rows of q5_0 and q5_1 blocks (n a multiple of 32); AVX-512
+// where usingAvx512(), portable elsewhere (slow: a model's q5 matrices are widened to float32 there).
 float dotQ5(const float* a, const uint8_t* w, size_t n);
 void gemvQ5(const float* x, const uint8_t* w, size_t n, size_t rows, float* y);
 void convertQ5(const uint8_t* src, float* dst, size_t n);
+float dotQ5_1(const float* a, const uint8_t* w, size_t n);
+void gemvQ5_1(const float* x, const uint8_t* w, size_t n, size_t rows, float* y);
+void convertQ5_1(const uint8_t* src, float* dst, size_t n);
 // True when the AVX-512 version of dotQ8 is in use.
 bool usingAvx512();
 // True when the AVX2+FMA versions are in use.

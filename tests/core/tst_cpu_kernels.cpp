@@ -1,7 +1,7 @@
 // The CPU backend's vector kernels against double-precision definitions, with stated
 // tolerances: the vectorised softmax and GELU (the path this CPU runs, named in the output)
 // and the portable ones, over lengths with every tail size and the extremes the encoder meets;
-// q8_0 and q5_0 weights kept as blocks (their dot, gemv and convert kernels, and linear() on every
+// q8_0, q5_0 and q5_1 weights kept as blocks (their dot, gemv and convert kernels, and linear() on every
 // path) against the same weights dequantised to float32 (the path they replace); denormal results flushed to zero in the
 // backend's ops, on the caller and the pool's workers, and the caller's own mode left as it was.
 #include "core/backend/cpu_backend.h"
@@ -48,6 +48,7 @@ struct BlockKernels {
 
 BlockKernels kernelsOf(const QString& name) {
     if (name == "q5_0") return {DType::Q5_0, simd::kQ5BlockBytes, simd::dotQ5, simd::gemvQ5, simd::convertQ5};
+    if (name == "q5_1") return {DType::Q5_1, simd::kQ5_1BlockBytes, simd::dotQ5_1, simd::gemvQ5_1, simd::convertQ5_1};
     return {DType::Q8_0, simd::kQ8BlockBytes, simd::dotQ8, simd::gemvQ8, simd::convertQ8};
 }
 
@@ -116,6 +117,7 @@ private slots:
         QTest::addColumn<QString>("format");
         QTest::newRow("q8_0") << QString("q8_0");
         QTest::newRow("q5_0") << QString("q5_0");
+        QTest::newRow("q5_1") << QString("q5_1");
     }
     void blockKernels() {
         // convert equals the model loader's dequantisation bit for bit; dot and gemv (on row counts
@@ -203,7 +205,7 @@ private slots:
 
     void linearKeepsBlocks_data() { blockKernels_data(); }
     void linearKeepsBlocks() {
-        // A q8_0 or q5_0 weight [out][in] stays in its blocks (q5_0 where the AVX-512 kernels run:
+        // A q8_0, q5_0 or q5_1 weight [out][in] stays in its blocks (q5 where the AVX-512 kernels run:
         // elsewhere it is widened to float32) and linear() on 1, 3 (dot paths) and 40 rows (GEMM
         // path, widened per block of columns), with bias and accumulate, matches linear() on the
         // same weights dequantised to float32: ≤ 2e-6 relative.

@@ -1,9 +1,9 @@
 // Weights stored in other dtypes reach the engine converted to float32 once (f16 matrices are
 // kept as f16 by the CPU backend and widened exactly on use): models written by make-test-model
-// as fp16 / bf16 checkpoints and as fp16 / q8_0 / q5_0 ggml files, loaded through the real loaders,
+// as fp16 / bf16 checkpoints and as fp16 / q8_0 / q5_0 / q5_1 ggml files, loaded through the real loaders,
 // must run like in-memory float32 models holding the same rounded values: the encoder exactly,
 // the logits within 1e-6 (f16 single-token steps sum in another order than sgemv; bf16
-// exactly), q8_0 close to the float32 model, q8_0 and q5_0 within float rounding of the same blocks
+// exactly), q8_0 close to the float32 model, q8_0, q5_0 and q5_1 within float rounding of the same blocks
 // widened to float32.
 #include "core/model/test_model.h"
 #include "core/model/whisper_model.h"
@@ -28,6 +28,7 @@ private slots:
         QTest::newRow("ggml f16") << true << "f16";
         QTest::newRow("ggml q8_0") << true << "q8_0";
         QTest::newRow("ggml q5_0") << true << "q5_0";
+        QTest::newRow("ggml q5_1") << true << "q5_1";
     }
     void convertedWeightsRunLikeFloat32() {
         QFETCH(bool, ggml);
@@ -52,7 +53,7 @@ private slots:
         std::map<std::string, DType> stored;
         for (const TensorSpec& spec : whisperTensorSpecs(config, &bound)) stored[spec.hfName] = spec.target->dtype;
         QVERIFY(stored["model.decoder.layers.0.fc1.weight"] != DType::F32);  // the engine really converts
-        const bool exact = dtype != "q8_0" && dtype != "q5_0";
+        const bool exact = !dtype.startsWith("q");
         auto reference = test::makeRandomModel(config, options.seed, [&](const TensorSpec& spec, float v) {
             switch (stored.at(spec.hfName)) {
             case DType::F16: return halfToFloat(floatToHalf(v));
