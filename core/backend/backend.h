@@ -62,7 +62,7 @@ public:
     void* address() const { return m_address; }  // host or device memory; null when empty
 
 protected:
-    // q8_0, q5_0: elements is a multiple of their 32-element blocks.
+    // q8_0, q5_0, q5_1: elements is a multiple of their 32-element blocks.
     DeviceBuffer(size_t elements, ElementType element)
         : m_elements(elements), m_bytes(elementsBytes(element, elements)), m_element(element) {}
     void setAddress(void* address) { m_address = address; }
@@ -222,19 +222,17 @@ std::string_view precisionName(Precision precision);
 Result<Precision> parsePrecision(std::string_view text);
 
 // A read-only operand that may be a weight kept in another element type than float32: exactly
-// one pointer is set (q8, q5 and q5_1 point at the block holding the view's first element).
+// one pointer is set (blocks points at the block holding the view's first element, of blockType).
 struct WeightPointer {
     const float* f32 = nullptr;
     const uint16_t* f16 = nullptr;  // IEEE half bits
-    const uint8_t* q8 = nullptr;
-    const uint8_t* q5 = nullptr;
-    const uint8_t* q5_1 = nullptr;
+    const uint8_t* blocks = nullptr;
+    ElementType blockType = ElementType::F32;  // Q8_0, Q5_0 or Q5_1 where blocks is set
     const void* address() const {
         if (f32) return f32;
         if (f16) return f16;
-        return q8 ? q8 : q5 ? q5 : q5_1;
+        return blocks;
     }
-    bool blocks() const { return q8 || q5 || q5_1; }
 };
 
 // Elements spanned by `rows` rows of `width` with row stride `stride`.
@@ -400,8 +398,8 @@ protected:
     const DeviceBuffer& checkedBuffer(BufferView view, size_t needed, const char* what) const;
     // The address of a float32 view holding `needed` elements; another element type is refused.
     float* floatPointer(BufferView view, size_t needed, const char* what) const;
-    // The address of a read-only operand that may be a weight (float32, half, q8_0 or q5_0; a
-    // view of blocks starts on a block).
+    // The address of a read-only operand that may be a weight (float32, half, q8_0, q5_0 or q5_1;
+    // a view of blocks starts on a block).
     WeightPointer weightPointer(BufferView view, size_t needed, const char* what) const;
     // The address of an index view of this backend holding `needed` ints.
     int32_t* indexPointer(IndexView view, size_t needed, const char* what) const;

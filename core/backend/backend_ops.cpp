@@ -69,11 +69,9 @@ WeightPointer Backend::weightPointer(BufferView view, size_t needed, const char*
         if (view.offset % kQ8_0BlockElements) {
             fail(std::string(what) + ": a " + elementName(buffer.element()) + " view must start on a block");
         }
-        const uint8_t* block = static_cast<const uint8_t*>(buffer.address()) + elementsBytes(buffer.element(), view.offset);
         WeightPointer w;
-        if (buffer.element() == ElementType::Q8_0) w.q8 = block;
-        else if (buffer.element() == ElementType::Q5_0) w.q5 = block;
-        else w.q5_1 = block;
+        w.blocks = static_cast<const uint8_t*>(buffer.address()) + elementsBytes(buffer.element(), view.offset);
+        w.blockType = buffer.element();
         return w;
     }
     case ElementType::F32: break;
@@ -136,7 +134,7 @@ void Backend::linear(BufferView x, BufferView w, BufferView bias, BufferView y, 
     const size_t r = rowCount(rows), n = static_cast<size_t>(in), m = static_cast<size_t>(out);
     floatPointer(x, r * n, "linear x");
     const WeightPointer weight = weightPointer(w, m * n, "linear weight");
-    if (weight.blocks() && n % kQ8_0BlockElements) fail("linear: a block weight needs in to be a multiple of 32");
+    if (weight.blocks && n % kQ8_0BlockElements) fail("linear: a block weight needs in to be a multiple of 32");
     const DeviceBuffer& yBuffer = checkedBuffer(y, r * m, "linear y");
     // y is float32, or a half KV buffer (allocateKv) where the backend keeps one.
     if (isBlockType(yBuffer.element())) fail("linear y: a buffer of blocks");
@@ -189,7 +187,7 @@ void Backend::gelu(BufferView x) {
 void Backend::add(BufferView x, BufferView y) {
     if (x.size != y.size) fail("add: sizes differ");
     floatPointer(x, x.size, "add x");
-    if (weightPointer(y, y.size, "add y").blocks()) fail("add: an operand of blocks");  // half for positional tables
+    if (weightPointer(y, y.size, "add y").blocks) fail("add: an operand of blocks");  // half for positional tables
     runAdd(x, y);
 }
 

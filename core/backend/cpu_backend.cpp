@@ -184,17 +184,13 @@ private:
     std::vector<CpuBackend::TapedOp> m_tape;
 };
 
-// Element i of a weight operand (float32, f16, q8_0 or q5_0).
+// Element i of a weight operand (float32, f16, q8_0, q5_0 or q5_1).
 float weightAt(const WeightPointer& w, size_t i) {
     if (w.f32) return w.f32[i];
     if (w.f16) return halfAt(w.f16, i);
-    if (w.q5 || w.q5_1) {
-        float block[simd::kQ5Block];
-        if (w.q5) simd::convertQ5(w.q5 + i / simd::kQ5Block * simd::kQ5BlockBytes, block, simd::kQ5Block);
-        else simd::convertQ5_1(w.q5_1 + i / simd::kQ5Block * simd::kQ5_1BlockBytes, block, simd::kQ5Block);
-        return block[i % simd::kQ5Block];
-    }
-    const uint8_t* block = w.q8 + i / simd::kQ8Block * simd::kQ8BlockBytes;
+    if (w.blockType == ElementType::Q5_0) return simd::elementQ5(w.blocks, i);
+    if (w.blockType == ElementType::Q5_1) return simd::elementQ5_1(w.blocks, i);
+    const uint8_t* block = w.blocks + i / simd::kQ8Block * simd::kQ8BlockBytes;
     uint16_t scale;
     std::memcpy(&scale, block, sizeof scale);
     return halfToFloat(scale) * float(static_cast<int8_t>(block[2 + i % simd::kQ8Block]));

@@ -32,9 +32,15 @@ struct Blocks {
 };
 
 Blocks blocksOf(const WeightPointer& w) {
-    if (w.q8) return {w.q8, simd::kQ8BlockBytes, "q8_0", simd::dotQ8, simd::gemvQ8, simd::convertQ8};
-    if (w.q5) return {w.q5, simd::kQ5BlockBytes, "q5_0", simd::dotQ5, simd::gemvQ5, simd::convertQ5};
-    if (w.q5_1) return {w.q5_1, simd::kQ5_1BlockBytes, "q5_1", simd::dotQ5_1, simd::gemvQ5_1, simd::convertQ5_1};
+    if (!w.blocks) return {};
+    switch (w.blockType) {
+    case ElementType::Q8_0: return {w.blocks, simd::kQ8BlockBytes, "q8_0", simd::dotQ8, simd::gemvQ8, simd::convertQ8};
+    case ElementType::Q5_0: return {w.blocks, simd::kQ5BlockBytes, "q5_0", simd::dotQ5, simd::gemvQ5, simd::convertQ5};
+    case ElementType::Q5_1:
+        return {w.blocks, simd::kQ5_1BlockBytes, "q5_1", simd::dotQ5_1, simd::gemvQ5_1, simd::convertQ5_1};
+    case ElementType::F32:
+    case ElementType::F16: break;
+    }
     return {};
 }
 

@@ -42,6 +42,16 @@ void q5Values(const uint8_t* block, int* q) {
     }
 }
 
+// Element j (< 32) of a block: q (+ offset) alone, without unpacking the other 31.
+template <bool WithMin>
+int q5Value(const uint8_t* block, size_t j) {
+    using L = Q5Layout<WithMin>;
+    uint32_t qh;
+    std::memcpy(&qh, block + L::high, sizeof qh);
+    const uint8_t byte = block[L::nibbles + j % 16];
+    return int((j < 16 ? byte & 0x0F : byte >> 4) | (((qh >> j) & 1u) << 4)) + L::offset;
+}
+
 template <bool WithMin>
 float dotQ5Portable(const float* a, const uint8_t* w, size_t n) {
     using L = Q5Layout<WithMin>;
@@ -60,7 +70,9 @@ float dotQ5Portable(const float* a, const uint8_t* w, size_t n) {
         }
         const float sum = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
         total += halfField(block) * sum;
-        if (WithMin) total += halfField(block + 2) * (((sx[0] + sx[1]) + (sx[2] + sx[3])) + ((sx[4] + sx[5]) + (sx[6] + sx[7])));
+        if constexpr (WithMin) {
+            total += halfField(block + 2) * (((sx[0] + sx[1]) + (sx[2] + sx[3])) + ((sx[4] + sx[5]) + (sx[6] + sx[7])));
+        }
     }
     return total;
 }
@@ -76,6 +88,14 @@ void convertQ5Portable(const uint8_t* src, float* dst, size_t n) {
         const float d = halfField(block), m = WithMin ? halfField(block + 2) : 0.0f;
         for (size_t j = 0; j < kQ5Block; ++j) dst[b * kQ5Block + j] = WithMin ? float(q[j]) * d + m : float(q[j]) * d;
     }
+}
+
+// The loader's value of element i: float(q)·d (+ m), as convertQ5Portable computes it.
+template <bool WithMin>
+float q5Element(const uint8_t* w, size_t i) {
+    const uint8_t* block = w + i / kQ5Block * Q5Layout<WithMin>::bytes;
+    const float v = float(q5Value<WithMin>(block, i % kQ5Block)) * halfField(block);
+    return WithMin ? v + halfField(block + 2) : v;
 }
 
 #ifdef HEARSAY_SIMD_X86
@@ -200,5 +220,7 @@ void convertQ5(const uint8_t* src, float* dst, size_t n) { convertQ5Any<false>(s
 float dotQ5_1(const float* a, const uint8_t* w, size_t n) { return dotQ5Any<true>(a, w, n); }
 void gemvQ5_1(const float* x, const uint8_t* w, size_t n, size_t rows, float* y) { gemvQ5Any<true>(x, w, n, rows, y); }
 void convertQ5_1(const uint8_t* src, float* dst, size_t n) { convertQ5Any<true>(src, dst, n); }
+float elementQ5(const uint8_t* w, size_t i) { return q5Element<false>(w, i); }
+float elementQ5_1(const uint8_t* w, size_t i) { return q5Element<true>(w, i); }
 
 } // namespace hearsay::simd

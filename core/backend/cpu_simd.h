@@ -59,6 +59,9 @@ void convertQ5(const uint8_t* src, float* dst, size_t n);
 float dotQ5_1(const float* a, const uint8_t* w, size_t n);
 void gemvQ5_1(const float* x, const uint8_t* w, size_t n, size_t rows, float* y);
 void convertQ5_1(const uint8_t* src, float* dst, size_t n);
+// Element i of rows of q5_0 / q5_1 blocks, as convertQ5 / convertQ5_1 give it (one element, for lookups).
+float elementQ5(const uint8_t* w, size_t i);
+float elementQ5_1(const uint8_t* w, size_t i);
 // True when the AVX-512 version of dotQ8 is in use.
 bool usingAvx512();
 // True when the AVX2+FMA versions are in use.

@@ -44,11 +44,13 @@ struct BlockKernels {
     float (*dot)(const float*, const uint8_t*, size_t);
     void (*gemv)(const float*, const uint8_t*, size_t, size_t, float*);
     void (*convert)(const uint8_t*, float*, size_t);
+    float (*element)(const uint8_t*, size_t) = nullptr;  // one element (the q5 formats' lookup)
 };
 
 BlockKernels kernelsOf(const QString& name) {
-    if (name == "q5_0") return {DType::Q5_0, simd::kQ5BlockBytes, simd::dotQ5, simd::gemvQ5, simd::convertQ5};
-    if (name == "q5_1") return {DType::Q5_1, simd::kQ5_1BlockBytes, simd::dotQ5_1, simd::gemvQ5_1, simd::convertQ5_1};
+    if (name == "q5_0") return {DType::Q5_0, simd::kQ5BlockBytes, simd::dotQ5, simd::gemvQ5, simd::convertQ5, simd::elementQ5};
+    if (name == "q5_1")
+        return {DType::Q5_1, simd::kQ5_1BlockBytes, simd::dotQ5_1, simd::gemvQ5_1, simd::convertQ5_1, simd::elementQ5_1};
     return {DType::Q8_0, simd::kQ8BlockBytes, simd::dotQ8, simd::gemvQ8, simd::convertQ8};
 }
 
@@ -120,9 +122,9 @@ private slots:
         QTest::newRow("q5_1") << QString("q5_1");
     }
     void blockKernels() {
-        // convert equals the model loader's dequantisation bit for bit; dot and gemv (on row counts
-        // around its groups of four) are within float rounding of the double-precision dot with
-        // those values: |error| ≤ 1e-6 · Σ|a·w|.
+        // convert (and the q5 formats' one-element lookup) equals the model loader's dequantisation
+        // bit for bit; dot and gemv (on row counts around its groups of four) are within float
+        // rounding of the double-precision dot with those values: |error| ≤ 1e-6 · Σ|a·w|.
         QFETCH(QString, format);
         const BlockKernels k = kernelsOf(format);
         for (size_t n : {32ul, 64ul, 96ul, 384ul, 1536ul}) {
@@ -136,6 +138,9 @@ private slots:
                 dequantizeRow(k.type, blocks.data(), int64_t(rows * n), want.data());
                 k.convert(q, got.data(), rows * n);
                 QCOMPARE(got, want);
+                if (k.element) {
+                    for (size_t i = 0; i < rows * n; ++i) QCOMPARE(k.element(q, i), want[i]);
+                }
                 k.gemv(a.data(), q, n, rows, y.data());
                 for (size_t o = 0; o < rows; ++o) {
                     double exact = 0.0, magnitude = 0.0;
