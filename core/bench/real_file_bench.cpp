@@ -32,6 +32,19 @@ const RealFileFigures* RealFileCase::find(const std::string& program) const {
     return nullptr;
 }
 
+namespace {
+
+// The ggml conversion a real-file program reads: f16 for whisper.cpp, the dtype of the -q8_0 and
+// -q5_0 variants; empty for the programs that read the model directory (and unknown names).
+std::string ggmlDtypeOf(const std::string& program) {
+    if (program == "whisper.cpp") return "f16";
+    for (const std::string dtype : {"q8_0", "q5_0"})
+        if (program == "hearsay-" + dtype || program == "whisper.cpp-" + dtype) return dtype;
+    return {};
+}
+
+} // namespace
+
 Result<std::vector<RealFileProgram>> realFilePrograms(const RealFilePlan& plan) {
     std::vector<RealFileProgram> programs;
     const std::string beam = std::to_string(plan.beamSize), threads = std::to_string(plan.threads);
@@ -42,21 +55,22 @@ Result<std::vector<RealFileProgram>> realFilePrograms(const RealFilePlan& plan) 
         argv.insert(argv.end(), model.begin(), model.end());
         programs.push_back({name, argv});
     };
-    auto ggml = [&](const std::string& dtype) {
-        const auto it = plan.ggml.find(dtype);
+    // The conversion `name` reads (the plan holds one per dtype the programs need).
+    auto ggml = [&](const std::string& name) {
+        const auto it = plan.ggml.find(ggmlDtypeOf(name));
         return it == plan.ggml.end() ? std::string() : it->second;
     };
     for (const std::string& name : plan.programs) {
-        if (name == "hearsay" || name == "hearsay-q8_0" || name == "hearsay-q5_0") {
-            const std::string model = name == "hearsay" ? plan.ct2 : ggml(name.substr(8));
+        const bool converted = !ggmlDtypeOf(name).empty();
+        if (name == "hearsay" || (converted && name.rfind("hearsay-", 0) == 0)) {
+            const std::string model = name == "hearsay" ? plan.ct2 : ggml(name);
             programs.push_back({name, {plan.hearsay, "bench-real-file", "--model", model, "--audio", plan.audio,
                                        "--beam-size", beam, "--threads", threads, "--language", plan.language, "--name",
                                        name, "--json", "{out}"}});
         } else if (name == "faster-whisper-float32" || name == "faster-whisper-int8") {
             peer(name, name, {"--ct2", plan.ct2});
-        } else if (name == "whisper.cpp" || name == "whisper.cpp-q8_0" || name == "whisper.cpp-q5_0") {
-            peer(name, "whisper.cpp",
-                 {"--ggml", ggml(name == "whisper.cpp" ? "f16" : name.substr(12)), "--whisper-cli", plan.whisperCli});
+        } else if (converted) {  // whisper.cpp and its -q8_0, -q5_0
+            peer(name, "whisper.cpp", {"--ggml", ggml(name), "--whisper-cli", plan.whisperCli});
         } else {
             return makeError("unknown real-file program '" + name +
                              "' (hearsay, hearsay-q8_0, hearsay-q5_0, faster-whisper-float32, faster-whisper-int8, "
@@ -69,10 +83,8 @@ Result<std::vector<RealFileProgram>> realFilePrograms(const RealFilePlan& plan) 
 std::vector<std::string> realFileGgmlDtypes(const std::vector<std::string>& programs) {
     std::vector<std::string> dtypes;
     for (const std::string dtype : {"f16", "q8_0", "q5_0"}) {
-        const bool wanted = std::any_of(programs.begin(), programs.end(), [&](const std::string& name) {
-            return dtype == "f16" ? name == "whisper.cpp" : name == "hearsay-" + dtype || name == "whisper.cpp-" + dtype;
-        });
-        if (wanted) dtypes.push_back(dtype);
+        if (std::any_of(programs.begin(), programs.end(), [&](const std::string& p) { return ggmlDtypeOf(p) == dtype; }))
+            dtypes.push_back(dtype);
     }
     return dtypes;
 }
