@@ -1,9 +1,10 @@
 // Rows of ggml blocks (32 weights each) times one vector with AVX-512, four rows per iteration
 // sharing each load of x: the loop of gemvQ8 (cpu_simd.cpp) and gemvQ5 / gemvQ5_1 (cpu_q5.cpp), with the
 // block format's kernel as a template argument (its products with the block's x, x0 and x1, summed
-// and scaled by the block's d into the total).
+// and scaled by the block's d into the total). Rows are prefetched ahead (row_prefetch.h).
 #pragma once
 
+#include "core/backend/row_prefetch.h"
 #include "core/backend/x86_simd.h"
 
 #include <cstddef>
@@ -19,9 +20,11 @@ template <BlockKernelAvx512 Block, size_t BlockBytes>
 __attribute__((target("avx512f,f16c"))) inline void gemvBlocksAvx512(const float* x, const uint8_t* w, size_t n,
                                                                      size_t rows, float* y) {
     const size_t blocks = n / 32, rowBytes = blocks * BlockBytes;
+    const uint8_t* end = w + rows * rowBytes;
     size_t o = 0;
     for (; o + 4 <= rows; o += 4) {
         const uint8_t* r = w + o * rowBytes;
+        prefetchRowsAhead(r, 4 * rowBytes, end);
         __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps(), a2 = _mm512_setzero_ps(), a3 = _mm512_setzero_ps();
         for (size_t b = 0; b < blocks; ++b) {
             const __m512 x0 = _mm512_loadu_ps(x + b * 32), x1 = _mm512_loadu_ps(x + b * 32 + 16);

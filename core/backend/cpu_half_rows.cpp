@@ -9,6 +9,7 @@
 #include "core/backend/cpu_simd.h"
 #include "core/util/half.h"
 
+#include "core/backend/row_prefetch.h"
 #include "core/backend/x86_simd.h"
 
 namespace hearsay::simd {
@@ -31,6 +32,9 @@ __attribute__((target("avx512f"))) void dotsHalfAvx512(const float* q, const uin
         const uint16_t* r1 = r0 + stride;
         const uint16_t* r2 = r1 + stride;
         const uint16_t* r3 = r2 + stride;
+        if (i + kPrefetchAheadRows + 4 <= n) {
+            for (size_t j = 0; j < 4; ++j) prefetchBytes(r0 + (kPrefetchAheadRows + j) * stride, hd * sizeof(uint16_t));
+        }
         __m512 a0 = _mm512_mul_ps(qv[0], halves16(r0, 0)), a1 = _mm512_mul_ps(qv[0], halves16(r1, 0));
         __m512 a2 = _mm512_mul_ps(qv[0], halves16(r2, 0)), a3 = _mm512_mul_ps(qv[0], halves16(r3, 0));
         for (size_t c = 1; c < chunks; ++c) {
@@ -60,6 +64,7 @@ __attribute__((target("avx512f"))) void weightedSumHalfAvx512(const float* p, co
     for (size_t i = 0; i < n; ++i) {
         const __m512 w = _mm512_set1_ps(p[i]);
         const uint16_t* r = v + i * stride;
+        if (i + kPrefetchAheadRows < n) prefetchBytes(r + kPrefetchAheadRows * stride, hd * sizeof(uint16_t));
         for (size_t c = 0; c < chunks; ++c) o[c] = _mm512_fmadd_ps(w, halves16(r, c), o[c]);
     }
     for (size_t c = 0; c < chunks; ++c) _mm512_storeu_ps(out + 16 * c, o[c]);
@@ -69,9 +74,11 @@ __attribute__((target("avx512f"))) void weightedSumHalfAvx512(const float* p, co
 __attribute__((target("avx512f"))) void gemvHalfAvx512(const float* x, const uint16_t* w, size_t n, size_t rows,
                                                        float* y) {
     const size_t chunks = n / 16;
+    const uint16_t* end = w + rows * n;
     size_t o = 0;
     for (; o + 4 <= rows; o += 4) {
         const uint16_t* r0 = w + o * n;
+        prefetchRowsAhead(r0, 4 * n * sizeof(uint16_t), end);
         const uint16_t* r1 = r0 + n;
         const uint16_t* r2 = r1 + n;
         const uint16_t* r3 = r2 + n;
@@ -112,7 +119,10 @@ void gemvHalf(const float* x, const uint16_t* w, size_t n, size_t rows, float* y
 #ifdef HEARSAY_SIMD_X86
     if (n % 16 == 0 && usingAvx512()) return gemvHalfAvx512(x, w, n, rows, y);
 #endif
-    for (size_t o = 0; o < rows; ++o) y[o] = dotHalf(x, w + o * n, n);
+    for (size_t o = 0; o < rows; ++o) {
+        prefetchRowsAhead(w + o * n, n * sizeof(uint16_t), w + rows * n);
+        y[o] = dotHalf(x, w + o * n, n);
+    }
 }
 
 void weightedSumHalf(const float* p, const uint16_t* v, size_t stride, size_t n, size_t hd, float* out) {

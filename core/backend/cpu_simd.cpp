@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/backend/block_gemv_avx512.h"
+#include "core/backend/row_prefetch.h"
 #include "core/backend/x86_simd.h"
 
 namespace hearsay::simd {
@@ -309,7 +310,11 @@ void gemvQ8(const float* x, const uint8_t* w, size_t n, size_t rows, float* y) {
 #ifdef HEARSAY_SIMD_X86
     if (kAvx512) return gemvBlocksAvx512<q8BlockAvx512, kQ8BlockBytes>(x, w, n, rows, y);
 #endif
-    for (size_t o = 0; o < rows; ++o) y[o] = dotQ8(x, w + o * (n / kQ8Block * kQ8BlockBytes), n);
+    const size_t rowBytes = n / kQ8Block * kQ8BlockBytes;
+    for (size_t o = 0; o < rows; ++o) {
+        prefetchRowsAhead(w + o * rowBytes, rowBytes, w + rows * rowBytes);
+        y[o] = dotQ8(x, w + o * rowBytes, n);
+    }
 }
 
 void convertQ8(const uint8_t* src, float* dst, size_t n) {
