@@ -47,7 +47,12 @@ ElementBytes floorElementBytes(BackendKind backend, const std::string& modelDtyp
     if (backend == BackendKind::Cuda) {
         return precision == Precision::Fp16 ? ElementBytes{2.0, 4.0, 2.0} : ElementBytes{4.0, 4.0, 4.0};
     }
-    return {modelDtype == "f16" ? 2.0 : modelDtype == "q8_0" ? 34.0 / 32.0 : 4.0, 4.0, 2.0};
+    const double weights = modelDtype == "f16"    ? 2.0
+                           : modelDtype == "q8_0" ? 34.0 / 32.0
+                           : modelDtype == "q5_0" ? 22.0 / 32.0
+                           : modelDtype == "q5_1" ? 24.0 / 32.0
+                                                  : 4.0;
+    return {weights, 4.0, 2.0};
 }
 
 WorkFloors computeFloors(const WhisperConfig& c, const FixedWork& work, const PeakRates& peak,

@@ -321,7 +321,7 @@ def convert_ct2(hf_dir, out_dir):
                        "n_fft": 400}, f)
 
 
-def fw_peer(args):
+def fw_peer(args, compute_type="float32"):
     """CTranslate2 has no per-step decoder call: decode figures are differences of generate()
     runs with forced lengths (end-of-text suppressed), which cancel the fixed costs: e.g.
     decode = (T(prompt 4, 256 new) − T(prompt 4, 4 new)) / 252. Lengths are checked."""
@@ -332,7 +332,8 @@ def fw_peer(args):
     ct2_dir = args.ct2 or os.path.join(os.path.dirname(os.path.abspath(args.hf)),
                                        os.path.basename(os.path.normpath(args.hf)) + "-ct2")
     convert_ct2(args.hf, ct2_dir)
-    fw = WhisperModel(ct2_dir, device="cpu", compute_type="float32", cpu_threads=args.threads, num_workers=1)
+    # int8: CTranslate2 quantises the float32 weights as it loads them (per-row scales, int8 GEMMs).
+    fw = WhisperModel(ct2_dir, device="cpu", compute_type=compute_type, cpu_threads=args.threads, num_workers=1)
     model = fw.model
     n_vocab = json.load(open(os.path.join(args.hf, "config.json")))["vocab_size"]
     ids = token_ids(n_vocab)
@@ -408,7 +409,7 @@ def fw_peer(args):
     figures = repeat(args.warmup, args.repeats, run_once)
     return {"figures": figures,
             "version": f"faster-whisper {faster_whisper.__version__}, ctranslate2 {ctranslate2.__version__}",
-            "notes": "compute_type float32, greedy, end-of-text suppressed so lengths are forced; figures are "
+            "notes": f"compute_type {compute_type}, greedy, end-of-text suppressed so lengths are forced; figures are "
                      "differences of generate() runs; encoderMs = encode() + the short run's excess over its steps "
                      "(the cross K/V projection)",
             }
@@ -461,6 +462,7 @@ PEERS = {
     "transformers-static-compiled": lambda a: hf_peer(a, "static-compiled"),
     "transformers-nocache": lambda a: hf_peer(a, "none"),
     "faster-whisper": fw_peer,
+    "faster-whisper-int8": lambda a: fw_peer(a, "int8"),
     "whisper.cpp": whispercpp_peer,
 }
 

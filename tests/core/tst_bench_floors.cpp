@@ -143,6 +143,8 @@ private slots:
         QCOMPARE(cpuFloat.caches, 4.0);
         QCOMPARE(cpuFloat.crossCache, 2.0);
         QCOMPARE(floorElementBytes(BackendKind::Cpu, "q8_0", Precision::Fp16).weights, 34.0 / 32.0);  // q8_0 blocks
+        QCOMPARE(floorElementBytes(BackendKind::Cpu, "q5_0", Precision::Fp16).weights, 22.0 / 32.0);  // q5_0 blocks
+        QCOMPARE(floorElementBytes(BackendKind::Cpu, "q5_1", Precision::Fp16).weights, 24.0 / 32.0);
     }
 
     void specSheetByDeviceName() {

@@ -183,8 +183,10 @@ Result<std::string> ensureTestModel(const Settings& s, const std::string& size, 
     if (fs::exists(format == "hf" ? path / "model.safetensors" : path, ec)) return path.string();
     fs::create_directories(dir, ec);
     if (ec) return makeError("cannot create '" + dir.string() + "': " + ec.message());
-    std::fprintf(stderr, "bench: making %s (%s, %s, seed %s)\n", path.c_str(), size.c_str(), s.dtype.c_str(), s.seed.c_str());
-    auto made = runSelf({"make-test-model", "--dims", size, "--seed", s.seed, "--format", format, "--dtype", s.dtype, path.string()});
+    // ggml blocks exist in the ggml file only: the Hugging Face form of a q8_0 or q5_0 run is f16.
+    const std::string dtype = format == "hf" && s.dtype != "f32" ? "f16" : s.dtype;
+    std::fprintf(stderr, "bench: making %s (%s, %s, seed %s)\n", path.c_str(), size.c_str(), dtype.c_str(), s.seed.c_str());
+    auto made = runSelf({"make-test-model", "--dims", size, "--seed", s.seed, "--format", format, "--dtype", dtype, path.string()});
     if (!made) return made.error();
     return path.string();
 }

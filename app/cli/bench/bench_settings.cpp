@@ -52,9 +52,10 @@ void declareOptions(CLI::App& c) {
     addText(c, "--sizes", "LIST", "model sizes to make with make-test-model (default tiny,base)");
     addText(c, "--model", "PATH", "benchmark this model instead (HF directory or ggml file); several via commas");
     addChoice(c, "--format", {"ggml", "hf"}, "format Hearsay loads for made models: ggml (default, as whisper.cpp) or hf");
-    addChoice(c, "--dtype", {"f16", "f32", "fp16", "fp32"},
+    addChoice(c, "--dtype", {"f16", "f32", "fp16", "fp32", "q8_0", "q5_0"},
               "weights of made models: f16 (default: what whisper.cpp's bench needs; its convolutions take f16 "
-              "only) or f32");
+              "only), f32, or the ggml blocks q8_0 or q5_0 (the ggml file Hearsay and whisper.cpp read; the "
+              "Hugging Face form the other peers read stays f16, which faster-whisper-int8 quantises itself)");
     addInt(c, "--seed", 0, std::numeric_limits<int>::max(), "seed of the random weights (default 1)");
     addChoice(c, "--backend", {"cpu", "cuda", "auto"}, "cpu, cuda or auto (default cpu)");
     addChoice(c, "--precision", {"fp16", "fp32"},
@@ -170,7 +171,12 @@ Result<Settings> parseSettings(const Options& o) {
     s.dtype = o.value("dtype", s.dtype);
     if (s.dtype == "fp32") s.dtype = "f32";
     if (s.dtype == "fp16") s.dtype = "f16";
-    if (s.dtype != "f32" && s.dtype != "f16") return makeError("--dtype must be f32 or f16, got '" + s.dtype + "'");
+    if (s.dtype != "f32" && s.dtype != "f16" && s.dtype != "q8_0" && s.dtype != "q5_0") {
+        return makeError("--dtype must be f32, f16, q8_0 or q5_0, got '" + s.dtype + "'");
+    }
+    if (s.format == "hf" && (s.dtype == "q8_0" || s.dtype == "q5_0")) {
+        return makeError("--dtype " + s.dtype + " needs --format ggml (a Hugging Face checkpoint holds no ggml blocks)");
+    }
     s.seed = o.value("seed", s.seed);
     auto backend = parseBackendKind(o.value("backend", "cpu"));
     if (!backend) return backend.error();
