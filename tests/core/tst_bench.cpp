@@ -460,6 +460,9 @@ private slots:
         QCOMPARE(runCli({"bench", "--model", m_model, "--modes", "sometimes"}), 2);
         QCOMPARE(runCli({"bench", "--model", m_model, "--backend", "abacus"}), 2);
         QCOMPARE(runCli({"bench", "--no-such-option"}), 2);
+        QCOMPARE(runCli({"bench", "--sizes", "tiny", "--dtype", "q4"}), 2);
+        // ggml blocks have no Hugging Face form for Hearsay to load.
+        QCOMPARE(runCli({"bench", "--sizes", "tiny", "--dtype", "q8_0", "--format", "hf"}), 2);
         // A model that does not exist is a clear failure, not a crash.
         QCOMPARE(runCli({"bench", "--model", m_dir.filePath("missing.bin"), "--no-cache-table", "--no-floors"}), 1);
     }
