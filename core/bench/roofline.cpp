@@ -128,7 +128,7 @@ PeakRates measurePeakRates(int threads) {
                     }
                     uint64_t acc[8] = {};
                     for (size_t i = first; i + 8 <= last; i += 8) {
-                        if (prefetch) simd::prefetchRowsAhead(&data[i], 64, &data[last - 1]);
+                        if (prefetch) simd::prefetchRowsAhead(&data[i], 64, data.get() + last);
                         for (int k = 0; k < 8; ++k) acc[k] ^= data[i + size_t(k)];
                     }
                     uint64_t x = 0;
