@@ -1,10 +1,12 @@
 // CpuBackend::runLinear: y = x · Wᵀ + bias (+ y), on the path the shape and the weight's type call
-// for: single rows straight from f16, q8_0, q5_0 or q5_1 rows (the memory-bound decode step), a few rows
-// (beams) reading each weight row once, and GEMMs through the BLAS for many rows. A half cross
-// cache as y gets the float32 product rounded to nearest.
+// for: single rows straight from f16, q8_0, q5_0 or q5_1 rows (the memory-bound decode step), a few
+// rows (beams) reading each weight row once (block rows on both paths take x quantised to int8 where
+// the CPU has VNNI, cpu_int8.h), and GEMMs through the BLAS for many rows. A half cross cache as y
+// gets the float32 product rounded to nearest.
 #include "core/backend/cpu_backend.h"
 
 #include "core/backend/blas.h"
+#include "core/backend/cpu_int8.h"
 #include "core/backend/cpu_simd.h"
 #include "core/backend/cpu_vector_math.h"
 
@@ -27,6 +29,8 @@ struct Blocks {
     float (*dot)(const float*, const uint8_t*, size_t) = nullptr;
     void (*gemv)(const float*, const uint8_t*, size_t, size_t, float*) = nullptr;
     void (*convert)(const uint8_t*, float*, size_t) = nullptr;
+    void (*gemvInt8)(const simd::Int8Vector&, const uint8_t*, size_t, float*) = nullptr;
+    void (*dotsInt8)(const simd::Int8Vector*, size_t, const uint8_t*, float*) = nullptr;
     size_t rowBytes(size_t n) const { return n / 32 * blockBytes; }
     const uint8_t* row(size_t o, size_t n) const { return data + o * rowBytes(n); }
 };
@@ -34,10 +38,15 @@ struct Blocks {
 Blocks blocksOf(const WeightPointer& w) {
     if (!w.blocks) return {};
     switch (w.blockType) {
-    case ElementType::Q8_0: return {w.blocks, simd::kQ8BlockBytes, "q8_0", simd::dotQ8, simd::gemvQ8, simd::convertQ8};
-    case ElementType::Q5_0: return {w.blocks, simd::kQ5BlockBytes, "q5_0", simd::dotQ5, simd::gemvQ5, simd::convertQ5};
+    case ElementType::Q8_0:
+        return {w.blocks,     simd::kQ8BlockBytes, "q8_0",           simd::dotQ8,
+                simd::gemvQ8, simd::convertQ8,     simd::gemvQ8Int8, simd::dotsQ8Int8};
+    case ElementType::Q5_0:
+        return {w.blocks,     simd::kQ5BlockBytes, "q5_0",           simd::dotQ5,
+                simd::gemvQ5, simd::convertQ5,     simd::gemvQ5Int8, simd::dotsQ5Int8};
     case ElementType::Q5_1:
-        return {w.blocks, simd::kQ5_1BlockBytes, "q5_1", simd::dotQ5_1, simd::gemvQ5_1, simd::convertQ5_1};
+        return {w.blocks,       simd::kQ5_1BlockBytes, "q5_1",             simd::dotQ5_1,
+                simd::gemvQ5_1, simd::convertQ5_1,     simd::gemvQ5_1Int8, simd::dotsQ5_1Int8};
     case ElementType::F32:
     case ElementType::F16: break;
     }
@@ -55,11 +64,30 @@ const char* weightTypeName(const WeightPointer& w) {
     return w.f16 ? "f16" : "f32";
 }
 
+// x quantised to int8 (in a buffer of the calling thread's) when a single row's products with
+// `w` run on the integer kernels; null when they take the float ones.
+const simd::Int8Vector* int8Input(const float* x, size_t n, bool blockWeights) {
+    if (!blockWeights || !simd::usingInt8Dots()) return nullptr;
+    thread_local simd::Int8Vector quantized;
+    simd::quantizeInt8(x, n, quantized);
+    return &quantized;
+}
+
+// The same for `rows` input rows (at most kSmallBatchRows), each quantised on its own.
+static_assert(size_t(CpuBackend::kSmallBatchRows) <= simd::kInt8DotsRows);
+const simd::Int8Vector* int8Inputs(const float* x, size_t rows, size_t n, bool blockWeights) {
+    if (!blockWeights || !simd::usingInt8Dots()) return nullptr;
+    thread_local std::array<simd::Int8Vector, simd::kInt8DotsRows> quantized;
+    for (size_t i = 0; i < rows; ++i) simd::quantizeInt8(x + i * n, n, quantized[i]);
+    return quantized.data();
+}
+
 // y[j] = x · row (first + j) of w, j < rows, with beta 0; y[j] += that with beta 1: one input row
 // against a slice of weight rows read as stored (float32 through the BLAS's sgemv, f16 and the
-// block formats four rows at a time). The single-row products of linear() and linearMany() both come here.
-void rowTimesWeights(const float* x, const WeightPointer& w, size_t first, size_t rows, size_t n, float beta,
-                     float* y) {
+// block formats four rows at a time; block formats with xq, x quantised, where it is given). The
+// single-row products of linear() and linearMany() both come here.
+void rowTimesWeights(const float* x, const simd::Int8Vector* xq, const WeightPointer& w, size_t first, size_t rows,
+                     size_t n, float beta, float* y) {
     if (w.f32) {
         return blas::sgemv(static_cast<int>(rows), static_cast<int>(n), 1.0f, w.f32 + first * n, static_cast<int>(n), x,
                            beta, y);
@@ -74,7 +102,8 @@ void rowTimesWeights(const float* x, const WeightPointer& w, size_t first, size_
         simd::gemvHalf(x, w.f16 + first * n, n, rows, out);
     } else {
         const Blocks b = blocksOf(w);
-        b.gemv(x, b.row(first, n), n, rows, out);
+        if (xq) b.gemvInt8(*xq, b.row(first, n), rows, out);
+        else b.gemv(x, b.row(first, n), n, rows, out);
     }
     if (out != y) {
         for (size_t j = 0; j < rows; ++j) y[j] += dots[j];
@@ -101,8 +130,9 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
     const float* bp = bias.empty() ? nullptr : floats(bias);
     const auto describe = [&] {
         const char* type = weightTypeName(weight);
+        const bool int8 = rows <= kSmallBatchRows && blocks.data && simd::usingInt8Dots();
         return OpInfo{"linear " + std::to_string(rows) + "x" + std::to_string(in) + "->" + std::to_string(out) + " " +
-                          type + (accumulate ? " +=" : ""),
+                          type + (int8 ? "/int8" : "") + (accumulate ? " +=" : ""),
                       weightBytes(weight, m, n) + 4.0 * double(r * n + r * m * (accumulate ? 2 : 1))};
     };
     submit(describe, [=, this] {
@@ -128,14 +158,26 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
             // y = W x (+ y) per slice of W, its rows read as stored (q8_0 blocks and f16 rows: a
             // quarter and half of the float32 product's bytes).
             const size_t chunk = small ? m : std::max<size_t>(64, (m + threads - 1) / threads);
+            const simd::Int8Vector* xq = int8Input(xp, n, blocks.data != nullptr);
             pool().parallelFor(m, chunk, [&](size_t b, size_t e, int) {
-                rowTimesWeights(xp, weight, b, e - b, n, beta, yp + b);
+                rowTimesWeights(xp, xq, weight, b, e - b, n, beta, yp + b);
             });
         } else if (rows <= kSmallBatchRows) {
             // A few rows (beams): each weight row is read once and dotted with every input row;
             // a packed GEMM would copy all of W first.
+            const simd::Int8Vector* xqs = int8Inputs(xp, r, n, blocks.data != nullptr);
             pool().parallelFor(m, small ? m : 64, [&](size_t b, size_t e, int) {
                 for (size_t o = b; o < e; ++o) {
+                    if (xqs) {
+                        // Each pair of the row's blocks unpacked once for all the input rows.
+                        float dots[kSmallBatchRows];
+                        blocks.dotsInt8(xqs, r, blocks.row(o, n), dots);
+                        for (size_t i = 0; i < r; ++i) {
+                            float& target = yp[i * m + o];
+                            target = beta == 0.0f ? dots[i] : target + dots[i];
+                        }
+                        continue;
+                    }
                     if (blocks.data) {
                         // The row's blocks stay in L1 across the input rows.
                         for (size_t i = 0; i < r; ++i) {
@@ -227,6 +269,7 @@ void CpuBackend::runLinearMany(BufferView x, std::span<const LinearTarget> targe
         bytes += weightBytes(p.w, p.out, n) + 4.0 * double(p.out) * (t.accumulate ? 2 : 1);
         outs += (i ? "+" : "") + std::to_string(t.out);
         type = weightTypeName(p.w);
+        if (p.w.blocks && simd::usingInt8Dots()) type += "/int8";
     }
     const size_t count = targets.size();
     const bool anyGelu = std::any_of(parts.begin(), parts.begin() + count, [](const Part& p) { return p.gelu; });
@@ -237,6 +280,9 @@ void CpuBackend::runLinearMany(BufferView x, std::span<const LinearTarget> targe
         const size_t threads = static_cast<size_t>(pool().threads());
         const bool small = total * n < (size_t(1) << 16);
         const size_t chunk = small ? total : std::max<size_t>(64, (total + threads - 1) / threads);
+        const bool blockWeights =
+            std::any_of(parts.begin(), parts.begin() + count, [](const Part& p) { return p.w.blocks != nullptr; });
+        const simd::Int8Vector* xq = int8Input(xp, n, blockWeights);
         pool().parallelFor(total, chunk, [&](size_t b, size_t e, int) {
             for (size_t i = 0; i < count; ++i) {
                 const Part& p = parts[i];
@@ -249,7 +295,7 @@ void CpuBackend::runLinearMany(BufferView x, std::span<const LinearTarget> targe
                     for (size_t j = 0; j < rowsHere; ++j) y[j] = p.accumulate ? y[j] + p.bias[o0 + j] : p.bias[o0 + j];
                     beta = 1.0f;
                 }
-                rowTimesWeights(xp, p.w, o0, rowsHere, n, beta, y);
+                rowTimesWeights(xp, p.w.blocks ? xq : nullptr, p.w, o0, rowsHere, n, beta, y);
                 if (p.gelu) simd::gelu(y, rowsHere);
             }
         });

@@ -222,5 +222,9 @@ void gemvQ5_1(const float* x, const uint8_t* w, size_t n, size_t rows, float* y)
 void convertQ5_1(const uint8_t* src, float* dst, size_t n) { convertQ5Any<true>(src, dst, n); }
 float elementQ5(const uint8_t* w, size_t i) { return q5Element<false>(w, i); }
 float elementQ5_1(const uint8_t* w, size_t i) { return q5Element<true>(w, i); }
+void q5BlockIntegers(const uint8_t* block, bool withMin, int* q) {
+    if (withMin) q5Values<true>(block, q);
+    else q5Values<false>(block, q);
+}
 
 } // namespace hearsay::simd

@@ -62,6 +62,8 @@ void convertQ5_1(const uint8_t* src, float* dst, size_t n);
 // Element i of rows of q5_0 / q5_1 blocks, as convertQ5 / convertQ5_1 give it (one element, for lookups).
 float elementQ5(const uint8_t* w, size_t i);
 float elementQ5_1(const uint8_t* w, size_t i);
+// The 32 integers of one block as its weights use them: q − 16 for q5_0, q for q5_1 (w = d·q + m).
+void q5BlockIntegers(const uint8_t* block, bool withMin, int* q);
 // True when the AVX-512 version of dotQ8 is in use.
 bool usingAvx512();
 // True when the AVX2+FMA versions are in use.

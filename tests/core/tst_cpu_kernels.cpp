@@ -2,9 +2,12 @@
 // tolerances: the vectorised softmax and GELU (the path this CPU runs, named in the output)
 // and the portable ones, over lengths with every tail size and the extremes the encoder meets;
 // q8_0, q5_0 and q5_1 weights kept as blocks (their dot, gemv and convert kernels, and linear() on every
-// path) against the same weights dequantised to float32 (the path they replace); denormal results flushed to zero in the
+// path) against the same weights dequantised to float32 (the path they replace); the integer products
+// of one vector quantised to int8 (cpu_int8.h) against their exact value and within the rounding of
+// x to 8 bits of the float product; denormal results flushed to zero in the
 // backend's ops, on the caller and the pool's workers, and the caller's own mode left as it was.
 #include "core/backend/cpu_backend.h"
+#include "core/backend/cpu_int8.h"
 #include "core/backend/flush_denormals.h"
 #include "core/backend/thread_pool.h"
 #include "core/backend/cpu_simd.h"
@@ -16,6 +19,7 @@
 #include <QtTest>
 
 #include <chrono>
+#include <cstring>
 #include <cmath>
 #include <mutex>
 #include <random>
@@ -45,13 +49,40 @@ struct BlockKernels {
     void (*gemv)(const float*, const uint8_t*, size_t, size_t, float*);
     void (*convert)(const uint8_t*, float*, size_t);
     float (*element)(const uint8_t*, size_t) = nullptr;  // one element (the q5 formats' lookup)
+    void (*gemvInt8)(const simd::Int8Vector&, const uint8_t*, size_t, float*) = nullptr;
+    void (*dotsInt8)(const simd::Int8Vector*, size_t, const uint8_t*, float*) = nullptr;
 };
 
 BlockKernels kernelsOf(const QString& name) {
-    if (name == "q5_0") return {DType::Q5_0, simd::kQ5BlockBytes, simd::dotQ5, simd::gemvQ5, simd::convertQ5, simd::elementQ5};
-    if (name == "q5_1")
-        return {DType::Q5_1, simd::kQ5_1BlockBytes, simd::dotQ5_1, simd::gemvQ5_1, simd::convertQ5_1, simd::elementQ5_1};
-    return {DType::Q8_0, simd::kQ8BlockBytes, simd::dotQ8, simd::gemvQ8, simd::convertQ8};
+    if (name == "q5_0") {
+        return {DType::Q5_0,     simd::kQ5BlockBytes, simd::dotQ5,      simd::gemvQ5,
+                simd::convertQ5, simd::elementQ5,     simd::gemvQ5Int8, simd::dotsQ5Int8};
+    }
+    if (name == "q5_1") {
+        return {DType::Q5_1,       simd::kQ5_1BlockBytes, simd::dotQ5_1,      simd::gemvQ5_1,
+                simd::convertQ5_1, simd::elementQ5_1,     simd::gemvQ5_1Int8, simd::dotsQ5_1Int8};
+    }
+    return {DType::Q8_0, simd::kQ8BlockBytes, simd::dotQ8, simd::gemvQ8, simd::convertQ8, nullptr, simd::gemvQ8Int8,
+            simd::dotsQ8Int8};
+}
+
+// A q5_1 block's minimum m (the half after d); 0 for the other formats.
+float blockMinimum(DType type, const uint8_t* block) {
+    if (type != DType::Q5_1) return 0.0f;
+    uint16_t bits;
+    std::memcpy(&bits, block + 2, sizeof bits);
+    return halfToFloat(bits);
+}
+
+// The error that rounding x to xq (cpu_int8.h) may add to row o of an integer product, beyond float
+// rounding: Σ |w − m|·dx/2 over the row (a q5_1 block's m·Σx is taken from x itself).
+double int8RoundingBound(const BlockKernels& k, const uint8_t* row, const float* w, const simd::Int8Vector& xq) {
+    double bound = 0.0;
+    for (size_t i = 0; i < xq.n; ++i) {
+        const float m = blockMinimum(k.type, row + i / 32 * k.blockBytes);
+        bound += std::abs(double(w[i]) - m) * xq.scale[i / 32] / 2.0;
+    }
+    return bound;
 }
 
 } // namespace
@@ -160,6 +191,112 @@ private slots:
               simd::usingAvx512() ? "avx512" : simd::usingF16c() && format == "q8_0" ? "avx2" : "portable");
     }
 
+    void int8Quantizer() {
+        // Each block of 32: dx = max|x| / 127, q = x·(127 / max|x|) rounded to nearest even (so
+        // |x − dx·q| ≤ dx/2 and |q| ≤ 127), the group sums of four q and the float sum of x; a
+        // block of zeros gets dx 0 and q 0. Blocks of every magnitude, one with a single large value.
+        std::vector<float> x = randomValues(1536, 21, 1.0f);
+        for (size_t j = 0; j < 32; ++j) x[32 + j] = 0.0f;
+        x[64 + 5] = 1e4f;
+        for (size_t j = 0; j < 32; ++j) x[96 + j] *= 1e-6f;
+        for (size_t n : {32ul, 96ul, 384ul, 1536ul}) {
+            simd::Int8Vector xq;
+            simd::quantizeInt8(x.data(), n, xq);
+            QCOMPARE(xq.n, n);
+            for (size_t b = 0; b < n / 32; ++b) {
+                float amax = 0.0f;
+                double sum = 0.0, magnitude = 0.0;
+                for (size_t j = 0; j < 32; ++j) {
+                    amax = std::max(amax, std::abs(x[b * 32 + j]));
+                    sum += x[b * 32 + j];
+                    magnitude += std::abs(x[b * 32 + j]);
+                }
+                QCOMPARE(xq.scale[b], amax / 127.0f);
+                QVERIFY(std::abs(xq.sum[b] - sum) <= 1e-6 * magnitude);
+                const float inverse = amax > 0.0f ? 127.0f / amax : 0.0f;
+                for (size_t j = 0; j < 32; ++j) {
+                    const size_t i = b * 32 + j;
+                    QCOMPARE(int(xq.q[i]), int(std::nearbyint(x[i] * inverse)));
+                    QVERIFY(std::abs(int(xq.q[i])) <= 127);
+                    QVERIFY(std::abs(double(x[i]) - double(xq.scale[b]) * xq.q[i]) <= xq.scale[b] * (0.5 + 1e-5));
+                }
+                for (size_t g = 0; g < 8; ++g) {
+                    const int8_t* q = xq.q.data() + b * 32 + g * 4;
+                    QCOMPARE(xq.groupSum[b * 8 + g], int32_t(q[0] + q[1] + q[2] + q[3]));
+                }
+            }
+        }
+        qInfo("int8 products: %s", simd::usingInt8Dots() ? "avx512 vnni" : "portable (the backend takes the float kernels)");
+    }
+
+    void int8BlockKernels_data() { blockKernels_data(); }
+    void int8BlockKernels() {
+        // The integer products of rows of blocks with x quantised: (1) within float rounding of
+        // their exact value Σ_i (w_i − m)·dx·xq_i + Σ_b m_b·Σx_b in double (2e-6 of its terms'
+        // magnitude: the int32 sums are exact, the float scaling rounds a few times per block);
+        // (2) within the 8-bit rounding of x (int8RoundingBound) of the float product Σ w·x. Row
+        // counts around the groups of four, block counts even and odd (the pairs and the last block).
+        QFETCH(QString, format);
+        const BlockKernels k = kernelsOf(format);
+        for (size_t n : {32ul, 64ul, 96ul, 384ul, 1280ul}) {
+            for (size_t rows : {1ul, 3ul, 4ul, 7ul, 9ul}) {
+                const std::vector<float> w = randomValues(rows * n, uint32_t(3 * n + rows), 0.05f);
+                const std::vector<float> x = randomValues(n, uint32_t(n + 5), 1.0f);
+                std::vector<std::byte> blocks(rows * n / 32 * k.blockBytes);
+                quantizeRow(k.type, w.data(), int64_t(rows * n), blocks.data());
+                const auto* q = reinterpret_cast<const uint8_t*>(blocks.data());
+                std::vector<float> values(rows * n), y(rows);
+                dequantizeRow(k.type, blocks.data(), int64_t(rows * n), values.data());
+                simd::Int8Vector xq;
+                simd::quantizeInt8(x.data(), n, xq);
+                k.gemvInt8(xq, q, rows, y.data());
+                // The many-vector form: row o against 1 to 8 vectors, the first being x.
+                std::vector<simd::Int8Vector> xs(simd::kInt8DotsRows);
+                xs[0] = xq;
+                for (size_t i = 1; i < xs.size(); ++i) {
+                    const std::vector<float> other = randomValues(n, uint32_t(n + 40 + i), 1.0f);
+                    simd::quantizeInt8(other.data(), n, xs[i]);
+                }
+                const size_t rowBytes = n / 32 * k.blockBytes;
+                for (size_t o = 0; o < rows; ++o) {
+                    const uint8_t* row = q + o * rowBytes;
+                    double exact = 0.0, terms = 0.0, product = 0.0, magnitude = 0.0;
+                    for (size_t b = 0; b < n / 32; ++b) {
+                        const double m = blockMinimum(k.type, row + b * k.blockBytes);
+                        double sum = 0.0;
+                        for (size_t j = 0; j < 32; ++j) {
+                            const size_t i = b * 32 + j;
+                            const double term = (values[o * n + i] - m) * double(xq.scale[b]) * xq.q[i];
+                            exact += term;
+                            terms += std::abs(term);
+                            sum += x[i];
+                            product += double(values[o * n + i]) * x[i];
+                            magnitude += std::abs(double(values[o * n + i]) * x[i]);
+                        }
+                        exact += m * xq.sum[b];
+                        terms += std::abs(m * xq.sum[b]);
+                    }
+                    QVERIFY2(std::abs(y[o] - exact) <= 2e-6 * terms,
+                             qPrintable(QString("exact: n %1 rows %2 row %3: %4 vs %5").arg(n).arg(rows).arg(o).arg(y[o]).arg(exact)));
+                    const double bound = int8RoundingBound(k, row, values.data() + o * n, xq) + 2e-6 * magnitude;
+                    QVERIFY2(std::abs(y[o] - product) <= bound,
+                             qPrintable(QString("float: n %1 row %2: %3 vs %4, bound %5").arg(n).arg(o).arg(y[o]).arg(product).arg(bound)));
+                    for (size_t count = 1; count <= xs.size(); ++count) {
+                        std::vector<float> dots(count);
+                        k.dotsInt8(xs.data(), count, row, dots.data());
+                        for (size_t i = 0; i < count; ++i) {
+                            float one;
+                            k.gemvInt8(xs[i], row, 1, &one);
+                            QVERIFY2(std::abs(dots[i] - one) <= 2e-6 * (i == 0 ? terms : std::abs(one) + 1e-3),
+                                     qPrintable(QString("dots: n %1 count %2 vector %3: %4 vs %5").arg(n).arg(count).arg(i).arg(dots[i]).arg(one)));
+                        }
+                        QVERIFY(std::abs(dots[0] - exact) <= 2e-6 * terms);
+                    }
+                }
+            }
+        }
+    }
+
     // The many-row kernels (cpu_half_rows.cpp) against double, on every row count around their
     // groups of four and widths with and without a tail: f16 rows times one vector (the block
     // formats' in blockKernels),
@@ -213,7 +350,8 @@ private slots:
         // A q8_0, q5_0 or q5_1 weight [out][in] stays in its blocks (q5 where the AVX-512 kernels run:
         // elsewhere it is widened to float32) and linear() on 1, 3 (dot paths) and 40 rows (GEMM
         // path, widened per block of columns), with bias and accumulate, matches linear() on the
-        // same weights dequantised to float32: ≤ 2e-6 relative.
+        // same weights dequantised to float32: ≤ 2e-6 relative; on the integer kernels (one and
+        // three rows where usingInt8Dots()) within that plus the rounding of x to 8 bits.
         QFETCH(QString, format);
         const BlockKernels kernels = kernelsOf(format);
         CpuBackend backend(2);
@@ -253,8 +391,17 @@ private slots:
                     backend.download(BufferView(dy.get()), results[k].data(), y0.size());
                 }
                 double worst = 0.0;
+                const bool int8 = rows <= CpuBackend::kSmallBatchRows && simd::usingInt8Dots();
+                std::vector<simd::Int8Vector> xq(static_cast<size_t>(rows));
+                for (int r = 0; int8 && r < rows; ++r) simd::quantizeInt8(x.data() + size_t(r * in), size_t(in), xq[size_t(r)]);
                 for (size_t i = 0; i < y0.size(); ++i) {
-                    worst = std::max(worst, std::abs(results[0][i] - results[1][i]) / (1.0 + std::abs(results[1][i])));
+                    const size_t o = i % size_t(out);  // the weight row; i / out is the input row
+                    const double rounding =
+                        int8 ? int8RoundingBound(kernels, reinterpret_cast<const uint8_t*>(blocks.data()) +
+                                                              o * size_t(in) / 32 * kernels.blockBytes,
+                                                 dequantised.data() + o * size_t(in), xq[i / size_t(out)])
+                             : 0.0;
+                    worst = std::max(worst, (std::abs(results[0][i] - results[1][i]) - rounding) / (1.0 + std::abs(results[1][i])));
                 }
                 QVERIFY2(worst <= 2e-6, qPrintable(QString("rows %1 accumulate %2: %3").arg(rows).arg(accumulate).arg(worst)));
             }

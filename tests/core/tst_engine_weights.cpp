@@ -4,7 +4,8 @@
 // must run like in-memory float32 models holding the same rounded values: the encoder exactly,
 // the logits within 1e-6 (f16 single-token steps sum in another order than sgemv; bf16
 // exactly), q8_0 close to the float32 model, q8_0, q5_0 and q5_1 within float rounding of the same blocks
-// widened to float32.
+// widened to float32 (within the rounding of x to 8 bits where the integer kernels run).
+#include "core/backend/cpu_int8.h"
 #include "core/model/test_model.h"
 #include "core/model/whisper_model.h"
 #include "core/util/half.h"
@@ -93,7 +94,9 @@ private slots:
                 QVERIFY(logitsError < 0.05);
             }
             // Against the same blocks widened to float32 (the path the blocks replace): the
-            // products differ in their order of summation only.
+            // products differ in their order of summation only, except the decode steps' single
+            // rows on the integer kernels (cpu_int8.h), where x is rounded to 8 bits per block of
+            // 32: those logits move by about 1% (0.011 to 0.014 measured for the three formats).
             const auto widened = test::widenedModel(*loaded.value());
             auto session = InferenceSession::create(widened, backend, {});
             QVERIFY2(session.ok(), session.ok() ? "" : session.message().c_str());
@@ -105,7 +108,7 @@ private slots:
             qInfo("%s blocks vs widened: encoder %.3g, logits %.3g (relative)", qPrintable(dtype), blockError,
                   blockLogitsError);
             QVERIFY(blockError < 1e-5);
-            QVERIFY(blockLogitsError < 1e-4);
+            QVERIFY(blockLogitsError < (simd::usingInt8Dots() ? 0.03 : 1e-4));
         }
     }
 };

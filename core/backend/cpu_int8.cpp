@@ -1,0 +1,444 @@
+// The integer products of block weights with one vector (cpu_int8.h): the quantiser, the AVX-512
+// VNNI kernels and their portable twin.
+//
+// vpdpbusd multiplies unsigned bytes by signed bytes and adds each group of four products into an
+// int32 lane. The weights go in as the unsigned side and x's integers as the signed side:
+//   q5_0 and q5_1: the five-bit q (0..31) as stored; q5_0's weight is d·(q − 16), so its block sum
+//                  is Σq·xq − 16·Σxq;
+//   q8_0:          q + 128 (the sign bit flipped), so the block sum is Σ(q + 128)·xq − 128·Σxq.
+// The −16·Σxq or −128·Σxq of each lane is x's group sums shifted, loaded as the accumulator's start,
+// so every sum comes out exact in int32 (at most 32·255·127 in magnitude).
+#include "core/backend/cpu_int8.h"
+
+#include "core/backend/cpu_simd.h"
+#include "core/backend/row_prefetch.h"
+#include "core/backend/x86_simd.h"
+#include "core/util/half.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+
+namespace hearsay::simd {
+namespace {
+
+constexpr size_t kInt8Block = 32;
+
+bool int8DotsOn(); // whether the VNNI kernels run (below)
+
+float int8HalfAt(const uint8_t* p) {
+    uint16_t bits;
+    std::memcpy(&bits, p, sizeof bits);
+    return halfToFloat(bits);
+}
+
+// The three formats: bytes per block, where the integers start, what is subtracted from each
+// integer on the VNNI path (through x's group sums, shifted left by offsetShift), whether a minimum
+// follows d, and the block's integers as the weight uses them (q8_0: q; q5_0: q − 16; q5_1: q).
+struct Q8Int8Format {
+    static constexpr size_t bytes = kQ8BlockBytes;
+    static constexpr int offsetShift = 7; // 128: the sign bit flipped
+    static constexpr bool withMin = false;
+    static void integers(const uint8_t* p, int* q) {
+        for (size_t j = 0; j < kInt8Block; ++j)
+            q[j] = int(static_cast<int8_t>(p[2 + j]));
+    }
+};
+
+template <bool WithMin> struct Q5Int8Format {
+    static constexpr size_t bytes = WithMin ? kQ5_1BlockBytes : kQ5BlockBytes;
+    static constexpr size_t high = WithMin ? 4 : 2;
+    static constexpr size_t nibbles = high + 4;
+    static constexpr int offsetShift = WithMin ? -1 : 4; // q5_0: 16; q5_1: none
+    static constexpr bool withMin = WithMin;
+    static void integers(const uint8_t* p, int* q) { q5BlockIntegers(p, WithMin, q); }
+};
+
+void quantizeInt8Portable(const float* x, size_t n, Int8Vector& out) {
+    for (size_t b = 0; b < n / kInt8Block; ++b) {
+        const float* v = x + b * kInt8Block;
+        float amax = 0.0f, sum = 0.0f;
+        for (size_t j = 0; j < kInt8Block; ++j) {
+            amax = std::max(amax, std::abs(v[j]));
+            sum += v[j];
+        }
+        const float inverse = amax > 0.0f ? 127.0f / amax : 0.0f;
+        out.scale[b] = amax / 127.0f;
+        out.sum[b] = sum;
+        int8_t* q = out.q.data() + b * kInt8Block;
+        for (size_t j = 0; j < kInt8Block; ++j)
+            q[j] = static_cast<int8_t>(std::nearbyint(v[j] * inverse));
+        for (size_t g = 0; g < kInt8Block / 4; ++g) {
+            out.groupSum[b * 8 + g] = q[4 * g] + q[4 * g + 1] + q[4 * g + 2] + q[4 * g + 3];
+        }
+    }
+}
+
+template <class F> void gemvInt8Portable(const Int8Vector& x, const uint8_t* w, size_t rows, float* y) {
+    const size_t blocks = x.n / kInt8Block, rowBytes = blocks * F::bytes;
+    for (size_t o = 0; o < rows; ++o) {
+        const uint8_t* row = w + o * rowBytes;
+        prefetchRowsAhead(row, rowBytes, w + rows * rowBytes);
+        float total = 0.0f;
+        for (size_t b = 0; b < blocks; ++b) {
+            const uint8_t* p = row + b * F::bytes;
+            int q[kInt8Block];
+            F::integers(p, q);
+            const int8_t* xq = x.q.data() + b * kInt8Block;
+            int32_t sum = 0;
+            for (size_t j = 0; j < kInt8Block; ++j)
+                sum += q[j] * int32_t(xq[j]);
+            total += float(sum) * x.scale[b] * int8HalfAt(p);
+            if constexpr (F::withMin) total += int8HalfAt(p + 2) * x.sum[b];
+        }
+        y[o] = total;
+    }
+}
+
+#ifdef HEARSAY_SIMD_X86
+
+#define HEARSAY_INT8_TARGET "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c"
+
+bool detectInt8Dots() {
+    if (const char* v = std::getenv("HEARSAY_INT8_DOTS"); v && std::string_view(v) == "0") return false;
+    __builtin_cpu_init();
+    return usingAvx512() && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("avx512vnni");
+}
+
+__attribute__((target(HEARSAY_INT8_TARGET))) void quantizeInt8Avx512(const float* x, size_t n, Int8Vector& out) {
+    const __m256i ones = _mm256_set1_epi8(1);
+    for (size_t b = 0; b < n / kInt8Block; ++b) {
+        const __m512 x0 = _mm512_loadu_ps(x + b * kInt8Block), x1 = _mm512_loadu_ps(x + b * kInt8Block + 16);
+        const float amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(x0), _mm512_abs_ps(x1)));
+        const float inverse = amax > 0.0f ? 127.0f / amax : 0.0f;
+        out.scale[b] = amax / 127.0f;
+        out.sum[b] = _mm512_reduce_add_ps(_mm512_add_ps(x0, x1));
+        const __m512 s = _mm512_set1_ps(inverse);
+        // Rounded to nearest even (the default rounding mode, as nearbyint in the portable loop).
+        const __m128i q0 = _mm512_cvtsepi32_epi8(_mm512_cvtps_epi32(_mm512_mul_ps(x0, s)));
+        const __m128i q1 = _mm512_cvtsepi32_epi8(_mm512_cvtps_epi32(_mm512_mul_ps(x1, s)));
+        const __m256i q = _mm256_set_m128i(q1, q0);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.q.data() + b * kInt8Block), q);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.groupSum.data() + b * 8),
+                            _mm256_dpbusd_epi32(_mm256_setzero_si256(), ones, q));
+    }
+}
+
+// A block's integers as the unsigned bytes vpdpbusd takes, in element order.
+__attribute__((target(HEARSAY_INT8_TARGET))) inline __m256i int8Bytes(Q8Int8Format, const uint8_t* p) {
+    return _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2)), _mm256_set1_epi8(char(0x80)));
+}
+
+template <bool WithMin>
+__attribute__((target(HEARSAY_INT8_TARGET))) inline __m256i int8Bytes(Q5Int8Format<WithMin>, const uint8_t* p) {
+    using F = Q5Int8Format<WithMin>;
+    // The 16 bytes of nibbles in both halves; the upper half shifted down by 4: elements 0-15 are
+    // the low nibbles, 16-31 the high ones. Then 16 added where the element's high bit is set.
+    const __m256i both = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + F::nibbles)));
+    const __m256i shifts = _mm256_set_epi64x(0x0004000400040004, 0x0004000400040004, 0, 0);
+    const __m256i q = _mm256_and_si256(_mm256_srlv_epi16(both, shifts), _mm256_set1_epi8(0x0F));
+    uint32_t qh;
+    std::memcpy(&qh, p + F::high, sizeof qh);
+    return _mm256_mask_add_epi8(q, _cvtu32_mask32(qh), q, _mm256_set1_epi8(16));
+}
+
+__attribute__((target(HEARSAY_INT8_TARGET))) inline __m256 int8HalfBroadcast(const uint8_t* p) {
+    uint16_t bits;
+    std::memcpy(&bits, p, sizeof bits);
+    return _mm256_cvtph_ps(_mm_set1_epi16(static_cast<short>(bits)));
+}
+
+// The accumulator's start for x's block: −(its group sums << the format's shift), or zero.
+template <class F> __attribute__((target(HEARSAY_INT8_TARGET))) inline __m256i int8Start(const __m256i* groups) {
+    if constexpr (F::offsetShift < 0) {
+        return _mm256_setzero_si256();
+    } else {
+        return _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(_mm256_loadu_si256(groups), F::offsetShift));
+    }
+}
+
+// One weight block's exact integer sums with xv, scaled by dx (scale) and the block's d, into total.
+template <class F>
+__attribute__((target(HEARSAY_INT8_TARGET))) inline __m256 int8Step(const uint8_t* p, __m256i xv, __m256i from,
+                                                                    __m256 scale, __m256 total) {
+    const __m256i sums = _mm256_dpbusd_epi32(from, int8Bytes(F{}, p), xv);
+    return _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(sums), scale), int8HalfBroadcast(p), total);
+}
+
+__attribute__((target(HEARSAY_INT8_TARGET))) inline float int8Reduce(__m256 v) {
+    const __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    const __m128 q = _mm_add_ps(h, _mm_movehl_ps(h, h));
+    return _mm_cvtss_f32(_mm_add_ss(q, _mm_movehdup_ps(q)));
+}
+
+// Two consecutive blocks' integers (the block at p in the low 256 bits, the next in the high), and
+// their d's, each in its half: the kernel's step works on pairs of blocks, 512 bits at a time.
+__attribute__((target(HEARSAY_INT8_TARGET))) inline __m512i int8BytesPair(Q8Int8Format, const uint8_t* p) {
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2));
+    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kQ8BlockBytes + 2));
+    return _mm512_xor_si512(_mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1), _mm512_set1_epi8(char(0x80)));
+}
+
+template <bool WithMin>
+__attribute__((target(HEARSAY_INT8_TARGET))) inline __m512i int8BytesPair(Q5Int8Format<WithMin>, const uint8_t* p) {
+    using F = Q5Int8Format<WithMin>;
+    const __m512i first = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + F::nibbles)));
+    const __m512i both = _mm512_mask_broadcast_i32x4(
+        first, 0xFF00, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + F::bytes + F::nibbles)));
+    const __m512i shifts =
+        _mm512_set_epi64(0x0004000400040004, 0x0004000400040004, 0, 0, 0x0004000400040004, 0x0004000400040004, 0, 0);
+    const __m512i q = _mm512_and_si512(_mm512_srlv_epi16(both, shifts), _mm512_set1_epi8(0x0F));
+    uint32_t qa, qb;
+    std::memcpy(&qa, p + F::high, sizeof qa);
+    std::memcpy(&qb, p + F::bytes + F::high, sizeof qb);
+    return _mm512_mask_add_epi8(q, _cvtu64_mask64(uint64_t(qa) | uint64_t(qb) << 32), q, _mm512_set1_epi8(16));
+}
+
+// Two floats (a, b) spread to [a × 8, b × 8].
+__attribute__((target(HEARSAY_INT8_TARGET))) inline __m512 int8SpreadPair(__m128 ab) {
+    return _mm512_permutexvar_ps(_mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0),
+                                 _mm512_castps128_ps512(ab));
+}
+
+__attribute__((target(HEARSAY_INT8_TARGET))) inline __m512 int8HalfPair(const uint8_t* p, size_t bytes) {
+    uint16_t a, b;
+    std::memcpy(&a, p, sizeof a);
+    std::memcpy(&b, p + bytes, sizeof b);
+    return int8SpreadPair(_mm_cvtph_ps(_mm_cvtsi32_si128(int(uint32_t(a) | uint32_t(b) << 16))));
+}
+
+template <class F> __attribute__((target(HEARSAY_INT8_TARGET))) inline __m512i int8StartPair(const int32_t* groups) {
+    if constexpr (F::offsetShift < 0) {
+        return _mm512_setzero_si512();
+    } else {
+        return _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(_mm512_loadu_si512(groups), F::offsetShift));
+    }
+}
+
+// One pair of blocks' exact integer sums with xv, scaled by dx (scale) and each block's d, into
+// total; for q5_1 also m·Σx, with sums [Σx of the first block, 0 × 7, Σx of the second, 0 × 7].
+template <class F>
+__attribute__((target(HEARSAY_INT8_TARGET))) inline __m512 int8StepPair(const uint8_t* p, __m512i xv, __m512i from,
+                                                                        __m512 scale, __m512 sums, __m512 total) {
+    const __m512i dots = _mm512_dpbusd_epi32(from, int8BytesPair(F{}, p), xv);
+    total = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(dots), scale), int8HalfPair(p, F::bytes), total);
+    if constexpr (F::withMin) total = _mm512_fmadd_ps(int8HalfPair(p + 2, F::bytes), sums, total);
+    return total;
+}
+
+// x's block sums b and b + 1 as int8StepPair takes them (for q5_1; zero for the other formats).
+template <class F> __attribute__((target(HEARSAY_INT8_TARGET))) inline __m512 int8SumsPair(const float* xs, size_t b) {
+    if constexpr (!F::withMin) {
+        return _mm512_setzero_ps();
+    } else {
+        return _mm512_maskz_permutexvar_ps(
+            0x0101, _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0),
+            _mm512_castps128_ps512(_mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(xs + b)))));
+    }
+}
+
+// The q5_1 minimum's term of the block at p, x's block b: m·Σx (0 for the other formats).
+template <class F> inline float int8Minimum(const uint8_t* p, const float* xs, size_t b) {
+    if constexpr (F::withMin) return int8HalfAt(p + 2) * xs[b];
+    return 0.0f;
+}
+
+// A row's last block when the count is odd (its 256-bit step), its minimum's term added to m.
+template <class F>
+__attribute__((target(HEARSAY_INT8_TARGET))) inline float int8LastBlock(const Int8Vector& x, const uint8_t* row,
+                                                                        float& m) {
+    const size_t blocks = x.n / kInt8Block;
+    if (blocks % 2 == 0) return 0.0f;
+    const size_t b = blocks - 1;
+    const uint8_t* p = row + b * F::bytes;
+    m += int8Minimum<F>(p, x.sum.data(), b);
+    const __m256 t = int8Step<F>(p, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.q.data() + b * kInt8Block)),
+                                 int8Start<F>(reinterpret_cast<const __m256i*>(x.groupSum.data() + b * 8)),
+                                 _mm256_set1_ps(x.scale[b]), _mm256_setzero_ps());
+    return int8Reduce(t);
+}
+
+// Prefetches the lines of a pair of blocks at p (the first and, where a pair is longer than a line
+// (q8_0's 68 bytes), the last: consecutive pairs then leave no line out).
+template <class F> inline void int8PrefetchPair(const uint8_t* p) {
+    prefetchBytes(p, 1);
+    if constexpr (2 * F::bytes > 64) prefetchBytes(p + 2 * F::bytes - 1, 1);
+}
+
+// Rows of blocks times x, four rows per iteration sharing x's loads, two blocks per step, rows
+// prefetched ahead.
+template <class F>
+__attribute__((target(HEARSAY_INT8_TARGET))) void gemvInt8Vnni(const Int8Vector& x, const uint8_t* w, size_t rows,
+                                                               float* y) {
+    const size_t blocks = x.n / kInt8Block, pairs = blocks / 2, rowBytes = blocks * F::bytes;
+    const uint8_t* end = w + rows * rowBytes;
+    const int8_t* xq = x.q.data();
+    const int32_t* groups = x.groupSum.data();
+    const float* dx = x.scale.data();
+    const float* xs = x.sum.data();
+    // Each row's bytes are prefetched as they are read, groupPrefetchDistance ahead.
+    const size_t groupBytes = 4 * rowBytes, ahead = groupPrefetchDistance(groupBytes);
+    size_t o = 0;
+    for (; o + 4 <= rows; o += 4) {
+        const uint8_t* r = w + o * rowBytes;
+        const bool prefetch = size_t(end - r) >= ahead + groupBytes;
+        __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps(), a2 = _mm512_setzero_ps(), a3 = _mm512_setzero_ps();
+        float m0 = 0.0f, m1 = 0.0f, m2 = 0.0f, m3 = 0.0f;
+        for (size_t k = 0; k < pairs; ++k) {
+            const size_t b = 2 * k;
+            const __m512i xv = _mm512_loadu_si512(xq + b * 32), from = int8StartPair<F>(groups + b * 8);
+            const __m512 scale =
+                int8SpreadPair(_mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(dx + b))));
+            const __m512 sums = int8SumsPair<F>(xs, b);
+            const uint8_t* p = r + b * F::bytes;
+            if (prefetch) {
+                for (size_t j = 0; j < 4; ++j)
+                    int8PrefetchPair<F>(p + j * rowBytes + ahead);
+            }
+            a0 = int8StepPair<F>(p, xv, from, scale, sums, a0);
+            a1 = int8StepPair<F>(p + rowBytes, xv, from, scale, sums, a1);
+            a2 = int8StepPair<F>(p + 2 * rowBytes, xv, from, scale, sums, a2);
+            a3 = int8StepPair<F>(p + 3 * rowBytes, xv, from, scale, sums, a3);
+        }
+        const float t0 = int8LastBlock<F>(x, r, m0), t1 = int8LastBlock<F>(x, r + rowBytes, m1),
+                    t2 = int8LastBlock<F>(x, r + 2 * rowBytes, m2), t3 = int8LastBlock<F>(x, r + 3 * rowBytes, m3);
+        y[o] = _mm512_reduce_add_ps(a0) + t0 + m0;
+        y[o + 1] = _mm512_reduce_add_ps(a1) + t1 + m1;
+        y[o + 2] = _mm512_reduce_add_ps(a2) + t2 + m2;
+        y[o + 3] = _mm512_reduce_add_ps(a3) + t3 + m3;
+    }
+    for (; o < rows; ++o) { // the last rows, one at a time
+        const uint8_t* r = w + o * rowBytes;
+        __m512 a = _mm512_setzero_ps();
+        float m = 0.0f;
+        for (size_t k = 0; k < pairs; ++k) {
+            const size_t b = 2 * k;
+            const __m512 scale =
+                int8SpreadPair(_mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(dx + b))));
+            a = int8StepPair<F>(r + b * F::bytes, _mm512_loadu_si512(xq + b * 32), int8StartPair<F>(groups + b * 8),
+                                scale, int8SumsPair<F>(xs, b), a);
+        }
+        const float t = int8LastBlock<F>(x, r, m);
+        y[o] = _mm512_reduce_add_ps(a) + t + m;
+    }
+}
+
+// One row of blocks times R vectors: each pair of blocks unpacked once, then multiplied with every
+// vector's pair (R accumulators).
+template <class F, size_t R>
+__attribute__((target(HEARSAY_INT8_TARGET))) void dotsInt8Vnni(const Int8Vector* xs, const uint8_t* row, float* out) {
+    const size_t blocks = xs[0].n / kInt8Block, pairs = blocks / 2;
+    __m512 a[R];
+    for (size_t i = 0; i < R; ++i)
+        a[i] = _mm512_setzero_ps();
+    for (size_t k = 0; k < pairs; ++k) {
+        const size_t b = 2 * k;
+        const uint8_t* p = row + b * F::bytes;
+        const __m512i wv = int8BytesPair(F{}, p);
+        const __m512 d = int8HalfPair(p, F::bytes);
+        for (size_t i = 0; i < R; ++i) {
+            const Int8Vector& x = xs[i];
+            const __m512i dots = _mm512_dpbusd_epi32(int8StartPair<F>(x.groupSum.data() + b * 8), wv,
+                                                     _mm512_loadu_si512(x.q.data() + b * kInt8Block));
+            const __m512 scale =
+                int8SpreadPair(_mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(x.scale.data() + b))));
+            a[i] = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(dots), scale), d, a[i]);
+            if constexpr (F::withMin)
+                a[i] = _mm512_fmadd_ps(int8HalfPair(p + 2, F::bytes), int8SumsPair<F>(x.sum.data(), b), a[i]);
+        }
+    }
+    for (size_t i = 0; i < R; ++i) {
+        float m = 0.0f;
+        const float t = int8LastBlock<F>(xs[i], row, m);
+        out[i] = _mm512_reduce_add_ps(a[i]) + t + m;
+    }
+}
+
+template <class F> void dotsInt8Any(const Int8Vector* xs, size_t count, const uint8_t* row, float* out) {
+    if (!int8DotsOn()) {
+        for (size_t i = 0; i < count; ++i)
+            gemvInt8Portable<F>(xs[i], row, 1, out + i);
+        return;
+    }
+    size_t i = 0;
+    for (; i + 4 <= count; i += 4)
+        dotsInt8Vnni<F, 4>(xs + i, row, out + i);
+    switch (count - i) {
+    case 3:
+        return dotsInt8Vnni<F, 3>(xs + i, row, out + i);
+    case 2:
+        return dotsInt8Vnni<F, 2>(xs + i, row, out + i);
+    case 1:
+        return dotsInt8Vnni<F, 1>(xs + i, row, out + i);
+    default:
+        return;
+    }
+}
+
+#else
+bool detectInt8Dots() {
+    return false;
+}
+
+template <class F> void dotsInt8Any(const Int8Vector* xs, size_t count, const uint8_t* row, float* out) {
+    for (size_t i = 0; i < count; ++i)
+        gemvInt8Portable<F>(xs[i], row, 1, out + i);
+}
+#endif
+
+// Chosen on first use, after the other kernels' choice (usingAvx512()) is made.
+bool int8DotsOn() {
+    static const bool on = detectInt8Dots();
+    return on;
+}
+
+template <class F> void gemvInt8(const Int8Vector& x, const uint8_t* w, size_t rows, float* y) {
+#ifdef HEARSAY_SIMD_X86
+    if (int8DotsOn()) return gemvInt8Vnni<F>(x, w, rows, y);
+#endif
+    gemvInt8Portable<F>(x, w, rows, y);
+}
+
+} // namespace
+
+bool usingInt8Dots() {
+    return int8DotsOn();
+}
+
+void quantizeInt8(const float* x, size_t n, Int8Vector& out) {
+    out.n = n;
+    if (out.q.size() < n) {
+        out.q.resize(n);
+        out.scale.resize(n / kInt8Block);
+        out.sum.resize(n / kInt8Block);
+        out.groupSum.resize(n / 4);
+    }
+#ifdef HEARSAY_SIMD_X86
+    if (int8DotsOn()) return quantizeInt8Avx512(x, n, out);
+#endif
+    quantizeInt8Portable(x, n, out);
+}
+
+void gemvQ8Int8(const Int8Vector& x, const uint8_t* w, size_t rows, float* y) {
+    gemvInt8<Q8Int8Format>(x, w, rows, y);
+}
+void gemvQ5Int8(const Int8Vector& x, const uint8_t* w, size_t rows, float* y) {
+    gemvInt8<Q5Int8Format<false>>(x, w, rows, y);
+}
+void gemvQ5_1Int8(const Int8Vector& x, const uint8_t* w, size_t rows, float* y) {
+    gemvInt8<Q5Int8Format<true>>(x, w, rows, y);
+}
+void dotsQ8Int8(const Int8Vector* xs, size_t count, const uint8_t* row, float* out) {
+    dotsInt8Any<Q8Int8Format>(xs, count, row, out);
+}
+void dotsQ5Int8(const Int8Vector* xs, size_t count, const uint8_t* row, float* out) {
+    dotsInt8Any<Q5Int8Format<false>>(xs, count, row, out);
+}
+void dotsQ5_1Int8(const Int8Vector* xs, size_t count, const uint8_t* row, float* out) {
+    dotsInt8Any<Q5Int8Format<true>>(xs, count, row, out);
+}
+
+} // namespace hearsay::simd

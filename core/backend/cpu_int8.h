@@ -1,0 +1,50 @@
+// Integer products of ggml block weights (q8_0, q5_0, q5_1) with one vector: the decode step's
+// single-row products where the CPU has AVX-512 VNNI. The vector is quantised once per product to
+// int8 in blocks of 32 (each block's scale dx = max|x| / 127, q = x / dx rounded to nearest even, as
+// whisper.cpp quantises its activations); each weight block's products with those 32 integers are
+// summed exactly in int32 (vpdpbusd), then scaled by the block's d·dx in float. The q5 formats' five
+// bits go to the integer unit as bytes without being widened to float32, which is what made their
+// float kernels compute-bound (RESULTS.md, "CPU run 7").
+//
+// Against the float kernels (cpu_simd.h) the result differs by the rounding of x to 8 bits: at most
+// dx/2 per element, |Σ w·x − Σ w·x̃| ≤ Σ |w|·dx/2 with x̃ = dx·q.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace hearsay::simd {
+
+// A vector quantised per block of 32 (n a multiple of 32).
+struct Int8Vector {
+    size_t n = 0;
+    std::vector<int8_t> q;         // n integers in [-127, 127]
+    std::vector<float> scale;      // n / 32: each block's dx (0 for a block of zeros)
+    std::vector<float> sum;        // n / 32: each block's Σx in float (the q5_1 minimum's term m·Σx)
+    std::vector<int32_t> groupSum; // n / 4: Σq over each group of four (the weights' offsets: q5_0's 16, q8_0's 128)
+};
+
+// True where the integer kernels run (AVX-512 F, BW, VL and VNNI, with F16C); the backend takes
+// the float kernels elsewhere.
+bool usingInt8Dots();
+
+// out = x quantised (resized, never shrunk: a thread's vector is reused across steps).
+void quantizeInt8(const float* x, size_t n, Int8Vector& out);
+
+// y[o] = Σ over the blocks b of row o: d_b·dx_b·Σ_j q_bj·xq_bj (+ m_b·Σx_b for q5_1), o < rows,
+// with q the block's integers as stored (q8_0), less 16 (q5_0), or as stored (q5_1). Four rows at a
+// time with VNNI; a portable loop elsewhere (the same values to float rounding).
+void gemvQ8Int8(const Int8Vector& x, const uint8_t* w, size_t rows, float* y);
+void gemvQ5Int8(const Int8Vector& x, const uint8_t* w, size_t rows, float* y);
+void gemvQ5_1Int8(const Int8Vector& x, const uint8_t* w, size_t rows, float* y);
+
+// out[i] = one row of blocks times xs[i], i < count (at most kInt8DotsRows): the values gemv*Int8
+// gives for each, with the row's integers unpacked once for all the vectors (the few rows of a
+// beam search's step, which meet every weight row together).
+constexpr size_t kInt8DotsRows = 8;
+void dotsQ8Int8(const Int8Vector* xs, size_t count, const uint8_t* row, float* out);
+void dotsQ5Int8(const Int8Vector* xs, size_t count, const uint8_t* row, float* out);
+void dotsQ5_1Int8(const Int8Vector* xs, size_t count, const uint8_t* row, float* out);
+
+} // namespace hearsay::simd
