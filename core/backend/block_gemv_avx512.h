@@ -1,7 +1,7 @@
 // Rows of ggml blocks (32 weights each) times one vector with AVX-512, four rows per iteration
 // sharing each load of x: the loop of gemvQ8 (cpu_simd.cpp) and gemvQ5 / gemvQ5_1 (cpu_q5.cpp), with the
 // block format's kernel as a template argument (its products with the block's x, x0 and x1, summed
-// and scaled by the block's d into the total). Rows are prefetched ahead (row_prefetch.h).
+// and scaled by the block's d into the total). Rows are prefetched as they are read (row_prefetch.h).
 #pragma once
 
 #include "core/backend/row_prefetch.h"
@@ -21,14 +21,19 @@ __attribute__((target("avx512f,f16c"))) inline void gemvBlocksAvx512(const float
                                                                      size_t rows, float* y) {
     const size_t blocks = n / 32, rowBytes = blocks * BlockBytes;
     const uint8_t* end = w + rows * rowBytes;
+    // Each row's blocks are prefetched as they are read (a block is shorter than a line), groupPrefetchDistance ahead.
+    const size_t ahead = groupPrefetchDistance(4 * rowBytes);
     size_t o = 0;
     for (; o + 4 <= rows; o += 4) {
         const uint8_t* r = w + o * rowBytes;
-        prefetchRowsAhead(r, 4 * rowBytes, end);
+        const bool prefetch = size_t(end - r) >= ahead + 4 * rowBytes;
         __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps(), a2 = _mm512_setzero_ps(), a3 = _mm512_setzero_ps();
         for (size_t b = 0; b < blocks; ++b) {
             const __m512 x0 = _mm512_loadu_ps(x + b * 32), x1 = _mm512_loadu_ps(x + b * 32 + 16);
             const size_t at = b * BlockBytes;
+            if (prefetch) {
+                for (size_t j = 0; j < 4; ++j) prefetchBytes(r + j * rowBytes + at + ahead, 1);
+            }
             a0 = Block(x0, x1, r + at, a0);
             a1 = Block(x0, x1, r + rowBytes + at, a1);
             a2 = Block(x0, x1, r + 2 * rowBytes + at, a2);

@@ -75,15 +75,20 @@ __attribute__((target("avx512f"))) void gemvHalfAvx512(const float* x, const uin
                                                        float* y) {
     const size_t chunks = n / 16;
     const uint16_t* end = w + rows * n;
+    // Each row's lines are prefetched as they are read (a line is two chunks), groupPrefetchDistance ahead.
+    const size_t ahead = groupPrefetchDistance(4 * n * sizeof(uint16_t)) / sizeof(uint16_t);
     size_t o = 0;
     for (; o + 4 <= rows; o += 4) {
         const uint16_t* r0 = w + o * n;
-        prefetchRowsAhead(r0, 4 * n * sizeof(uint16_t), end);
+        const bool prefetch = size_t(end - r0) >= ahead + 4 * n;
         const uint16_t* r1 = r0 + n;
         const uint16_t* r2 = r1 + n;
         const uint16_t* r3 = r2 + n;
         __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps(), a2 = _mm512_setzero_ps(), a3 = _mm512_setzero_ps();
         for (size_t c = 0; c < chunks; ++c) {
+            if (prefetch && c % 2 == 0) {
+                for (size_t j = 0; j < 4; ++j) prefetchBytes(r0 + j * n + 16 * c + ahead, 1);
+            }
             const __m512 xv = _mm512_loadu_ps(x + 16 * c);
             a0 = _mm512_fmadd_ps(xv, halves16(r0, c), a0);
             a1 = _mm512_fmadd_ps(xv, halves16(r1, c), a1);
