@@ -130,6 +130,7 @@ int runBench(const Options& options) {
             if (!engine) return fail(m.path + ": " + engine.message(), 1);
             m.config = engine->engine.model().config();
             m.weightBytes = engine->engine.model().weightBytes();
+            m.weightDtype = std::string(dtypeName(engine->engine.model().weights().tokenEmbedding.dtype));
             m.backendName = engine->engine.backend().name();
             auto mel = benchInput(s, m.config.nMels);
             if (!mel) return fail(mel.message(), 1);
@@ -151,9 +152,11 @@ int runBench(const Options& options) {
                          t.decodeCalls);
         }
         if (haveFloors) {
-            // Element bytes as the backend that ran holds weights and caches (Auto resolved by its name).
+            // Element bytes as the backend that ran holds weights and caches (Auto resolved by its name),
+            // for the matrices as the model's file holds them (a --model file in any dtype, the made
+            // models in --dtype's).
             const BackendKind ran = ranOnCuda(s, m) ? BackendKind::Cuda : BackendKind::Cpu;
-            m.elementBytes = floorElementBytes(ran, s.dtype, s.precision);
+            m.elementBytes = floorElementBytes(ran, m.weightDtype, s.precision);
             m.floors = computeFloors(m.config, s.work, peak, m.elementBytes);
         }
 
@@ -235,6 +238,7 @@ int runBench(const Options& options) {
             dims["nTextCtx"] = m.config.nTextCtx;
             dims["nAudioCtx"] = m.config.nAudioCtx;
             j["dims"] = dims;
+            j["weightDtype"] = m.weightDtype;
             j["fixedWork"] = toJson(m.fixed);
             if (m.decodeProfile) j["decodeProfile"] = toJson(*m.decodeProfile);
             j["floors"] = haveFloors ? toJson(m.floors) : json();

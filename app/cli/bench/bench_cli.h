@@ -92,6 +92,7 @@ struct ModelReport {
     std::string ggmlPath;
     WhisperConfig config;
     size_t weightBytes = 0;
+    std::string weightDtype;  // as the file stores its matrices (the token embedding's type): the floors' bytes
     std::string backendName;
     size_t stepOperations = 0;  // of the decode step recording (CUDA: graph nodes per token)
     FixedWorkResult fixed;
