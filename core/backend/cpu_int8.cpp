@@ -127,63 +127,42 @@ __attribute__((target(HEARSAY_INT8_TARGET))) void quantizeInt8Avx512(const float
     }
 }
 
-// A block's integers as the unsigned bytes vpdpbusd takes, in element order.
-__attribute__((target(HEARSAY_INT8_TARGET))) inline __m256i int8Bytes(Q8Int8Format, const uint8_t* p) {
-    return _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2)), _mm256_set1_epi8(char(0x80)));
+// The kernels work on pairs of blocks, 512 bits at a time: block b in the low 256 bits, b + 1 in
+// the high ones, each block's 32 integers in element order, and its scales spread over its eight lanes.
+
+// Two floats (a, b) spread to [a × 8, b × 8].
+__attribute__((target(HEARSAY_INT8_TARGET))) inline __m512 int8Spread(const float* ab) {
+    return _mm512_permutexvar_ps(
+        _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0),
+        _mm512_castps128_ps512(_mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(ab)))));
 }
 
-template <bool WithMin>
-__attribute__((target(HEARSAY_INT8_TARGET))) inline __m256i int8Bytes(Q5Int8Format<WithMin>, const uint8_t* p) {
-    using F = Q5Int8Format<WithMin>;
-    // The 16 bytes of nibbles in both halves; the upper half shifted down by 4: elements 0-15 are
-    // the low nibbles, 16-31 the high ones. Then 16 added where the element's high bit is set.
-    const __m256i both = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + F::nibbles)));
-    const __m256i shifts = _mm256_set_epi64x(0x0004000400040004, 0x0004000400040004, 0, 0);
-    const __m256i q = _mm256_and_si256(_mm256_srlv_epi16(both, shifts), _mm256_set1_epi8(0x0F));
-    uint32_t qh;
-    std::memcpy(&qh, p + F::high, sizeof qh);
-    return _mm256_mask_add_epi8(q, _cvtu32_mask32(qh), q, _mm256_set1_epi8(16));
+// The halves at p and p + bytes (two blocks' d, or m) spread as int8Spread.
+__attribute__((target(HEARSAY_INT8_TARGET))) inline __m512 int8HalfPair(const uint8_t* p, size_t bytes) {
+    uint16_t a, b;
+    std::memcpy(&a, p, sizeof a);
+    std::memcpy(&b, p + bytes, sizeof b);
+    const __m128 ab = _mm_cvtph_ps(_mm_cvtsi32_si128(int(uint32_t(a) | uint32_t(b) << 16)));
+    return _mm512_permutexvar_ps(_mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0),
+                                 _mm512_castps128_ps512(ab));
 }
 
-__attribute__((target(HEARSAY_INT8_TARGET))) inline __m256 int8HalfBroadcast(const uint8_t* p) {
-    uint16_t bits;
-    std::memcpy(&bits, p, sizeof bits);
-    return _mm256_cvtph_ps(_mm_set1_epi16(static_cast<short>(bits)));
-}
+// A pair of weight blocks: the integers as the unsigned bytes vpdpbusd takes, d, and m (q5_1).
+struct Int8WeightPair {
+    __m512i bytes;
+    __m512 d, m;
+};
 
-// The accumulator's start for x's block: −(its group sums << the format's shift), or zero.
-template <class F> __attribute__((target(HEARSAY_INT8_TARGET))) inline __m256i int8Start(const __m256i* groups) {
-    if constexpr (F::offsetShift < 0) {
-        return _mm256_setzero_si256();
-    } else {
-        return _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(_mm256_loadu_si256(groups), F::offsetShift));
-    }
-}
-
-// One weight block's exact integer sums with xv, scaled by dx (scale) and the block's d, into total.
-template <class F>
-__attribute__((target(HEARSAY_INT8_TARGET))) inline __m256 int8Step(const uint8_t* p, __m256i xv, __m256i from,
-                                                                    __m256 scale, __m256 total) {
-    const __m256i sums = _mm256_dpbusd_epi32(from, int8Bytes(F{}, p), xv);
-    return _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(sums), scale), int8HalfBroadcast(p), total);
-}
-
-__attribute__((target(HEARSAY_INT8_TARGET))) inline float int8Reduce(__m256 v) {
-    const __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    const __m128 q = _mm_add_ps(h, _mm_movehl_ps(h, h));
-    return _mm_cvtss_f32(_mm_add_ss(q, _mm_movehdup_ps(q)));
-}
-
-// Two consecutive blocks' integers (the block at p in the low 256 bits, the next in the high), and
-// their d's, each in its half: the kernel's step works on pairs of blocks, 512 bits at a time.
-__attribute__((target(HEARSAY_INT8_TARGET))) inline __m512i int8BytesPair(Q8Int8Format, const uint8_t* p) {
+__attribute__((target(HEARSAY_INT8_TARGET))) inline __m512i int8Bytes(Q8Int8Format, const uint8_t* p) {
     const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2));
     const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kQ8BlockBytes + 2));
     return _mm512_xor_si512(_mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1), _mm512_set1_epi8(char(0x80)));
 }
 
+// Each block's 16 bytes of nibbles in both 128-bit halves of its 256, the upper half shifted down by
+// 4 (elements 0-15 are the low nibbles, 16-31 the high ones), then 16 added where the high bit is set.
 template <bool WithMin>
-__attribute__((target(HEARSAY_INT8_TARGET))) inline __m512i int8BytesPair(Q5Int8Format<WithMin>, const uint8_t* p) {
+__attribute__((target(HEARSAY_INT8_TARGET))) inline __m512i int8Bytes(Q5Int8Format<WithMin>, const uint8_t* p) {
     using F = Q5Int8Format<WithMin>;
     const __m512i first = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + F::nibbles)));
     const __m512i both = _mm512_mask_broadcast_i32x4(
@@ -197,68 +176,62 @@ __attribute__((target(HEARSAY_INT8_TARGET))) inline __m512i int8BytesPair(Q5Int8
     return _mm512_mask_add_epi8(q, _cvtu64_mask64(uint64_t(qa) | uint64_t(qb) << 32), q, _mm512_set1_epi8(16));
 }
 
-// Two floats (a, b) spread to [a × 8, b × 8].
-__attribute__((target(HEARSAY_INT8_TARGET))) inline __m512 int8SpreadPair(__m128 ab) {
-    return _mm512_permutexvar_ps(_mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0),
-                                 _mm512_castps128_ps512(ab));
+template <class F> __attribute__((target(HEARSAY_INT8_TARGET))) inline Int8WeightPair int8WeightPair(const uint8_t* p) {
+    return {int8Bytes(F{}, p), int8HalfPair(p, F::bytes),
+            F::withMin ? int8HalfPair(p + 2, F::bytes) : _mm512_setzero_ps()};
 }
 
-__attribute__((target(HEARSAY_INT8_TARGET))) inline __m512 int8HalfPair(const uint8_t* p, size_t bytes) {
-    uint16_t a, b;
-    std::memcpy(&a, p, sizeof a);
-    std::memcpy(&b, p + bytes, sizeof b);
-    return int8SpreadPair(_mm_cvtph_ps(_mm_cvtsi32_si128(int(uint32_t(a) | uint32_t(b) << 16))));
-}
+// A pair of x's blocks: the integers, the accumulator's start (−(the group sums << the format's
+// shift), or zero), dx, and (q5_1) the block sums in the first lane of each half, zeros elsewhere.
+struct Int8InputPair {
+    __m512i q, start;
+    __m512 scale, sums;
+};
 
-template <class F> __attribute__((target(HEARSAY_INT8_TARGET))) inline __m512i int8StartPair(const int32_t* groups) {
-    if constexpr (F::offsetShift < 0) {
-        return _mm512_setzero_si512();
-    } else {
-        return _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(_mm512_loadu_si512(groups), F::offsetShift));
-    }
-}
-
-// One pair of blocks' exact integer sums with xv, scaled by dx (scale) and each block's d, into
-// total; for q5_1 also m·Σx, with sums [Σx of the first block, 0 × 7, Σx of the second, 0 × 7].
 template <class F>
-__attribute__((target(HEARSAY_INT8_TARGET))) inline __m512 int8StepPair(const uint8_t* p, __m512i xv, __m512i from,
-                                                                        __m512 scale, __m512 sums, __m512 total) {
-    const __m512i dots = _mm512_dpbusd_epi32(from, int8BytesPair(F{}, p), xv);
-    total = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(dots), scale), int8HalfPair(p, F::bytes), total);
-    if constexpr (F::withMin) total = _mm512_fmadd_ps(int8HalfPair(p + 2, F::bytes), sums, total);
+__attribute__((target(HEARSAY_INT8_TARGET))) inline Int8InputPair int8InputPair(const int8_t* q, const int32_t* groups,
+                                                                                const float* dx, const float* xs) {
+    Int8InputPair x{_mm512_loadu_si512(q), _mm512_setzero_si512(), int8Spread(dx), _mm512_setzero_ps()};
+    if constexpr (F::offsetShift >= 0) {
+        x.start =
+            _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(_mm512_loadu_si512(groups), F::offsetShift));
+    }
+    if constexpr (F::withMin) x.sums = _mm512_maskz_mov_ps(0x0101, int8Spread(xs));
+    return x;
+}
+
+template <class F>
+__attribute__((target(HEARSAY_INT8_TARGET))) inline Int8InputPair int8InputPair(const Int8Vector& x, size_t b) {
+    return int8InputPair<F>(x.q.data() + b * kInt8Block, x.groupSum.data() + b * 8, x.scale.data() + b,
+                            x.sum.data() + b);
+}
+
+// total + the pair's exact integer sums scaled by dx and d (+ m·Σx for q5_1), lane by lane.
+template <class F>
+__attribute__((target(HEARSAY_INT8_TARGET))) inline __m512 int8Accumulate(const Int8WeightPair& w,
+                                                                          const Int8InputPair& x, __m512 total) {
+    const __m512i sums = _mm512_dpbusd_epi32(x.start, w.bytes, x.q);
+    total = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(sums), x.scale), w.d, total);
+    if constexpr (F::withMin) total = _mm512_fmadd_ps(w.m, x.sums, total);
     return total;
 }
 
-// x's block sums b and b + 1 as int8StepPair takes them (for q5_1; zero for the other formats).
-template <class F> __attribute__((target(HEARSAY_INT8_TARGET))) inline __m512 int8SumsPair(const float* xs, size_t b) {
-    if constexpr (!F::withMin) {
-        return _mm512_setzero_ps();
-    } else {
-        return _mm512_maskz_permutexvar_ps(
-            0x0101, _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0),
-            _mm512_castps128_ps512(_mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(xs + b)))));
-    }
-}
-
-// The q5_1 minimum's term of the block at p, x's block b: m·Σx (0 for the other formats).
-template <class F> inline float int8Minimum(const uint8_t* p, const float* xs, size_t b) {
-    if constexpr (F::withMin) return int8HalfAt(p + 2) * xs[b];
-    return 0.0f;
-}
-
-// A row's last block when the count is odd (its 256-bit step), its minimum's term added to m.
+// A row's last block when their count is odd: a pair of it and a block of zeros (d = 0; x's
+// integers, sums and scale 0), copied out so that nothing past the row is read.
 template <class F>
-__attribute__((target(HEARSAY_INT8_TARGET))) inline float int8LastBlock(const Int8Vector& x, const uint8_t* row,
-                                                                        float& m) {
+__attribute__((target(HEARSAY_INT8_TARGET))) inline float int8LastBlock(const Int8Vector& x, const uint8_t* row) {
     const size_t blocks = x.n / kInt8Block;
     if (blocks % 2 == 0) return 0.0f;
     const size_t b = blocks - 1;
-    const uint8_t* p = row + b * F::bytes;
-    m += int8Minimum<F>(p, x.sum.data(), b);
-    const __m256 t = int8Step<F>(p, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.q.data() + b * kInt8Block)),
-                                 int8Start<F>(reinterpret_cast<const __m256i*>(x.groupSum.data() + b * 8)),
-                                 _mm256_set1_ps(x.scale[b]), _mm256_setzero_ps());
-    return int8Reduce(t);
+    uint8_t weights[2 * F::bytes] = {};
+    int8_t q[2 * kInt8Block] = {};
+    int32_t groups[16] = {};
+    const float dx[2] = {x.scale[b], 0.0f}, xs[2] = {x.sum[b], 0.0f};
+    std::memcpy(weights, row + b * F::bytes, F::bytes);
+    std::memcpy(q, x.q.data() + b * kInt8Block, kInt8Block);
+    std::memcpy(groups, x.groupSum.data() + b * 8, 8 * sizeof(int32_t));
+    return _mm512_reduce_add_ps(
+        int8Accumulate<F>(int8WeightPair<F>(weights), int8InputPair<F>(q, groups, dx, xs), _mm512_setzero_ps()));
 }
 
 // Prefetches the lines of a pair of blocks at p (the first and, where a pair is longer than a line
@@ -268,93 +241,48 @@ template <class F> inline void int8PrefetchPair(const uint8_t* p) {
     if constexpr (2 * F::bytes > 64) prefetchBytes(p + 2 * F::bytes - 1, 1);
 }
 
-// Rows of blocks times x, four rows per iteration sharing x's loads, two blocks per step, rows
-// prefetched ahead.
-template <class F>
-__attribute__((target(HEARSAY_INT8_TARGET))) void gemvInt8Vnni(const Int8Vector& x, const uint8_t* w, size_t rows,
-                                                               float* y) {
-    const size_t blocks = x.n / kInt8Block, pairs = blocks / 2, rowBytes = blocks * F::bytes;
-    const uint8_t* end = w + rows * rowBytes;
-    const int8_t* xq = x.q.data();
-    const int32_t* groups = x.groupSum.data();
-    const float* dx = x.scale.data();
-    const float* xs = x.sum.data();
-    // Each row's bytes are prefetched as they are read, groupPrefetchDistance ahead.
-    const size_t groupBytes = 4 * rowBytes, ahead = groupPrefetchDistance(groupBytes);
-    size_t o = 0;
-    for (; o + 4 <= rows; o += 4) {
-        const uint8_t* r = w + o * rowBytes;
-        const bool prefetch = size_t(end - r) >= ahead + groupBytes;
-        __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps(), a2 = _mm512_setzero_ps(), a3 = _mm512_setzero_ps();
-        float m0 = 0.0f, m1 = 0.0f, m2 = 0.0f, m3 = 0.0f;
-        for (size_t k = 0; k < pairs; ++k) {
-            const size_t b = 2 * k;
-            const __m512i xv = _mm512_loadu_si512(xq + b * 32), from = int8StartPair<F>(groups + b * 8);
-            const __m512 scale =
-                int8SpreadPair(_mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(dx + b))));
-            const __m512 sums = int8SumsPair<F>(xs, b);
-            const uint8_t* p = r + b * F::bytes;
-            if (prefetch) {
-                for (size_t j = 0; j < 4; ++j)
-                    int8PrefetchPair<F>(p + j * rowBytes + ahead);
-            }
-            a0 = int8StepPair<F>(p, xv, from, scale, sums, a0);
-            a1 = int8StepPair<F>(p + rowBytes, xv, from, scale, sums, a1);
-            a2 = int8StepPair<F>(p + 2 * rowBytes, xv, from, scale, sums, a2);
-            a3 = int8StepPair<F>(p + 3 * rowBytes, xv, from, scale, sums, a3);
-        }
-        const float t0 = int8LastBlock<F>(x, r, m0), t1 = int8LastBlock<F>(x, r + rowBytes, m1),
-                    t2 = int8LastBlock<F>(x, r + 2 * rowBytes, m2), t3 = int8LastBlock<F>(x, r + 3 * rowBytes, m3);
-        y[o] = _mm512_reduce_add_ps(a0) + t0 + m0;
-        y[o + 1] = _mm512_reduce_add_ps(a1) + t1 + m1;
-        y[o + 2] = _mm512_reduce_add_ps(a2) + t2 + m2;
-        y[o + 3] = _mm512_reduce_add_ps(a3) + t3 + m3;
-    }
-    for (; o < rows; ++o) { // the last rows, one at a time
-        const uint8_t* r = w + o * rowBytes;
-        __m512 a = _mm512_setzero_ps();
-        float m = 0.0f;
-        for (size_t k = 0; k < pairs; ++k) {
-            const size_t b = 2 * k;
-            const __m512 scale =
-                int8SpreadPair(_mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(dx + b))));
-            a = int8StepPair<F>(r + b * F::bytes, _mm512_loadu_si512(xq + b * 32), int8StartPair<F>(groups + b * 8),
-                                scale, int8SumsPair<F>(xs, b), a);
-        }
-        const float t = int8LastBlock<F>(x, r, m);
-        y[o] = _mm512_reduce_add_ps(a) + t + m;
-    }
-}
-
-// One row of blocks times R vectors: each pair of blocks unpacked once, then multiplied with every
-// vector's pair (R accumulators).
+// One row of blocks times R vectors: each pair of the row's blocks unpacked once for all of them.
 template <class F, size_t R>
 __attribute__((target(HEARSAY_INT8_TARGET))) void dotsInt8Vnni(const Int8Vector* xs, const uint8_t* row, float* out) {
-    const size_t blocks = xs[0].n / kInt8Block, pairs = blocks / 2;
+    const size_t pairs = xs[0].n / kInt8Block / 2;
     __m512 a[R];
     for (size_t i = 0; i < R; ++i)
         a[i] = _mm512_setzero_ps();
     for (size_t k = 0; k < pairs; ++k) {
-        const size_t b = 2 * k;
-        const uint8_t* p = row + b * F::bytes;
-        const __m512i wv = int8BytesPair(F{}, p);
-        const __m512 d = int8HalfPair(p, F::bytes);
-        for (size_t i = 0; i < R; ++i) {
-            const Int8Vector& x = xs[i];
-            const __m512i dots = _mm512_dpbusd_epi32(int8StartPair<F>(x.groupSum.data() + b * 8), wv,
-                                                     _mm512_loadu_si512(x.q.data() + b * kInt8Block));
-            const __m512 scale =
-                int8SpreadPair(_mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(x.scale.data() + b))));
-            a[i] = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(dots), scale), d, a[i]);
-            if constexpr (F::withMin)
-                a[i] = _mm512_fmadd_ps(int8HalfPair(p + 2, F::bytes), int8SumsPair<F>(x.sum.data(), b), a[i]);
+        const Int8WeightPair w = int8WeightPair<F>(row + 2 * k * F::bytes);
+        for (size_t i = 0; i < R; ++i)
+            a[i] = int8Accumulate<F>(w, int8InputPair<F>(xs[i], 2 * k), a[i]);
+    }
+    for (size_t i = 0; i < R; ++i)
+        out[i] = _mm512_reduce_add_ps(a[i]) + int8LastBlock<F>(xs[i], row);
+}
+
+// Rows of blocks times x, four rows per iteration sharing x's loads, each row's bytes prefetched as
+// they are read (groupPrefetchDistance ahead); the last rows one at a time.
+template <class F>
+__attribute__((target(HEARSAY_INT8_TARGET))) void gemvInt8Vnni(const Int8Vector& x, const uint8_t* w, size_t rows,
+                                                               float* y) {
+    const size_t pairs = x.n / kInt8Block / 2, rowBytes = x.n / kInt8Block * F::bytes;
+    const size_t groupBytes = 4 * rowBytes, ahead = groupPrefetchDistance(groupBytes);
+    const uint8_t* end = w + rows * rowBytes;
+    size_t o = 0;
+    for (; o + 4 <= rows; o += 4) {
+        const uint8_t* r = w + o * rowBytes;
+        const bool prefetch = size_t(end - r) >= ahead + groupBytes;
+        __m512 a[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+        for (size_t k = 0; k < pairs; ++k) {
+            const Int8InputPair in = int8InputPair<F>(x, 2 * k);
+            const uint8_t* p = r + 2 * k * F::bytes;
+            for (size_t j = 0; j < 4; ++j) {
+                if (prefetch) int8PrefetchPair<F>(p + j * rowBytes + ahead);
+                a[j] = int8Accumulate<F>(int8WeightPair<F>(p + j * rowBytes), in, a[j]);
+            }
         }
+        for (size_t j = 0; j < 4; ++j)
+            y[o + j] = _mm512_reduce_add_ps(a[j]) + int8LastBlock<F>(x, r + j * rowBytes);
     }
-    for (size_t i = 0; i < R; ++i) {
-        float m = 0.0f;
-        const float t = int8LastBlock<F>(xs[i], row, m);
-        out[i] = _mm512_reduce_add_ps(a[i]) + t + m;
-    }
+    for (; o < rows; ++o)
+        dotsInt8Vnni<F, 1>(&x, w + o * rowBytes, y + o);
 }
 
 template <class F> void dotsInt8Any(const Int8Vector* xs, size_t count, const uint8_t* row, float* out) {
