@@ -1,13 +1,15 @@
 // Integer products of ggml block weights (q8_0, q5_0, q5_1) with one vector: the decode step's
-// single-row products where the CPU has AVX-512 VNNI. The vector is quantised once per product to
-// int8 in blocks of 32 (each block's scale dx = max|x| / 127, q = x / dx rounded to nearest even, as
-// whisper.cpp quantises its activations); each weight block's products with those 32 integers are
-// summed exactly in int32 (vpdpbusd), then scaled by the block's d·dx in float. The q5 formats' five
-// bits go to the integer unit as bytes without being widened to float32, which is what made their
-// float kernels compute-bound (RESULTS.md, "CPU run 7").
+// single-row products (and a beam step's few rows) where the CPU has AVX-512 VNNI. The vector is
+// quantised once per product to int8 in blocks of 32 (each block's scale dx = max|x| / 127, q = x / dx
+// rounded to nearest even, as whisper.cpp quantises its activations); each weight block's products
+// with those 32 integers are summed exactly in int32 (vpdpbusd), then scaled by the block's d·dx in
+// float. The q5 formats' five bits go to the integer unit as bytes without being widened to float32,
+// which is what made their float kernels compute-bound (RESULTS.md, "CPU run 7"; "CPU run 8" for
+// what the integer products gained and what they cost in words).
 //
 // Against the float kernels (cpu_simd.h) the result differs by the rounding of x to 8 bits: at most
-// dx/2 per element, |Σ w·x − Σ w·x̃| ≤ Σ |w|·dx/2 with x̃ = dx·q.
+// dx/2 per element, |Σ w·x − Σ w·x̃| ≤ Σ |w − m|·dx/2 with x̃ = dx·q (m: a q5_1 block's minimum, whose
+// term m·Σx takes x itself; 0 for the other formats).
 #pragma once
 
 #include <cstddef>
