@@ -131,10 +131,13 @@ __attribute__((target(HEARSAY_INT8_TARGET))) void quantizeInt8Avx512(const float
 // the high ones, each block's 32 integers in element order, and its scales spread over its eight lanes.
 
 // Two floats (a, b) spread to [a × 8, b × 8].
+__attribute__((target(HEARSAY_INT8_TARGET))) inline __m512 int8Spread(__m128 ab) {
+    return _mm512_permutexvar_ps(_mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0),
+                                 _mm512_castps128_ps512(ab));
+}
+
 __attribute__((target(HEARSAY_INT8_TARGET))) inline __m512 int8Spread(const float* ab) {
-    return _mm512_permutexvar_ps(
-        _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0),
-        _mm512_castps128_ps512(_mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(ab)))));
+    return int8Spread(_mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(ab))));
 }
 
 // The halves at p and p + bytes (two blocks' d, or m) spread as int8Spread.
@@ -142,9 +145,7 @@ __attribute__((target(HEARSAY_INT8_TARGET))) inline __m512 int8HalfPair(const ui
     uint16_t a, b;
     std::memcpy(&a, p, sizeof a);
     std::memcpy(&b, p + bytes, sizeof b);
-    const __m128 ab = _mm_cvtph_ps(_mm_cvtsi32_si128(int(uint32_t(a) | uint32_t(b) << 16)));
-    return _mm512_permutexvar_ps(_mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0),
-                                 _mm512_castps128_ps512(ab));
+    return int8Spread(_mm_cvtph_ps(_mm_cvtsi32_si128(int(uint32_t(a) | uint32_t(b) << 16))));
 }
 
 // A pair of weight blocks: the integers as the unsigned bytes vpdpbusd takes, d, and m (q5_1).

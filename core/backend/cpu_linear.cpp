@@ -64,16 +64,9 @@ const char* weightTypeName(const WeightPointer& w) {
     return w.f16 ? "f16" : "f32";
 }
 
-// x quantised to int8 (in a buffer of the calling thread's) when a single row's products with
-// `w` run on the integer kernels; null when they take the float ones.
-const simd::Int8Vector* int8Input(const float* x, size_t n, bool blockWeights) {
-    if (!blockWeights || !simd::usingInt8Dots()) return nullptr;
-    thread_local simd::Int8Vector quantized;
-    simd::quantizeInt8(x, n, quantized);
-    return &quantized;
-}
-
-// The same for `rows` input rows (at most kSmallBatchRows), each quantised on its own.
+// The `rows` input rows (at most kSmallBatchRows) of x, each quantised to int8 on its own (in
+// buffers of the calling thread's), when their products with block weights run on the integer
+// kernels; null when they take the float ones.
 static_assert(size_t(CpuBackend::kSmallBatchRows) <= simd::kInt8DotsRows);
 const simd::Int8Vector* int8Inputs(const float* x, size_t rows, size_t n, bool blockWeights) {
     if (!blockWeights || !simd::usingInt8Dots()) return nullptr;
@@ -158,7 +151,7 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
             // y = W x (+ y) per slice of W, its rows read as stored (q8_0 blocks and f16 rows: a
             // quarter and half of the float32 product's bytes).
             const size_t chunk = small ? m : std::max<size_t>(64, (m + threads - 1) / threads);
-            const simd::Int8Vector* xq = int8Input(xp, n, blocks.data != nullptr);
+            const simd::Int8Vector* xq = int8Inputs(xp, 1, n, blocks.data != nullptr);
             pool().parallelFor(m, chunk, [&](size_t b, size_t e, int) {
                 rowTimesWeights(xp, xq, weight, b, e - b, n, beta, yp + b);
             });
@@ -282,7 +275,7 @@ void CpuBackend::runLinearMany(BufferView x, std::span<const LinearTarget> targe
         const size_t chunk = small ? total : std::max<size_t>(64, (total + threads - 1) / threads);
         const bool blockWeights =
             std::any_of(parts.begin(), parts.begin() + count, [](const Part& p) { return p.w.blocks != nullptr; });
-        const simd::Int8Vector* xq = int8Input(xp, n, blockWeights);
+        const simd::Int8Vector* xq = int8Inputs(xp, 1, n, blockWeights);
         pool().parallelFor(total, chunk, [&](size_t b, size_t e, int) {
             for (size_t i = 0; i < count; ++i) {
                 const Part& p = parts[i];
