@@ -31,9 +31,7 @@ __attribute__((target("avx512f,f16c"))) inline void gemvBlocksAvx512(const float
         for (size_t b = 0; b < blocks; ++b) {
             const __m512 x0 = _mm512_loadu_ps(x + b * 32), x1 = _mm512_loadu_ps(x + b * 32 + 16);
             const size_t at = b * BlockBytes;
-            if (prefetch) {
-                for (size_t j = 0; j < 4; ++j) prefetchBytes(r + j * rowBytes + at + ahead, 1);
-            }
+            if (prefetch) prefetchFourRows(r + at, rowBytes, ahead);
             a0 = Block(x0, x1, r + at, a0);
             a1 = Block(x0, x1, r + rowBytes + at, a1);
             a2 = Block(x0, x1, r + 2 * rowBytes + at, a2);

@@ -86,9 +86,7 @@ __attribute__((target("avx512f"))) void gemvHalfAvx512(const float* x, const uin
         const uint16_t* r3 = r2 + n;
         __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps(), a2 = _mm512_setzero_ps(), a3 = _mm512_setzero_ps();
         for (size_t c = 0; c < chunks; ++c) {
-            if (prefetch && c % 2 == 0) {
-                for (size_t j = 0; j < 4; ++j) prefetchBytes(r0 + j * n + 16 * c + ahead, 1);
-            }
+            if (prefetch && c % 2 == 0) prefetchFourRows(r0 + 16 * c, n * sizeof(uint16_t), ahead * sizeof(uint16_t));
             const __m512 xv = _mm512_loadu_ps(x + 16 * c);
             a0 = _mm512_fmadd_ps(xv, halves16(r0, c), a0);
             a1 = _mm512_fmadd_ps(xv, halves16(r1, c), a1);

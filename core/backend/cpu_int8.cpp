@@ -235,13 +235,6 @@ __attribute__((target(HEARSAY_INT8_TARGET))) inline float int8LastBlock(const In
         int8Accumulate<F>(int8WeightPair<F>(weights), int8InputPair<F>(q, groups, dx, xs), _mm512_setzero_ps()));
 }
 
-// Prefetches the lines of a pair of blocks at p (the first and, where a pair is longer than a line
-// (q8_0's 68 bytes), the last: consecutive pairs then leave no line out).
-template <class F> inline void int8PrefetchPair(const uint8_t* p) {
-    prefetchBytes(p, 1);
-    if constexpr (2 * F::bytes > 64) prefetchBytes(p + 2 * F::bytes - 1, 1);
-}
-
 // One row of blocks times R vectors: each pair of the row's blocks unpacked once for all of them.
 template <class F, size_t R>
 __attribute__((target(HEARSAY_INT8_TARGET))) void dotsInt8Vnni(const Int8Vector* xs, const uint8_t* row, float* out) {
@@ -274,10 +267,14 @@ __attribute__((target(HEARSAY_INT8_TARGET))) void gemvInt8Vnni(const Int8Vector&
         for (size_t k = 0; k < pairs; ++k) {
             const Int8InputPair in = int8InputPair<F>(x, 2 * k);
             const uint8_t* p = r + 2 * k * F::bytes;
-            for (size_t j = 0; j < 4; ++j) {
-                if (prefetch) int8PrefetchPair<F>(p + j * rowBytes + ahead);
-                a[j] = int8Accumulate<F>(int8WeightPair<F>(p + j * rowBytes), in, a[j]);
+            if (prefetch) {
+                // The pair's first line and, where a pair is longer than a line (q8_0's 68 bytes), its
+                // last: consecutive pairs then leave no line out.
+                prefetchFourRows(p, rowBytes, ahead);
+                if constexpr (2 * F::bytes > 64) prefetchFourRows(p + 2 * F::bytes - 1, rowBytes, ahead);
             }
+            for (size_t j = 0; j < 4; ++j)
+                a[j] = int8Accumulate<F>(int8WeightPair<F>(p + j * rowBytes), in, a[j]);
         }
         for (size_t j = 0; j < 4; ++j)
             y[o + j] = _mm512_reduce_add_ps(a[j]) + int8LastBlock<F>(x, r + j * rowBytes);

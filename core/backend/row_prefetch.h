@@ -47,6 +47,13 @@ inline size_t groupPrefetchDistance(size_t groupBytes) {
     return (kPrefetchAheadBytes + groupBytes - 1) / groupBytes * groupBytes;
 }
 
+// The prefetches of one step of a four-row kernel: in each of the four rows (rowBytes apart, the
+// first at `at`), the line `ahead` bytes after the one being read.
+inline void prefetchFourRows(const void* at, size_t rowBytes, size_t ahead) {
+    const char* p = static_cast<const char*>(at) + ahead;
+    for (size_t j = 0; j < 4; ++j) prefetchBytes(p + j * rowBytes, 1);
+}
+
 // Rows read at a stride (a head's slice of each key or value row of the cross cache): this many
 // rows ahead of the one being read.
 constexpr size_t kPrefetchAheadRows = 32;
