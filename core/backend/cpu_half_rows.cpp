@@ -1,4 +1,5 @@
-// Kernels over many IEEE half rows at once, AVX-512 where the CPU has it:
+// Kernels over many IEEE half rows at once, AVX-512 where the CPU has it, AVX2 with F16C elsewhere
+// on x86 (the same loops over 8-float vectors):
 // - the single-query attention of a decode step over the half cross cache, one head at a time:
 //   four keys scored per iteration (a head of 64 is four vectors; the four sums reduced together),
 //   then the head's output kept in registers across all value rows;
@@ -69,7 +70,6 @@ __attribute__((target("avx512f"))) void weightedSumHalfAvx512(const float* p, co
     }
     for (size_t c = 0; c < chunks; ++c) _mm512_storeu_ps(out + 16 * c, o[c]);
 }
-#endif
 
 __attribute__((target("avx512f"))) void gemvHalfAvx512(const float* x, const uint16_t* w, size_t n, size_t rows,
                                                        float* y) {
@@ -106,14 +106,114 @@ __attribute__((target("avx512f"))) void gemvHalfAvx512(const float* x, const uin
     }
 }
 
-// The vector forms take heads of whole 16-float vectors, up to 128 (Whisper's are 64).
+// The AVX2 twins of the kernels above, 8 floats to a vector. Rows of weights keep two sums each
+// (16 halves, half a line, per step) so that eight independent chains cover the FMA's latency.
+__attribute__((target("avx2,fma,f16c"))) inline __m256 halves8(const uint16_t* row, size_t c) {
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 8 * c)));
+}
+
+__attribute__((target("avx2,fma,f16c"))) inline float sum8(__m256 v) {
+    __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
+    return _mm_cvtss_f32(h);
+}
+
+__attribute__((target("avx2,fma,f16c"))) void dotsHalfAvx2(const float* q, const uint16_t* k, size_t stride, size_t n,
+                                                           size_t hd, float scale, float* out) {
+    const size_t chunks = hd / 8;
+    __m256 qv[16];
+    for (size_t c = 0; c < chunks; ++c) qv[c] = _mm256_loadu_ps(q + 8 * c);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const uint16_t* r0 = k + i * stride;
+        const uint16_t* r1 = r0 + stride;
+        const uint16_t* r2 = r1 + stride;
+        const uint16_t* r3 = r2 + stride;
+        if (i + kPrefetchAheadRows + 4 <= n) {
+            for (size_t j = 0; j < 4; ++j) prefetchBytes(r0 + (kPrefetchAheadRows + j) * stride, hd * sizeof(uint16_t));
+        }
+        __m256 a0 = _mm256_mul_ps(qv[0], halves8(r0, 0)), a1 = _mm256_mul_ps(qv[0], halves8(r1, 0));
+        __m256 a2 = _mm256_mul_ps(qv[0], halves8(r2, 0)), a3 = _mm256_mul_ps(qv[0], halves8(r3, 0));
+        for (size_t c = 1; c < chunks; ++c) {
+            a0 = _mm256_fmadd_ps(qv[c], halves8(r0, c), a0);
+            a1 = _mm256_fmadd_ps(qv[c], halves8(r1, c), a1);
+            a2 = _mm256_fmadd_ps(qv[c], halves8(r2, c), a2);
+            a3 = _mm256_fmadd_ps(qv[c], halves8(r3, c), a3);
+        }
+        out[i] = sum8(a0) * scale;
+        out[i + 1] = sum8(a1) * scale;
+        out[i + 2] = sum8(a2) * scale;
+        out[i + 3] = sum8(a3) * scale;
+    }
+    for (; i < n; ++i) {
+        const uint16_t* r = k + i * stride;
+        __m256 a = _mm256_mul_ps(qv[0], halves8(r, 0));
+        for (size_t c = 1; c < chunks; ++c) a = _mm256_fmadd_ps(qv[c], halves8(r, c), a);
+        out[i] = sum8(a) * scale;
+    }
+}
+
+__attribute__((target("avx2,fma,f16c"))) void weightedSumHalfAvx2(const float* p, const uint16_t* v, size_t stride,
+                                                                  size_t n, size_t hd, float* out) {
+    const size_t chunks = hd / 8;
+    __m256 o[16];
+    for (size_t c = 0; c < chunks; ++c) o[c] = _mm256_setzero_ps();
+    for (size_t i = 0; i < n; ++i) {
+        const __m256 w = _mm256_set1_ps(p[i]);
+        const uint16_t* r = v + i * stride;
+        if (i + kPrefetchAheadRows < n) prefetchBytes(r + kPrefetchAheadRows * stride, hd * sizeof(uint16_t));
+        for (size_t c = 0; c < chunks; ++c) o[c] = _mm256_fmadd_ps(w, halves8(r, c), o[c]);
+    }
+    for (size_t c = 0; c < chunks; ++c) _mm256_storeu_ps(out + 8 * c, o[c]);
+}
+
+__attribute__((target("avx2,fma,f16c"))) void gemvHalfAvx2(const float* x, const uint16_t* w, size_t n, size_t rows,
+                                                           float* y) {
+    const size_t steps = n / 16;
+    const uint16_t* end = w + rows * n;
+    // Each row's lines are prefetched as they are read (a line is two steps), groupPrefetchDistance ahead.
+    const size_t ahead = groupPrefetchDistance(4 * n * sizeof(uint16_t)) / sizeof(uint16_t);
+    size_t o = 0;
+    for (; o + 4 <= rows; o += 4) {
+        const uint16_t* r0 = w + o * n;
+        const bool prefetch = size_t(end - r0) >= ahead + 4 * n;
+        const uint16_t* r1 = r0 + n;
+        const uint16_t* r2 = r1 + n;
+        const uint16_t* r3 = r2 + n;
+        __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
+        __m256 b0 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps(), b2 = _mm256_setzero_ps(), b3 = _mm256_setzero_ps();
+        for (size_t s = 0; s < steps; ++s) {
+            if (prefetch && s % 2 == 0) prefetchFourRows(r0 + 16 * s, n * sizeof(uint16_t), ahead * sizeof(uint16_t));
+            const __m256 x0 = _mm256_loadu_ps(x + 16 * s), x1 = _mm256_loadu_ps(x + 16 * s + 8);
+            a0 = _mm256_fmadd_ps(x0, halves8(r0, 2 * s), a0);
+            b0 = _mm256_fmadd_ps(x1, halves8(r0, 2 * s + 1), b0);
+            a1 = _mm256_fmadd_ps(x0, halves8(r1, 2 * s), a1);
+            b1 = _mm256_fmadd_ps(x1, halves8(r1, 2 * s + 1), b1);
+            a2 = _mm256_fmadd_ps(x0, halves8(r2, 2 * s), a2);
+            b2 = _mm256_fmadd_ps(x1, halves8(r2, 2 * s + 1), b2);
+            a3 = _mm256_fmadd_ps(x0, halves8(r3, 2 * s), a3);
+            b3 = _mm256_fmadd_ps(x1, halves8(r3, 2 * s + 1), b3);
+        }
+        y[o] = sum8(_mm256_add_ps(a0, b0));
+        y[o + 1] = sum8(_mm256_add_ps(a1, b1));
+        y[o + 2] = sum8(_mm256_add_ps(a2, b2));
+        y[o + 3] = sum8(_mm256_add_ps(a3, b3));
+    }
+    for (; o < rows; ++o) y[o] = dotHalf(x, w + o * n, n);
+}
+#endif
+
+// The vector forms take heads of whole vectors, up to 128 floats (Whisper's are 64).
 bool vectorHead(size_t hd) { return hd % 16 == 0 && hd >= 16 && hd <= 128 && usingAvx512(); }
+bool vectorHeadAvx2(size_t hd) { return hd % 8 == 0 && hd >= 8 && hd <= 128 && usingAvx2() && usingF16c(); }
 
 } // namespace
 
 void dotsHalf(const float* q, const uint16_t* k, size_t stride, size_t n, size_t hd, float scale, float* out) {
 #ifdef HEARSAY_SIMD_X86
     if (vectorHead(hd)) return dotsHalfAvx512(q, k, stride, n, hd, scale, out);
+    if (vectorHeadAvx2(hd)) return dotsHalfAvx2(q, k, stride, n, hd, scale, out);
 #endif
     for (size_t i = 0; i < n; ++i) out[i] = dotHalf(q, k + i * stride, hd) * scale;
 }
@@ -121,6 +221,7 @@ void dotsHalf(const float* q, const uint16_t* k, size_t stride, size_t n, size_t
 void gemvHalf(const float* x, const uint16_t* w, size_t n, size_t rows, float* y) {
 #ifdef HEARSAY_SIMD_X86
     if (n % 16 == 0 && usingAvx512()) return gemvHalfAvx512(x, w, n, rows, y);
+    if (n % 16 == 0 && usingAvx2() && usingF16c()) return gemvHalfAvx2(x, w, n, rows, y);
 #endif
     for (size_t o = 0; o < rows; ++o) {
         prefetchRowsAhead(w + o * n, n * sizeof(uint16_t), w + rows * n);
@@ -131,6 +232,7 @@ void gemvHalf(const float* x, const uint16_t* w, size_t n, size_t rows, float* y
 void weightedSumHalf(const float* p, const uint16_t* v, size_t stride, size_t n, size_t hd, float* out) {
 #ifdef HEARSAY_SIMD_X86
     if (vectorHead(hd)) return weightedSumHalfAvx512(p, v, stride, n, hd, out);
+    if (vectorHeadAvx2(hd)) return weightedSumHalfAvx2(p, v, stride, n, hd, out);
 #endif
     for (size_t j = 0; j < hd; ++j) out[j] = 0.0f;
     for (size_t i = 0; i < n; ++i) axpyHalf(out, p[i], v + i * stride, hd);
