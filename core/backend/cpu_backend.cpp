@@ -7,6 +7,7 @@
 #include "core/backend/cpu_backend.h"
 #include "core/backend/flush_denormals.h"
 
+#include "core/backend/cpu_int8.h"
 #include "core/backend/cpu_simd.h"
 #include "core/backend/cpu_vector_math.h"
 #include "core/util/half.h"
@@ -313,10 +314,11 @@ std::unique_ptr<DeviceBuffer> CpuBackend::createWeight(const TensorView& view) {
     if (view.dtype == DType::Q8_0 && view.shape.size() >= 2 && view.shape.back() % int64_t(simd::kQ8Block) == 0) {
         return std::make_unique<CpuBuffer>(view.data, static_cast<size_t>(elements), ElementType::Q8_0);
     }
-    // q5_0 and q5_1 matrices likewise where the AVX-512 kernels run (cpu_q5.cpp); the portable ones
-    // would make a decode step slower than the float32 product of the widened matrix.
+    // q5_0 and q5_1 matrices likewise where the AVX-512 kernels (cpu_q5.cpp) or the integer ones
+    // (cpu_int8.h: AVX-512 VNNI or AVX2) run; the portable ones would make a decode step slower than
+    // the float32 product of the widened matrix.
     if ((view.dtype == DType::Q5_0 || view.dtype == DType::Q5_1) && view.shape.size() >= 2 &&
-        view.shape.back() % int64_t(simd::kQ5Block) == 0 && simd::usingAvx512()) {
+        view.shape.back() % int64_t(simd::kQ5Block) == 0 && (simd::usingAvx512() || simd::usingInt8Dots())) {
         return std::make_unique<CpuBuffer>(view.data, static_cast<size_t>(elements),
                                            view.dtype == DType::Q5_0 ? ElementType::Q5_0 : ElementType::Q5_1);
     }

@@ -1,5 +1,5 @@
 // The integer products of block weights with one vector (cpu_int8.h): the quantiser, the AVX-512
-// VNNI kernels and their portable twin.
+// VNNI kernels, the AVX2 ones and their portable twin.
 //
 // vpdpbusd multiplies unsigned bytes by signed bytes and adds each group of four products into an
 // int32 lane. The weights go in as the unsigned side and x's integers as the signed side:
@@ -26,7 +26,10 @@ namespace {
 
 constexpr size_t kInt8Block = 32;
 
-bool int8DotsOn(); // whether the VNNI kernels run (below)
+// Which integer kernels run: none (the float kernels), AVX2's (vpmaddubsw, 256 bits, one block a
+// step) or AVX-512 VNNI's (vpdpbusd, two blocks a step). Chosen on first use (below).
+enum class Int8Kernels { None, Avx2, Vnni };
+Int8Kernels int8Kernels();
 
 float int8HalfAt(const uint8_t* p) {
     uint16_t bits;
@@ -41,6 +44,7 @@ struct Q8Int8Format {
     static constexpr size_t bytes = kQ8BlockBytes;
     static constexpr int offsetShift = 7; // 128: the sign bit flipped
     static constexpr bool withMin = false;
+    static constexpr bool signedBytes = true; // AVX2: the integers as signed bytes (q)
     static void integers(const uint8_t* p, int* q) {
         for (size_t j = 0; j < kInt8Block; ++j)
             q[j] = int(static_cast<int8_t>(p[2 + j]));
@@ -53,6 +57,7 @@ template <bool WithMin> struct Q5Int8Format {
     static constexpr size_t nibbles = high + 4;
     static constexpr int offsetShift = WithMin ? -1 : 4; // q5_0: 16; q5_1: none
     static constexpr bool withMin = WithMin;
+    static constexpr bool signedBytes = !WithMin; // AVX2: q5_0 as signed bytes (q − 16), q5_1 unsigned (q)
     static void integers(const uint8_t* p, int* q) { q5BlockIntegers(p, WithMin, q); }
 };
 
@@ -101,11 +106,15 @@ template <class F> void gemvInt8Portable(const Int8Vector& x, const uint8_t* w, 
 
 #define HEARSAY_INT8_TARGET "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c"
 
-bool detectInt8Dots() {
-    if (const char* v = std::getenv("HEARSAY_INT8_DOTS"); v && std::string_view(v) == "0") return false;
+Int8Kernels detectInt8Kernels() {
+    if (const char* v = std::getenv("HEARSAY_INT8_DOTS"); v && std::string_view(v) == "0") return Int8Kernels::None;
     __builtin_cpu_init();
-    return usingAvx512() && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-           __builtin_cpu_supports("avx512vnni");
+    if (usingAvx512() && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512vnni")) {
+        return Int8Kernels::Vnni;
+    }
+    if (usingAvx2() && usingF16c() && __builtin_cpu_supports("fma")) return Int8Kernels::Avx2;
+    return Int8Kernels::None;
 }
 
 __attribute__((target(HEARSAY_INT8_TARGET))) void quantizeInt8Avx512(const float* x, size_t n, Int8Vector& out) {
@@ -283,30 +292,214 @@ __attribute__((target(HEARSAY_INT8_TARGET))) void gemvInt8Vnni(const Int8Vector&
         dotsInt8Vnni<F, 1>(&x, w + o * rowBytes, y + o);
 }
 
-template <class F> void dotsInt8Any(const Int8Vector* xs, size_t count, const uint8_t* row, float* out) {
-    if (!int8DotsOn()) {
-        for (size_t i = 0; i < count; ++i)
-            gemvInt8Portable<F>(xs[i], row, 1, out + i);
-        return;
+
+// The AVX2 kernels (CPUs without AVX-512 VNNI: AMD before Zen 4, Intel's cores without AVX-512).
+// vpmaddubsw multiplies unsigned bytes by signed bytes and adds adjacent pairs into int16 with
+// saturation, then vpmaddwd with ones adds pairs of those into int32 (groups of four, as vpdpbusd).
+// No pair may pass 32767, so the weights go in as whisper.cpp's do: a format whose integers are
+// signed (q8_0's q, q5_0's q − 16) as |q| on the unsigned side and x's integers with q's sign on the
+// signed one (|q| ≤ 128, |xq| ≤ 127: a pair at most 32512); q5_1's q (0..31) as it is. Every block
+// sum is exact in int32, as on the VNNI path; one block per 256-bit step, its d·dx applied in float.
+
+#define HEARSAY_INT8_AVX2_TARGET "avx2,fma,f16c"
+
+__attribute__((target(HEARSAY_INT8_AVX2_TARGET))) inline float int8Sum8(__m256 v) {
+    __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
+    return _mm_cvtss_f32(h);
+}
+
+__attribute__((target(HEARSAY_INT8_AVX2_TARGET))) void quantizeInt8Avx2(const float* x, size_t n, Int8Vector& out) {
+    const __m256 signBits = _mm256_set1_ps(-0.0f);
+    const __m256i ones8 = _mm256_set1_epi8(1);
+    const __m256i ones16 = _mm256_set1_epi16(1);
+    // packs interleaves the 128-bit lanes: this puts the 32 integers back in element order.
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    for (size_t b = 0; b < n / kInt8Block; ++b) {
+        const float* v = x + b * kInt8Block;
+        const __m256 x0 = _mm256_loadu_ps(v), x1 = _mm256_loadu_ps(v + 8);
+        const __m256 x2 = _mm256_loadu_ps(v + 16), x3 = _mm256_loadu_ps(v + 24);
+        const __m256 m = _mm256_max_ps(_mm256_max_ps(_mm256_andnot_ps(signBits, x0), _mm256_andnot_ps(signBits, x1)),
+                                       _mm256_max_ps(_mm256_andnot_ps(signBits, x2), _mm256_andnot_ps(signBits, x3)));
+        __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+        h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+        h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
+        const float amax = _mm_cvtss_f32(h);
+        const float inverse = amax > 0.0f ? 127.0f / amax : 0.0f;
+        out.scale[b] = amax / 127.0f;
+        out.sum[b] = int8Sum8(_mm256_add_ps(_mm256_add_ps(x0, x1), _mm256_add_ps(x2, x3)));
+        const __m256 s = _mm256_set1_ps(inverse);
+        // Rounded to nearest even (the default rounding mode, as nearbyint in the portable loop);
+        // every value lies in [-127, 127], so the packs saturate nothing.
+        const __m256i q0 = _mm256_cvtps_epi32(_mm256_mul_ps(x0, s)), q1 = _mm256_cvtps_epi32(_mm256_mul_ps(x1, s));
+        const __m256i q2 = _mm256_cvtps_epi32(_mm256_mul_ps(x2, s)), q3 = _mm256_cvtps_epi32(_mm256_mul_ps(x3, s));
+        const __m256i q = _mm256_permutevar8x32_epi32(
+            _mm256_packs_epi16(_mm256_packs_epi32(q0, q1), _mm256_packs_epi32(q2, q3)), order);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.q.data() + b * kInt8Block), q);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.groupSum.data() + b * 8),
+                            _mm256_madd_epi16(_mm256_maddubs_epi16(ones8, q), ones16));
     }
+}
+
+__attribute__((target(HEARSAY_INT8_AVX2_TARGET))) inline float int8HalfAvx2(const uint8_t* p) {
+    uint16_t bits;
+    std::memcpy(&bits, p, sizeof bits);
+    return _cvtsh_ss(bits);
+}
+
+// One weight block: its 32 integers as bytes in element order (signed or not, as F::signedBytes),
+// d, and m (q5_1).
+struct Int8BlockAvx2 {
+    __m256i bytes;
+    float d, m;
+};
+
+__attribute__((target(HEARSAY_INT8_AVX2_TARGET))) inline __m256i int8BytesAvx2(Q8Int8Format, const uint8_t* p) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2));
+}
+
+// 0xFF in byte j where bit j of `bits` is set, 0 elsewhere.
+__attribute__((target(HEARSAY_INT8_AVX2_TARGET))) inline __m256i int8BitBytes(uint32_t bits) {
+    const __m256i spread = _mm256_shuffle_epi8(
+        _mm256_set1_epi32(int(bits)),
+        _mm256_setr_epi64x(0, 0x0101010101010101, 0x0202020202020202, 0x0303030303030303));
+    const __m256i select = _mm256_set1_epi64x(int64_t(0x8040201008040201));
+    return _mm256_cmpeq_epi8(_mm256_and_si256(spread, select), select);
+}
+
+// The nibbles (elements 0-15 low, 16-31 high) and the high bits: q5_1's q = nibble + 16·bit; q5_0's
+// q − 16 = the nibble with its upper four bits set where the high bit is clear (nibble − 16).
+template <bool WithMin>
+__attribute__((target(HEARSAY_INT8_AVX2_TARGET))) inline __m256i int8BytesAvx2(Q5Int8Format<WithMin>,
+                                                                              const uint8_t* p) {
+    using F = Q5Int8Format<WithMin>;
+    const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + F::nibbles));
+    const __m256i nibbles =
+        _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(packed, 4), packed), _mm256_set1_epi8(0x0F));
+    uint32_t qh;
+    std::memcpy(&qh, p + F::high, sizeof qh);
+    const __m256i high = int8BitBytes(qh);
+    if constexpr (WithMin) return _mm256_or_si256(nibbles, _mm256_and_si256(high, _mm256_set1_epi8(0x10)));
+    return _mm256_or_si256(nibbles, _mm256_andnot_si256(high, _mm256_set1_epi8(char(0xF0))));
+}
+
+template <class F> __attribute__((target(HEARSAY_INT8_AVX2_TARGET))) inline Int8BlockAvx2 int8BlockAvx2(const uint8_t* p) {
+    return {int8BytesAvx2(F{}, p), int8HalfAvx2(p), F::withMin ? int8HalfAvx2(p + 2) : 0.0f};
+}
+
+// total + the block's exact integer sums (eight lanes of four products) scaled by d·dx; the q5_1
+// minimum's term m·Σx goes to `mins`.
+template <class F>
+__attribute__((target(HEARSAY_INT8_AVX2_TARGET))) inline __m256 int8AccumulateAvx2(const Int8BlockAvx2& w, __m256i xq,
+                                                                                  float dx, float xs, float& mins,
+                                                                                  __m256 total) {
+    __m256i pairs;
+    if constexpr (F::signedBytes) {
+        pairs = _mm256_maddubs_epi16(_mm256_sign_epi8(w.bytes, w.bytes), _mm256_sign_epi8(xq, w.bytes));
+    } else {
+        pairs = _mm256_maddubs_epi16(w.bytes, xq);
+    }
+    const __m256i sums = _mm256_madd_epi16(pairs, _mm256_set1_epi16(1));
+    if constexpr (F::withMin) mins += w.m * xs;
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums), _mm256_set1_ps(w.d * dx), total);
+}
+
+__attribute__((target(HEARSAY_INT8_AVX2_TARGET))) inline __m256i int8InputAvx2(const Int8Vector& x, size_t b) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.q.data() + b * kInt8Block));
+}
+
+// One row of blocks times R vectors: each of the row's blocks unpacked once for all of them.
+template <class F, size_t R>
+__attribute__((target(HEARSAY_INT8_AVX2_TARGET))) void dotsInt8Avx2(const Int8Vector* xs, const uint8_t* row, float* out) {
+    const size_t blocks = xs[0].n / kInt8Block;
+    __m256 a[R];
+    float mins[R];
+    for (size_t i = 0; i < R; ++i) {
+        a[i] = _mm256_setzero_ps();
+        mins[i] = 0.0f;
+    }
+    for (size_t b = 0; b < blocks; ++b) {
+        const Int8BlockAvx2 w = int8BlockAvx2<F>(row + b * F::bytes);
+        for (size_t i = 0; i < R; ++i)
+            a[i] = int8AccumulateAvx2<F>(w, int8InputAvx2(xs[i], b), xs[i].scale[b], xs[i].sum[b], mins[i], a[i]);
+    }
+    for (size_t i = 0; i < R; ++i)
+        out[i] = int8Sum8(a[i]) + mins[i];
+}
+
+// Rows of blocks times x, four rows per iteration sharing x's loads, each row's blocks prefetched
+// as they are read (groupPrefetchDistance ahead; a block is shorter than a line); the last rows one
+// at a time.
+template <class F>
+__attribute__((target(HEARSAY_INT8_AVX2_TARGET))) void gemvInt8Avx2(const Int8Vector& x, const uint8_t* w, size_t rows,
+                                                                   float* y) {
+    const size_t blocks = x.n / kInt8Block, rowBytes = blocks * F::bytes;
+    const size_t groupBytes = 4 * rowBytes, ahead = groupPrefetchDistance(groupBytes);
+    const uint8_t* end = w + rows * rowBytes;
+    size_t o = 0;
+    for (; o + 4 <= rows; o += 4) {
+        const uint8_t* r = w + o * rowBytes;
+        const bool prefetch = size_t(end - r) >= ahead + groupBytes;
+        __m256 a[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+        float mins[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        for (size_t b = 0; b < blocks; ++b) {
+            const __m256i xq = int8InputAvx2(x, b);
+            const uint8_t* p = r + b * F::bytes;
+            if (prefetch) prefetchFourRows(p, rowBytes, ahead);
+            for (size_t j = 0; j < 4; ++j) {
+                a[j] = int8AccumulateAvx2<F>(int8BlockAvx2<F>(p + j * rowBytes), xq, x.scale[b], x.sum[b], mins[j],
+                                             a[j]);
+            }
+        }
+        for (size_t j = 0; j < 4; ++j)
+            y[o + j] = int8Sum8(a[j]) + mins[j];
+    }
+    for (; o < rows; ++o)
+        dotsInt8Avx2<F, 1>(&x, w + o * rowBytes, y + o);
+}
+
+// R vectors at a time through Kernel<F, R> (4, then the 3, 2 or 1 left).
+template <class F, template <class, size_t> class Kernel>
+void dotsInt8Rows(const Int8Vector* xs, size_t count, const uint8_t* row, float* out) {
     size_t i = 0;
     for (; i + 4 <= count; i += 4)
-        dotsInt8Vnni<F, 4>(xs + i, row, out + i);
+        Kernel<F, 4>::run(xs + i, row, out + i);
     switch (count - i) {
     case 3:
-        return dotsInt8Vnni<F, 3>(xs + i, row, out + i);
+        return Kernel<F, 3>::run(xs + i, row, out + i);
     case 2:
-        return dotsInt8Vnni<F, 2>(xs + i, row, out + i);
+        return Kernel<F, 2>::run(xs + i, row, out + i);
     case 1:
-        return dotsInt8Vnni<F, 1>(xs + i, row, out + i);
+        return Kernel<F, 1>::run(xs + i, row, out + i);
     default:
         return;
     }
 }
 
+template <class F, size_t R> struct DotsVnni {
+    static void run(const Int8Vector* xs, const uint8_t* row, float* out) { dotsInt8Vnni<F, R>(xs, row, out); }
+};
+template <class F, size_t R> struct DotsAvx2 {
+    static void run(const Int8Vector* xs, const uint8_t* row, float* out) { dotsInt8Avx2<F, R>(xs, row, out); }
+};
+
+template <class F> void dotsInt8Any(const Int8Vector* xs, size_t count, const uint8_t* row, float* out) {
+    switch (int8Kernels()) {
+    case Int8Kernels::Vnni:
+        return dotsInt8Rows<F, DotsVnni>(xs, count, row, out);
+    case Int8Kernels::Avx2:
+        return dotsInt8Rows<F, DotsAvx2>(xs, count, row, out);
+    case Int8Kernels::None:
+        break;
+    }
+    for (size_t i = 0; i < count; ++i)
+        gemvInt8Portable<F>(xs[i], row, 1, out + i);
+}
+
 #else
-bool detectInt8Dots() {
-    return false;
+Int8Kernels detectInt8Kernels() {
+    return Int8Kernels::None;
 }
 
 template <class F> void dotsInt8Any(const Int8Vector* xs, size_t count, const uint8_t* row, float* out) {
@@ -315,15 +508,16 @@ template <class F> void dotsInt8Any(const Int8Vector* xs, size_t count, const ui
 }
 #endif
 
-// Chosen on first use, after the other kernels' choice (usingAvx512()) is made.
-bool int8DotsOn() {
-    static const bool on = detectInt8Dots();
-    return on;
+// Chosen on first use, after the other kernels' choice (usingAvx512(), usingAvx2()) is made.
+Int8Kernels int8Kernels() {
+    static const Int8Kernels kernels = detectInt8Kernels();
+    return kernels;
 }
 
 template <class F> void gemvInt8(const Int8Vector& x, const uint8_t* w, size_t rows, float* y) {
 #ifdef HEARSAY_SIMD_X86
-    if (int8DotsOn()) return gemvInt8Vnni<F>(x, w, rows, y);
+    if (int8Kernels() == Int8Kernels::Vnni) return gemvInt8Vnni<F>(x, w, rows, y);
+    if (int8Kernels() == Int8Kernels::Avx2) return gemvInt8Avx2<F>(x, w, rows, y);
 #endif
     gemvInt8Portable<F>(x, w, rows, y);
 }
@@ -331,7 +525,19 @@ template <class F> void gemvInt8(const Int8Vector& x, const uint8_t* w, size_t r
 } // namespace
 
 bool usingInt8Dots() {
-    return int8DotsOn();
+    return int8Kernels() != Int8Kernels::None;
+}
+
+const char* int8DotsKernels() {
+    switch (int8Kernels()) {
+    case Int8Kernels::Vnni:
+        return "avx512-vnni";
+    case Int8Kernels::Avx2:
+        return "avx2";
+    case Int8Kernels::None:
+        break;
+    }
+    return "none";
 }
 
 void quantizeInt8(const float* x, size_t n, Int8Vector& out) {
@@ -343,7 +549,8 @@ void quantizeInt8(const float* x, size_t n, Int8Vector& out) {
         out.groupSum.resize(n / 4);
     }
 #ifdef HEARSAY_SIMD_X86
-    if (int8DotsOn()) return quantizeInt8Avx512(x, n, out);
+    if (int8Kernels() == Int8Kernels::Vnni) return quantizeInt8Avx512(x, n, out);
+    if (int8Kernels() == Int8Kernels::Avx2) return quantizeInt8Avx2(x, n, out);
 #endif
     quantizeInt8Portable(x, n, out);
 }

@@ -1,11 +1,12 @@
 // Integer products of ggml block weights (q8_0, q5_0, q5_1) with one vector: the decode step's
-// single-row products (and a beam step's few rows) where the CPU has AVX-512 VNNI. The vector is
-// quantised once per product to int8 in blocks of 32 (each block's scale dx = max|x| / 127, q = x / dx
-// rounded to nearest even, as whisper.cpp quantises its activations); each weight block's products
-// with those 32 integers are summed exactly in int32 (vpdpbusd), then scaled by the block's d·dx in
-// float. The q5 formats' five bits go to the integer unit as bytes without being widened to float32,
-// which is what made their float kernels compute-bound (RESULTS.md, "CPU run 7"; "CPU run 8" for
-// what the integer products gained and what they cost in words).
+// single-row products (and a beam step's few rows) where the CPU has AVX-512 VNNI or, failing that,
+// AVX2. The vector is quantised once per product to int8 in blocks of 32 (each block's scale
+// dx = max|x| / 127, q = x / dx rounded to nearest even, as whisper.cpp quantises its activations);
+// each weight block's products with those 32 integers are summed exactly in int32 (vpdpbusd, or
+// vpmaddubsw then vpmaddwd on AVX2), then scaled by the block's d·dx in float. The q5 formats' five
+// bits go to the integer unit as bytes without being widened to float32, which is what made their
+// float kernels compute-bound (RESULTS.md, "CPU run 7"; "CPU run 8" and "CPU run 9" for what the
+// integer products gained on AVX-512 and on AVX2, and what they cost in words).
 //
 // Against the float kernels (cpu_simd.h) the result differs by the rounding of x to 8 bits: at most
 // dx/2 per element, |Σ w·x − Σ w·x̃| ≤ Σ |w − m|·dx/2 with x̃ = dx·q (m: a q5_1 block's minimum, whose
@@ -27,16 +28,18 @@ struct Int8Vector {
     std::vector<int32_t> groupSum; // n / 4: Σq over each group of four (the weights' offsets: q5_0's 16, q8_0's 128)
 };
 
-// True where the integer kernels run (AVX-512 F, BW, VL and VNNI, with F16C); the backend takes
-// the float kernels elsewhere.
+// True where the integer kernels run (AVX-512 F, BW, VL and VNNI; or AVX2 with FMA and F16C); the
+// backend takes the float kernels elsewhere, and where HEARSAY_INT8_DOTS=0.
 bool usingInt8Dots();
+// Which ones: "avx512-vnni", "avx2" or "none" (for reports and test logs).
+const char* int8DotsKernels();
 
 // out = x quantised (resized, never shrunk: a thread's vector is reused across steps).
 void quantizeInt8(const float* x, size_t n, Int8Vector& out);
 
 // y[o] = Σ over the blocks b of row o: d_b·dx_b·Σ_j q_bj·xq_bj (+ m_b·Σx_b for q5_1), o < rows,
 // with q the block's integers as stored (q8_0), less 16 (q5_0), or as stored (q5_1). Four rows at a
-// time with VNNI; a portable loop elsewhere (the same values to float rounding).
+// time with VNNI or AVX2; a portable loop elsewhere (the same values to float rounding).
 void gemvQ8Int8(const Int8Vector& x, const uint8_t* w, size_t rows, float* y);
 void gemvQ5Int8(const Int8Vector& x, const uint8_t* w, size_t rows, float* y);
 void gemvQ5_1Int8(const Int8Vector& x, const uint8_t* w, size_t rows, float* y);

@@ -1,7 +1,7 @@
 // CpuBackend::runLinear: y = x · Wᵀ + bias (+ y), on the path the shape and the weight's type call
 // for: single rows straight from f16, q8_0, q5_0 or q5_1 rows (the memory-bound decode step), a few
 // rows (beams) reading each weight row once (block rows on both paths take x quantised to int8 where
-// the CPU has VNNI, cpu_int8.h), and GEMMs through the BLAS for many rows. A half cross cache as y
+// the CPU has AVX-512 VNNI or AVX2, cpu_int8.h), and GEMMs through the BLAS for many rows. A half cross cache as y
 // gets the float32 product rounded to nearest.
 #include "core/backend/cpu_backend.h"
 

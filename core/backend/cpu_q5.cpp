@@ -1,5 +1,5 @@
 // ggml's q5_0 and q5_1 blocks on the CPU (see cpu_simd.h): the portable kernels and their AVX-512
-// forms, which widen a block's 32 five-bit integers to two vectors (the nibbles, plus 16 where the
+// forms (the conversion to float32 also in AVX2), which widen a block's 32 five-bit integers to two vectors (the nibbles, plus 16 where the
 // block's high bit is set) and multiply them as the q8_0 kernels do. A q5_0 weight is d·(q − 16), a
 // q5_1 weight d·q + m, so a q5_1 block's dot adds m·Σx to d·Σx·q.
 #include "core/backend/cpu_simd.h"
@@ -185,6 +185,46 @@ __attribute__((target("avx512f,f16c"))) void convertQ5Avx512(const uint8_t* src,
     }
 }
 
+// The AVX2 form of convertQ5Avx512, 8 elements at a time: the nibbles widened to int32, 16 added
+// (q5_1) or subtracted (q5_0) lane by lane as the high bits say; the same products and sums.
+template <bool WithMin>
+__attribute__((target("avx2,f16c"))) void convertQ5Avx2(const uint8_t* src, float* dst, size_t n) {
+    using L = Q5Layout<WithMin>;
+    const __m256i laneBit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    const __m256i nibble = _mm256_set1_epi32(0x0F);
+    for (size_t b = 0; b < n / kQ5Block; ++b) {
+        const uint8_t* p = src + b * L::bytes;
+        uint32_t qh;
+        std::memcpy(&qh, p + L::high, sizeof qh);
+        uint16_t bits;
+        std::memcpy(&bits, p, sizeof bits);
+        const __m256 d = _mm256_set1_ps(_cvtsh_ss(bits));
+        __m256 m = _mm256_setzero_ps();
+        if (WithMin) {
+            std::memcpy(&bits, p + 2, sizeof bits);
+            m = _mm256_set1_ps(_cvtsh_ss(bits));
+        }
+        for (size_t k = 0; k < 4; ++k) {  // elements 8k .. 8k + 7: nibbles of bytes 8(k % 2) .., low or high
+            const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + L::nibbles + 8 * (k % 2)));
+            __m256i q = _mm256_cvtepu8_epi32(bytes);
+            if (k >= 2) q = _mm256_srli_epi32(q, 4);
+            q = _mm256_and_si256(q, nibble);
+            const __m256i set = _mm256_cmpeq_epi32(
+                _mm256_and_si256(_mm256_set1_epi32(int((qh >> (8 * k)) & 0xFFu)), laneBit), laneBit);
+            if (WithMin) q = _mm256_add_epi32(q, _mm256_and_si256(set, _mm256_set1_epi32(16)));
+            else q = _mm256_sub_epi32(q, _mm256_andnot_si256(set, _mm256_set1_epi32(16)));
+            __m256 y = _mm256_mul_ps(_mm256_cvtepi32_ps(q), d);
+            if (WithMin) y = _mm256_add_ps(y, m);
+            _mm256_storeu_ps(dst + b * kQ5Block + 8 * k, y);
+        }
+    }
+}
+
+bool q5Avx2() {
+    static const bool on = usingAvx2() && usingF16c();
+    return on;
+}
+
 #endif
 
 template <bool WithMin>
@@ -208,6 +248,7 @@ template <bool WithMin>
 void convertQ5Any(const uint8_t* src, float* dst, size_t n) {
 #ifdef HEARSAY_SIMD_X86
     if (q5Avx512()) return convertQ5Avx512<WithMin>(src, dst, n);
+    if (q5Avx2()) return convertQ5Avx2<WithMin>(src, dst, n);
 #endif
     convertQ5Portable<WithMin>(src, dst, n);
 }

@@ -188,7 +188,10 @@ private slots:
             }
         }
         qInfo("%s dot path: %s", qPrintable(format),
-              simd::usingAvx512() ? "avx512" : simd::usingF16c() && format == "q8_0" ? "avx2" : "portable");
+              simd::usingAvx512()                         ? "avx512"
+              : simd::usingF16c() && format == "q8_0"     ? "avx2"
+              : simd::usingAvx2() && simd::usingF16c()    ? "avx2 convert, portable dot"
+                                                          : "portable");
     }
 
     void int8Quantizer() {
@@ -226,7 +229,68 @@ private slots:
                 }
             }
         }
-        qInfo("int8 products: %s", simd::usingInt8Dots() ? "avx512 vnni" : "portable (the backend takes the float kernels)");
+        qInfo("int8 products: %s", simd::usingInt8Dots() ? simd::int8DotsKernels()
+                                                         : "portable (the backend takes the float kernels)");
+    }
+
+    void int8ExtremeIntegers() {
+        // The integers at their ends, where a kernel that adds products in 16 bits would saturate
+        // (AVX2's vpmaddubsw: |q| ≤ 128 times |xq| ≤ 127, two products to a pair): q8_0 blocks of
+        // −128 and of 127, q5_0's q − 16 = −16 and 15, q5_1's 31, against x of ±1 (xq = ±127).
+        // The exact sum is d·dx·Σ q·xq (+ m·Σx), d = 1 and m = 0.5; every kernel must give it to
+        // float rounding, on 5 rows (a group of four and one) of 2 blocks and 3 vectors at once.
+        const uint16_t one = floatToHalf(1.0f), half = floatToHalf(0.5f);
+        for (const QString& format : {QString("q8_0"), QString("q5_0"), QString("q5_1")}) {
+            const BlockKernels k = kernelsOf(format);
+            const size_t n = 64, rows = 5, blocks = n / 32;
+            std::vector<uint8_t> w(rows * blocks * k.blockBytes, 0);
+            std::vector<std::vector<int>> q(rows, std::vector<int>(n));
+            for (size_t o = 0; o < rows; ++o) {
+                for (size_t b = 0; b < blocks; ++b) {
+                    uint8_t* p = w.data() + (o * blocks + b) * k.blockBytes;
+                    std::memcpy(p, &one, 2);
+                    const bool low = (o + b) % 2 == 0;  // the format's lowest integer, or its highest
+                    if (k.type == DType::Q8_0) {
+                        std::memset(p + 2, low ? 0x80 : 0x7F, 32);
+                        for (size_t j = 0; j < 32; ++j) q[o][b * 32 + j] = low ? -128 : 127;
+                        continue;
+                    }
+                    const bool withMin = k.type == DType::Q5_1;
+                    if (withMin) std::memcpy(p + 2, &half, 2);
+                    const size_t high = withMin ? 4 : 2;
+                    // q5_0: stored 0 (q − 16 = −16) or 31 (15); q5_1: 31 both times (its highest).
+                    const bool zeros = !withMin && low;
+                    std::memset(p + high, zeros ? 0x00 : 0xFF, 4);
+                    std::memset(p + high + 4, zeros ? 0x00 : 0xFF, 16);
+                    for (size_t j = 0; j < 32; ++j) q[o][b * 32 + j] = withMin ? 31 : zeros ? -16 : 15;
+                }
+            }
+            std::vector<simd::Int8Vector> xs(3);
+            std::vector<std::vector<float>> x(3, std::vector<float>(n));
+            for (size_t i = 0; i < 3; ++i) {
+                for (size_t j = 0; j < n; ++j) x[i][j] = (i == 0 || (i == 1 && j % 2 == 0)) ? -1.0f : 1.0f;
+                simd::quantizeInt8(x[i].data(), n, xs[i]);
+            }
+            std::vector<float> y(rows), dots(3);
+            k.gemvInt8(xs[0], w.data(), rows, y.data());
+            for (size_t o = 0; o < rows; ++o) {
+                k.dotsInt8(xs.data(), 3, w.data() + o * blocks * k.blockBytes, dots.data());
+                for (size_t i = 0; i < 3; ++i) {
+                    double exact = 0.0;
+                    for (size_t j = 0; j < n; ++j) {
+                        exact += double(q[o][j]) * xs[i].q[j] * xs[i].scale[j / 32];
+                        if (k.type == DType::Q5_1) exact += 0.5 * x[i][j];
+                    }
+                    const double tolerance = 1e-6 * (1.0 + std::abs(exact));
+                    QVERIFY2(std::abs(dots[i] - exact) <= tolerance,
+                             qPrintable(QString("%1 row %2 vector %3: %4 vs %5").arg(format).arg(o).arg(i).arg(dots[i]).arg(exact)));
+                    if (i == 0) {
+                        QVERIFY2(std::abs(y[o] - exact) <= tolerance,
+                                 qPrintable(QString("%1 gemv row %2: %3 vs %4").arg(format).arg(o).arg(y[o]).arg(exact)));
+                    }
+                }
+            }
+        }
     }
 
     void int8BlockKernels_data() { blockKernels_data(); }
@@ -347,8 +411,8 @@ private slots:
 
     void linearKeepsBlocks_data() { blockKernels_data(); }
     void linearKeepsBlocks() {
-        // A q8_0, q5_0 or q5_1 weight [out][in] stays in its blocks (q5 where the AVX-512 kernels run:
-        // elsewhere it is widened to float32) and linear() on 1, 3 (dot paths) and 40 rows (GEMM
+        // A q8_0, q5_0 or q5_1 weight [out][in] stays in its blocks (q5 where the AVX-512 or the
+        // integer kernels run: elsewhere it is widened to float32) and linear() on 1, 3 (dot paths) and 40 rows (GEMM
         // path, widened per block of columns), with bias and accumulate, matches linear() on the
         // same weights dequantised to float32: ≤ 2e-6 relative; on the integer kernels (one and
         // three rows where usingInt8Dots()) within that plus the rounding of x to 8 bits.
@@ -366,7 +430,7 @@ private slots:
         view.data = blocks.data();
         view.bytes = blocks.size();
         auto blocked = backend.loadWeight(view);
-        const bool kept = kernels.type == DType::Q8_0 || simd::usingAvx512();
+        const bool kept = kernels.type == DType::Q8_0 || simd::usingAvx512() || simd::usingInt8Dots();
         QCOMPARE(blocked->bytes(), kept ? blocks.size() : size_t(in * out) * sizeof(float));
         std::vector<float> dequantised(size_t(in * out));
         dequantizeRow(kernels.type, blocks.data(), int64_t(in) * out, dequantised.data());
