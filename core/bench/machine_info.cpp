@@ -36,12 +36,32 @@ std::string firstField(const std::string& path, const std::string& key) {
     return {};
 }
 
+// As firstField, for a key that is a prefix of others ("model" of "model name"): only blanks may
+// lie between the key and its colon.
+std::string exactField(const std::string& path, const std::string& key) {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.compare(0, key.size(), key) != 0) continue;
+        const auto colon = line.find(':');
+        if (colon != std::string::npos && trim(line.substr(key.size(), colon - key.size())).empty()) {
+            return trim(line.substr(colon + 1));
+        }
+    }
+    return {};
+}
+
 } // namespace
 
 MachineInfo collectMachineInfo() {
     MachineInfo m;
     m.cpuModel = firstField("/proc/cpuinfo", "model name");
     if (m.cpuModel.empty()) m.cpuModel = firstField("/proc/cpuinfo", "Model");
+    // Virtual machines often name only the brand ("AMD EPYC"): the family and model tell a Zen 3
+    // from a Zen 5, whose kernels and bandwidth differ.
+    if (const std::string family = exactField("/proc/cpuinfo", "cpu family"); !family.empty()) {
+        m.cpuModel += " (family " + family + " model " + exactField("/proc/cpuinfo", "model") + ")";
+    }
     try {
         m.cpuMhz = std::stod(firstField("/proc/cpuinfo", "cpu MHz"));
     } catch (...) {
@@ -51,7 +71,7 @@ MachineInfo collectMachineInfo() {
         std::istringstream flags(firstField("/proc/cpuinfo", "flags"));
         std::set<std::string> present;
         for (std::string f; flags >> f;) present.insert(f);
-        for (const char* f : {"sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512_bf16", "avx512_fp16", "amx_tile"}) {
+        for (const char* f : {"sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512_vnni", "avx_vnni", "avx512_bf16", "avx512_fp16", "amx_tile"}) {
             if (!present.count(f)) continue;
             if (!m.cpuFlags.empty()) m.cpuFlags += ' ';
             m.cpuFlags += f;

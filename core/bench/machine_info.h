@@ -12,7 +12,7 @@
 namespace hearsay {
 
 struct MachineInfo {
-    std::string cpuModel;       // "model name" of /proc/cpuinfo
+    std::string cpuModel;       // "model name" of /proc/cpuinfo, with its x86 family and model
     int logicalCpus = 0;        // CPUs this process may run on (affinity)
     double cpuMhz = 0.0;        // "cpu MHz" of the first CPU (nominal on most VMs)
     std::string cpuFlags;       // the SIMD flags that matter here: "avx2 fma avx512f ..."
