@@ -1,11 +1,11 @@
-// Kernels over many IEEE half rows at once, AVX-512 where the CPU has it, AVX2 with F16C elsewhere
-// on x86 (the same loops over 8-float vectors):
-// - the single-query attention of a decode step over the half cross cache, one head at a time:
-//   four keys scored per iteration (a head of 64 is four vectors; the four sums reduced together),
-//   then the head's output kept in registers across all value rows;
-// - the product of f16 weight rows with one vector (a decode step's projections and logits):
-//   four rows per iteration sharing each load of x, with independent sums (gemvQ8, its q8_0 twin,
-//   lies beside dotQ8 in cpu_simd.cpp and shares its block kernel).
+// Kernels over many IEEE half rows at once, AVX-512 where the CPU has it:
+// - the single-query attention of a decode step over the half cross cache, one head at a time (also
+//   in AVX2 with F16C, the same loops over 8-float vectors): four keys scored per iteration (a head
+//   of 64 is four vectors; the four sums reduced together), then the head's output kept in
+//   registers across all value rows;
+// - the product of f16 weight rows with one vector (a decode step's projections and logits), AVX-512
+//   only: four rows per iteration sharing each load of x, with independent sums (gemvQ8, its q8_0
+//   twin, lies beside dotQ8 in cpu_simd.cpp and shares its block kernel).
 // Elsewhere the rows go through dotHalf() and axpyHalf().
 #include "core/backend/cpu_simd.h"
 #include "core/util/half.h"
@@ -106,8 +106,9 @@ __attribute__((target("avx512f"))) void gemvHalfAvx512(const float* x, const uin
     }
 }
 
-// The AVX2 twins of the kernels above, 8 floats to a vector. Rows of weights keep two sums each
-// (16 halves, half a line, per step) so that eight independent chains cover the FMA's latency.
+// The AVX2 twins of the attention kernels above, 8 floats to a vector. The f16 rows times one vector
+// keep dotHalf per row there: a four-row AVX2 form with the AVX-512 form's prefetch read the logits
+// matrix at 9.4 GB/s where dotHalf's rows read it at 14.6 on an AMD Zen 3 VM (RESULTS.md, "CPU run 9").
 __attribute__((target("avx2,fma,f16c"))) inline __m256 halves8(const uint16_t* row, size_t c) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 8 * c)));
 }
@@ -168,40 +169,6 @@ __attribute__((target("avx2,fma,f16c"))) void weightedSumHalfAvx2(const float* p
     for (size_t c = 0; c < chunks; ++c) _mm256_storeu_ps(out + 8 * c, o[c]);
 }
 
-__attribute__((target("avx2,fma,f16c"))) void gemvHalfAvx2(const float* x, const uint16_t* w, size_t n, size_t rows,
-                                                           float* y) {
-    const size_t steps = n / 16;
-    const uint16_t* end = w + rows * n;
-    // Each row's lines are prefetched as they are read (a line is two steps), groupPrefetchDistance ahead.
-    const size_t ahead = groupPrefetchDistance(4 * n * sizeof(uint16_t)) / sizeof(uint16_t);
-    size_t o = 0;
-    for (; o + 4 <= rows; o += 4) {
-        const uint16_t* r0 = w + o * n;
-        const bool prefetch = size_t(end - r0) >= ahead + 4 * n;
-        const uint16_t* r1 = r0 + n;
-        const uint16_t* r2 = r1 + n;
-        const uint16_t* r3 = r2 + n;
-        __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
-        __m256 b0 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps(), b2 = _mm256_setzero_ps(), b3 = _mm256_setzero_ps();
-        for (size_t s = 0; s < steps; ++s) {
-            if (prefetch && s % 2 == 0) prefetchFourRows(r0 + 16 * s, n * sizeof(uint16_t), ahead * sizeof(uint16_t));
-            const __m256 x0 = _mm256_loadu_ps(x + 16 * s), x1 = _mm256_loadu_ps(x + 16 * s + 8);
-            a0 = _mm256_fmadd_ps(x0, halves8(r0, 2 * s), a0);
-            b0 = _mm256_fmadd_ps(x1, halves8(r0, 2 * s + 1), b0);
-            a1 = _mm256_fmadd_ps(x0, halves8(r1, 2 * s), a1);
-            b1 = _mm256_fmadd_ps(x1, halves8(r1, 2 * s + 1), b1);
-            a2 = _mm256_fmadd_ps(x0, halves8(r2, 2 * s), a2);
-            b2 = _mm256_fmadd_ps(x1, halves8(r2, 2 * s + 1), b2);
-            a3 = _mm256_fmadd_ps(x0, halves8(r3, 2 * s), a3);
-            b3 = _mm256_fmadd_ps(x1, halves8(r3, 2 * s + 1), b3);
-        }
-        y[o] = sum8(_mm256_add_ps(a0, b0));
-        y[o + 1] = sum8(_mm256_add_ps(a1, b1));
-        y[o + 2] = sum8(_mm256_add_ps(a2, b2));
-        y[o + 3] = sum8(_mm256_add_ps(a3, b3));
-    }
-    for (; o < rows; ++o) y[o] = dotHalf(x, w + o * n, n);
-}
 #endif
 
 // The vector forms take heads of whole vectors, up to 128 floats (Whisper's are 64).
@@ -221,7 +188,6 @@ void dotsHalf(const float* q, const uint16_t* k, size_t stride, size_t n, size_t
 void gemvHalf(const float* x, const uint16_t* w, size_t n, size_t rows, float* y) {
 #ifdef HEARSAY_SIMD_X86
     if (n % 16 == 0 && usingAvx512()) return gemvHalfAvx512(x, w, n, rows, y);
-    if (n % 16 == 0 && usingAvx2() && usingF16c()) return gemvHalfAvx2(x, w, n, rows, y);
 #endif
     for (size_t o = 0; o < rows; ++o) {
         prefetchRowsAhead(w + o * n, n * sizeof(uint16_t), w + rows * n);
