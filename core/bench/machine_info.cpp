@@ -24,31 +24,27 @@ std::string trim(const std::string& s) {
     return s.substr(first, last - first + 1);
 }
 
-// The value after "key:" on the first line starting with key, or empty.
-std::string firstField(const std::string& path, const std::string& key) {
+// The value after "key:" on the first line starting with key, or empty. An exact key is one that
+// is a prefix of others ("model" of "model name"): only blanks may lie between it and its colon.
+std::string fieldOf(const std::string& path, const std::string& key, bool exact) {
     std::ifstream in(path);
     std::string line;
     while (std::getline(in, line)) {
         if (line.compare(0, key.size(), key) != 0) continue;
         const auto colon = line.find(':');
-        if (colon != std::string::npos) return trim(line.substr(colon + 1));
+        if (colon == std::string::npos) continue;
+        if (exact && !trim(line.substr(key.size(), colon - key.size())).empty()) continue;
+        return trim(line.substr(colon + 1));
     }
     return {};
 }
 
-// As firstField, for a key that is a prefix of others ("model" of "model name"): only blanks may
-// lie between the key and its colon.
+std::string firstField(const std::string& path, const std::string& key) {
+    return fieldOf(path, key, false);
+}
+
 std::string exactField(const std::string& path, const std::string& key) {
-    std::ifstream in(path);
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.compare(0, key.size(), key) != 0) continue;
-        const auto colon = line.find(':');
-        if (colon != std::string::npos && trim(line.substr(key.size(), colon - key.size())).empty()) {
-            return trim(line.substr(colon + 1));
-        }
-    }
-    return {};
+    return fieldOf(path, key, true);
 }
 
 } // namespace
