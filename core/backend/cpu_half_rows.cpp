@@ -113,13 +113,6 @@ __attribute__((target("avx2,fma,f16c"))) inline __m256 halves8(const uint16_t* r
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 8 * c)));
 }
 
-__attribute__((target("avx2,fma,f16c"))) inline float sum8(__m256 v) {
-    __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
-    h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
-    return _mm_cvtss_f32(h);
-}
-
 __attribute__((target("avx2,fma,f16c"))) void dotsHalfAvx2(const float* q, const uint16_t* k, size_t stride, size_t n,
                                                            size_t hd, float scale, float* out) {
     const size_t chunks = hd / 8;
@@ -142,16 +135,16 @@ __attribute__((target("avx2,fma,f16c"))) void dotsHalfAvx2(const float* q, const
             a2 = _mm256_fmadd_ps(qv[c], halves8(r2, c), a2);
             a3 = _mm256_fmadd_ps(qv[c], halves8(r3, c), a3);
         }
-        out[i] = sum8(a0) * scale;
-        out[i + 1] = sum8(a1) * scale;
-        out[i + 2] = sum8(a2) * scale;
-        out[i + 3] = sum8(a3) * scale;
+        out[i] = reduceAdd8(a0) * scale;
+        out[i + 1] = reduceAdd8(a1) * scale;
+        out[i + 2] = reduceAdd8(a2) * scale;
+        out[i + 3] = reduceAdd8(a3) * scale;
     }
     for (; i < n; ++i) {
         const uint16_t* r = k + i * stride;
         __m256 a = _mm256_mul_ps(qv[0], halves8(r, 0));
         for (size_t c = 1; c < chunks; ++c) a = _mm256_fmadd_ps(qv[c], halves8(r, c), a);
-        out[i] = sum8(a) * scale;
+        out[i] = reduceAdd8(a) * scale;
     }
 }
 

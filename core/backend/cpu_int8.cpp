@@ -303,13 +303,6 @@ __attribute__((target(HEARSAY_INT8_TARGET))) void gemvInt8Vnni(const Int8Vector&
 
 #define HEARSAY_INT8_AVX2_TARGET "avx2,fma,f16c"
 
-__attribute__((target(HEARSAY_INT8_AVX2_TARGET))) inline float int8Sum8(__m256 v) {
-    __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
-    h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
-    return _mm_cvtss_f32(h);
-}
-
 __attribute__((target(HEARSAY_INT8_AVX2_TARGET))) void quantizeInt8Avx2(const float* x, size_t n, Int8Vector& out) {
     const __m256 signBits = _mm256_set1_ps(-0.0f);
     const __m256i ones8 = _mm256_set1_epi8(1);
@@ -322,13 +315,10 @@ __attribute__((target(HEARSAY_INT8_AVX2_TARGET))) void quantizeInt8Avx2(const fl
         const __m256 x2 = _mm256_loadu_ps(v + 16), x3 = _mm256_loadu_ps(v + 24);
         const __m256 m = _mm256_max_ps(_mm256_max_ps(_mm256_andnot_ps(signBits, x0), _mm256_andnot_ps(signBits, x1)),
                                        _mm256_max_ps(_mm256_andnot_ps(signBits, x2), _mm256_andnot_ps(signBits, x3)));
-        __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
-        h = _mm_max_ps(h, _mm_movehl_ps(h, h));
-        h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
-        const float amax = _mm_cvtss_f32(h);
+        const float amax = reduceMax8(m);
         const float inverse = amax > 0.0f ? 127.0f / amax : 0.0f;
         out.scale[b] = amax / 127.0f;
-        out.sum[b] = int8Sum8(_mm256_add_ps(_mm256_add_ps(x0, x1), _mm256_add_ps(x2, x3)));
+        out.sum[b] = reduceAdd8(_mm256_add_ps(_mm256_add_ps(x0, x1), _mm256_add_ps(x2, x3)));
         const __m256 s = _mm256_set1_ps(inverse);
         // Rounded to nearest even (the default rounding mode, as nearbyint in the portable loop);
         // every value lies in [-127, 127], so the packs saturate nothing.
@@ -425,7 +415,7 @@ __attribute__((target(HEARSAY_INT8_AVX2_TARGET))) void dotsInt8Avx2(const Int8Ve
             a[i] = int8AccumulateAvx2<F>(w, int8InputAvx2(xs[i], b), xs[i].scale[b], xs[i].sum[b], mins[i], a[i]);
     }
     for (size_t i = 0; i < R; ++i)
-        out[i] = int8Sum8(a[i]) + mins[i];
+        out[i] = reduceAdd8(a[i]) + mins[i];
 }
 
 // Rows of blocks times x, four rows per iteration sharing x's loads, each row's blocks prefetched
@@ -453,7 +443,7 @@ __attribute__((target(HEARSAY_INT8_AVX2_TARGET))) void gemvInt8Avx2(const Int8Ve
             }
         }
         for (size_t j = 0; j < 4; ++j)
-            y[o + j] = int8Sum8(a[j]) + mins[j];
+            y[o + j] = reduceAdd8(a[j]) + mins[j];
     }
     for (; o < rows; ++o)
         dotsInt8Avx2<F, 1>(&x, w + o * rowBytes, y + o);

@@ -90,10 +90,7 @@ __attribute__((target("avx2,fma"))) float dotAvx2(const float* a, const float* b
     }
     for (; i + 8 <= n; i += 8) s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
     s0 = _mm256_add_ps(s0, s1);
-    __m128 h = _mm_add_ps(_mm256_castps256_ps128(s0), _mm256_extractf128_ps(s0, 1));
-    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
-    h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
-    float sum = _mm_cvtss_f32(h);
+    float sum = reduceAdd8(s0);
     for (; i < n; ++i) sum += a[i] * b[i];
     return sum;
 }
@@ -120,10 +117,7 @@ __attribute__((target("avx2,fma,f16c"))) float dotHalfF16c(const float* a, const
         s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), w0, s0);
     }
     s0 = _mm256_add_ps(s0, s1);
-    __m128 h = _mm_add_ps(_mm256_castps256_ps128(s0), _mm256_extractf128_ps(s0, 1));
-    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
-    h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
-    float sum = _mm_cvtss_f32(h);
+    float sum = reduceAdd8(s0);
     for (; i < n; ++i) sum += a[i] * halfAt(w, i);
     return sum;
 }
@@ -154,10 +148,7 @@ __attribute__((target("avx2,fma,f16c"))) void dotHalfRowsF16c(const float* a, si
     }
     for (int r = 0; r < R; ++r) {
         const __m256 s = _mm256_add_ps(s0[r], s1[r]);
-        __m128 h = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
-        h = _mm_add_ps(h, _mm_movehl_ps(h, h));
-        h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
-        float sum = _mm_cvtss_f32(h);
+        float sum = reduceAdd8(s);
         const float* ar = a + static_cast<size_t>(r) * stride;
         for (size_t j = i; j < n; ++j) sum += ar[j] * halfAt(w, j);
         out[r] = sum;
@@ -241,10 +232,7 @@ __attribute__((target("avx2,fma,f16c"))) float dotQ8Avx2(const float* a, const u
         else t1 = _mm256_fmadd_ps(_mm256_add_ps(s0, s1), d, t1);
     }
     const __m256 t = _mm256_add_ps(t0, t1);
-    __m128 h = _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
-    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
-    h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
-    return _mm_cvtss_f32(h);
+    return reduceAdd8(t);
 }
 
 __attribute__((target("avx2,fma,f16c"))) void convertQ8Avx2(const uint8_t* src, float* dst, size_t n) {

@@ -124,20 +124,6 @@ __attribute__((target("avx2,fma"))) inline __m256 exp8(__m256 x) {
     return _mm256_andnot_ps(zero, result);
 }
 
-__attribute__((target("avx2,fma"))) inline float reduceMax8(__m256 v) {
-    __m128 h = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
-    h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
-    return _mm_cvtss_f32(h);
-}
-
-__attribute__((target("avx2,fma"))) inline float reduceAdd8(__m256 v) {
-    __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
-    h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
-    return _mm_cvtss_f32(h);
-}
-
 __attribute__((target("avx2,fma"))) void softmaxAvx2(float* x, size_t n) {
     if (n == 0) return;
     __m256 vmax = _mm256_set1_ps(-std::numeric_limits<float>::infinity());

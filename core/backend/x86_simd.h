@@ -13,4 +13,24 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 #pragma GCC diagnostic ignored "-Wuninitialized"
+
+namespace hearsay::simd {
+
+// The sum and the maximum of a vector's 8 floats, in one fixed order (so that kernels which must
+// agree with each other, dotHalf and dotHalfRows, reduce alike).
+__attribute__((target("avx"))) inline float reduceAdd8(__m256 v) {
+    __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
+    return _mm_cvtss_f32(h);
+}
+
+__attribute__((target("avx"))) inline float reduceMax8(__m256 v) {
+    __m128 h = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
+    return _mm_cvtss_f32(h);
+}
+
+} // namespace hearsay::simd
 #endif
