@@ -136,24 +136,20 @@ void CpuBackend::attentionNow(const AttentionArgs& a, std::span<const AttentionB
             if (scores.size() < static_cast<size_t>(visible)) scores.resize(static_cast<size_t>(visible));
             const float* qv = q + row * static_cast<size_t>(a.qStride) + col;
             float* o = out + row * static_cast<size_t>(a.outStride) + col;
-            if (k.f16) {  // the half cross cache: a head's keys, then its values, in one pass each
-                const size_t first = b.keyRow * static_cast<size_t>(a.kvStride) + col;
-                simd::dotsHalf(qv, k.f16 + first, static_cast<size_t>(a.kvStride), static_cast<size_t>(visible),
-                               static_cast<size_t>(hd), a.scale, scores.data());
-                simd::softmax(scores.data(), static_cast<size_t>(visible));
-                simd::weightedSumHalf(scores.data(), v.f16 + first, static_cast<size_t>(a.kvStride),
-                                      static_cast<size_t>(visible), static_cast<size_t>(hd), o);
-                continue;
+            // A head's keys, then its values, in one pass each (float32, or the half cross cache).
+            const size_t first = b.keyRow * static_cast<size_t>(a.kvStride) + col;
+            const size_t stride = static_cast<size_t>(a.kvStride), n = static_cast<size_t>(visible),
+                         width = static_cast<size_t>(hd);
+            if (k.f16) {
+                simd::dotsHalf(qv, k.f16 + first, stride, n, width, a.scale, scores.data());
+            } else {
+                simd::dots(qv, k.f32 + first, stride, n, width, a.scale, scores.data());
             }
-            for (int i = 0; i < visible; ++i) {
-                const size_t at = (b.keyRow + static_cast<size_t>(i)) * static_cast<size_t>(a.kvStride) + col;
-                scores[static_cast<size_t>(i)] = simd::dot(qv, k.f32 + at, static_cast<size_t>(hd)) * a.scale;
-            }
-            simd::softmax(scores.data(), static_cast<size_t>(visible));
-            std::fill(o, o + hd, 0.0f);
-            for (int i = 0; i < visible; ++i) {
-                const size_t at = (b.keyRow + static_cast<size_t>(i)) * static_cast<size_t>(a.kvStride) + col;
-                simd::axpy(o, scores[static_cast<size_t>(i)], v.f32 + at, static_cast<size_t>(hd));
+            simd::softmax(scores.data(), n);
+            if (v.f16) {
+                simd::weightedSumHalf(scores.data(), v.f16 + first, stride, n, width, o);
+            } else {
+                simd::weightedSum(scores.data(), v.f32 + first, stride, n, width, o);
             }
         }
     });

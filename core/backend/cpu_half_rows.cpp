@@ -2,11 +2,12 @@
 // - the single-query attention of a decode step over the half cross cache, one head at a time (also
 //   in AVX2 with F16C, the same loops over 8-float vectors): four keys scored per iteration (a head
 //   of 64 is four vectors; the four sums reduced together), then the head's output kept in
-//   registers across all value rows;
+//   registers across all value rows. The same loops serve the float32 self cache (dots(),
+//   weightedSum()), where one dot() and one axpy() call per key row cost more than the reads;
 // - the product of f16 weight rows with one vector (a decode step's projections and logits), AVX-512
 //   only: four rows per iteration sharing each load of x, with independent sums (gemvQ8, its q8_0
 //   twin, lies beside dotQ8 in cpu_simd.cpp and shares its block kernel).
-// Elsewhere the rows go through dotHalf() and axpyHalf().
+// Elsewhere the rows go through dotHalf() and axpyHalf() (dot() and axpy() for float32).
 #include "core/backend/cpu_simd.h"
 #include "core/util/half.h"
 
@@ -17,24 +18,26 @@ namespace hearsay::simd {
 namespace {
 
 #ifdef HEARSAY_SIMD_X86
-// Row i's c-th 16 halves, widened.
+// Row i's c-th 16 halves, widened; or its c-th 16 floats.
 __attribute__((target("avx512f"))) inline __m512 halves16(const uint16_t* row, size_t c) {
     return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 16 * c)));
 }
+__attribute__((target("avx512f"))) inline __m512 halves16(const float* row, size_t c) { return _mm512_loadu_ps(row + 16 * c); }
 
-__attribute__((target("avx512f"))) void dotsHalfAvx512(const float* q, const uint16_t* k, size_t stride, size_t n,
-                                                       size_t hd, float scale, float* out) {
+template <typename T>
+__attribute__((target("avx512f"))) void dotsAvx512(const float* q, const T* k, size_t stride, size_t n, size_t hd,
+                                                   float scale, float* out) {
     const size_t chunks = hd / 16;
     __m512 qv[8];
     for (size_t c = 0; c < chunks; ++c) qv[c] = _mm512_loadu_ps(q + 16 * c);
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {
-        const uint16_t* r0 = k + i * stride;
-        const uint16_t* r1 = r0 + stride;
-        const uint16_t* r2 = r1 + stride;
-        const uint16_t* r3 = r2 + stride;
+        const T* r0 = k + i * stride;
+        const T* r1 = r0 + stride;
+        const T* r2 = r1 + stride;
+        const T* r3 = r2 + stride;
         if (i + kPrefetchAheadRows + 4 <= n) {
-            for (size_t j = 0; j < 4; ++j) prefetchBytes(r0 + (kPrefetchAheadRows + j) * stride, hd * sizeof(uint16_t));
+            for (size_t j = 0; j < 4; ++j) prefetchBytes(r0 + (kPrefetchAheadRows + j) * stride, hd * sizeof(T));
         }
         __m512 a0 = _mm512_mul_ps(qv[0], halves16(r0, 0)), a1 = _mm512_mul_ps(qv[0], halves16(r1, 0));
         __m512 a2 = _mm512_mul_ps(qv[0], halves16(r2, 0)), a3 = _mm512_mul_ps(qv[0], halves16(r3, 0));
@@ -50,22 +53,23 @@ __attribute__((target("avx512f"))) void dotsHalfAvx512(const float* q, const uin
         out[i + 3] = _mm512_reduce_add_ps(a3) * scale;
     }
     for (; i < n; ++i) {
-        const uint16_t* r = k + i * stride;
+        const T* r = k + i * stride;
         __m512 a = _mm512_mul_ps(qv[0], halves16(r, 0));
         for (size_t c = 1; c < chunks; ++c) a = _mm512_fmadd_ps(qv[c], halves16(r, c), a);
         out[i] = _mm512_reduce_add_ps(a) * scale;
     }
 }
 
-__attribute__((target("avx512f"))) void weightedSumHalfAvx512(const float* p, const uint16_t* v, size_t stride,
-                                                              size_t n, size_t hd, float* out) {
+template <typename T>
+__attribute__((target("avx512f"))) void weightedSumAvx512(const float* p, const T* v, size_t stride, size_t n,
+                                                          size_t hd, float* out) {
     const size_t chunks = hd / 16;
     __m512 o[8];
     for (size_t c = 0; c < chunks; ++c) o[c] = _mm512_setzero_ps();
     for (size_t i = 0; i < n; ++i) {
         const __m512 w = _mm512_set1_ps(p[i]);
-        const uint16_t* r = v + i * stride;
-        if (i + kPrefetchAheadRows < n) prefetchBytes(r + kPrefetchAheadRows * stride, hd * sizeof(uint16_t));
+        const T* r = v + i * stride;
+        if (i + kPrefetchAheadRows < n) prefetchBytes(r + kPrefetchAheadRows * stride, hd * sizeof(T));
         for (size_t c = 0; c < chunks; ++c) o[c] = _mm512_fmadd_ps(w, halves16(r, c), o[c]);
     }
     for (size_t c = 0; c < chunks; ++c) _mm512_storeu_ps(out + 16 * c, o[c]);
@@ -112,20 +116,22 @@ __attribute__((target("avx512f"))) void gemvHalfAvx512(const float* x, const uin
 __attribute__((target("avx2,fma,f16c"))) inline __m256 halves8(const uint16_t* row, size_t c) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 8 * c)));
 }
+__attribute__((target("avx2,fma,f16c"))) inline __m256 halves8(const float* row, size_t c) { return _mm256_loadu_ps(row + 8 * c); }
 
-__attribute__((target("avx2,fma,f16c"))) void dotsHalfAvx2(const float* q, const uint16_t* k, size_t stride, size_t n,
-                                                           size_t hd, float scale, float* out) {
+template <typename T>
+__attribute__((target("avx2,fma,f16c"))) void dotsAvx2(const float* q, const T* k, size_t stride, size_t n, size_t hd,
+                                                       float scale, float* out) {
     const size_t chunks = hd / 8;
     __m256 qv[16];
     for (size_t c = 0; c < chunks; ++c) qv[c] = _mm256_loadu_ps(q + 8 * c);
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {
-        const uint16_t* r0 = k + i * stride;
-        const uint16_t* r1 = r0 + stride;
-        const uint16_t* r2 = r1 + stride;
-        const uint16_t* r3 = r2 + stride;
+        const T* r0 = k + i * stride;
+        const T* r1 = r0 + stride;
+        const T* r2 = r1 + stride;
+        const T* r3 = r2 + stride;
         if (i + kPrefetchAheadRows + 4 <= n) {
-            for (size_t j = 0; j < 4; ++j) prefetchBytes(r0 + (kPrefetchAheadRows + j) * stride, hd * sizeof(uint16_t));
+            for (size_t j = 0; j < 4; ++j) prefetchBytes(r0 + (kPrefetchAheadRows + j) * stride, hd * sizeof(T));
         }
         __m256 a0 = _mm256_mul_ps(qv[0], halves8(r0, 0)), a1 = _mm256_mul_ps(qv[0], halves8(r1, 0));
         __m256 a2 = _mm256_mul_ps(qv[0], halves8(r2, 0)), a3 = _mm256_mul_ps(qv[0], halves8(r3, 0));
@@ -141,22 +147,23 @@ __attribute__((target("avx2,fma,f16c"))) void dotsHalfAvx2(const float* q, const
         out[i + 3] = reduceAdd8(a3) * scale;
     }
     for (; i < n; ++i) {
-        const uint16_t* r = k + i * stride;
+        const T* r = k + i * stride;
         __m256 a = _mm256_mul_ps(qv[0], halves8(r, 0));
         for (size_t c = 1; c < chunks; ++c) a = _mm256_fmadd_ps(qv[c], halves8(r, c), a);
         out[i] = reduceAdd8(a) * scale;
     }
 }
 
-__attribute__((target("avx2,fma,f16c"))) void weightedSumHalfAvx2(const float* p, const uint16_t* v, size_t stride,
-                                                                  size_t n, size_t hd, float* out) {
+template <typename T>
+__attribute__((target("avx2,fma,f16c"))) void weightedSumAvx2(const float* p, const T* v, size_t stride, size_t n,
+                                                              size_t hd, float* out) {
     const size_t chunks = hd / 8;
     __m256 o[16];
     for (size_t c = 0; c < chunks; ++c) o[c] = _mm256_setzero_ps();
     for (size_t i = 0; i < n; ++i) {
         const __m256 w = _mm256_set1_ps(p[i]);
-        const uint16_t* r = v + i * stride;
-        if (i + kPrefetchAheadRows < n) prefetchBytes(r + kPrefetchAheadRows * stride, hd * sizeof(uint16_t));
+        const T* r = v + i * stride;
+        if (i + kPrefetchAheadRows < n) prefetchBytes(r + kPrefetchAheadRows * stride, hd * sizeof(T));
         for (size_t c = 0; c < chunks; ++c) o[c] = _mm256_fmadd_ps(w, halves8(r, c), o[c]);
     }
     for (size_t c = 0; c < chunks; ++c) _mm256_storeu_ps(out + 8 * c, o[c]);
@@ -172,10 +179,18 @@ bool vectorHeadAvx2(size_t hd) { return hd % 8 == 0 && hd >= 8 && hd <= 128 && u
 
 void dotsHalf(const float* q, const uint16_t* k, size_t stride, size_t n, size_t hd, float scale, float* out) {
 #ifdef HEARSAY_SIMD_X86
-    if (vectorHead(hd)) return dotsHalfAvx512(q, k, stride, n, hd, scale, out);
-    if (vectorHeadAvx2(hd)) return dotsHalfAvx2(q, k, stride, n, hd, scale, out);
+    if (vectorHead(hd)) return dotsAvx512(q, k, stride, n, hd, scale, out);
+    if (vectorHeadAvx2(hd)) return dotsAvx2(q, k, stride, n, hd, scale, out);
 #endif
     for (size_t i = 0; i < n; ++i) out[i] = dotHalf(q, k + i * stride, hd) * scale;
+}
+
+void dots(const float* q, const float* k, size_t stride, size_t n, size_t hd, float scale, float* out) {
+#ifdef HEARSAY_SIMD_X86
+    if (vectorHead(hd)) return dotsAvx512(q, k, stride, n, hd, scale, out);
+    if (vectorHeadAvx2(hd)) return dotsAvx2(q, k, stride, n, hd, scale, out);
+#endif
+    for (size_t i = 0; i < n; ++i) out[i] = dot(q, k + i * stride, hd) * scale;
 }
 
 void gemvHalf(const float* x, const uint16_t* w, size_t n, size_t rows, float* y) {
@@ -190,11 +205,20 @@ void gemvHalf(const float* x, const uint16_t* w, size_t n, size_t rows, float* y
 
 void weightedSumHalf(const float* p, const uint16_t* v, size_t stride, size_t n, size_t hd, float* out) {
 #ifdef HEARSAY_SIMD_X86
-    if (vectorHead(hd)) return weightedSumHalfAvx512(p, v, stride, n, hd, out);
-    if (vectorHeadAvx2(hd)) return weightedSumHalfAvx2(p, v, stride, n, hd, out);
+    if (vectorHead(hd)) return weightedSumAvx512(p, v, stride, n, hd, out);
+    if (vectorHeadAvx2(hd)) return weightedSumAvx2(p, v, stride, n, hd, out);
 #endif
     for (size_t j = 0; j < hd; ++j) out[j] = 0.0f;
     for (size_t i = 0; i < n; ++i) axpyHalf(out, p[i], v + i * stride, hd);
+}
+
+void weightedSum(const float* p, const float* v, size_t stride, size_t n, size_t hd, float* out) {
+#ifdef HEARSAY_SIMD_X86
+    if (vectorHead(hd)) return weightedSumAvx512(p, v, stride, n, hd, out);
+    if (vectorHeadAvx2(hd)) return weightedSumAvx2(p, v, stride, n, hd, out);
+#endif
+    for (size_t j = 0; j < hd; ++j) out[j] = 0.0f;
+    for (size_t i = 0; i < n; ++i) axpy(out, p[i], v + i * stride, hd);
 }
 
 } // namespace hearsay::simd

@@ -31,6 +31,10 @@ void gemvQ8(const float* x, const uint8_t* w, size_t n, size_t rows, float* y);
 void dotsHalf(const float* q, const uint16_t* k, size_t stride, size_t n, size_t hd, float scale, float* out);
 // out[j] = Σ_i p[i] · v_i[j], j < hd, over n half value rows (row i at v + i·stride).
 void weightedSumHalf(const float* p, const uint16_t* v, size_t stride, size_t n, size_t hd, float* out);
+// The same two over float32 rows (the self-attention cache): dots() agrees with dot() per row, and
+// weightedSum() with axpy() row by row, to float rounding.
+void dots(const float* q, const float* k, size_t stride, size_t n, size_t hd, float scale, float* out);
+void weightedSum(const float* p, const float* v, size_t stride, size_t n, size_t hd, float* out);
 // dst[i] = half(src[i]), i < n, rounded to nearest even (as floatToHalf).
 void roundToHalf(const float* src, uint16_t* dst, size_t n);
 // y[i] += alpha · float(x[i]), i < n, with x IEEE half: axpy() over a half row.

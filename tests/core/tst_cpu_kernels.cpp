@@ -407,6 +407,30 @@ private slots:
             for (size_t i = 0; i < keys; ++i) exact += double(scores[i]) * halfToFloat(v[i * stride + column + j]);
             QVERIFY(std::abs(out[j] - exact) <= 1e-5 * (1.0 + std::abs(exact)));
         }
+        // The same loops over float32 rows (the self cache), with 37 and 3 keys (the 4-key step and
+        // its remainder) and heads of 64, 16 and 12 (no vector form: dot() per row).
+        for (const size_t width : {64ul, 16ul, 12ul}) {
+            for (const size_t n : {37ul, 3ul}) {
+                const auto qf = randomValues(width, uint32_t(13 + width), 1.0f);
+                std::vector<float> fs(n), fo(width);
+                const float* kf = kv.data() + column;
+                const float* vf = kv.data() + k.size() + column;
+                simd::dots(qf.data(), kf, stride, n, width, 0.125f, fs.data());
+                for (size_t i = 0; i < n; ++i) {
+                    double exact = 0.0;
+                    for (size_t j = 0; j < width; ++j) exact += double(qf[j]) * kf[i * stride + j];
+                    QVERIFY2(std::abs(fs[i] - 0.125 * exact) <= 1e-5 * (1.0 + std::abs(exact)),
+                             qPrintable(QString("dots: head %1, key %2 of %3").arg(width).arg(i).arg(n)));
+                }
+                simd::weightedSum(fs.data(), vf, stride, n, width, fo.data());
+                for (size_t j = 0; j < width; ++j) {
+                    double exact = 0.0;
+                    for (size_t i = 0; i < n; ++i) exact += double(fs[i]) * vf[i * stride + j];
+                    QVERIFY2(std::abs(fo[j] - exact) <= 1e-5 * (1.0 + std::abs(exact)),
+                             qPrintable(QString("weightedSum: head %1, column %2, %3 keys").arg(width).arg(j).arg(n)));
+                }
+            }
+        }
     }
 
     void linearKeepsBlocks_data() { blockKernels_data(); }

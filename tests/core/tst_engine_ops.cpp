@@ -357,26 +357,34 @@ private slots:
         QTest::addColumn<bool>("causal");
         QTest::addColumn<int>("queries");
         QTest::addColumn<bool>("halfKv");
-        QTest::newRow("causal one query (decode step)") << true << 1 << false;
-        QTest::newRow("causal few queries") << true << 5 << false;
-        QTest::newRow("causal gemm path") << true << 45 << false;
-        QTest::newRow("cross few queries") << false << 3 << false;
-        QTest::newRow("cross gemm path") << false << 40 << false;
+        QTest::addColumn<int>("keys");  // the first batch's; 0: 60 across, 7 past the queries causal
+        QTest::newRow("causal one query (decode step)") << true << 1 << false << 0;
+        QTest::newRow("causal few queries") << true << 5 << false << 0;
+        QTest::newRow("causal gemm path") << true << 45 << false << 0;
+        QTest::newRow("cross few queries") << false << 3 << false << 0;
+        QTest::newRow("cross gemm path") << false << 40 << false << 0;
         // The cross cache in half (CpuBackend with Fp16): the same products of the rounded values.
-        QTest::newRow("cross one query, half cache") << false << 1 << true;
-        QTest::newRow("cross few queries, half cache") << false << 3 << true;
-        QTest::newRow("cross gemm path, half cache") << false << 40 << true;
+        QTest::newRow("cross one query, half cache") << false << 1 << true << 0;
+        QTest::newRow("cross few queries, half cache") << false << 3 << true << 0;
+        QTest::newRow("cross gemm path, half cache") << false << 40 << true << 0;
+        // A decode step's 1500 keys, one query and a beam step's five.
+        QTest::newRow("cross one query, half cache, 1500 keys") << false << 1 << true << 1500;
+        QTest::newRow("cross five queries, half cache, 1500 keys") << false << 5 << true << 1500;
+        // A causal mask over a half cache (the cross cache has none, the kernels allow one).
+        QTest::newRow("causal few queries, half cache, 258 keys") << true << 5 << true << 258;
     }
     void attention() {
         QFETCH(bool, causal);
         QFETCH(int, queries);
         QFETCH(bool, halfKv);
+        QFETCH(int, keys);
         CpuBackend be(3, halfKv ? Precision::Fp16 : Precision::Fp32);
         const int heads = 3, headDim = 16, stride = heads * headDim;
         // Two batches (beams) with their own keys, as the self cache lays them out.
-        const int keys0 = causal ? queries + 7 : 60, keys1 = causal ? queries : 33;
-        const AttentionBatch batches[] = {{0, queries, 0, keys0}, {queries, queries, 100, keys1}};
-        const int rows = 2 * queries, keyRows = 100 + keys1;
+        const int keys0 = keys ? keys : causal ? queries + 7 : 60, keys1 = keys ? keys / 3 : causal ? queries : 33;
+        const int keyRow1 = std::max(100, keys0);
+        const AttentionBatch batches[] = {{0, queries, 0, keys0}, {queries, queries, size_t(keyRow1), keys1}};
+        const int rows = 2 * queries, keyRows = keyRow1 + keys1;
         auto q = randomVector(size_t(rows * stride), 15, 2.0), k = randomVector(size_t(keyRows * stride), 16, 2.0);
         auto v = randomVector(size_t(keyRows * stride), 17);
         Device dq = put(be, q), dout{be.allocate(size_t(rows * stride))};
