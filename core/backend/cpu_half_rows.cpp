@@ -175,22 +175,39 @@ __attribute__((target("avx2,fma,f16c"))) void weightedSumAvx2(const float* p, co
 bool vectorHead(size_t hd) { return hd % 16 == 0 && hd >= 16 && hd <= 128 && usingAvx512(); }
 bool vectorHeadAvx2(size_t hd) { return hd % 8 == 0 && hd >= 8 && hd <= 128 && usingAvx2() && usingF16c(); }
 
+// One row's dot product and axpy, half or float32: the portable forms of the kernels below.
+float dotRow(const float* a, const uint16_t* w, size_t n) { return dotHalf(a, w, n); }
+float dotRow(const float* a, const float* w, size_t n) { return dot(a, w, n); }
+void axpyRow(float* y, float alpha, const uint16_t* x, size_t n) { axpyHalf(y, alpha, x, n); }
+void axpyRow(float* y, float alpha, const float* x, size_t n) { axpy(y, alpha, x, n); }
+
+template <typename T>
+void dotsRows(const float* q, const T* k, size_t stride, size_t n, size_t hd, float scale, float* out) {
+#ifdef HEARSAY_SIMD_X86
+    if (vectorHead(hd)) return dotsAvx512(q, k, stride, n, hd, scale, out);
+    if (vectorHeadAvx2(hd)) return dotsAvx2(q, k, stride, n, hd, scale, out);
+#endif
+    for (size_t i = 0; i < n; ++i) out[i] = dotRow(q, k + i * stride, hd) * scale;
+}
+
+template <typename T>
+void weightedSumRows(const float* p, const T* v, size_t stride, size_t n, size_t hd, float* out) {
+#ifdef HEARSAY_SIMD_X86
+    if (vectorHead(hd)) return weightedSumAvx512(p, v, stride, n, hd, out);
+    if (vectorHeadAvx2(hd)) return weightedSumAvx2(p, v, stride, n, hd, out);
+#endif
+    for (size_t j = 0; j < hd; ++j) out[j] = 0.0f;
+    for (size_t i = 0; i < n; ++i) axpyRow(out, p[i], v + i * stride, hd);
+}
+
 } // namespace
 
 void dotsHalf(const float* q, const uint16_t* k, size_t stride, size_t n, size_t hd, float scale, float* out) {
-#ifdef HEARSAY_SIMD_X86
-    if (vectorHead(hd)) return dotsAvx512(q, k, stride, n, hd, scale, out);
-    if (vectorHeadAvx2(hd)) return dotsAvx2(q, k, stride, n, hd, scale, out);
-#endif
-    for (size_t i = 0; i < n; ++i) out[i] = dotHalf(q, k + i * stride, hd) * scale;
+    dotsRows(q, k, stride, n, hd, scale, out);
 }
 
 void dots(const float* q, const float* k, size_t stride, size_t n, size_t hd, float scale, float* out) {
-#ifdef HEARSAY_SIMD_X86
-    if (vectorHead(hd)) return dotsAvx512(q, k, stride, n, hd, scale, out);
-    if (vectorHeadAvx2(hd)) return dotsAvx2(q, k, stride, n, hd, scale, out);
-#endif
-    for (size_t i = 0; i < n; ++i) out[i] = dot(q, k + i * stride, hd) * scale;
+    dotsRows(q, k, stride, n, hd, scale, out);
 }
 
 void gemvHalf(const float* x, const uint16_t* w, size_t n, size_t rows, float* y) {
@@ -204,21 +221,11 @@ void gemvHalf(const float* x, const uint16_t* w, size_t n, size_t rows, float* y
 }
 
 void weightedSumHalf(const float* p, const uint16_t* v, size_t stride, size_t n, size_t hd, float* out) {
-#ifdef HEARSAY_SIMD_X86
-    if (vectorHead(hd)) return weightedSumAvx512(p, v, stride, n, hd, out);
-    if (vectorHeadAvx2(hd)) return weightedSumAvx2(p, v, stride, n, hd, out);
-#endif
-    for (size_t j = 0; j < hd; ++j) out[j] = 0.0f;
-    for (size_t i = 0; i < n; ++i) axpyHalf(out, p[i], v + i * stride, hd);
+    weightedSumRows(p, v, stride, n, hd, out);
 }
 
 void weightedSum(const float* p, const float* v, size_t stride, size_t n, size_t hd, float* out) {
-#ifdef HEARSAY_SIMD_X86
-    if (vectorHead(hd)) return weightedSumAvx512(p, v, stride, n, hd, out);
-    if (vectorHeadAvx2(hd)) return weightedSumAvx2(p, v, stride, n, hd, out);
-#endif
-    for (size_t j = 0; j < hd; ++j) out[j] = 0.0f;
-    for (size_t i = 0; i < n; ++i) axpy(out, p[i], v + i * stride, hd);
+    weightedSumRows(p, v, stride, n, hd, out);
 }
 
 } // namespace hearsay::simd
