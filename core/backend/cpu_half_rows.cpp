@@ -18,11 +18,11 @@ namespace hearsay::simd {
 namespace {
 
 #ifdef HEARSAY_SIMD_X86
-// Row i's c-th 16 halves, widened; or its c-th 16 floats.
-__attribute__((target("avx512f"))) inline __m512 halves16(const uint16_t* row, size_t c) {
+// A row's c-th 16 values as floats: halves widened, or floats as they are.
+__attribute__((target("avx512f"))) inline __m512 row16(const uint16_t* row, size_t c) {
     return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 16 * c)));
 }
-__attribute__((target("avx512f"))) inline __m512 halves16(const float* row, size_t c) { return _mm512_loadu_ps(row + 16 * c); }
+__attribute__((target("avx512f"))) inline __m512 row16(const float* row, size_t c) { return _mm512_loadu_ps(row + 16 * c); }
 
 template <typename T>
 __attribute__((target("avx512f"))) void dotsAvx512(const float* q, const T* k, size_t stride, size_t n, size_t hd,
@@ -39,13 +39,13 @@ __attribute__((target("avx512f"))) void dotsAvx512(const float* q, const T* k, s
         if (i + kPrefetchAheadRows + 4 <= n) {
             for (size_t j = 0; j < 4; ++j) prefetchBytes(r0 + (kPrefetchAheadRows + j) * stride, hd * sizeof(T));
         }
-        __m512 a0 = _mm512_mul_ps(qv[0], halves16(r0, 0)), a1 = _mm512_mul_ps(qv[0], halves16(r1, 0));
-        __m512 a2 = _mm512_mul_ps(qv[0], halves16(r2, 0)), a3 = _mm512_mul_ps(qv[0], halves16(r3, 0));
+        __m512 a0 = _mm512_mul_ps(qv[0], row16(r0, 0)), a1 = _mm512_mul_ps(qv[0], row16(r1, 0));
+        __m512 a2 = _mm512_mul_ps(qv[0], row16(r2, 0)), a3 = _mm512_mul_ps(qv[0], row16(r3, 0));
         for (size_t c = 1; c < chunks; ++c) {
-            a0 = _mm512_fmadd_ps(qv[c], halves16(r0, c), a0);
-            a1 = _mm512_fmadd_ps(qv[c], halves16(r1, c), a1);
-            a2 = _mm512_fmadd_ps(qv[c], halves16(r2, c), a2);
-            a3 = _mm512_fmadd_ps(qv[c], halves16(r3, c), a3);
+            a0 = _mm512_fmadd_ps(qv[c], row16(r0, c), a0);
+            a1 = _mm512_fmadd_ps(qv[c], row16(r1, c), a1);
+            a2 = _mm512_fmadd_ps(qv[c], row16(r2, c), a2);
+            a3 = _mm512_fmadd_ps(qv[c], row16(r3, c), a3);
         }
         out[i] = _mm512_reduce_add_ps(a0) * scale;
         out[i + 1] = _mm512_reduce_add_ps(a1) * scale;
@@ -54,8 +54,8 @@ __attribute__((target("avx512f"))) void dotsAvx512(const float* q, const T* k, s
     }
     for (; i < n; ++i) {
         const T* r = k + i * stride;
-        __m512 a = _mm512_mul_ps(qv[0], halves16(r, 0));
-        for (size_t c = 1; c < chunks; ++c) a = _mm512_fmadd_ps(qv[c], halves16(r, c), a);
+        __m512 a = _mm512_mul_ps(qv[0], row16(r, 0));
+        for (size_t c = 1; c < chunks; ++c) a = _mm512_fmadd_ps(qv[c], row16(r, c), a);
         out[i] = _mm512_reduce_add_ps(a) * scale;
     }
 }
@@ -70,7 +70,7 @@ __attribute__((target("avx512f"))) void weightedSumAvx512(const float* p, const 
         const __m512 w = _mm512_set1_ps(p[i]);
         const T* r = v + i * stride;
         if (i + kPrefetchAheadRows < n) prefetchBytes(r + kPrefetchAheadRows * stride, hd * sizeof(T));
-        for (size_t c = 0; c < chunks; ++c) o[c] = _mm512_fmadd_ps(w, halves16(r, c), o[c]);
+        for (size_t c = 0; c < chunks; ++c) o[c] = _mm512_fmadd_ps(w, row16(r, c), o[c]);
     }
     for (size_t c = 0; c < chunks; ++c) _mm512_storeu_ps(out + 16 * c, o[c]);
 }
@@ -92,10 +92,10 @@ __attribute__((target("avx512f"))) void gemvHalfAvx512(const float* x, const uin
         for (size_t c = 0; c < chunks; ++c) {
             if (prefetch && c % 2 == 0) prefetchFourRows(r0 + 16 * c, n * sizeof(uint16_t), ahead * sizeof(uint16_t));
             const __m512 xv = _mm512_loadu_ps(x + 16 * c);
-            a0 = _mm512_fmadd_ps(xv, halves16(r0, c), a0);
-            a1 = _mm512_fmadd_ps(xv, halves16(r1, c), a1);
-            a2 = _mm512_fmadd_ps(xv, halves16(r2, c), a2);
-            a3 = _mm512_fmadd_ps(xv, halves16(r3, c), a3);
+            a0 = _mm512_fmadd_ps(xv, row16(r0, c), a0);
+            a1 = _mm512_fmadd_ps(xv, row16(r1, c), a1);
+            a2 = _mm512_fmadd_ps(xv, row16(r2, c), a2);
+            a3 = _mm512_fmadd_ps(xv, row16(r3, c), a3);
         }
         y[o] = _mm512_reduce_add_ps(a0);
         y[o + 1] = _mm512_reduce_add_ps(a1);
@@ -105,7 +105,7 @@ __attribute__((target("avx512f"))) void gemvHalfAvx512(const float* x, const uin
     for (; o < rows; ++o) {
         const uint16_t* r = w + o * n;
         __m512 a = _mm512_setzero_ps();
-        for (size_t c = 0; c < chunks; ++c) a = _mm512_fmadd_ps(_mm512_loadu_ps(x + 16 * c), halves16(r, c), a);
+        for (size_t c = 0; c < chunks; ++c) a = _mm512_fmadd_ps(_mm512_loadu_ps(x + 16 * c), row16(r, c), a);
         y[o] = _mm512_reduce_add_ps(a);
     }
 }
@@ -113,10 +113,10 @@ __attribute__((target("avx512f"))) void gemvHalfAvx512(const float* x, const uin
 // The AVX2 twins of the attention kernels above, 8 floats to a vector. The f16 rows times one vector
 // keep dotHalf per row there: a four-row AVX2 form with the AVX-512 form's prefetch read the logits
 // matrix at 9.4 GB/s where dotHalf's rows read it at 14.6 on an AMD Zen 3 VM (RESULTS.md, "CPU run 9").
-__attribute__((target("avx2,fma,f16c"))) inline __m256 halves8(const uint16_t* row, size_t c) {
+__attribute__((target("avx2,fma,f16c"))) inline __m256 row8(const uint16_t* row, size_t c) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 8 * c)));
 }
-__attribute__((target("avx2,fma,f16c"))) inline __m256 halves8(const float* row, size_t c) { return _mm256_loadu_ps(row + 8 * c); }
+__attribute__((target("avx2,fma,f16c"))) inline __m256 row8(const float* row, size_t c) { return _mm256_loadu_ps(row + 8 * c); }
 
 template <typename T>
 __attribute__((target("avx2,fma,f16c"))) void dotsAvx2(const float* q, const T* k, size_t stride, size_t n, size_t hd,
@@ -133,13 +133,13 @@ __attribute__((target("avx2,fma,f16c"))) void dotsAvx2(const float* q, const T* 
         if (i + kPrefetchAheadRows + 4 <= n) {
             for (size_t j = 0; j < 4; ++j) prefetchBytes(r0 + (kPrefetchAheadRows + j) * stride, hd * sizeof(T));
         }
-        __m256 a0 = _mm256_mul_ps(qv[0], halves8(r0, 0)), a1 = _mm256_mul_ps(qv[0], halves8(r1, 0));
-        __m256 a2 = _mm256_mul_ps(qv[0], halves8(r2, 0)), a3 = _mm256_mul_ps(qv[0], halves8(r3, 0));
+        __m256 a0 = _mm256_mul_ps(qv[0], row8(r0, 0)), a1 = _mm256_mul_ps(qv[0], row8(r1, 0));
+        __m256 a2 = _mm256_mul_ps(qv[0], row8(r2, 0)), a3 = _mm256_mul_ps(qv[0], row8(r3, 0));
         for (size_t c = 1; c < chunks; ++c) {
-            a0 = _mm256_fmadd_ps(qv[c], halves8(r0, c), a0);
-            a1 = _mm256_fmadd_ps(qv[c], halves8(r1, c), a1);
-            a2 = _mm256_fmadd_ps(qv[c], halves8(r2, c), a2);
-            a3 = _mm256_fmadd_ps(qv[c], halves8(r3, c), a3);
+            a0 = _mm256_fmadd_ps(qv[c], row8(r0, c), a0);
+            a1 = _mm256_fmadd_ps(qv[c], row8(r1, c), a1);
+            a2 = _mm256_fmadd_ps(qv[c], row8(r2, c), a2);
+            a3 = _mm256_fmadd_ps(qv[c], row8(r3, c), a3);
         }
         out[i] = reduceAdd8(a0) * scale;
         out[i + 1] = reduceAdd8(a1) * scale;
@@ -148,8 +148,8 @@ __attribute__((target("avx2,fma,f16c"))) void dotsAvx2(const float* q, const T* 
     }
     for (; i < n; ++i) {
         const T* r = k + i * stride;
-        __m256 a = _mm256_mul_ps(qv[0], halves8(r, 0));
-        for (size_t c = 1; c < chunks; ++c) a = _mm256_fmadd_ps(qv[c], halves8(r, c), a);
+        __m256 a = _mm256_mul_ps(qv[0], row8(r, 0));
+        for (size_t c = 1; c < chunks; ++c) a = _mm256_fmadd_ps(qv[c], row8(r, c), a);
         out[i] = reduceAdd8(a) * scale;
     }
 }
@@ -164,7 +164,7 @@ __attribute__((target("avx2,fma,f16c"))) void weightedSumAvx2(const float* p, co
         const __m256 w = _mm256_set1_ps(p[i]);
         const T* r = v + i * stride;
         if (i + kPrefetchAheadRows < n) prefetchBytes(r + kPrefetchAheadRows * stride, hd * sizeof(T));
-        for (size_t c = 0; c < chunks; ++c) o[c] = _mm256_fmadd_ps(w, halves8(r, c), o[c]);
+        for (size_t c = 0; c < chunks; ++c) o[c] = _mm256_fmadd_ps(w, row8(r, c), o[c]);
     }
     for (size_t c = 0; c < chunks; ++c) _mm256_storeu_ps(out + 8 * c, o[c]);
 }
