@@ -37,6 +37,9 @@ using namespace hearsay;
 namespace {
 
 constexpr double kNearTie = 1e-3;  // faster-whisper's decision margin below which tokens may differ
+// Largest logit difference allowed between the q8_0 and float16 models at one step (teacher-forced):
+// where float16's own margin between its two best tokens is below it, q8_0 may pick the other one.
+constexpr double kQ8LogitBound = 1.5;
 const char* const kModels[] = {"tiny.en", "base"};
 const char* const kModes[] = {"greedy", "beam5"};
 // What runs by default (the CI scope; everything with HEARSAY_TEST_SCOPE=full, see
@@ -172,6 +175,21 @@ class TestRealModels : public QObject {
                                             QString::fromStdString(joinTokens(expected, k, 4)))
                       .arg(margin);
         return margin;
+    }
+
+    // The smallest margin faster-whisper's greedy decode of a window had (its two best logits apart)
+    // over the steps after its first k text tokens, up to and including the step of the next one:
+    // where a transcript whose first k text tokens match this one's went another way.
+    static double marginAfterTextTokens(const json& window, const SpecialTokens& special, size_t k) {
+        const json& tokens = window["tokens"];
+        const json& margins = window["margins"];
+        size_t seen = 0;
+        double smallest = 1e9;
+        for (size_t i = 0; i < tokens.size() && i < margins.size(); ++i) {
+            if (seen == k) smallest = std::min(smallest, margins[i].get<double>());
+            if (!special.isSpecial(tokens[i].get<int>()) && ++seen > k) break;
+        }
+        return smallest;
     }
 
     // The real tiny.en converted to ggml q8_0 by hearsay-cli convert (once), and a greedy session on it.
@@ -375,9 +393,12 @@ private slots:
 
     // The same real tiny.en quantised to q8_0 (hearsay-cli convert, whisper.cpp's 8-bit blocks)
     // keeps the words: its text tokens (timestamps aside; quantisation moves segment boundaries
-    // by a step or two) equal the float16 model's on jfk.wav, and differ by at most 10% (token
-    // edit distance) on the two 30 s recordings: measured 0% and 7.1%, where a moved segment
-    // boundary changes the prompt of the windows after it.
+    // by a step or two) equal the float16 model's on jfk.wav up to a step where float16 itself
+    // nearly tied (its margin below kQ8LogitBound), and differ by at most 10% (token edit distance)
+    // on all three recordings: measured 0% and 7.1% on the 30 s ones, where a moved segment
+    // boundary changes the prompt of the windows after it. On jfk the last step is such a near tie:
+    // float16 ends the sentence with a timestamp 0.10 above "." (faster-whisper's golden), and with
+    // AVX-512 VNNI's integer products q8_0 writes the "." (4.5%).
     void q8_0KeepsTheWords() {
         QVERIFY2(m_setupFailure.isEmpty(), qPrintable(m_setupFailure));
         LoadedModel& f16 = m_models.at("tiny.en");
@@ -416,7 +437,16 @@ private slots:
             const double rate = double(row[b.size()]) / double(std::max<size_t>(a.size(), 1));
             qInfo("%s: %zu text tokens, q8_0 edit distance %zu (%.1f%%)", name, a.size(), row[b.size()], 100.0 * rate);
             QVERIFY(a.size() >= 20);
-            if (std::string(name) == "jfk") QCOMPARE(b, a);
+            if (std::string(name) == "jfk" && b != a) {
+                size_t k = 0;
+                while (k < a.size() && k < b.size() && a[k] == b[k]) ++k;
+                const json& window = f16.golden["clips"][name]["greedy"]["windows"][0];
+                const double margin = marginAfterTextTokens(window, special, k);
+                QVERIFY2(margin < kQ8LogitBound,
+                         qPrintable(QStringLiteral("q8_0 departs from float16 after %1 text tokens, where float16's margin "
+                                                   "was %2 (a change there is not a near tie): %3")
+                                        .arg(k).arg(margin).arg(QString::fromStdString(quantised->text))));
+            }
             QVERIFY2(rate <= 0.10, qPrintable(QString::fromStdString(quantised->text)));
         }
     }
@@ -466,7 +496,7 @@ private slots:
               steps, largest);
         QVERIFY(steps >= 60);
         QVERIFY2(changed * 50 <= steps, qPrintable(QStringLiteral("%1 of %2 steps").arg(changed).arg(steps)));
-        QVERIFY2(largest < 1.5, qPrintable(QString::number(largest)));
+        QVERIFY2(largest < kQ8LogitBound, qPrintable(QString::number(largest)));
     }
 
     // Word error rates on the known sentences: Hearsay's equal faster-whisper's (the tokens are equal).
