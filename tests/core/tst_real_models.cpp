@@ -164,8 +164,7 @@ class TestRealModels : public QObject {
             *detail = QStringLiteral("window at frame %1: identical").arg(seek);
             return -1.0;
         }
-        size_t k = 0;
-        while (k < got.size() && k < expected.size() && got[k] == expected[k]) ++k;
+        const size_t k = size_t(std::mismatch(got.begin(), got.end(), expected.begin(), expected.end()).first - got.begin());
         double margin = 1e9;
         if (w.contains("margins") && k < w["margins"].size()) margin = w["margins"][k].get<double>();
         if (w.contains("score_gap") && w["score_gap"].is_number()) margin = w["score_gap"].get<double>();
@@ -438,8 +437,7 @@ private slots:
             qInfo("%s: %zu text tokens, q8_0 edit distance %zu (%.1f%%)", name, a.size(), row[b.size()], 100.0 * rate);
             QVERIFY(a.size() >= 20);
             if (std::string(name) == "jfk" && b != a) {
-                size_t k = 0;
-                while (k < a.size() && k < b.size() && a[k] == b[k]) ++k;
+                const size_t k = size_t(std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first - a.begin());
                 const json& window = f16.golden["clips"][name]["greedy"]["windows"][0];
                 const double margin = marginAfterTextTokens(window, special, k);
                 QVERIFY2(margin < kQ8LogitBound,
