@@ -68,9 +68,11 @@ std::vector<std::string> werWords(std::string_view text) {
     return words;
 }
 
-WordErrors wordErrors(std::string_view reference, std::string_view hypothesis) {
-    const auto r = werWords(reference);
-    const auto h = werWords(hypothesis);
+namespace {
+
+// The last row of the word-level Levenshtein table: row[j] is the distance between the whole
+// reference and the hypothesis's first j words.
+std::vector<int> distancesToPrefixes(const std::vector<std::string>& r, const std::vector<std::string>& h) {
     std::vector<int> d(h.size() + 1);
     for (size_t j = 0; j <= h.size(); ++j) d[j] = int(j);
     for (size_t i = 1; i <= r.size(); ++i) {
@@ -82,7 +84,20 @@ WordErrors wordErrors(std::string_view reference, std::string_view hypothesis) {
             d[j] = current;
         }
     }
-    return WordErrors{d[h.size()], int(r.size())};
+    return d;
+}
+
+} // namespace
+
+WordErrors wordErrors(std::string_view reference, std::string_view hypothesis) {
+    const auto r = werWords(reference);
+    return WordErrors{distancesToPrefixes(r, werWords(hypothesis)).back(), int(r.size())};
+}
+
+WordErrors leadingWordErrors(std::string_view reference, std::string_view hypothesis) {
+    const auto r = werWords(reference);
+    const std::vector<int> d = distancesToPrefixes(r, werWords(hypothesis));
+    return WordErrors{*std::min_element(d.begin(), d.end()), int(r.size())};
 }
 
 } // namespace hearsay

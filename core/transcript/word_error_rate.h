@@ -20,5 +20,9 @@ struct WordErrors {
 };
 
 WordErrors wordErrors(std::string_view reference, std::string_view hypothesis);
+// The errors of the reference against the beginning of the hypothesis that matches it best (the
+// words after that beginning cost nothing): "was this said first", for a text that goes on, or was
+// cut off, after the part that is known.
+WordErrors leadingWordErrors(std::string_view reference, std::string_view hypothesis);
 
 } // namespace hearsay

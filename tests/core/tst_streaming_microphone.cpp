@@ -97,16 +97,14 @@ private slots:
         const std::string text = normaliseForWer(summary.text);
         const std::string sentence =
             "and so my fellow americans ask not what your country can do for you ask what you can do for your country";
-        // The first half is always there (captured through two resamplers: one word may differ).
-        // Under load the session falls behind, windows are cut elsewhere and tiny.en has been
-        // seen to skip the repeated "ask what you can do for your" after the forced prefix
-        // "...can do for you." (6 of 21 words); the whole sentence is held to 30%.
+        // The first half is always there, captured through two resamplers: one word may be heard
+        // wrong ("so am I fellow" for "so my fellow" has been heard: a substitution and an
+        // insertion, two errors). Under load the session falls behind, windows are cut elsewhere
+        // and tiny.en has been seen to skip the repeated "ask what you can do for your" after the
+        // forced prefix "...can do for you." (6 of 21 words); the whole sentence is held to 30%.
         const std::string firstHalf = "and so my fellow americans ask not what your country can do for you";
-        const std::vector<std::string> heard = werWords(summary.text), half = werWords(firstHalf);
-        std::string heardHead;
-        for (size_t i = 0; i < heard.size() && i < half.size(); ++i) heardHead += heard[i] + " ";
-        const WordErrors head = wordErrors(firstHalf, heardHead);
-        QVERIFY2(head.errors <= 1, summary.text.c_str());
+        const WordErrors head = leadingWordErrors(firstHalf, summary.text);
+        QVERIFY2(head.errors <= 2, summary.text.c_str());
         const WordErrors w = wordErrors(sentence, text);
         qInfo("word errors against the sentence: %d of %d", w.errors, w.referenceWords);
         QVERIFY2(w.rate() <= 0.3, summary.text.c_str());
@@ -132,8 +130,10 @@ private slots:
         qInfo("device lost: \"%s\"; error: %s", summary.text.c_str(), summary.error.c_str());
         QVERIFY2(!summary.error.empty(), "the lost device was not reported");
         QVERIFY2(QString::fromStdString(summary.error).contains("lost", Qt::CaseInsensitive), summary.error.c_str());
-        const std::string text = normaliseForWer(summary.text);
-        QVERIFY2(text.find("my fellow americans") != std::string::npos, summary.text.c_str());
+        // What was said before the microphone went away is kept: the opening words, one of them
+        // perhaps heard wrong as in the test above (two errors).
+        const WordErrors kept = leadingWordErrors("and so my fellow americans ask not", summary.text);
+        QVERIFY2(kept.errors <= 2, summary.text.c_str());
         QCOMPARE(summary.samplesProcessed, summary.samplesRead);
     }
 };

@@ -13,6 +13,7 @@
 // HEARSAY_INDICATOR_SCREENSHOT=FILE.png saves a picture of the screen during the run.
 #include "core/pulse_server.h"
 #include "core/real_models.h"
+#include "core/transcript/word_error_rate.h"
 #include "ui/desktop_presence.h"
 #include "ui/dictate_anywhere_panel.h"
 #include "ui/dictation_indicator.h"
@@ -377,7 +378,12 @@ private slots:
         QVERIFY(indicator->isVisible());
         QCOMPARE(indicator->state(), ui::DictationIndicator::State::Done);
         const QString text = window->desktopPresence()->lastRunText();
-        QVERIFY2(words(text).join(' ').contains("what your country"), qPrintable(text));
+        // The run's words, heard live beside other tests: held to the sentence within 30%, as in
+        // core.streaming_microphone (a word or two differ on a loaded machine).
+        const WordErrors heard = wordErrors("and so my fellow americans ask not what your country can do for you ask "
+                                            "what you can do for your country",
+                                            text.toStdString());
+        QVERIFY2(heard.rate() <= 0.3, qPrintable(text));
         QCOMPARE(indicator->runText(), text);
         QGuiApplication::clipboard()->setText("something else");
         auto* copy = indicator->findChild<QToolButton*>("indicatorCopy");
