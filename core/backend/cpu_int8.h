@@ -52,4 +52,37 @@ void dotsQ8Int8(const Int8Vector* xs, size_t count, const uint8_t* row, float* o
 void dotsQ5Int8(const Int8Vector* xs, size_t count, const uint8_t* row, float* out);
 void dotsQ5_1Int8(const Int8Vector* xs, size_t count, const uint8_t* row, float* out);
 
+// Many rows times block weights (cpu_int8_gemm.cpp): the encoder's products and a long prompt's.
+// Each output is the sum gemv*Int8 gives for its row (the same exact block sums and scales; the
+// float additions in block order), with the weights' columns repacked first for a register tile.
+enum class Int8GemmFormat { Q8_0, Q5_0 };
+// What the unsigned side adds to each weight integer (q8_0: 128; q5_0: 16, its stored q).
+int int8GemmOffset(Int8GemmFormat format);
+
+// Rows of x quantised as quantizeInt8 quantises one, side by side.
+struct Int8Rows {
+    size_t rows = 0, n = 0;
+    std::vector<int8_t> q;       // rows × n
+    std::vector<float> scale;    // rows × n / 32: dx of each block
+    std::vector<int32_t> start;  // rows × n / 32: −offset·Σq of each block (the accumulator's start)
+    void reshape(size_t rowCount, size_t width);  // sized for rowCount × width (never shrunk)
+};
+// Rows [first, first + count) of x (rows of n) into `rows`, which reshape() sized.
+void quantizeInt8Rows(const float* x, size_t first, size_t count, size_t n, Int8GemmFormat format, Int8Rows& rows);
+
+// True where gemmInt8 is the encoder's path: AVX-512 VNNI, unless HEARSAY_INT8_GEMM=0 (or
+// HEARSAY_INT8_DOTS=0) asks for the float32 GEMM.
+bool usingInt8Gemm();
+// Bytes packInt8Columns writes for `columns` columns of n inputs.
+size_t int8PackedBytes(size_t n, size_t columns);
+// Weight rows [first, first + columns) of w (each n / 32 blocks of `format`) as groups of 16
+// columns: for each group and block, [8 groups of four][16 columns][4] unsigned integers, then the
+// 16 columns' d (0 for columns past the end).
+void packInt8Columns(Int8GemmFormat format, const uint8_t* w, size_t n, size_t first, size_t columns,
+                     uint8_t* packed);
+// y[i][o] = Σ_b d_ob·dx_ib·(Σ_j u_obj·q_ibj + start_ib) for i in [first, first + count), o < columns
+// (beta 0), or y[i][o] += that (beta 1); y's rows ldy apart.
+void gemmInt8(const Int8Rows& x, size_t first, size_t count, const uint8_t* packed, size_t columns, float beta,
+              float* y, size_t ldy);
+
 } // namespace hearsay::simd

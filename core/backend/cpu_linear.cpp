@@ -1,8 +1,9 @@
 // CpuBackend::runLinear: y = x · Wᵀ + bias (+ y), on the path the shape and the weight's type call
 // for: single rows straight from f16, q8_0, q5_0 or q5_1 rows (the memory-bound decode step), a few
 // rows (beams) reading each weight row once (block rows on both paths take x quantised to int8 where
-// the CPU has AVX-512 VNNI or AVX2, cpu_int8.h), and GEMMs through the BLAS for many rows. A half cross cache as y
-// gets the float32 product rounded to nearest.
+// the CPU has AVX-512 VNNI or AVX2, cpu_int8.h), and GEMMs for many rows: q8_0 and q5_0 on the
+// integer GEMM with AVX-512 VNNI, the rest through the BLAS. A half cross cache as y gets the float32
+// product rounded to nearest.
 #include "core/backend/cpu_backend.h"
 
 #include "core/backend/blas.h"
@@ -14,6 +15,7 @@
 #include <array>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +53,15 @@ Blocks blocksOf(const WeightPointer& w) {
     case ElementType::F16: break;
     }
     return {};
+}
+
+// The block formats the integer GEMM takes (q5_1's minimum term has no place in it yet): those
+// with signed integers and one scale per block.
+std::optional<simd::Int8GemmFormat> int8GemmFormat(const WeightPointer& w) {
+    if (!w.blocks || !simd::usingInt8Gemm()) return std::nullopt;
+    if (w.blockType == ElementType::Q8_0) return simd::Int8GemmFormat::Q8_0;
+    if (w.blockType == ElementType::Q5_0) return simd::Int8GemmFormat::Q5_0;
+    return std::nullopt;
 }
 
 // Bytes of `rows` weight rows of `n` elements as stored (what a product reads of them).
@@ -123,7 +134,8 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
     const float* bp = bias.empty() ? nullptr : floats(bias);
     const auto describe = [&] {
         const char* type = weightTypeName(weight);
-        const bool int8 = rows <= kSmallBatchRows && blocks.data && simd::usingInt8Dots();
+        const bool int8 = rows <= kSmallBatchRows ? blocks.data && simd::usingInt8Dots()
+                                                  : int8GemmFormat(weight).has_value();
         return OpInfo{"linear " + std::to_string(rows) + "x" + std::to_string(in) + "->" + std::to_string(out) + " " +
                           type + (int8 ? "/int8" : "") + (accumulate ? " +=" : ""),
                       weightBytes(weight, m, n) + 4.0 * double(r * n + r * m * (accumulate ? 2 : 1))};
@@ -197,6 +209,24 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
                         target = beta == 0.0f ? dot : target + dot;
                     }
                 }
+            });
+        } else if (const auto format = int8GemmFormat(weight)) {
+            // Block weights with AVX-512 VNNI: x quantised to int8 row by row (as a decode step's
+            // x is), then one integer GEMM per thread on a block of output columns, its columns
+            // repacked first (O(weights), a quarter of the float32 widening's bytes).
+            thread_local simd::Int8Rows rowsOfThisThread;
+            simd::Int8Rows& quantized = rowsOfThisThread;  // the workers' lambdas share this thread's
+            quantized.reshape(r, n);
+            pool().parallelFor(r, std::max<size_t>(1, (r + threads - 1) / threads), [&](size_t b, size_t e, int) {
+                simd::quantizeInt8Rows(xp, b, e - b, n, *format, quantized);
+            });
+            const size_t block = small ? m : ((m + threads - 1) / threads + 31) / 32 * 32;
+            pool().parallelFor(m, block, [&](size_t b, size_t e, int) {
+                thread_local std::vector<uint8_t> packed;
+                const size_t bytes = simd::int8PackedBytes(n, e - b);
+                if (packed.size() < bytes) packed.resize(bytes);
+                simd::packInt8Columns(*format, blocks.data, n, b, e - b, packed.data());
+                simd::gemmInt8(quantized, 0, r, packed.data(), e - b, beta, yp + b, m);
             });
         } else {
             // One GEMM per thread on a block of output columns: y[:, b:e] = x · W[b:e]ᵀ (+ y[:, b:e]).

@@ -4,7 +4,7 @@
 // q8_0, q5_0 and q5_1 weights kept as blocks (their dot, gemv and convert kernels, and linear() on every
 // path) against the same weights dequantised to float32 (the path they replace); the integer products
 // of one vector quantised to int8 (cpu_int8.h) against their exact value and within the rounding of
-// x to 8 bits of the float product; denormal results flushed to zero in the
+// x to 8 bits of the float product, and the integer GEMM of many rows against them; denormal results flushed to zero in the
 // backend's ops, on the caller and the pool's workers, and the caller's own mode left as it was.
 #include "core/backend/cpu_backend.h"
 #include "core/backend/cpu_int8.h"
@@ -361,6 +361,62 @@ private slots:
         }
     }
 
+    void int8Gemm_data() {
+        QTest::addColumn<QString>("format");
+        QTest::newRow("q8_0") << "q8_0";
+        QTest::newRow("q5_0") << "q5_0";
+    }
+    void int8Gemm() {
+        // The integer GEMM (cpu_int8_gemm.cpp) gives each row what the single-vector integer kernel
+        // gives it (the same exact block sums; the float sums in another order: 2e-6 of the terms'
+        // magnitude), with beta 0 and 1, on row counts around its tiles of six and its blocks of
+        // 96 rows, and column counts around its groups of 16 and pairs of groups (the masked ends).
+        QFETCH(QString, format);
+        const BlockKernels k = kernelsOf(format);
+        const auto gemmFormat = k.type == DType::Q8_0 ? simd::Int8GemmFormat::Q8_0 : simd::Int8GemmFormat::Q5_0;
+        qInfo("integer GEMM: %s", simd::usingInt8Gemm() ? "AVX-512 VNNI" : "not used on this CPU (the portable twin tested)");
+        for (size_t n : {32ul, 96ul, 384ul}) {
+            for (size_t rows : {1ul, 5ul, 6ul, 13ul, 97ul, 200ul}) {
+                for (size_t columns : {1ul, 16ul, 17ul, 33ul, 70ul}) {
+                    const uint32_t seed = uint32_t(n * 1000 + rows * 10 + columns);
+                    const std::vector<float> w = randomValues(columns * n, seed, 0.05f);
+                    const std::vector<float> x = randomValues(rows * n, seed + 1, 1.0f);
+                    std::vector<std::byte> blocks(columns * n / 32 * k.blockBytes);
+                    quantizeRow(k.type, w.data(), int64_t(columns * n), blocks.data());
+                    const auto* q = reinterpret_cast<const uint8_t*>(blocks.data());
+                    simd::Int8Rows xq;
+                    xq.reshape(rows, n);
+                    simd::quantizeInt8Rows(x.data(), 0, rows, n, gemmFormat, xq);
+                    // The middle third of the columns, packed on its own, as a thread packs its block.
+                    const size_t first = columns / 3, count = columns - columns / 3;
+                    std::vector<uint8_t> packed(simd::int8PackedBytes(n, count));
+                    simd::packInt8Columns(gemmFormat, q, n, first, count, packed.data());
+                    const std::vector<float> y0 = randomValues(rows * count, seed + 2, 1.0f);
+                    for (float beta : {0.0f, 1.0f}) {
+                        std::vector<float> y = y0;
+                        simd::gemmInt8(xq, 0, rows, packed.data(), count, beta, y.data(), count);
+                        for (size_t i = 0; i < rows; ++i) {
+                            simd::Int8Vector one;
+                            simd::quantizeInt8(x.data() + i * n, n, one);
+                            std::vector<float> expected(count);
+                            k.gemvInt8(one, q + first * (n / 32 * k.blockBytes), count, expected.data());
+                            double magnitude = 0.0;
+                            for (size_t j = 0; j < n; ++j) magnitude += std::abs(double(one.q[j]) * one.scale[j / 32]);
+                            for (size_t o = 0; o < count; ++o) {
+                                const double want = expected[o] + (beta != 0.0f ? y0[i * count + o] : 0.0);
+                                const double tolerance = 2e-6 * (magnitude * 0.2 + std::abs(want) + 1.0);
+                                QVERIFY2(std::abs(y[i * count + o] - want) <= tolerance,
+                                         qPrintable(QString("n %1 rows %2 columns %3 beta %4: y[%5][%6] = %7, the gemv %8")
+                                                        .arg(n).arg(rows).arg(columns).arg(beta).arg(i).arg(o)
+                                                        .arg(y[i * count + o]).arg(want)));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     // The many-row kernels (cpu_half_rows.cpp) against double, on every row count around their
     // groups of four and widths with and without a tail: f16 rows times one vector (the block
     // formats' in blockKernels),
@@ -437,9 +493,10 @@ private slots:
     void linearKeepsBlocks() {
         // A q8_0, q5_0 or q5_1 weight [out][in] stays in its blocks (q5 where the AVX-512 or the
         // integer kernels run: elsewhere it is widened to float32) and linear() on 1, 3 (dot paths) and 40 rows (GEMM
-        // path, widened per block of columns), with bias and accumulate, matches linear() on the
-        // same weights dequantised to float32: ≤ 2e-6 relative; on the integer kernels (one and
-        // three rows where usingInt8Dots()) within that plus the rounding of x to 8 bits.
+        // path: the integer GEMM for q8_0 and q5_0 where usingInt8Gemm(), else widened per block of
+        // columns), with bias and accumulate, matches linear() on the same weights dequantised to
+        // float32: ≤ 2e-6 relative; on the integer kernels (one and three rows where
+        // usingInt8Dots(), 40 on the integer GEMM) within that plus the rounding of x to 8 bits.
         QFETCH(QString, format);
         const BlockKernels kernels = kernelsOf(format);
         CpuBackend backend(2);
@@ -479,7 +536,9 @@ private slots:
                     backend.download(BufferView(dy.get()), results[k].data(), y0.size());
                 }
                 double worst = 0.0;
-                const bool int8 = rows <= CpuBackend::kSmallBatchRows && simd::usingInt8Dots();
+                const bool int8 = rows <= CpuBackend::kSmallBatchRows
+                                      ? simd::usingInt8Dots()
+                                      : simd::usingInt8Gemm() && kernels.type != DType::Q5_1;
                 std::vector<simd::Int8Vector> xq(static_cast<size_t>(rows));
                 for (int r = 0; int8 && r < rows; ++r) simd::quantizeInt8(x.data() + size_t(r * in), size_t(in), xq[size_t(r)]);
                 for (size_t i = 0; i < y0.size(); ++i) {

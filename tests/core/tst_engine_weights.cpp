@@ -4,7 +4,8 @@
 // must run like in-memory float32 models holding the same rounded values: the encoder exactly,
 // the logits within 1e-6 (f16 single-token steps sum in another order than sgemv; bf16
 // exactly), q8_0 close to the float32 model, q8_0, q5_0 and q5_1 within float rounding of the same blocks
-// widened to float32 (within the rounding of x to 8 bits where the integer kernels run).
+// widened to float32 (within the rounding of x to 8 bits where the integer kernels and the integer
+// GEMM run).
 #include "core/backend/cpu_int8.h"
 #include "core/model/test_model.h"
 #include "core/model/whisper_model.h"
@@ -107,7 +108,11 @@ private slots:
             const double blockLogitsError = test::relativeError(logits[0], widenedLogits);
             qInfo("%s blocks vs widened: encoder %.3g, logits %.3g (relative)", qPrintable(dtype), blockError,
                   blockLogitsError);
-            QVERIFY(blockError < 1e-5);
+            // The encoder's q8_0 and q5_0 GEMMs run on the integer GEMM where the CPU has AVX-512
+            // VNNI (cpu_int8.h), x rounded to 8 bits per block of 32 as a decode step's is: the
+            // encoder output moves by 1 to 2% (0.017 for q8_0, 0.011 for q5_0 measured).
+            const bool int8Encoder = simd::usingInt8Gemm() && dtype != "q5_1";
+            QVERIFY2(blockError < (int8Encoder ? 0.03 : 1e-5), qPrintable(QString::number(blockError)));
             QVERIFY(blockLogitsError < (simd::usingInt8Dots() ? 0.03 : 1e-4));
         }
     }
