@@ -518,6 +518,10 @@ bool usingInt8Dots() {
     return int8Kernels() != Int8Kernels::None;
 }
 
+bool usingVnniDots() {
+    return int8Kernels() == Int8Kernels::Vnni;
+}
+
 const char* int8DotsKernels() {
     switch (int8Kernels()) {
     case Int8Kernels::Vnni:

@@ -33,6 +33,8 @@ struct Int8Vector {
 bool usingInt8Dots();
 // Which ones: "avx512-vnni", "avx2" or "none" (for reports and test logs).
 const char* int8DotsKernels();
+// True where they are AVX-512 VNNI's.
+bool usingVnniDots();
 
 // out = x quantised (resized, never shrunk: a thread's vector is reused across steps).
 void quantizeInt8(const float* x, size_t n, Int8Vector& out);

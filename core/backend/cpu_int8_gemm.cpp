@@ -248,7 +248,7 @@ void gemmInt8Vnni(const Int8Rows& x, size_t first, size_t count, const uint8_t* 
 bool usingInt8Gemm() {
     static const bool on = [] {
         if (const char* v = std::getenv("HEARSAY_INT8_GEMM"); v && std::string_view(v) == "0") return false;
-        return std::string_view(int8DotsKernels()) == "avx512-vnni";
+        return usingVnniDots();
     }();
     return on;
 }
@@ -256,8 +256,7 @@ bool usingInt8Gemm() {
 void gemmInt8(const Int8Rows& x, size_t first, size_t count, const uint8_t* packed, size_t columns, float beta,
               float* y, size_t ldy) {
 #ifdef HEARSAY_SIMD_X86
-    if (std::string_view(int8DotsKernels()) == "avx512-vnni")
-        return gemmInt8Vnni(x, first, count, packed, columns, beta, y, ldy);
+    if (usingVnniDots()) return gemmInt8Vnni(x, first, count, packed, columns, beta, y, ldy);
 #endif
     gemmInt8Portable(x, first, count, packed, columns, beta, y, ldy);
 }
