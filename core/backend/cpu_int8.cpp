@@ -31,12 +31,6 @@ constexpr size_t kInt8Block = 32;
 enum class Int8Kernels { None, Avx2, Vnni };
 Int8Kernels int8Kernels();
 
-float int8HalfAt(const uint8_t* p) {
-    uint16_t bits;
-    std::memcpy(&bits, p, sizeof bits);
-    return halfToFloat(bits);
-}
-
 // The three formats: bytes per block, where the integers start, what is subtracted from each
 // integer on the VNNI path (through x's group sums, shifted left by offsetShift), whether a minimum
 // follows d, and the block's integers as the weight uses them (q8_0: q; q5_0: q − 16; q5_1: q).
@@ -95,8 +89,8 @@ template <class F> void gemvInt8Portable(const Int8Vector& x, const uint8_t* w, 
             int32_t sum = 0;
             for (size_t j = 0; j < kInt8Block; ++j)
                 sum += q[j] * int32_t(xq[j]);
-            total += float(sum) * x.scale[b] * int8HalfAt(p);
-            if constexpr (F::withMin) total += int8HalfAt(p + 2) * x.sum[b];
+            total += float(sum) * x.scale[b] * halfFromBytes(p);
+            if constexpr (F::withMin) total += halfFromBytes(p + 2) * x.sum[b];
         }
         y[o] = total;
     }

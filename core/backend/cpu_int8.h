@@ -58,12 +58,10 @@ void dotsQ5_1Int8(const Int8Vector* xs, size_t count, const uint8_t* row, float*
 // Each output is the sum gemv*Int8 gives for its row (the same exact block sums and scales; the
 // float additions in block order), with the weights' columns repacked first for a register tile.
 enum class Int8GemmFormat { Q8_0, Q5_0 };
-// What the unsigned side adds to each weight integer (q8_0: 128; q5_0: 16, its stored q).
-int int8GemmOffset(Int8GemmFormat format);
 
 // Rows of x quantised as quantizeInt8 quantises one, side by side.
 struct Int8Rows {
-    size_t rows = 0, n = 0;
+    size_t n = 0;                // the width of a row
     std::vector<int8_t> q;       // rows × n
     std::vector<float> scale;    // rows × n / 32: dx of each block
     std::vector<int32_t> start;  // rows × n / 32: −offset·Σq of each block (the accumulator's start)

@@ -31,16 +31,10 @@ constexpr size_t kLanes = 16;                                           // outpu
 constexpr size_t kGroupIntegers = kBlock * kLanes;                      // 512 bytes: a block of 16 columns
 constexpr size_t kGroupBytes = kGroupIntegers + kLanes * sizeof(float); // + their 16 scales
 
-float halfAt(const uint8_t* p) {
-    uint16_t bits;
-    std::memcpy(&bits, p, sizeof bits);
-    return halfToFloat(bits);
-}
-
 // A q5_0 block's integers as the unsigned side takes them (its stored q, 0..31), and its d.
 void q5Bytes(const uint8_t* block, uint8_t* out, float* d) {
     int q[kBlock];
-    *d = halfAt(block);
+    *d = halfFromBytes(block);
     q5BlockIntegers(block, false, q); // q − 16
     for (size_t j = 0; j < kBlock; ++j)
         out[j] = uint8_t(q[j] + 16);
@@ -50,11 +44,12 @@ size_t formatBlockBytes(Int8GemmFormat format) {
     return format == Int8GemmFormat::Q8_0 ? kQ8BlockBytes : kQ5BlockBytes;
 }
 
-} // namespace
-
+// What the unsigned side adds to each weight integer (q8_0: 128; q5_0: 16, its stored q).
 int int8GemmOffset(Int8GemmFormat format) {
     return format == Int8GemmFormat::Q8_0 ? 128 : 16;
 }
+
+} // namespace
 
 void quantizeInt8Rows(const float* x, size_t first, size_t count, size_t n, Int8GemmFormat format, Int8Rows& rows) {
     thread_local Int8Vector one;
@@ -74,12 +69,11 @@ void quantizeInt8Rows(const float* x, size_t first, size_t count, size_t n, Int8
 }
 
 void Int8Rows::reshape(size_t rowCount, size_t width) {
-    rows = rowCount;
     n = width;
-    if (q.size() < rows * n) q.resize(rows * n);
-    if (scale.size() < rows * n / kBlock) {
-        scale.resize(rows * n / kBlock);
-        start.resize(rows * n / kBlock);
+    if (q.size() < rowCount * n) q.resize(rowCount * n);
+    if (scale.size() < rowCount * n / kBlock) {
+        scale.resize(rowCount * n / kBlock);
+        start.resize(rowCount * n / kBlock);
     }
 }
 
@@ -102,7 +96,7 @@ void packInt8Columns(Int8GemmFormat format, const uint8_t* w, size_t n, size_t f
                 if (o < columns) {
                     const uint8_t* block = w + (first + o) * rowBytes + b * blockBytes;
                     if (format == Int8GemmFormat::Q8_0) {
-                        d = halfAt(block);
+                        d = halfFromBytes(block);
                         for (size_t j = 0; j < kBlock; ++j)
                             integers[j] = block[2 + j] ^ 0x80; // q + 128: q's sign bit flipped
                     } else {

@@ -14,12 +14,6 @@
 namespace hearsay::simd {
 namespace {
 
-float halfField(const uint8_t* p) {
-    uint16_t bits;
-    std::memcpy(&bits, p, sizeof bits);
-    return halfToFloat(bits);
-}
-
 // The two formats' layouts: where the high bits and the nibbles start, and whether a minimum follows d.
 template <bool WithMin>
 struct Q5Layout {
@@ -69,9 +63,9 @@ float dotQ5Portable(const float* a, const uint8_t* w, size_t n) {
             }
         }
         const float sum = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
-        total += halfField(block) * sum;
+        total += halfFromBytes(block) * sum;
         if constexpr (WithMin) {
-            total += halfField(block + 2) * (((sx[0] + sx[1]) + (sx[2] + sx[3])) + ((sx[4] + sx[5]) + (sx[6] + sx[7])));
+            total += halfFromBytes(block + 2) * (((sx[0] + sx[1]) + (sx[2] + sx[3])) + ((sx[4] + sx[5]) + (sx[6] + sx[7])));
         }
     }
     return total;
@@ -85,7 +79,7 @@ void convertQ5Portable(const uint8_t* src, float* dst, size_t n) {
         const uint8_t* block = src + b * L::bytes;
         int q[kQ5Block];
         q5Values<WithMin>(block, q);
-        const float d = halfField(block), m = WithMin ? halfField(block + 2) : 0.0f;
+        const float d = halfFromBytes(block), m = WithMin ? halfFromBytes(block + 2) : 0.0f;
         for (size_t j = 0; j < kQ5Block; ++j) dst[b * kQ5Block + j] = WithMin ? float(q[j]) * d + m : float(q[j]) * d;
     }
 }
@@ -94,8 +88,8 @@ void convertQ5Portable(const uint8_t* src, float* dst, size_t n) {
 template <bool WithMin>
 float q5Element(const uint8_t* w, size_t i) {
     const uint8_t* block = w + i / kQ5Block * Q5Layout<WithMin>::bytes;
-    const float v = float(q5Value<WithMin>(block, i % kQ5Block)) * halfField(block);
-    return WithMin ? v + halfField(block + 2) : v;
+    const float v = float(q5Value<WithMin>(block, i % kQ5Block)) * halfFromBytes(block);
+    return WithMin ? v + halfFromBytes(block + 2) : v;
 }
 
 #ifdef HEARSAY_SIMD_X86

@@ -43,6 +43,13 @@ inline float halfAt(const uint16_t* p, size_t i) {
     return halfToFloat(bits);
 }
 
+// The IEEE half at byte p (a block's scale inside a ggml block, at any alignment).
+inline float halfFromBytes(const void* p) {
+    uint16_t bits;
+    std::memcpy(&bits, p, sizeof bits);
+    return halfToFloat(bits);
+}
+
 inline uint16_t floatToHalf(float f) {
     uint32_t x;
     std::memcpy(&x, &f, 4);
