@@ -9,7 +9,6 @@ namespace hearsay {
 namespace {
 
 constexpr int32_t kQuantVersionFactor = 1000;  // GGML_QNT_VERSION_FACTOR: ftype += 1000 * version
-constexpr int64_t kMaxElements = int64_t(1) << 40;
 
 // A bounds-checked cursor over the mapped bytes.
 class GgmlReader {
@@ -161,7 +160,7 @@ Result<GgmlFile> openGgml(const std::filesystem::path& path) {
             if (ne[i] < 1) return makeError(what + " has dimension " + std::to_string(ne[i]));
             view.shape.push_back(ne[i]);
             elements *= ne[i];
-            if (elements > kMaxElements) return makeError(what + " has absurd dimensions");
+            if (elements > kMaxTensorElements) return makeError(what + " has absurd dimensions");
         }
         if (dtypeBlockElements(view.dtype) > 1 && ne[0] % dtypeBlockElements(view.dtype) != 0) {
             return makeError(what + ": " + std::string(dtypeName(view.dtype)) + " needs rows that are a multiple of " +

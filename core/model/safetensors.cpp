@@ -13,7 +13,6 @@ namespace {
 
 constexpr uint64_t kMaxHeaderBytes = uint64_t(100) << 20;  // as the reference library
 constexpr int64_t kMaxDim = int64_t(1) << 32;
-constexpr int64_t kMaxElements = int64_t(1) << 40;
 
 const char* safetensorsDtype(DType t) {
     switch (t) {
@@ -114,8 +113,8 @@ Result<SafetensorsFile> readSafetensors(std::span<const std::byte> bytes, const 
             int64_t v = 0;
             if (!nonNegativeInt(d, kMaxDim, v)) return makeError(what + ": shape has an invalid dimension " + d.dump());
             view.shape.push_back(v);
-            elements = v == 0 ? 0 : (elements > kMaxElements / v ? kMaxElements + 1 : elements * v);
-            if (elements > kMaxElements) return makeError(what + ": shape " + view.shapeString() + " is absurdly large");
+            elements = v == 0 ? 0 : (elements > kMaxTensorElements / v ? kMaxTensorElements + 1 : elements * v);
+            if (elements > kMaxTensorElements) return makeError(what + ": shape " + view.shapeString() + " is absurdly large");
         }
         const nlohmann::json& offsets = member(entry, "data_offsets");
         int64_t begin = 0, end = 0;

@@ -14,6 +14,9 @@ namespace hearsay {
 enum class DType { F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0 };
 
 std::string_view dtypeName(DType type);
+// The most elements a model file's tensor may declare (2^40): beyond it the file is refused as
+// corrupt before any size arithmetic can overflow.
+inline constexpr int64_t kMaxTensorElements = int64_t(1) << 40;
 // Elements per block and bytes per block (1 and sizeof(element) for unquantised types).
 int64_t dtypeBlockElements(DType type);
 int64_t dtypeBlockBytes(DType type);
