@@ -6,6 +6,7 @@
 #include "core/backend/cpu_backend.h"
 
 #include "core/backend/blas.h"
+#include "core/backend/cpu_attention_tiles.h"
 #include "core/backend/cpu_simd.h"
 #include "core/backend/cpu_vector_math.h"
 
@@ -19,11 +20,58 @@ size_t CpuBackend::attentionWorkspaceElements(int queries, int keys) const {
     if (queries < kGemmAttentionQueries) return 0;
     // One [query block][keys] score matrix per thread (heads run in parallel, each over its
     // queries a block at a time): the encoder's 1500 x 1500 scores would be 9 MB per thread.
+    // With the AVX-512 tiles, one block of kTileQueries scores per thread, rows padded to 32 keys.
+    if (simd::usingAttentionTiles()) {
+        const int rows = std::min(queries, simd::kTileQueries);
+        return static_cast<size_t>(threads()) * static_cast<size_t>(rows) * simd::tileKeyStride(keys);
+    }
     const int rows = std::min(queries, kAttentionQueryBlock);
     return static_cast<size_t>(threads()) * static_cast<size_t>(rows) * static_cast<size_t>(std::max(keys, 0));
 }
 
+void CpuBackend::attentionTiles(const AttentionArgs& a, const AttentionBatch& batch) {
+    const int qc = batch.queryCount, kc = batch.keyCount, hd = a.headDim;
+    const size_t qs = static_cast<size_t>(a.qStride), ks = static_cast<size_t>(a.kvStride),
+                 os = static_cast<size_t>(a.outStride);
+    const size_t keyStride = simd::tileKeyStride(kc), valueStride = simd::tileValueStride(hd);
+    const size_t matrix = static_cast<size_t>(std::min(qc, simd::kTileQueries)) * keyStride;
+    float* scores = floatPointer(a.workspace, matrix, "attention workspace");
+    const float* q = floatPointer(a.q, a.q.size, "attention q") + static_cast<size_t>(batch.queryRow) * qs;
+    const WeightPointer kp = weightPointer(a.k, a.k.size, "attention k");
+    const WeightPointer vp = weightPointer(a.v, a.v.size, "attention v");
+    float* out = floatPointer(a.out, a.out.size, "attention out") + static_cast<size_t>(batch.queryRow) * os;
+    const size_t groups = std::min({a.workspace.size / matrix, static_cast<size_t>(threads()), static_cast<size_t>(a.heads)});
+    pool().parallelFor(groups, 1, [&](size_t begin, size_t end, int) {
+        // One head's keys transposed and values padded (simd::TileHead), made once per head.
+        thread_local std::vector<float> kt, v, row;
+        for (size_t g = begin; g < end; ++g) {
+            for (size_t h = g; h < static_cast<size_t>(a.heads); h += groups) {
+                const size_t col = h * static_cast<size_t>(hd), width = static_cast<size_t>(hd);
+                kt.assign(width * keyStride, 0.0f);
+                v.assign(static_cast<size_t>(kc) * valueStride, 0.0f);
+                row.resize(width);
+                for (size_t i = 0; i < static_cast<size_t>(kc); ++i) {
+                    const size_t at = (batch.keyRow + i) * ks + col;
+                    const float* key = kp.f32 ? kp.f32 + at : row.data();
+                    if (!kp.f32) simd::convertHalf(kp.f16 + at, row.data(), width);
+                    for (size_t c = 0; c < width; ++c) kt[c * keyStride + i] = key[c];
+                    float* value = v.data() + i * valueStride;
+                    if (vp.f32) {
+                        std::copy(vp.f32 + at, vp.f32 + at + width, value);
+                    } else {
+                        simd::convertHalf(vp.f16 + at, value, width);
+                    }
+                }
+                const simd::TileHead head{kt.data(), v.data(), kc, hd, keyStride, valueStride};
+                // Query j of the batch sees kc - qc + j + 1 keys under the causal mask.
+                simd::attentionTile(q + col, qs, qc, head, a.scale, a.causal, kc - qc + 1, scores + g * matrix, out + col, os);
+            }
+        }
+    });
+}
+
 void CpuBackend::attentionGemm(const AttentionArgs& a, const AttentionBatch& batch) {
+    if (simd::usingAttentionTiles()) return attentionTiles(a, batch);
     const int qc = batch.queryCount, kc = batch.keyCount, hd = a.headDim;
     const size_t qs = static_cast<size_t>(a.qStride), ks = static_cast<size_t>(a.kvStride),
                  os = static_cast<size_t>(a.outStride);

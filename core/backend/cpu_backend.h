@@ -113,6 +113,8 @@ private:
     // A view of a half cross cache (allocateKv with Fp16), not a weight.
     static bool isHalfKv(const BufferView& view);
     void attentionGemm(const AttentionArgs& args, const AttentionBatch& batch);
+    // attentionGemm() on AVX-512: one head at a time in register tiles (cpu_attention_tiles.h).
+    void attentionTiles(const AttentionArgs& args, const AttentionBatch& batch);
     // The work of attention() on checked batches (offsets applied).
     void attentionNow(const AttentionArgs& args, std::span<const AttentionBatch> batches);
 

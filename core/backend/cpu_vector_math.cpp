@@ -47,8 +47,8 @@ __attribute__((target("avx512f"))) inline __m512 exp16(__m512 x) {
     return _mm512_scalef_ps(p, n);  // p · 2^n, subnormal and zero results included
 }
 
-__attribute__((target("avx512f"))) void softmaxAvx512(float* x, size_t n) {
-    if (n == 0) return;
+__attribute__((target("avx512f"))) float expShiftedAvx512(float* x, size_t n) {
+    if (n == 0) return 0.0f;
     __m512 vmax = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
     size_t i = 0;
     for (; i + 16 <= n; i += 16) vmax = _mm512_max_ps(vmax, _mm512_loadu_ps(x + i));
@@ -66,8 +66,15 @@ __attribute__((target("avx512f"))) void softmaxAvx512(float* x, size_t n) {
         _mm512_mask_storeu_ps(x + i, tail, e);
         sum = _mm512_mask_add_ps(sum, tail, sum, e);
     }
-    const __m512 inv = _mm512_set1_ps(1.0f / _mm512_reduce_add_ps(sum));
-    for (i = 0; i + 16 <= n; i += 16) _mm512_storeu_ps(x + i, _mm512_mul_ps(_mm512_loadu_ps(x + i), inv));
+    return _mm512_reduce_add_ps(sum);
+}
+
+__attribute__((target("avx512f"))) void softmaxAvx512(float* x, size_t n) {
+    if (n == 0) return;
+    const __m512 inv = _mm512_set1_ps(1.0f / expShiftedAvx512(x, n));
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(x + i, _mm512_mul_ps(_mm512_loadu_ps(x + i), inv));
+    const __mmask16 tail = static_cast<__mmask16>((1u << (n - i)) - 1u);
     if (tail) _mm512_mask_storeu_ps(x + i, tail, _mm512_mul_ps(_mm512_maskz_loadu_ps(tail, x + i), inv));
 }
 
@@ -124,8 +131,8 @@ __attribute__((target("avx2,fma"))) inline __m256 exp8(__m256 x) {
     return _mm256_andnot_ps(zero, result);
 }
 
-__attribute__((target("avx2,fma"))) void softmaxAvx2(float* x, size_t n) {
-    if (n == 0) return;
+__attribute__((target("avx2,fma"))) float expShiftedAvx2(float* x, size_t n) {
+    if (n == 0) return 0.0f;
     __m256 vmax = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
     size_t i = 0;
     for (; i + 8 <= n; i += 8) vmax = _mm256_max_ps(vmax, _mm256_loadu_ps(x + i));
@@ -143,9 +150,15 @@ __attribute__((target("avx2,fma"))) void softmaxAvx2(float* x, size_t n) {
         x[j] = std::exp(x[j] - maxScore);
         total += x[j];
     }
-    const float inv = 1.0f / total;
+    return total;
+}
+
+__attribute__((target("avx2,fma"))) void softmaxAvx2(float* x, size_t n) {
+    if (n == 0) return;
+    const float inv = 1.0f / expShiftedAvx2(x, n);
     const __m256 vinv = _mm256_set1_ps(inv);
-    for (i = 0; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, _mm256_mul_ps(_mm256_loadu_ps(x + i), vinv));
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, _mm256_mul_ps(_mm256_loadu_ps(x + i), vinv));
     for (; i < n; ++i) x[i] *= inv;
 }
 
@@ -187,8 +200,8 @@ const Path kPath = detectPath();
 
 } // namespace
 
-void softmaxPortable(float* x, size_t n) {
-    if (n == 0) return;
+float expShiftedPortable(float* x, size_t n) {
+    if (n == 0) return 0.0f;
     float maxScore = -std::numeric_limits<float>::infinity();
     for (size_t i = 0; i < n; ++i) maxScore = std::max(maxScore, x[i]);
     float sum = 0.0f;
@@ -196,7 +209,12 @@ void softmaxPortable(float* x, size_t n) {
         x[i] = std::exp(x[i] - maxScore);
         sum += x[i];
     }
-    const float inv = 1.0f / sum;
+    return sum;
+}
+
+void softmaxPortable(float* x, size_t n) {
+    if (n == 0) return;
+    const float inv = 1.0f / expShiftedPortable(x, n);
     for (size_t i = 0; i < n; ++i) x[i] *= inv;
 }
 
@@ -210,6 +228,14 @@ void softmax(float* x, size_t n) {
     if (kPath == Path::Avx2) return softmaxAvx2(x, n);
 #endif
     softmaxPortable(x, n);
+}
+
+float expShifted(float* x, size_t n) {
+#ifdef HEARSAY_SIMD_X86
+    if (kPath == Path::Avx512) return expShiftedAvx512(x, n);
+    if (kPath == Path::Avx2) return expShiftedAvx2(x, n);
+#endif
+    return expShiftedPortable(x, n);
 }
 
 void gelu(float* x, size_t n) {

@@ -118,6 +118,24 @@ private slots:
         }
     }
 
+    void expShiftedMatchesDouble() {
+        // softmax() without its division (the attention tiles divide their outputs instead): the
+        // exponentials of x - max in place, each within 3e-6 of double's, and their sum returned.
+        for (auto* run : {&simd::expShifted, &simd::expShiftedPortable}) {
+            QCOMPARE(run(nullptr, 0), 0.0f);
+            for (size_t n : {1ul, 15ul, 17ul, 1500ul}) {
+                std::vector<float> x = randomValues(n, uint32_t(n * 5 + 1), 3.0f);
+                double maxValue = -1e300, sum = 0.0;
+                for (float v : x) maxValue = std::max(maxValue, double(v));
+                std::vector<double> want(n);
+                for (size_t i = 0; i < n; ++i) sum += want[i] = std::exp(double(x[i] - float(maxValue)));
+                const float total = run(x.data(), n);
+                QVERIFY2(std::abs(total - sum) <= 3e-6 * sum, qPrintable(QString("n %1: sum %2 vs %3").arg(n).arg(total).arg(sum)));
+                for (size_t i = 0; i < n; ++i) QVERIFY(std::abs(x[i] - want[i]) <= 3e-6 * want[i] + 1e-37);
+            }
+        }
+    }
+
     void geluMatchesDouble() {
         // |error| ≤ 2e-7 · max(1, |x|) + 1e-7 · |gelu(x)|: the erf approximation's 1.5e-7 times
         // 0.5|x|, and float rounding. Covers -12..12 densely and every tail length.

@@ -358,28 +358,38 @@ private slots:
         QTest::addColumn<int>("queries");
         QTest::addColumn<bool>("halfKv");
         QTest::addColumn<int>("keys");  // the first batch's; 0: 60 across, 7 past the queries causal
-        QTest::newRow("causal one query (decode step)") << true << 1 << false << 0;
-        QTest::newRow("causal few queries") << true << 5 << false << 0;
-        QTest::newRow("causal gemm path") << true << 45 << false << 0;
-        QTest::newRow("cross few queries") << false << 3 << false << 0;
-        QTest::newRow("cross gemm path") << false << 40 << false << 0;
+        QTest::addColumn<int>("headDim");
+        QTest::newRow("causal one query (decode step)") << true << 1 << false << 0 << 16;
+        QTest::newRow("causal few queries") << true << 5 << false << 0 << 16;
+        QTest::newRow("causal gemm path") << true << 45 << false << 0 << 16;
+        QTest::newRow("cross few queries") << false << 3 << false << 0 << 16;
+        QTest::newRow("cross gemm path") << false << 40 << false << 0 << 16;
         // The cross cache in half (CpuBackend with Fp16): the same products of the rounded values.
-        QTest::newRow("cross one query, half cache") << false << 1 << true << 0;
-        QTest::newRow("cross few queries, half cache") << false << 3 << true << 0;
-        QTest::newRow("cross gemm path, half cache") << false << 40 << true << 0;
+        QTest::newRow("cross one query, half cache") << false << 1 << true << 0 << 16;
+        QTest::newRow("cross few queries, half cache") << false << 3 << true << 0 << 16;
+        QTest::newRow("cross gemm path, half cache") << false << 40 << true << 0 << 16;
         // A decode step's 1500 keys, one query and a beam step's five.
-        QTest::newRow("cross one query, half cache, 1500 keys") << false << 1 << true << 1500;
-        QTest::newRow("cross five queries, half cache, 1500 keys") << false << 5 << true << 1500;
+        QTest::newRow("cross one query, half cache, 1500 keys") << false << 1 << true << 1500 << 16;
+        QTest::newRow("cross five queries, half cache, 1500 keys") << false << 5 << true << 1500 << 16;
         // A causal mask over a half cache (the cross cache has none, the kernels allow one).
-        QTest::newRow("causal few queries, half cache, 258 keys") << true << 5 << true << 258;
+        QTest::newRow("causal few queries, half cache, 258 keys") << true << 5 << true << 258 << 16;
+        // Whisper's head_dim and the encoder's 1500 keys (keys not a multiple of the AVX-512
+        // tiles' 32, queries not of their 24, 8 and 6), a prompt's causal block, and head_dims
+        // that end inside a vector of 16 (masked stores).
+        QTest::newRow("encoder shape, 1500 keys, head_dim 64") << false << 203 << false << 1500 << 64;
+        QTest::newRow("causal gemm path, head_dim 64") << true << 77 << false << 0 << 64;
+        QTest::newRow("cross gemm path, half cache, head_dim 64") << false << 50 << true << 333 << 64;
+        QTest::newRow("cross gemm path, head_dim 24") << false << 49 << false << 0 << 24;
+        QTest::newRow("causal gemm path, head_dim 72") << true << 38 << false << 0 << 72;
     }
     void attention() {
         QFETCH(bool, causal);
         QFETCH(int, queries);
         QFETCH(bool, halfKv);
         QFETCH(int, keys);
+        QFETCH(int, headDim);
         CpuBackend be(3, halfKv ? Precision::Fp16 : Precision::Fp32);
-        const int heads = 3, headDim = 16, stride = heads * headDim;
+        const int heads = 3, stride = heads * headDim;
         // Two batches (beams) with their own keys, as the self cache lays them out.
         const int keys0 = keys ? keys : causal ? queries + 7 : 60, keys1 = keys ? keys / 3 : causal ? queries : 33;
         const int keyRow1 = std::max(100, keys0);
