@@ -54,7 +54,7 @@ void CpuBackend::attentionTiles(const AttentionArgs& a, const AttentionBatch& ba
                     const size_t at = (batch.keyRow + i) * ks + col;
                     const float* key = kp.f32 ? kp.f32 + at : row.data();
                     if (!kp.f32) simd::convertHalf(kp.f16 + at, row.data(), width);
-                    for (size_t c = 0; c < width; ++c) kt[c * keyStride + i] = key[c];
+                    for (size_t c = 0; c < width; ++c) kt[simd::tileKeyIndex(i, c, width)] = key[c];
                     float* value = v.data() + i * valueStride;
                     if (vp.f32) {
                         std::copy(vp.f32 + at, vp.f32 + at + width, value);

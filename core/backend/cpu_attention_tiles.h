@@ -13,8 +13,9 @@ namespace hearsay::simd {
 // Queries per block: the block's scores (kTileQueries × keys floats) stay in the core's L2.
 constexpr int kTileQueries = 24;
 
-// One head's keys and values as attentionTile() reads them (CpuBackend lays them out):
-// kt[c·keyStride + i] = k_i[c] for c < headDim, with zero columns from `keys` to keyStride;
+// One head's keys and values as attentionTile() reads them (CpuBackend lays them out): the keys
+// transposed in chunks of 32, kt[tileKeyIndex(i, c, headDim)] = k_i[c] for c < headDim (each
+// chunk's headDim × 32 floats contiguous, zero for keys from `keys` to keyStride);
 // v[i·valueStride + c] = v_i[c], with zero columns from headDim to valueStride.
 struct TileHead {
     const float* kt = nullptr;
@@ -26,6 +27,9 @@ struct TileHead {
 };
 
 size_t tileKeyStride(int keys);      // keys rounded up to 32
+inline size_t tileKeyIndex(size_t key, size_t column, size_t headDim) {
+    return key / 32 * 32 * headDim + column * 32 + key % 32;
+}
 size_t tileValueStride(int headDim); // headDim rounded up to 16
 
 // True where attentionTile() runs: AVX-512F, unless HEARSAY_ATTENTION_TILES=0 (then CpuBackend

@@ -378,6 +378,8 @@ private slots:
         // that end inside a vector of 16 (masked stores).
         QTest::newRow("encoder shape, 1500 keys, head_dim 64") << false << 203 << false << 1500 << 64;
         QTest::newRow("causal gemm path, head_dim 64") << true << 77 << false << 0 << 64;
+        // Queries whose masks end before later chunks of 128 keys begin (the tiles skip those).
+        QTest::newRow("causal gemm path, 300 queries, head_dim 64") << true << 300 << false << 0 << 64;
         QTest::newRow("cross gemm path, half cache, head_dim 64") << false << 50 << true << 333 << 64;
         QTest::newRow("cross gemm path, head_dim 24") << false << 49 << false << 0 << 24;
         QTest::newRow("causal gemm path, head_dim 72") << true << 38 << false << 0 << 72;
