@@ -4,6 +4,7 @@
 // (24 accumulators) over chunks of 128 keys whose values stay in L1, scaled by 1/Σ at the end.
 #include "core/backend/cpu_attention_tiles.h"
 
+#include "core/backend/cpu_simd.h"
 #include "core/backend/cpu_vector_math.h"
 #include "core/backend/x86_simd.h"
 
@@ -182,12 +183,7 @@ size_t tileValueStride(int headDim) {
 bool usingAttentionTiles() {
     static const bool on = [] {
         if (const char* v = std::getenv("HEARSAY_ATTENTION_TILES"); v && std::string_view(v) == "0") return false;
-#ifdef HEARSAY_SIMD_X86
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx512f") != 0;
-#else
-        return false;
-#endif
+        return usingAvx512();
     }();
     return on;
 }
