@@ -66,6 +66,14 @@ QString keyName(int key) {
     return name ? QString::fromLatin1(name) : QString();
 }
 
+// A handle token no other request or session of this process has used: the portal makes the
+// object paths of requests and sessions from the caller's bus name and the token, and a session
+// still closing (Close is not waited for) would otherwise share its path with the next one.
+QString freshToken(const char* kind) {
+    static int count = 0;  // GUI thread only
+    return QString("hearsay_%1_%2").arg(kind).arg(++count);
+}
+
 } // namespace
 
 PortalShortcut::PortalShortcut(QDBusConnection bus, QObject* parent) : QObject(parent), m_bus(std::move(bus)) {
@@ -114,7 +122,7 @@ void PortalShortcut::bind(const QString& trigger, const QString& description) {
     m_trigger.clear();
     if (m_session.isEmpty()) {
         m_stage = Stage::CreatingSession;
-        request("CreateSession", {}, {{"session_handle_token", QString("hearsay")}});
+        request("CreateSession", {}, {{"session_handle_token", freshToken("session")}});
         return;
     }
     m_stage = Stage::Binding;
@@ -144,7 +152,7 @@ void PortalShortcut::close() {
 }
 
 void PortalShortcut::request(const QString& method, QVariantList args, QVariantMap options) {
-    const QString token = QString("hearsay_%1").arg(++m_tokens);
+    const QString token = freshToken("request");
     QString sender = m_bus.baseService().mid(1);  // ":1.42" -> "1_42"
     sender.replace('.', '_');
     // Listening before the call: the answer may come before the call returns.

@@ -69,7 +69,6 @@ private:
     QDBusConnection m_bus;
     Stage m_stage = Stage::Idle;
     QString m_requestPath, m_session, m_trigger, m_wantedTrigger, m_description;
-    int m_tokens = 0;
 };
 
 } // namespace hearsay::ui

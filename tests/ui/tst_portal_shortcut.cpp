@@ -74,7 +74,7 @@ private slots:
             start(&anywhere, &ui::DictateAnywhere::startRequested), stop(&anywhere, &ui::DictateAnywhere::stopRequested);
         anywhere.apply(settings("Ctrl+Alt+D", false));
         QVERIFY2(anywhere.shortcutStatus().contains("waiting for the desktop"), qPrintable(anywhere.shortcutStatus()));
-        QTRY_VERIFY_WITH_TIMEOUT(anywhere.shortcut().active(), 10000);
+        QTRY_VERIFY2_WITH_TIMEOUT(anywhere.shortcut().active(), qPrintable(anywhere.shortcutStatus()), 10000);
         QVERIFY(m_portal.waitForLine("gs-bind dictate CTRL+ALT+d Start or stop dictation (Hearsay)", 5000));
         // The desktop's words for the keys (this backend repeats the preferred trigger).
         QCOMPARE(anywhere.shortcutStatus(), QString("desktop portal (GlobalShortcuts): CTRL+ALT+d"));
@@ -88,7 +88,7 @@ private slots:
         QCOMPARE(toggle.count(), 1);  // toggle acts on the press only
 
         anywhere.apply(settings("Meta+F9", true));  // push-to-talk, another key: bound anew
-        QTRY_VERIFY_WITH_TIMEOUT(anywhere.shortcut().active(), 10000);
+        QTRY_VERIFY2_WITH_TIMEOUT(anywhere.shortcut().active(), qPrintable(anywhere.shortcutStatus()), 10000);
         QVERIFY(m_portal.waitForLine("gs-bind dictate LOGO+F9", 5000));
         m_portal.tellDesktop("press dictate");
         QTRY_COMPARE_WITH_TIMEOUT(start.count(), 1, 10000);
