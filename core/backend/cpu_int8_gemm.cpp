@@ -81,32 +81,92 @@ size_t int8PackedBytes(size_t n, size_t columns) {
     return (columns + kLanes - 1) / kLanes * (n / kBlock) * kGroupBytes;
 }
 
+namespace {
+
+// Sixteen lanes' 32 integers (lane l's at src + l·stride), each byte XOR `flip`, to a packed
+// group's order: [8 groups of four][16 lanes][4].
+void storeLanesPortable(const uint8_t* src, size_t stride, uint8_t flip, uint8_t* group) {
+    for (size_t lane = 0; lane < kLanes; ++lane) {
+        for (size_t j = 0; j < kBlock; ++j)
+            group[(j / 4 * kLanes + lane) * 4 + j % 4] = src[lane * stride + j] ^ flip;
+    }
+}
+
+#ifdef HEARSAY_SIMD_X86
+// The same as a transposition of 16 × 8 four-byte words: lanes l and l + 8 share a register (low and
+// high 256 bits), and both halves go through the 8 × 8 transposition of AVX2 code side by side.
+__attribute__((target("avx512f"))) void storeLanesAvx512(const uint8_t* src, size_t stride, uint8_t flip,
+                                                         uint8_t* group) {
+    const __m512i flipBytes = _mm512_set1_epi8(char(flip));
+    __m512i z[8], t[8];
+    for (size_t k = 0; k < 8; ++k) {
+        const __m256i low = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + k * stride));
+        const __m256i high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + (k + 8) * stride));
+        z[k] = _mm512_xor_si512(_mm512_inserti64x4(_mm512_castsi256_si512(low), high, 1), flipBytes);
+    }
+    for (size_t k = 0; k < 8; k += 2) {
+        t[k] = _mm512_unpacklo_epi32(z[k], z[k + 1]);
+        t[k + 1] = _mm512_unpackhi_epi32(z[k], z[k + 1]);
+    }
+    // u[g] (g < 4) holds words g (first 128 bits of each half) and g + 4 (second) of lanes 0-3,
+    // u[g + 4] the same of lanes 4-7.
+    __m512i u[8];
+    for (size_t h = 0; h < 2; ++h) {
+        const __m512i* a = t + 4 * h;
+        u[4 * h + 0] = _mm512_unpacklo_epi64(a[0], a[2]);
+        u[4 * h + 1] = _mm512_unpackhi_epi64(a[0], a[2]);
+        u[4 * h + 2] = _mm512_unpacklo_epi64(a[1], a[3]);
+        u[4 * h + 3] = _mm512_unpackhi_epi64(a[1], a[3]);
+    }
+    const __m512i first = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);   // each half's first 128 bits
+    const __m512i second = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2); // each half's second 128 bits
+    for (size_t g = 0; g < 4; ++g) {
+        _mm512_storeu_si512(group + g * 64, _mm512_permutex2var_epi64(u[g], first, u[g + 4]));
+        _mm512_storeu_si512(group + (g + 4) * 64, _mm512_permutex2var_epi64(u[g], second, u[g + 4]));
+    }
+}
+#endif
+
+void storeLanes(const uint8_t* src, size_t stride, uint8_t flip, uint8_t* group) {
+#ifdef HEARSAY_SIMD_X86
+    if (usingAvx512()) return storeLanesAvx512(src, stride, flip, group);
+#endif
+    storeLanesPortable(src, stride, flip, group);
+}
+
+} // namespace
+
 void packInt8Columns(Int8GemmFormat format, const uint8_t* w, size_t n, size_t first, size_t columns, uint8_t* packed) {
     const size_t blocks = n / kBlock, blockBytes = formatBlockBytes(format), rowBytes = blocks * blockBytes;
     const size_t groups = (columns + kLanes - 1) / kLanes;
+    constexpr uint8_t kQ8Flip = 0x80; // q8_0's q + 128: q's sign bit flipped
     for (size_t c = 0; c < groups; ++c) {
+        const size_t valid = std::min(kLanes, columns - c * kLanes);
+        const uint8_t* rows = w + (first + c * kLanes) * rowBytes;
         for (size_t b = 0; b < blocks; ++b) {
             uint8_t* group = packed + (c * blocks + b) * kGroupBytes;
-            for (size_t lane = 0; lane < kLanes; ++lane) {
-                const size_t o = c * kLanes + lane;
-                // Four integers of the lane for each of the block's 8 groups ([group][lane][4]),
-                // then the lane's d; a column past the end gets zeros, d = 0 among them.
-                uint8_t integers[kBlock] = {};
-                float d = 0.0f;
-                if (o < columns) {
-                    const uint8_t* block = w + (first + o) * rowBytes + b * blockBytes;
+            // Each lane's d after its integers; a column past the end gets zeros, d = 0 among them.
+            float d[kLanes] = {};
+            if (format == Int8GemmFormat::Q8_0 && valid == kLanes) {
+                // The integers straight from the 16 rows.
+                for (size_t lane = 0; lane < kLanes; ++lane)
+                    d[lane] = halfFromBytes(rows + lane * rowBytes + b * blockBytes);
+                storeLanes(rows + b * blockBytes + 2, rowBytes, kQ8Flip, group);
+            } else {
+                alignas(64) uint8_t integers[kLanes][kBlock] = {};
+                for (size_t lane = 0; lane < valid; ++lane) {
+                    const uint8_t* block = rows + lane * rowBytes + b * blockBytes;
                     if (format == Int8GemmFormat::Q8_0) {
-                        d = halfFromBytes(block);
+                        d[lane] = halfFromBytes(block);
                         for (size_t j = 0; j < kBlock; ++j)
-                            integers[j] = block[2 + j] ^ 0x80; // q + 128: q's sign bit flipped
+                            integers[lane][j] = block[2 + j] ^ kQ8Flip;
                     } else {
-                        q5Bytes(block, integers, &d);
+                        q5Bytes(block, integers[lane], &d[lane]);
                     }
                 }
-                for (size_t g = 0; g < kBlock / 4; ++g)
-                    std::memcpy(group + (g * kLanes + lane) * 4, integers + 4 * g, 4);
-                std::memcpy(group + kGroupIntegers + lane * sizeof(float), &d, sizeof d);
+                storeLanes(integers[0], kBlock, 0, group);
             }
+            std::memcpy(group + kGroupIntegers, d, sizeof d);
         }
     }
 }

@@ -143,18 +143,20 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
     submit(describe, [=, this] {
         std::unique_ptr<float[]> scratch(yHalf ? new float[r * m] : nullptr);
         float* const yp = yHalf ? scratch.get() : yFloat;
-        float beta = accumulate ? 1.0f : 0.0f;
-        if (bp) {
+        // With a bias, y's columns [b, e) get it first and the product is added (beta 1); each
+        // thread does its own columns, where it then works (an encoder's y is 1500 rows).
+        const float beta = accumulate || bp ? 1.0f : 0.0f;
+        const auto addBias = [&](size_t b, size_t e) {
+            if (!bp) return;
             for (size_t i = 0; i < r; ++i) {
                 float* row = yp + i * m;
                 if (accumulate) {
-                    for (size_t j = 0; j < m; ++j) row[j] += bp[j];
+                    for (size_t j = b; j < e; ++j) row[j] += bp[j];
                 } else {
-                    std::memcpy(row, bp, m * sizeof(float));
+                    std::memcpy(row + b, bp + b, (e - b) * sizeof(float));
                 }
             }
-            beta = 1.0f;
-        }
+        };
         // Work is split over the output features (rows of w): every thread reads its own part of
         // the weights once, which is what the memory-bound single-token steps need.
         const size_t threads = static_cast<size_t>(pool().threads());
@@ -165,6 +167,7 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
             const size_t chunk = small ? m : std::max<size_t>(64, (m + threads - 1) / threads);
             const simd::Int8Vector* xq = int8Inputs(xp, 1, n, blocks.data != nullptr);
             pool().parallelFor(m, chunk, [&](size_t b, size_t e, int) {
+                addBias(b, e);
                 rowTimesWeights(xp, xq, weight, b, e - b, n, beta, yp + b);
             });
         } else if (rows <= kSmallBatchRows) {
@@ -172,6 +175,7 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
             // a packed GEMM would copy all of W first.
             const simd::Int8Vector* xqs = int8Inputs(xp, r, n, blocks.data != nullptr);
             pool().parallelFor(m, small ? m : 64, [&](size_t b, size_t e, int) {
+                addBias(b, e);
                 for (size_t o = b; o < e; ++o) {
                     if (xqs) {
                         // Each pair of the row's blocks unpacked once for all the input rows.
@@ -222,6 +226,7 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
             });
             const size_t block = small ? m : ((m + threads - 1) / threads + 31) / 32 * 32;
             pool().parallelFor(m, block, [&](size_t b, size_t e, int) {
+                addBias(b, e);
                 thread_local std::vector<uint8_t> packed;
                 const size_t bytes = simd::int8PackedBytes(n, e - b);
                 if (packed.size() < bytes) packed.resize(bytes);
@@ -234,6 +239,7 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
             // An f16 or block W[b:e] is widened first into the thread's scratch (O(weights), next to the
             // O(rows × weights) product), so the GEMM is the float32 one.
             pool().parallelFor(m, block, [&](size_t b, size_t e, int) {
+                addBias(b, e);
                 thread_local std::vector<float> widened; // [e - b][in]
                 const float* wBlock = wp ? wp + b * n : nullptr;
                 if (!wp) {
