@@ -206,6 +206,23 @@ private slots:
         for (int i = 0; i < 10; ++i) putU16(bf, i == 9 ? 0x7F80 : 0x3F80);
         QCOMPARE(findNonFinite(view(DType::BF16, bf, 10)).value_or(-1), int64_t(9));
 
+        // Long tensors are scanned a chunk at a time: the first bad element of a later chunk, a
+        // tensor ending inside a chunk, and the largest finite values (all exponent bits but one).
+        const int64_t longCount = 10007;
+        std::vector<uint8_t> longHalf;
+        for (int64_t i = 0; i < longCount; ++i) putU16(longHalf, i % 2 ? 0x7BFF : 0xFBFF);
+        QVERIFY(!findNonFinite(view(DType::F16, longHalf, longCount)).has_value());
+        for (int64_t bad : {int64_t(10006), int64_t(9000), int64_t(8192)}) {
+            const uint16_t inf = 0x7C00;
+            std::memcpy(longHalf.data() + 2 * bad, &inf, 2);
+            QCOMPARE(findNonFinite(view(DType::F16, longHalf, longCount)).value_or(-1), bad);
+        }
+        std::vector<float> longFloat(longCount, -3.4e38f);
+        longFloat[5000] = NAN;
+        std::vector<uint8_t> longBytes(4 * longCount);
+        std::memcpy(longBytes.data(), longFloat.data(), longBytes.size());
+        QCOMPARE(findNonFinite(view(DType::F32, longBytes, longCount)).value_or(-1), int64_t(5000));
+
         // q4_1 with a finite scale but an infinite minimum in the second block.
         std::vector<uint8_t> q;
         for (int block = 0; block < 3; ++block) {
