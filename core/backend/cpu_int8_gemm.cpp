@@ -134,6 +134,34 @@ void storeLanes(const uint8_t* src, size_t stride, uint8_t flip, uint8_t* group)
     storeLanesPortable(src, stride, flip, group);
 }
 
+// The unsigned integers (q + 16: the stored five bits) and d of block b of `count` q5_0 rows
+// from `rows` on, rowBytes apart.
+void q5Lanes(const uint8_t* rows, size_t rowBytes, size_t b, size_t count, uint8_t (*integers)[kBlock], float* d) {
+    for (size_t lane = 0; lane < count; ++lane)
+        q5Bytes(rows + lane * rowBytes + b * kQ5BlockBytes, integers[lane], &d[lane]);
+}
+
+#ifdef HEARSAY_SIMD_X86
+// The same for 16 rows: a block's low nibbles (its first 16 integers in the low bits of qs, the
+// last 16 in the high bits), with 16 added where its qh bit is set.
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void q5LanesAvx512(const uint8_t* rows, size_t rowBytes,
+                                                                        size_t b, uint8_t (*integers)[kBlock],
+                                                                        float* d) {
+    const __m128i nibble = _mm_set1_epi8(0x0F);
+    const __m256i sixteen = _mm256_set1_epi8(0x10);
+    for (size_t lane = 0; lane < kLanes; ++lane) {
+        const uint8_t* block = rows + lane * rowBytes + b * kQ5BlockBytes;
+        d[lane] = halfFromBytes(block);
+        uint32_t high;
+        std::memcpy(&high, block + 2, sizeof high);
+        const __m128i qs = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 6));
+        const __m256i low = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(qs, 4), nibble), _mm_and_si128(qs, nibble));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(integers[lane]),
+                           _mm256_or_si256(low, _mm256_maskz_mov_epi8(__mmask32(high), sixteen)));
+    }
+}
+#endif
+
 } // namespace
 
 void packInt8Columns(Int8GemmFormat format, const uint8_t* w, size_t n, size_t first, size_t columns, uint8_t* packed) {
@@ -153,17 +181,20 @@ void packInt8Columns(Int8GemmFormat format, const uint8_t* w, size_t n, size_t f
                     d[lane] = halfFromBytes(rows + lane * rowBytes + b * blockBytes);
                 storeLanes(rows + b * blockBytes + 2, rowBytes, kQ8Flip, group);
             } else {
-                alignas(64) uint8_t integers[kLanes][kBlock] = {};
-                for (size_t lane = 0; lane < valid; ++lane) {
-                    const uint8_t* block = rows + lane * rowBytes + b * blockBytes;
-                    if (format == Int8GemmFormat::Q8_0) {
+                alignas(64) uint8_t integers[kLanes][kBlock];
+                if (valid < kLanes) std::memset(integers, 0, sizeof integers);
+                if (format == Int8GemmFormat::Q8_0) {
+                    for (size_t lane = 0; lane < valid; ++lane) {
+                        const uint8_t* block = rows + lane * rowBytes + b * blockBytes;
                         d[lane] = halfFromBytes(block);
                         for (size_t j = 0; j < kBlock; ++j)
                             integers[lane][j] = block[2 + j] ^ kQ8Flip;
-                    } else {
-                        q5Bytes(block, integers[lane], &d[lane]);
                     }
                 }
+#ifdef HEARSAY_SIMD_X86
+                else if (valid == kLanes && usingVnniDots()) q5LanesAvx512(rows, rowBytes, b, integers, d);
+#endif
+                else q5Lanes(rows, rowBytes, b, valid, integers, d);
                 storeLanes(integers[0], kBlock, 0, group);
             }
             std::memcpy(group + kGroupIntegers, d, sizeof d);
