@@ -101,9 +101,11 @@ template <class F> void gemvInt8Portable(const Int8Vector& x, const uint8_t* w, 
 #define HEARSAY_INT8_TARGET "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c"
 
 Int8Kernels detectInt8Kernels() {
-    if (const char* v = std::getenv("HEARSAY_INT8_DOTS"); v && std::string_view(v) == "0") return Int8Kernels::None;
+    const char* v = std::getenv("HEARSAY_INT8_DOTS");
+    if (v && std::string_view(v) == "0") return Int8Kernels::None;
     __builtin_cpu_init();
-    if (usingAvx512() && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+    const bool avx2Asked = v && std::string_view(v) == "avx2";
+    if (!avx2Asked && usingAvx512() && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
         __builtin_cpu_supports("avx512vnni")) {
         return Int8Kernels::Vnni;
     }
@@ -514,6 +516,10 @@ bool usingInt8Dots() {
 
 bool usingVnniDots() {
     return int8Kernels() == Int8Kernels::Vnni;
+}
+
+bool usingAvx2Dots() {
+    return int8Kernels() == Int8Kernels::Avx2;
 }
 
 const char* int8DotsKernels() {

@@ -35,6 +35,9 @@ bool usingInt8Dots();
 const char* int8DotsKernels();
 // True where they are AVX-512 VNNI's.
 bool usingVnniDots();
+// True where they are AVX2's (also on a CPU with VNNI where HEARSAY_INT8_DOTS=avx2 asks for them,
+// so that the AVX2 kernels are tested on every x86 machine).
+bool usingAvx2Dots();
 
 // out = x quantised (resized, never shrunk: a thread's vector is reused across steps).
 void quantizeInt8(const float* x, size_t n, Int8Vector& out);
@@ -62,6 +65,7 @@ enum class Int8GemmFormat { Q8_0, Q5_0 };
 // Rows of x quantised as quantizeInt8 quantises one, side by side.
 struct Int8Rows {
     size_t n = 0;                // the width of a row
+    Int8GemmFormat format = Int8GemmFormat::Q8_0; // the weights' format the starts were made for
     std::vector<int8_t> q;       // rows × n
     std::vector<float> scale;    // rows × n / 32: dx of each block
     std::vector<int32_t> start;  // rows × n / 32: −offset·Σq of each block (the accumulator's start)
@@ -70,8 +74,8 @@ struct Int8Rows {
 // Rows [first, first + count) of x (rows of n) into `rows`, which reshape() sized.
 void quantizeInt8Rows(const float* x, size_t first, size_t count, size_t n, Int8GemmFormat format, Int8Rows& rows);
 
-// True where gemmInt8 is the encoder's path: AVX-512 VNNI, unless HEARSAY_INT8_GEMM=0 (or
-// HEARSAY_INT8_DOTS=0) asks for the float32 GEMM.
+// True where gemmInt8 is the encoder's path: where the integer kernels run (AVX-512 VNNI or
+// AVX2), unless HEARSAY_INT8_GEMM=0 (or HEARSAY_INT8_DOTS=0) asks for the float32 GEMM.
 bool usingInt8Gemm();
 // Bytes packInt8Columns writes for `columns` columns of n inputs.
 size_t int8PackedBytes(size_t n, size_t columns);

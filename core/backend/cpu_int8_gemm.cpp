@@ -12,6 +12,9 @@
 // float sum. A vpdpbusd does 64 multiply-adds where a float32 FMA does 16, and on the Xeon of
 // RESULTS.md's "CPU run 12" it issues a little over half as often as the FMA, so a core multiplies
 // about 2.4 times as fast here as in the SGEMM (about 410 against 171 billion operations a second).
+// CPUs with AVX2 but no VNNI take the same packing through vpmaddubsw and vpmaddwd (below, at
+// tileAvx2): on the Zen 3 of "CPU run 14", one core ran q5_0 at 0.6-0.7x the SGEMM's time and
+// q8_0 at 0.9x.
 #include "core/backend/cpu_int8.h"
 
 #include "core/backend/cpu_simd.h"
@@ -55,6 +58,7 @@ void quantizeInt8Rows(const float* x, size_t first, size_t count, size_t n, Int8
     thread_local Int8Vector one;
     const size_t blocks = n / kBlock;
     const int offset = int8GemmOffset(format);
+    rows.format = format;
     for (size_t i = first; i < first + count; ++i) {
         quantizeInt8(x + i * n, n, one);
         std::memcpy(rows.q.data() + i * n, one.q.data(), n);
@@ -127,9 +131,44 @@ __attribute__((target("avx512f"))) void storeLanesAvx512(const uint8_t* src, siz
 }
 #endif
 
+#ifdef HEARSAY_SIMD_X86
+// The AVX2 form: lanes 0-7, then 8-15, each an 8 × 8 transposition of four-byte words.
+__attribute__((target("avx2"))) void storeLanesAvx2(const uint8_t* src, size_t stride, uint8_t flip,
+                                                     uint8_t* group) {
+    const __m256i flipBytes = _mm256_set1_epi8(char(flip));
+    for (size_t half = 0; half < 2; ++half) {
+        __m256i z[8], t[8], u[8];
+        for (size_t k = 0; k < 8; ++k) {
+            const auto* row = reinterpret_cast<const __m256i*>(src + (half * 8 + k) * stride);
+            z[k] = _mm256_xor_si256(_mm256_loadu_si256(row), flipBytes);
+        }
+        for (size_t k = 0; k < 8; k += 2) {
+            t[k] = _mm256_unpacklo_epi32(z[k], z[k + 1]);
+            t[k + 1] = _mm256_unpackhi_epi32(z[k], z[k + 1]);
+        }
+        // u[g] (g < 4): word g (first 128 bits) and g + 4 (second) of lanes 0-3; u[g + 4]: of lanes 4-7.
+        for (size_t h = 0; h < 2; ++h) {
+            const __m256i* a = t + 4 * h;
+            u[4 * h + 0] = _mm256_unpacklo_epi64(a[0], a[2]);
+            u[4 * h + 1] = _mm256_unpackhi_epi64(a[0], a[2]);
+            u[4 * h + 2] = _mm256_unpacklo_epi64(a[1], a[3]);
+            u[4 * h + 3] = _mm256_unpackhi_epi64(a[1], a[3]);
+        }
+        for (size_t g = 0; g < 4; ++g) {
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(group + g * 64 + half * 32),
+                                _mm256_permute2x128_si256(u[g], u[g + 4], 0x20));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(group + (g + 4) * 64 + half * 32),
+                                _mm256_permute2x128_si256(u[g], u[g + 4], 0x31));
+        }
+    }
+}
+#endif
+
 void storeLanes(const uint8_t* src, size_t stride, uint8_t flip, uint8_t* group) {
 #ifdef HEARSAY_SIMD_X86
-    if (usingAvx512()) return storeLanesAvx512(src, stride, flip, group);
+    // Chosen with the integer kernels, so that each of the tests' kernel choices covers one form.
+    if (usingVnniDots()) return storeLanesAvx512(src, stride, flip, group);
+    if (usingAvx2Dots()) return storeLanesAvx2(src, stride, flip, group);
 #endif
     storeLanesPortable(src, stride, flip, group);
 }
@@ -158,6 +197,27 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void q5LanesAvx512(const ui
         const __m256i low = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(qs, 4), nibble), _mm_and_si128(qs, nibble));
         _mm256_store_si256(reinterpret_cast<__m256i*>(integers[lane]),
                            _mm256_or_si256(low, _mm256_maskz_mov_epi8(__mmask32(high), sixteen)));
+    }
+}
+
+// The AVX2 form: each qh bit spread to a byte (0xFF where set) by a shuffle and a compare.
+__attribute__((target("avx2"))) void q5LanesAvx2(const uint8_t* rows, size_t rowBytes, size_t b,
+                                                 uint8_t (*integers)[kBlock], float* d) {
+    const __m128i nibble = _mm_set1_epi8(0x0F);
+    const __m256i sixteen = _mm256_set1_epi8(0x10);
+    const __m256i spreadOrder = _mm256_setr_epi64x(0, 0x0101010101010101, 0x0202020202020202, 0x0303030303030303);
+    const __m256i bitOfByte = _mm256_set1_epi64x(int64_t(0x8040201008040201));
+    for (size_t lane = 0; lane < kLanes; ++lane) {
+        const uint8_t* block = rows + lane * rowBytes + b * kQ5BlockBytes;
+        d[lane] = halfFromBytes(block);
+        uint32_t high;
+        std::memcpy(&high, block + 2, sizeof high);
+        const __m128i qs = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 6));
+        const __m256i low = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(qs, 4), nibble), _mm_and_si128(qs, nibble));
+        const __m256i spread = _mm256_and_si256(_mm256_shuffle_epi8(_mm256_set1_epi32(int(high)), spreadOrder), bitOfByte);
+        const __m256i set = _mm256_cmpeq_epi8(spread, bitOfByte);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(integers[lane]),
+                           _mm256_or_si256(low, _mm256_and_si256(set, sixteen)));
     }
 }
 #endif
@@ -193,6 +253,7 @@ void packInt8Columns(Int8GemmFormat format, const uint8_t* w, size_t n, size_t f
                 }
 #ifdef HEARSAY_SIMD_X86
                 else if (valid == kLanes && usingVnniDots()) q5LanesAvx512(rows, rowBytes, b, integers, d);
+                else if (valid == kLanes && usingAvx2Dots()) q5LanesAvx2(rows, rowBytes, b, integers, d);
 #endif
                 else q5Lanes(rows, rowBytes, b, valid, integers, d);
                 storeLanes(integers[0], kBlock, 0, group);
@@ -327,13 +388,126 @@ void gemmInt8Vnni(const Int8Rows& x, size_t first, size_t count, const uint8_t* 
     }
 }
 
+// The AVX2 form (cpu_int8.cpp's AVX2 kernels: vpmaddubsw, then vpmaddwd with ones, for one
+// vpdpbusd), in tiles of R rows × 8 columns: one half of each 64-byte line of a packed group. q5_0's
+// stored integers (0..31) go in unsigned as packed, and the sum starts at x's start as on the VNNI
+// path (a pair of products at most 2·31·127). q8_0's packed q + 128 would let a pair pass 32767, so
+// its sign bit is flipped back and it goes in as in the single-row kernel: |q| on the unsigned side
+// and x with q's sign on the signed one (a pair at most 2·128·127); its sum then starts at 0. The
+// block sums equal the VNNI path's exactly, and so do the float sums.
+#define HEARSAY_INT8_GEMM_AVX2_TARGET "avx2,fma"
+
+template <size_t R, bool signedWeights>
+__attribute__((target(HEARSAY_INT8_GEMM_AVX2_TARGET))) void tileAvx2(const Int8Rows& x, size_t i0, const uint8_t* g,
+                                                                    size_t valid, float beta, float* y, size_t ldy) {
+    const size_t blocks = x.n / kBlock;
+    const __m256i flip = _mm256_set1_epi8(char(0x80));
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256 f[R];
+#pragma GCC unroll 8
+    for (size_t r = 0; r < R; ++r)
+        f[r] = _mm256_setzero_ps();
+    const int8_t* q = x.q.data() + i0 * x.n;
+    const int32_t* start = x.start.data() + i0 * blocks;
+    const float* scale = x.scale.data() + i0 * blocks;
+    for (size_t b = 0; b < blocks; ++b) {
+        const uint8_t* p = g + b * kGroupBytes;
+        __m256i a[R];
+#pragma GCC unroll 8
+        for (size_t r = 0; r < R; ++r)
+            a[r] = signedWeights ? _mm256_setzero_si256() : _mm256_set1_epi32(start[r * blocks + b]);
+        if constexpr (signedWeights) {
+#pragma GCC unroll 8
+            for (size_t k = 0; k < kBlock / 4; ++k) {
+                const __m256i w = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + k * 64)), flip);
+                const __m256i unsignedSide = _mm256_abs_epi8(w);
+#pragma GCC unroll 8
+                for (size_t r = 0; r < R; ++r) {
+                    int32_t four;
+                    std::memcpy(&four, q + r * x.n + b * kBlock + 4 * k, sizeof four);
+                    const __m256i xb = _mm256_sign_epi8(_mm256_set1_epi32(four), w);
+                    a[r] = _mm256_add_epi32(a[r], _mm256_madd_epi16(_mm256_maddubs_epi16(unsignedSide, xb), ones));
+                }
+            }
+        } else {
+            // A pair is at most 2·31·127 = 7874, so four k-steps' pairs add up in int16 (at most
+            // 31496) before one vpmaddwd widens them: 10 multiplies a block instead of 16.
+#pragma GCC unroll 2
+            for (size_t k0 = 0; k0 < kBlock / 4; k0 += 4) {
+                __m256i pairs[R];
+#pragma GCC unroll 8
+                for (size_t r = 0; r < R; ++r)
+                    pairs[r] = _mm256_setzero_si256();
+#pragma GCC unroll 4
+                for (size_t k = k0; k < k0 + 4; ++k) {
+                    const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + k * 64));
+#pragma GCC unroll 8
+                    for (size_t r = 0; r < R; ++r) {
+                        int32_t four;
+                        std::memcpy(&four, q + r * x.n + b * kBlock + 4 * k, sizeof four);
+                        pairs[r] = _mm256_add_epi16(pairs[r], _mm256_maddubs_epi16(w, _mm256_set1_epi32(four)));
+                    }
+                }
+#pragma GCC unroll 8
+                for (size_t r = 0; r < R; ++r)
+                    a[r] = _mm256_add_epi32(a[r], _mm256_madd_epi16(pairs[r], ones));
+            }
+        }
+        const __m256 d = _mm256_loadu_ps(reinterpret_cast<const float*>(p + kGroupIntegers));
+#pragma GCC unroll 8
+        for (size_t r = 0; r < R; ++r) {
+            const __m256 dx = _mm256_set1_ps(scale[r * blocks + b]);
+            f[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(a[r]), _mm256_mul_ps(d, dx), f[r]);
+        }
+    }
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(valid)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+#pragma GCC unroll 8
+    for (size_t r = 0; r < R; ++r) {
+        float* row = y + (i0 + r) * ldy;
+        if (beta != 0.0f) f[r] = _mm256_add_ps(f[r], _mm256_maskload_ps(row, mask));
+        _mm256_maskstore_ps(row, mask, f[r]);
+    }
+}
+
+constexpr size_t kTileRowsAvx2 = 4;
+
+template <size_t R, bool signedWeights>
+void tileRowsAvx2(const Int8Rows& x, size_t i0, size_t rows, const uint8_t* g, size_t valid, float beta, float* y,
+                  size_t ldy) {
+    if constexpr (R > 0) {
+        if (rows == R) return tileAvx2<R, signedWeights>(x, i0, g, valid, beta, y, ldy);
+        return tileRowsAvx2<R - 1, signedWeights>(x, i0, rows, g, valid, beta, y, ldy);
+    }
+}
+
+template <bool signedWeights>
+void gemmInt8Avx2(const Int8Rows& x, size_t first, size_t count, const uint8_t* packed, size_t columns, float beta,
+                  float* y, size_t ldy) {
+    const size_t blocks = x.n / kBlock, groups = (columns + kLanes - 1) / kLanes;
+    for (size_t i = first; i < first + count; i += kRowBlock) {
+        const size_t rowEnd = std::min(first + count, i + kRowBlock);
+        for (size_t c = 0; c < groups; ++c) {
+            for (size_t half = 0; half < 2; ++half) {
+                const size_t column = c * kLanes + half * 8;
+                if (column >= columns) break;
+                const size_t valid = std::min<size_t>(8, columns - column);
+                const uint8_t* g = packed + c * blocks * kGroupBytes + half * 32;
+                for (size_t r = i; r < rowEnd; r += kTileRowsAvx2) {
+                    const size_t rows = std::min(kTileRowsAvx2, rowEnd - r);
+                    tileRowsAvx2<kTileRowsAvx2, signedWeights>(x, r, rows, g, valid, beta, y + column, ldy);
+                }
+            }
+        }
+    }
+}
+
 } // namespace
 #endif
 
 bool usingInt8Gemm() {
     static const bool on = [] {
         if (const char* v = std::getenv("HEARSAY_INT8_GEMM"); v && std::string_view(v) == "0") return false;
-        return usingVnniDots();
+        return usingVnniDots() || usingAvx2Dots();
     }();
     return on;
 }
@@ -342,6 +516,10 @@ void gemmInt8(const Int8Rows& x, size_t first, size_t count, const uint8_t* pack
               float* y, size_t ldy) {
 #ifdef HEARSAY_SIMD_X86
     if (usingVnniDots()) return gemmInt8Vnni(x, first, count, packed, columns, beta, y, ldy);
+    if (usingAvx2Dots()) {
+        if (x.format == Int8GemmFormat::Q8_0) return gemmInt8Avx2<true>(x, first, count, packed, columns, beta, y, ldy);
+        return gemmInt8Avx2<false>(x, first, count, packed, columns, beta, y, ldy);
+    }
 #endif
     gemmInt8Portable(x, first, count, packed, columns, beta, y, ldy);
 }

@@ -215,9 +215,10 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
                 }
             });
         } else if (const auto format = int8GemmFormat(weight)) {
-            // Block weights with AVX-512 VNNI: x quantised to int8 row by row (as a decode step's
-            // x is), then one integer GEMM per thread on a block of output columns, its columns
-            // repacked first (O(weights), a quarter of the float32 widening's bytes).
+            // Block weights where the integer GEMM runs (AVX-512 VNNI; AVX2): x quantised to int8
+            // row by row (as a decode step's x is), then one integer GEMM per thread on a block of
+            // output columns, its columns repacked first (O(weights), a quarter of the float32
+            // widening's bytes).
             thread_local simd::Int8Rows rowsOfThisThread;
             simd::Int8Rows& quantized = rowsOfThisThread;  // the workers' lambdas share this thread's
             quantized.reshape(r, n);

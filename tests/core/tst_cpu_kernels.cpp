@@ -392,8 +392,9 @@ private slots:
         QFETCH(QString, format);
         const BlockKernels k = kernelsOf(format);
         const auto gemmFormat = k.type == DType::Q8_0 ? simd::Int8GemmFormat::Q8_0 : simd::Int8GemmFormat::Q5_0;
-        qInfo("integer GEMM kernel: %s",
-              simd::usingVnniDots() ? "AVX-512 VNNI" : "the portable twin (AVX-512 VNNI absent or switched off)");
+        qInfo("integer GEMM kernel: %s", simd::usingVnniDots()   ? "AVX-512 VNNI"
+                                         : simd::usingAvx2Dots() ? "AVX2"
+                                                                 : "the portable twin (no integer kernels, or switched off)");
         for (size_t n : {32ul, 96ul, 384ul}) {
             for (size_t rows : {1ul, 5ul, 6ul, 13ul, 97ul, 200ul}) {
                 for (size_t columns : {1ul, 16ul, 17ul, 33ul, 70ul}) {

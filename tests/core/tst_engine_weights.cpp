@@ -108,9 +108,9 @@ private slots:
             const double blockLogitsError = test::relativeError(logits[0], widenedLogits);
             qInfo("%s blocks vs widened: encoder %.3g, logits %.3g (relative)", qPrintable(dtype), blockError,
                   blockLogitsError);
-            // The encoder's q8_0 and q5_0 GEMMs run on the integer GEMM where the CPU has AVX-512
-            // VNNI (cpu_int8.h), x rounded to 8 bits per block of 32 as a decode step's is: the
-            // encoder output moves by 1 to 2% (0.017 for q8_0, 0.011 for q5_0 measured).
+            // The encoder's q8_0 and q5_0 GEMMs run on the integer GEMM where usingInt8Gemm() says
+            // (cpu_int8.h), x rounded to 8 bits per block of 32 as a decode step's is: the encoder
+            // output moves by 1 to 2% (0.017 for q8_0, 0.011 for q5_0 measured).
             const bool int8Encoder = simd::usingInt8Gemm() && dtype != "q5_1";
             QVERIFY2(blockError < (int8Encoder ? 0.03 : 1e-5), qPrintable(QString::number(blockError)));
             QVERIFY(blockLogitsError < (simd::usingInt8Dots() ? 0.03 : 1e-4));
