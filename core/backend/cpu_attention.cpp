@@ -20,7 +20,7 @@ size_t CpuBackend::attentionWorkspaceElements(int queries, int keys) const {
     if (queries < kGemmAttentionQueries) return 0;
     // One [query block][keys] score matrix per thread (heads run in parallel, each over its
     // queries a block at a time): the encoder's 1500 x 1500 scores would be 9 MB per thread.
-    // With the AVX-512 tiles, one block of kTileQueries scores per thread, rows padded to 32 keys.
+    // With the register tiles, one block of kTileQueries scores per thread, rows padded to 32 keys.
     if (simd::usingAttentionTiles()) {
         const int rows = std::min(queries, simd::kTileQueries);
         return static_cast<size_t>(threads()) * static_cast<size_t>(rows) * simd::tileKeyStride(keys);

@@ -1,7 +1,8 @@
-// attentionTile(): scores in tiles of up to 8 queries × 32 keys (16 accumulators, the queries
-// broadcast, the transposed keys loaded two vectors per head_dim column), the row's exponentials
-// in place (expShifted), then the weighted sum in tiles of up to 6 queries × 64 output columns
-// (24 accumulators) over chunks of 128 keys whose values stay in L1, scaled by 1/Σ at the end.
+// attentionTile(): scores in tiles of up to 8 queries × 32 keys (AVX-512: 16 accumulators, the
+// queries broadcast, the transposed keys loaded two vectors per head_dim column; AVX2: 6 queries ×
+// 16 keys), the row's exponentials in place (expShifted), then the weighted sum in tiles of up to 6
+// queries × 64 output columns (AVX-512: 24 accumulators; AVX2: 6 × 16 columns, 12 accumulators)
+// over chunks of 128 keys whose values stay in L1, scaled by 1/Σ at the end.
 #include "core/backend/cpu_attention_tiles.h"
 
 #include "core/backend/cpu_simd.h"
@@ -17,11 +18,9 @@
 namespace hearsay::simd {
 namespace {
 
-constexpr int kScoreRows = 8;   // queries per score tile
-constexpr int kScoreKeys = 32;  // keys per score tile
+constexpr int kScoreKeys = 32;  // keys per chunk of the transposed keys (tileKeyIndex)
 constexpr int kValueRows = 6;   // queries per weighted-sum tile
-constexpr int kValueVectors = 4;  // 16-float vectors of output columns per weighted-sum tile
-constexpr int kValueKeys = 128;   // keys per chunk of the weighted sums
+constexpr int kValueKeys = 128; // keys per chunk of the weighted sums
 
 #ifdef HEARSAY_SIMD_X86
 int visibleOf(const TileHead& head, bool causal, int firstVisible, int r) {
@@ -35,12 +34,19 @@ float exponentials(float* row, int visible, int keys) {
     return 1.0f / sum;
 }
 
-#define HEARSAY_TILE_TARGET __attribute__((target("avx512f")))
+using ScoreTile = void (*)(const float*, size_t, const float*, int, float, float*, size_t);
+using ValueTile = void (*)(const float*, size_t, int, int, const float*, size_t, float*, size_t, bool);
+
+// The two kernels in each instruction set: the same loops in vectors of 16 floats (AVX-512) or 8
+// (AVX2). A score tile is R queries × two vectors of keys: a whole chunk of 32 keys with AVX-512
+// (16 accumulators at R = 8), half of one with AVX2 (12 of its 16 registers at R = 6). A
+// weighted-sum tile is R queries × NV vectors of output columns (AVX-512: 6 × 4 vectors, 64
+// columns; AVX2: 6 × 2, 16 columns).
 
 // s[r][0..32) = scale · q_r · the 32 keys of one chunk of kt (kt[c·32 + i] = k_i[c]), r < R.
 template <int R>
-HEARSAY_TILE_TARGET void scoreTile(const float* q, size_t qStride, const float* kt, int hd, float scale, float* s,
-                                   size_t sStride) {
+__attribute__((target("avx512f"))) void scoreTileAvx512(const float* q, size_t qStride, const float* kt, int hd,
+                                                        float scale, float* s, size_t sStride) {
     __m512 a0[R], a1[R];
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) a0[r] = a1[r] = _mm512_setzero_ps();
@@ -63,11 +69,38 @@ HEARSAY_TILE_TARGET void scoreTile(const float* q, size_t qStride, const float* 
     }
 }
 
+// The same for 16 of a chunk's keys (kt points at the first of them within the chunk).
+template <int R>
+__attribute__((target("avx2,fma"))) void scoreTileAvx2(const float* q, size_t qStride, const float* kt, int hd,
+                                                       float scale, float* s, size_t sStride) {
+    __m256 a0[R], a1[R];
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) a0[r] = a1[r] = _mm256_setzero_ps();
+    for (int c = 0; c < hd; ++c) {
+        const float* k = kt + static_cast<size_t>(c) * kScoreKeys;
+        const __m256 k0 = _mm256_loadu_ps(k), k1 = _mm256_loadu_ps(k + 8);
+#pragma GCC unroll 8
+        for (int r = 0; r < R; ++r) {
+            const __m256 b = _mm256_set1_ps(q[static_cast<size_t>(r) * qStride + static_cast<size_t>(c)]);
+            a0[r] = _mm256_fmadd_ps(b, k0, a0[r]);
+            a1[r] = _mm256_fmadd_ps(b, k1, a1[r]);
+        }
+    }
+    const __m256 sc = _mm256_set1_ps(scale);
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+        float* row = s + static_cast<size_t>(r) * sStride;
+        _mm256_storeu_ps(row, _mm256_mul_ps(a0[r], sc));
+        _mm256_storeu_ps(row + 8, _mm256_mul_ps(a1[r], sc));
+    }
+}
+
 // sums[r][0..16·NV) (+)= Σ_{begin≤i<end} p[r][i] · v[i][0..16·NV), r < R: set on the first
 // chunk of keys, added to on the others.
 template <int R, int NV>
-HEARSAY_TILE_TARGET void valueTile(const float* p, size_t pStride, int begin, int end, const float* v,
-                                   size_t valueStride, float* sums, size_t sumStride, bool first) {
+__attribute__((target("avx512f"))) void valueTileAvx512(const float* p, size_t pStride, int begin, int end,
+                                                        const float* v, size_t valueStride, float* sums,
+                                                        size_t sumStride, bool first) {
     __m512 acc[R][NV];
 #pragma GCC unroll 6
     for (int r = 0; r < R; ++r) {
@@ -95,35 +128,74 @@ HEARSAY_TILE_TARGET void valueTile(const float* p, size_t pStride, int begin, in
     }
 }
 
-using ScoreTile = void (*)(const float*, size_t, const float*, int, float, float*, size_t);
-using ValueTile = void (*)(const float*, size_t, int, int, const float*, size_t, float*, size_t, bool);
-
-template <int R>
-ValueTile valueTileFor(int vectors) {
-    switch (vectors) {
-    case 1: return valueTile<R, 1>;
-    case 2: return valueTile<R, 2>;
-    case 3: return valueTile<R, 3>;
-    default: return valueTile<R, 4>;
+// The same in vectors of 8 columns.
+template <int R, int NV>
+__attribute__((target("avx2,fma"))) void valueTileAvx2(const float* p, size_t pStride, int begin, int end,
+                                                       const float* v, size_t valueStride, float* sums,
+                                                       size_t sumStride, bool first) {
+    __m256 acc[R][NV];
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 4
+        for (int c = 0; c < NV; ++c) {
+            acc[r][c] = first ? _mm256_setzero_ps() : _mm256_loadu_ps(sums + static_cast<size_t>(r) * sumStride + 8 * c);
+        }
+    }
+    for (int i = begin; i < end; ++i) {
+        const float* vi = v + static_cast<size_t>(i) * valueStride;
+        __m256 vv[NV];
+#pragma GCC unroll 4
+        for (int c = 0; c < NV; ++c) vv[c] = _mm256_loadu_ps(vi + 8 * c);
+#pragma GCC unroll 6
+        for (int r = 0; r < R; ++r) {
+            const __m256 b = _mm256_set1_ps(p[static_cast<size_t>(r) * pStride + static_cast<size_t>(i)]);
+#pragma GCC unroll 4
+            for (int c = 0; c < NV; ++c) acc[r][c] = _mm256_fmadd_ps(b, vv[c], acc[r][c]);
+        }
+    }
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 4
+        for (int c = 0; c < NV; ++c) _mm256_storeu_ps(sums + static_cast<size_t>(r) * sumStride + 8 * c, acc[r][c]);
     }
 }
 
-ValueTile valueTileFor(int rows, int vectors) {
-    switch (rows) {
-    case 1: return valueTileFor<1>(vectors);
-    case 2: return valueTileFor<2>(vectors);
-    case 3: return valueTileFor<3>(vectors);
-    case 4: return valueTileFor<4>(vectors);
-    case 5: return valueTileFor<5>(vectors);
-    default: return valueTileFor<6>(vectors);
-    }
-}
+// An instruction set's tiles: score tiles of 1..scoreRows queries (each over scoreKeys keys),
+// weighted-sum tiles of 1..kValueRows queries × 1..valueVectors vectors of `width` columns.
+struct TileKernels {
+    int width;
+    int scoreRows;
+    int scoreKeys;
+    int valueVectors;
+    ScoreTile score[8];
+    ValueTile value[kValueRows][4];
+};
 
-constexpr ScoreTile kScoreTiles[kScoreRows] = {scoreTile<1>, scoreTile<2>, scoreTile<3>, scoreTile<4>,
-                                               scoreTile<5>, scoreTile<6>, scoreTile<7>, scoreTile<8>};
+const TileKernels kAvx512 = {
+    16, 8, 32, 4,
+    {scoreTileAvx512<1>, scoreTileAvx512<2>, scoreTileAvx512<3>, scoreTileAvx512<4>, scoreTileAvx512<5>,
+     scoreTileAvx512<6>, scoreTileAvx512<7>, scoreTileAvx512<8>},
+    {{valueTileAvx512<1, 1>, valueTileAvx512<1, 2>, valueTileAvx512<1, 3>, valueTileAvx512<1, 4>},
+     {valueTileAvx512<2, 1>, valueTileAvx512<2, 2>, valueTileAvx512<2, 3>, valueTileAvx512<2, 4>},
+     {valueTileAvx512<3, 1>, valueTileAvx512<3, 2>, valueTileAvx512<3, 3>, valueTileAvx512<3, 4>},
+     {valueTileAvx512<4, 1>, valueTileAvx512<4, 2>, valueTileAvx512<4, 3>, valueTileAvx512<4, 4>},
+     {valueTileAvx512<5, 1>, valueTileAvx512<5, 2>, valueTileAvx512<5, 3>, valueTileAvx512<5, 4>},
+     {valueTileAvx512<6, 1>, valueTileAvx512<6, 2>, valueTileAvx512<6, 3>, valueTileAvx512<6, 4>}},
+};
 
-void attentionTileAvx512(const float* q, size_t qStride, int rows, const TileHead& head, float scale, bool causal,
-                         int firstVisible, float* scores, float* out, size_t outStride) {
+const TileKernels kAvx2 = {
+    8, 6, 16, 2,
+    {scoreTileAvx2<1>, scoreTileAvx2<2>, scoreTileAvx2<3>, scoreTileAvx2<4>, scoreTileAvx2<5>, scoreTileAvx2<6>},
+    {{valueTileAvx2<1, 1>, valueTileAvx2<1, 2>},
+     {valueTileAvx2<2, 1>, valueTileAvx2<2, 2>},
+     {valueTileAvx2<3, 1>, valueTileAvx2<3, 2>},
+     {valueTileAvx2<4, 1>, valueTileAvx2<4, 2>},
+     {valueTileAvx2<5, 1>, valueTileAvx2<5, 2>},
+     {valueTileAvx2<6, 1>, valueTileAvx2<6, 2>}},
+};
+
+void attentionTileWith(const TileKernels& k, const float* q, size_t qStride, int rows, const TileHead& head,
+                       float scale, bool causal, int firstVisible, float* scores, float* out, size_t outStride) {
     const size_t ks = head.keyStride, hd = static_cast<size_t>(head.headDim);
     // The block's queries side by side: q's rows are d floats apart, 4 KiB for medium's 1024,
     // and rows a power of two apart would share the L1's sets.
@@ -131,13 +203,15 @@ void attentionTileAvx512(const float* q, size_t qStride, int rows, const TileHea
     block.resize(static_cast<size_t>(rows) * hd);
     for (int r = 0; r < rows; ++r) std::copy_n(q + static_cast<size_t>(r) * qStride, hd, block.data() + static_cast<size_t>(r) * hd);
     // Scores: each chunk of 32 keys (headDim × 128 contiguous bytes) is read from L1 by every
-    // group of queries in turn.
+    // group of queries in turn (AVX2: each half of it).
     for (size_t j = 0; j < ks; j += kScoreKeys) {
         const float* chunk = head.kt + j * hd;
-        for (int r = 0; r < rows; r += kScoreRows) {
-            const int n = std::min(kScoreRows, rows - r);
-            kScoreTiles[n - 1](block.data() + static_cast<size_t>(r) * hd, hd, chunk, head.headDim, scale,
-                               scores + static_cast<size_t>(r) * ks + j, ks);
+        for (int part = 0; part < kScoreKeys; part += k.scoreKeys) {
+            for (int r = 0; r < rows; r += k.scoreRows) {
+                const int n = std::min(k.scoreRows, rows - r);
+                k.score[n - 1](block.data() + static_cast<size_t>(r) * hd, hd, chunk + part, head.headDim, scale,
+                               scores + static_cast<size_t>(r) * ks + j + static_cast<size_t>(part), ks);
+            }
         }
     }
     float inv[kTileQueries];
@@ -146,7 +220,7 @@ void attentionTileAvx512(const float* q, size_t qStride, int rows, const TileHea
     }
     // Weighted sums a chunk of kValueKeys keys at a time (their values, 32 KiB at head_dim 64,
     // stay in L1 while every group of queries passes over them), then divided by the row sums.
-    const size_t width = head.valueStride;
+    const size_t width = head.valueStride, tileColumns = static_cast<size_t>(k.width * k.valueVectors);
     thread_local std::vector<float> sums;
     sums.resize(static_cast<size_t>(rows) * width);
     const int longest = visibleOf(head, causal, firstVisible, rows - 1);
@@ -155,10 +229,10 @@ void attentionTileAvx512(const float* q, size_t qStride, int rows, const TileHea
             const int n = std::min(kValueRows, rows - r);
             const int end = std::min(begin + kValueKeys, visibleOf(head, causal, firstVisible, r + n - 1));
             if (end <= begin) continue;  // causal: this group sees none of the chunk
-            for (size_t col = 0; col < width; col += 16 * kValueVectors) {
-                const int vectors = static_cast<int>(std::min<size_t>(kValueVectors, (width - col) / 16));
-                valueTileFor(n, vectors)(scores + static_cast<size_t>(r) * ks, ks, begin, end, head.v + col, width,
-                                         sums.data() + static_cast<size_t>(r) * width + col, width, begin == 0);
+            for (size_t col = 0; col < width; col += tileColumns) {
+                const int vectors = static_cast<int>(std::min<size_t>(k.valueVectors, (width - col) / k.width));
+                k.value[n - 1][vectors - 1](scores + static_cast<size_t>(r) * ks, ks, begin, end, head.v + col, width,
+                                            sums.data() + static_cast<size_t>(r) * width + col, width, begin == 0);
             }
         }
     }
@@ -167,6 +241,23 @@ void attentionTileAvx512(const float* q, size_t qStride, int rows, const TileHea
         float* o = out + static_cast<size_t>(r) * outStride;
         for (size_t c = 0; c < hd; ++c) o[c] = sum[c] * inv[r];
     }
+}
+
+// Which tiles run: AVX-512's where present, else AVX2's (with FMA), else none (CpuBackend's GEMM
+// path). HEARSAY_ATTENTION_TILES=0 asks for the GEMM path, =avx2 for the AVX2 tiles on a CPU with
+// AVX-512 (so that the tests cover both on one machine).
+const TileKernels* detectTileKernels() {
+    const char* v = std::getenv("HEARSAY_ATTENTION_TILES");
+    if (v && std::string_view(v) == "0") return nullptr;
+    if (usingAvx512() && !(v && std::string_view(v) == "avx2")) return &kAvx512;
+    __builtin_cpu_init();
+    if (usingAvx2() && __builtin_cpu_supports("fma")) return &kAvx2;
+    return nullptr;
+}
+
+const TileKernels* tileKernels() {
+    static const TileKernels* kernels = detectTileKernels();
+    return kernels;
 }
 #endif
 
@@ -181,20 +272,28 @@ size_t tileValueStride(int headDim) {
 }
 
 bool usingAttentionTiles() {
-    static const bool on = [] {
-        if (const char* v = std::getenv("HEARSAY_ATTENTION_TILES"); v && std::string_view(v) == "0") return false;
-        return usingAvx512();
-    }();
-    return on;
+#ifdef HEARSAY_SIMD_X86
+    return tileKernels() != nullptr;
+#else
+    return false;
+#endif
+}
+
+const char* attentionTileKernels() {
+#ifdef HEARSAY_SIMD_X86
+    if (tileKernels() == &kAvx512) return "avx512";
+    if (tileKernels() == &kAvx2) return "avx2";
+#endif
+    return "none";
 }
 
 void attentionTile(const float* q, size_t qStride, int rows, const TileHead& head, float scale, bool causal,
                    int firstVisible, float* scores, float* out, size_t outStride) {
-    if (!usingAttentionTiles()) throw std::logic_error("attentionTile: the attention tiles need AVX-512F");
+    if (!usingAttentionTiles()) throw std::logic_error("attentionTile: the attention tiles need AVX-512F or AVX2");
 #ifdef HEARSAY_SIMD_X86
     for (int first = 0; first < rows; first += kTileQueries) {
         const int n = std::min(kTileQueries, rows - first);
-        attentionTileAvx512(q + static_cast<size_t>(first) * qStride, qStride, n, head, scale, causal, firstVisible + first,
+        attentionTileWith(*tileKernels(), q + static_cast<size_t>(first) * qStride, qStride, n, head, scale, causal, firstVisible + first,
                             scores, out + static_cast<size_t>(first) * outStride, outStride);
     }
 #endif

@@ -1,4 +1,4 @@
-// One head's attention for a block of queries in AVX-512 register tiles: the scores of the
+// One head's attention for a block of queries in register tiles (AVX-512, or AVX2): the scores of the
 // block against every key, their exponentials, and the weighted sum of the values, all from one
 // layout of the head's keys (transposed) and values made once per head. The GEMM path it
 // replaces packed the keys, the values and the score block again for every block of queries
@@ -32,9 +32,12 @@ inline size_t tileKeyIndex(size_t key, size_t column, size_t headDim) {
 }
 size_t tileValueStride(int headDim); // headDim rounded up to 16
 
-// True where attentionTile() runs: AVX-512F, unless HEARSAY_ATTENTION_TILES=0 (then CpuBackend
-// takes its GEMM path).
+// True where attentionTile() runs: AVX-512F, or AVX2 with FMA, unless HEARSAY_ATTENTION_TILES=0
+// (then CpuBackend takes its GEMM path); HEARSAY_ATTENTION_TILES=avx2 takes the AVX2 tiles on a
+// CPU with AVX-512 too.
 bool usingAttentionTiles();
+// Which tiles: "avx512", "avx2" or "none" (for reports and test logs).
+const char* attentionTileKernels();
 
 // For each query r < rows (at q + r·qStride, headDim floats): out + r·outStride =
 // softmax(scale · q_r · k_iᵀ over keys i < visible_r) · v, visible_r = causal ? firstVisible + r :
