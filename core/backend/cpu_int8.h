@@ -65,14 +65,16 @@ enum class Int8GemmFormat { Q8_0, Q5_0 };
 // Rows of x quantised as quantizeInt8 quantises one, side by side.
 struct Int8Rows {
     size_t n = 0;                // the width of a row
-    Int8GemmFormat format = Int8GemmFormat::Q8_0; // the weights' format the starts were made for
+    Int8GemmFormat format = Int8GemmFormat::Q8_0; // the weights' format the starts are made for
     std::vector<int8_t> q;       // rows × n
     std::vector<float> scale;    // rows × n / 32: dx of each block
     std::vector<int32_t> start;  // rows × n / 32: −offset·Σq of each block (the accumulator's start)
-    void reshape(size_t rowCount, size_t width);  // sized for rowCount × width (never shrunk)
+    // Sized for rowCount × width (never shrunk), for weights of `weights`' format.
+    void reshape(size_t rowCount, size_t width, Int8GemmFormat weights);
 };
-// Rows [first, first + count) of x (rows of n) into `rows`, which reshape() sized.
-void quantizeInt8Rows(const float* x, size_t first, size_t count, size_t n, Int8GemmFormat format, Int8Rows& rows);
+// Rows [first, first + count) of x (rows of n) into `rows`, which reshape() sized (threads may
+// quantise disjoint ranges of rows at once).
+void quantizeInt8Rows(const float* x, size_t first, size_t count, size_t n, Int8Rows& rows);
 
 // True where gemmInt8 is the encoder's path: where the integer kernels run (AVX-512 VNNI or
 // AVX2), unless HEARSAY_INT8_GEMM=0 (or HEARSAY_INT8_DOTS=0) asks for the float32 GEMM.

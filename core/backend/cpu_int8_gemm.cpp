@@ -54,11 +54,10 @@ int int8GemmOffset(Int8GemmFormat format) {
 
 } // namespace
 
-void quantizeInt8Rows(const float* x, size_t first, size_t count, size_t n, Int8GemmFormat format, Int8Rows& rows) {
+void quantizeInt8Rows(const float* x, size_t first, size_t count, size_t n, Int8Rows& rows) {
     thread_local Int8Vector one;
     const size_t blocks = n / kBlock;
-    const int offset = int8GemmOffset(format);
-    rows.format = format;
+    const int offset = int8GemmOffset(rows.format);
     for (size_t i = first; i < first + count; ++i) {
         quantizeInt8(x + i * n, n, one);
         std::memcpy(rows.q.data() + i * n, one.q.data(), n);
@@ -72,8 +71,9 @@ void quantizeInt8Rows(const float* x, size_t first, size_t count, size_t n, Int8
     }
 }
 
-void Int8Rows::reshape(size_t rowCount, size_t width) {
+void Int8Rows::reshape(size_t rowCount, size_t width, Int8GemmFormat weights) {
     n = width;
+    format = weights;
     if (q.size() < rowCount * n) q.resize(rowCount * n);
     if (scale.size() < rowCount * n / kBlock) {
         scale.resize(rowCount * n / kBlock);

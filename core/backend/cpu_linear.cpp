@@ -221,9 +221,9 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
             // widening's bytes).
             thread_local simd::Int8Rows rowsOfThisThread;
             simd::Int8Rows& quantized = rowsOfThisThread;  // the workers' lambdas share this thread's
-            quantized.reshape(r, n);
+            quantized.reshape(r, n, *format);
             pool().parallelFor(r, std::max<size_t>(1, (r + threads - 1) / threads), [&](size_t b, size_t e, int) {
-                simd::quantizeInt8Rows(xp, b, e - b, n, *format, quantized);
+                simd::quantizeInt8Rows(xp, b, e - b, n, quantized);
             });
             const size_t block = small ? m : ((m + threads - 1) / threads + 31) / 32 * 32;
             pool().parallelFor(m, block, [&](size_t b, size_t e, int) {

@@ -405,8 +405,8 @@ private slots:
                     quantizeRow(k.type, w.data(), int64_t(columns * n), blocks.data());
                     const auto* q = reinterpret_cast<const uint8_t*>(blocks.data());
                     simd::Int8Rows xq;
-                    xq.reshape(rows, n);
-                    simd::quantizeInt8Rows(x.data(), 0, rows, n, gemmFormat, xq);
+                    xq.reshape(rows, n, gemmFormat);
+                    simd::quantizeInt8Rows(x.data(), 0, rows, n, xq);
                     // The middle third of the columns, packed on its own, as a thread packs its block.
                     const size_t first = columns / 3, count = columns - columns / 3;
                     std::vector<uint8_t> packed(simd::int8PackedBytes(n, count));
