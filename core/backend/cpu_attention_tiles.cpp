@@ -279,14 +279,6 @@ bool usingAttentionTiles() {
 #endif
 }
 
-const char* attentionTileKernels() {
-#ifdef HEARSAY_SIMD_X86
-    if (tileKernels() == &kAvx512) return "avx512";
-    if (tileKernels() == &kAvx2) return "avx2";
-#endif
-    return "none";
-}
-
 void attentionTile(const float* q, size_t qStride, int rows, const TileHead& head, float scale, bool causal,
                    int firstVisible, float* scores, float* out, size_t outStride) {
     if (!usingAttentionTiles()) throw std::logic_error("attentionTile: the attention tiles need AVX-512F or AVX2");

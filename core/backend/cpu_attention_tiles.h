@@ -36,8 +36,6 @@ size_t tileValueStride(int headDim); // headDim rounded up to 16
 // (then CpuBackend takes its GEMM path); HEARSAY_ATTENTION_TILES=avx2 takes the AVX2 tiles on a
 // CPU with AVX-512 too.
 bool usingAttentionTiles();
-// Which tiles: "avx512", "avx2" or "none" (for reports and test logs).
-const char* attentionTileKernels();
 
 // For each query r < rows (at q + r·qStride, headDim floats): out + r·outStride =
 // softmax(scale · q_r · k_iᵀ over keys i < visible_r) · v, visible_r = causal ? firstVisible + r :

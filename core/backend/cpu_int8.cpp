@@ -345,15 +345,6 @@ __attribute__((target(HEARSAY_INT8_AVX2_TARGET))) inline __m256i int8BytesAvx2(Q
     return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2));
 }
 
-// 0xFF in byte j where bit j of `bits` is set, 0 elsewhere.
-__attribute__((target(HEARSAY_INT8_AVX2_TARGET))) inline __m256i int8BitBytes(uint32_t bits) {
-    const __m256i spread = _mm256_shuffle_epi8(
-        _mm256_set1_epi32(int(bits)),
-        _mm256_setr_epi64x(0, 0x0101010101010101, 0x0202020202020202, 0x0303030303030303));
-    const __m256i select = _mm256_set1_epi64x(int64_t(0x8040201008040201));
-    return _mm256_cmpeq_epi8(_mm256_and_si256(spread, select), select);
-}
-
 // The nibbles (elements 0-15 low, 16-31 high) and the high bits: q5_1's q = nibble + 16·bit; q5_0's
 // q − 16 = the nibble with its upper four bits set where the high bit is clear (nibble − 16).
 template <bool WithMin>
@@ -365,7 +356,7 @@ __attribute__((target(HEARSAY_INT8_AVX2_TARGET))) inline __m256i int8BytesAvx2(Q
         _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(packed, 4), packed), _mm256_set1_epi8(0x0F));
     uint32_t qh;
     std::memcpy(&qh, p + F::high, sizeof qh);
-    const __m256i high = int8BitBytes(qh);
+    const __m256i high = bitBytes(qh);
     if constexpr (WithMin) return _mm256_or_si256(nibbles, _mm256_and_si256(high, _mm256_set1_epi8(0x10)));
     return _mm256_or_si256(nibbles, _mm256_andnot_si256(high, _mm256_set1_epi8(char(0xF0))));
 }

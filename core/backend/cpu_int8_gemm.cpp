@@ -200,13 +200,11 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void q5LanesAvx512(const ui
     }
 }
 
-// The AVX2 form: each qh bit spread to a byte (0xFF where set) by a shuffle and a compare.
+// The AVX2 form: each qh bit spread to a byte (0xFF where set) by bitBytes.
 __attribute__((target("avx2"))) void q5LanesAvx2(const uint8_t* rows, size_t rowBytes, size_t b,
                                                  uint8_t (*integers)[kBlock], float* d) {
     const __m128i nibble = _mm_set1_epi8(0x0F);
     const __m256i sixteen = _mm256_set1_epi8(0x10);
-    const __m256i spreadOrder = _mm256_setr_epi64x(0, 0x0101010101010101, 0x0202020202020202, 0x0303030303030303);
-    const __m256i bitOfByte = _mm256_set1_epi64x(int64_t(0x8040201008040201));
     for (size_t lane = 0; lane < kLanes; ++lane) {
         const uint8_t* block = rows + lane * rowBytes + b * kQ5BlockBytes;
         d[lane] = halfFromBytes(block);
@@ -214,10 +212,8 @@ __attribute__((target("avx2"))) void q5LanesAvx2(const uint8_t* rows, size_t row
         std::memcpy(&high, block + 2, sizeof high);
         const __m128i qs = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 6));
         const __m256i low = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(qs, 4), nibble), _mm_and_si128(qs, nibble));
-        const __m256i spread = _mm256_and_si256(_mm256_shuffle_epi8(_mm256_set1_epi32(int(high)), spreadOrder), bitOfByte);
-        const __m256i set = _mm256_cmpeq_epi8(spread, bitOfByte);
         _mm256_store_si256(reinterpret_cast<__m256i*>(integers[lane]),
-                           _mm256_or_si256(low, _mm256_and_si256(set, sixteen)));
+                           _mm256_or_si256(low, _mm256_and_si256(bitBytes(high), sixteen)));
     }
 }
 #endif

@@ -7,6 +7,7 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#include <cstdint>
 #include <immintrin.h>
 #define HEARSAY_SIMD_X86 1
 #if defined(__GNUC__) && !defined(__clang__)
@@ -30,6 +31,15 @@ __attribute__((target("avx"))) inline float reduceMax8(__m256 v) {
     h = _mm_max_ps(h, _mm_movehl_ps(h, h));
     h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
     return _mm_cvtss_f32(h);
+}
+
+// 0xFF in byte j where bit j of `bits` is set, 0 elsewhere (a q5 block's high bits as bytes).
+__attribute__((target("avx2"))) inline __m256i bitBytes(uint32_t bits) {
+    const __m256i spread = _mm256_shuffle_epi8(
+        _mm256_set1_epi32(int(bits)),
+        _mm256_setr_epi64x(0, 0x0101010101010101, 0x0202020202020202, 0x0303030303030303));
+    const __m256i select = _mm256_set1_epi64x(int64_t(0x8040201008040201));
+    return _mm256_cmpeq_epi8(_mm256_and_si256(spread, select), select);
 }
 
 } // namespace hearsay::simd
