@@ -390,7 +390,10 @@ void gemmInt8Vnni(const Int8Rows& x, size_t first, size_t count, const uint8_t* 
 // path (a pair of products at most 2·31·127). q8_0's packed q + 128 would let a pair pass 32767, so
 // its sign bit is flipped back and it goes in as in the single-row kernel: |q| on the unsigned side
 // and x with q's sign on the signed one (a pair at most 2·128·127); its sum then starts at 0. The
-// block sums equal the VNNI path's exactly, and so do the float sums.
+// block sums equal the VNNI path's exactly, and so do the float sums. On Zen 3, vpsignb, vpabsb,
+// vpmaddubsw and vpmaddwd share the same two pipes, so q8_0's 32 products (a sign, then the two
+// multiplies) take 1.5 cycles against four FMAs' 2: at best 0.75x the SGEMM's time (RESULTS.md,
+// "CPU run 15", with the variants tried against it).
 #define HEARSAY_INT8_GEMM_AVX2_TARGET "avx2,fma"
 
 template <size_t R, bool signedWeights>
