@@ -1,9 +1,14 @@
 // Split-key attention for few queries (see decode_attention.h). Kernel 1: one warp per (split of
-// 32 keys, head, slice). The warp stages its 32 key rows in shared memory (coalesced; rows padded
-// by one float so that lane l reading row l hits its own bank), scores key l against each query
-// (held in shared memory), takes the warp's max and sum per query, and accumulates its keys'
-// values (lane l owns dimensions l, l + 32, ...). It writes [max, sum, output] per query to the
-// scratch. Kernel 2: one block per (head, slice) merges the splits each query sees.
+// 32 keys, head, slice). The warp stages its 32 key rows and value rows and the slice's queries in
+// shared memory (keys' rows padded by one float so that lane l reading row l hits its own bank),
+// issuing several loads per lane before it stores any, 16 bytes each where the cache's layout
+// allows, so that their latencies overlap (with one load in flight per lane the warp spent most of
+// its time waiting: 27 us for tiny's 1500 cross keys on an H200, against 0.5 us of bytes). It
+// scores key l against each query, takes the warp's max and sum per query, and accumulates its
+// keys' values (lane l owns dimensions l, l + 32, ...). It writes [max, sum, output] per query to
+// the scratch. Kernel 2: one block per (head, slice) merges the splits each query sees, the
+// splits' maxima and sums shared out over the block's threads and the outputs over dimensions
+// and groups of splits.
 #include "kernels/decode_attention.h"
 
 #include "kernels/cuda_check.h"
@@ -12,6 +17,8 @@
 #include <math_constants.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -23,6 +30,8 @@ constexpr int kSplit = kDecodeAttentionSplitKeys;
 static_assert(kSplit == 32, "one key per lane");
 constexpr int kMaxSlices = 16;  // slices per launch; more are split over launches
 constexpr int kMergeThreads = 128;
+static_assert(kMergeThreads >= kDecodeAttentionMaxHeadDim, "a merge thread per output dimension");
+constexpr int kLoadBatch = 8;  // loads in flight per lane while staging rows
 
 struct Launch {
     AttentionShape shape;
@@ -30,6 +39,7 @@ struct Launch {
     int slices;
     int splits;
     int maxKeys;
+    bool vectorKv;  // k and v read 16 bytes at a time (kvVectorizable)
     int queryRow[kMaxSlices];
     int queryCount[kMaxSlices];
     int keyCount[kMaxSlices];
@@ -66,6 +76,80 @@ __device__ __forceinline__ int visibleKeys(const Launch& p, int s, int keyCount,
     return p.shape.causal ? keyCount - p.queryCount[s] + qi + 1 : keyCount;
 }
 
+// Shared memory of a merge over `splits` splits: the reduction's 32 floats, a sum per thread, a
+// weight per split.
+inline size_t mergeSharedBytes(int splits) { return sizeof(float) * (32 + size_t(kMergeThreads) + size_t(splits)); }
+
+// Whether k and v can be read 16 bytes at a time: both aligned to 16 bytes, and a row's stride
+// and a head's width whole multiples of 16 bytes (so every row of every head starts aligned).
+inline bool kvVectorizable(const AttentionShape& a) {
+    const size_t element = a.kvHalf ? 2 : 4;
+    return reinterpret_cast<uintptr_t>(a.k) % 16 == 0 && reinterpret_cast<uintptr_t>(a.v) % 16 == 0 &&
+           (a.kvStride * element) % 16 == 0 && (size_t(a.headDim) * element) % 16 == 0;
+}
+
+// The elements of 16 loaded bytes as floats.
+__device__ __forceinline__ void unpack(const uint4& bytes, float (&out)[4]) { memcpy(out, &bytes, 16); }
+__device__ __forceinline__ void unpack(const uint4& bytes, float (&out)[8]) {
+    __half2 pairs[4];
+    memcpy(pairs, &bytes, 16);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        const float2 f = __half22float2(pairs[i]);
+        out[2 * i] = f.x;
+        out[2 * i + 1] = f.y;
+    }
+}
+
+// dst[r · dstStride + c] = src[r · srcStride + c] as float, for r < rows and c < cols; rows from
+// validRows on are zeros and not read. The warp's lanes each issue kLoadBatch loads before they
+// store any; `vector`: 16-byte loads (src and srcStride 16-byte aligned, cols a multiple of the
+// elements in 16 bytes).
+template <class T>
+__device__ __forceinline__ void stageRows(float* dst, int dstStride, const T* src, size_t srcStride, int rows,
+                                          int validRows, int cols, bool vector) {
+    const int lane = threadIdx.x % 32;
+    if (vector) {
+        constexpr int kPer = 16 / int(sizeof(T));
+        const int perRow = cols / kPer, total = rows * perRow;
+        for (int base = 0; base < total; base += 32 * kLoadBatch) {
+            uint4 chunk[kLoadBatch];
+#pragma unroll
+            for (int b = 0; b < kLoadBatch; ++b) {
+                const int i = base + lane + 32 * b, r = i / perRow, c = i - r * perRow;
+                chunk[b] = i < total && r < validRows
+                               ? *reinterpret_cast<const uint4*>(src + size_t(r) * srcStride + size_t(c) * kPer)
+                               : make_uint4(0u, 0u, 0u, 0u);
+            }
+#pragma unroll
+            for (int b = 0; b < kLoadBatch; ++b) {
+                const int i = base + lane + 32 * b, r = i / perRow, c = i - r * perRow;
+                if (i >= total) continue;
+                float values[kPer];
+                unpack(chunk[b], values);
+#pragma unroll
+                for (int e = 0; e < kPer; ++e) dst[r * dstStride + c * kPer + e] = values[e];
+            }
+        }
+        return;
+    }
+    constexpr int kBatch = 2 * kLoadBatch;
+    const int total = rows * cols;
+    for (int base = 0; base < total; base += 32 * kBatch) {
+        float values[kBatch];
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b) {
+            const int i = base + lane + 32 * b, r = i / cols, c = i - r * cols;
+            values[b] = i < total && r < validRows ? loadFloat(src + size_t(r) * srcStride + size_t(c)) : 0.0f;
+        }
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b) {
+            const int i = base + lane + 32 * b, r = i / cols, c = i - r * cols;
+            if (i < total) dst[r * dstStride + c] = values[b];
+        }
+    }
+}
+
 // kDims: output dimensions per lane (headDim ≤ 32 · kDims); KV: float or __half keys and values.
 template <int kDims, class KV>
 __global__ void __launch_bounds__(32) partialKernel(const __grid_constant__ Launch p) {
@@ -83,17 +167,13 @@ __global__ void __launch_bounds__(32) partialKernel(const __grid_constant__ Laun
     const int tileKeys = min(kSplit, lastKey - first);
     const size_t column = size_t(head) * size_t(hd);
     float* kTile = shared;                        // [kSplit][hd + 1]
-    float* qTile = shared + kSplit * (hd + 1);    // [kMaxQueries][hd]
+    float* vTile = kTile + kSplit * (hd + 1);     // [kSplit][hd]
+    float* qTile = vTile + kSplit * hd;           // [kMaxQueries][hd]
 
-    const KV* keys = static_cast<const KV*>(a.k) + size_t(keyRow + first) * a.kvStride + column;
-    for (int i = lane; i < kSplit * hd; i += 32) {
-        const int r = i / hd, c = i - r * hd;
-        kTile[r * (hd + 1) + c] = r < tileKeys ? loadFloat(keys + size_t(r) * a.kvStride + size_t(c)) : 0.0f;
-    }
-    for (int i = lane; i < kMaxQueries * hd; i += 32) {
-        const int qi = i / hd, c = i - qi * hd;
-        qTile[i] = qi < queries ? a.q[size_t(p.queryRow[s] + qi) * a.qStride + column + size_t(c)] : 0.0f;
-    }
+    const size_t firstRow = size_t(keyRow + first) * a.kvStride + column;
+    stageRows(kTile, hd + 1, static_cast<const KV*>(a.k) + firstRow, a.kvStride, kSplit, tileKeys, hd, p.vectorKv);
+    stageRows(vTile, hd, static_cast<const KV*>(a.v) + firstRow, a.kvStride, kSplit, tileKeys, hd, p.vectorKv);
+    stageRows(qTile, hd, a.q + size_t(p.queryRow[s]) * a.qStride + column, a.qStride, kMaxQueries, queries, hd, false);
     __syncwarp();
 
     float score[kMaxQueries];
@@ -123,8 +203,7 @@ __global__ void __launch_bounds__(32) partialKernel(const __grid_constant__ Laun
 #pragma unroll
         for (int i = 0; i < kDims; ++i) acc[qi][i] = 0.0f;
     }
-    warpWeightedRows(static_cast<const KV*>(a.v) + size_t(keyRow + first) * a.kvStride + column, a.kvStride, tileKeys,
-                     hd, weight, acc);
+    warpWeightedRows(static_cast<const float*>(vTile), size_t(hd), tileKeys, hd, weight, acc);
 #pragma unroll
     for (int qi = 0; qi < kMaxQueries; ++qi) {
         if (qi >= queries || visibleKeys(p, s, keyCount, qi) <= first) continue;
@@ -138,42 +217,59 @@ __global__ void __launch_bounds__(32) partialKernel(const __grid_constant__ Laun
 }
 
 // out = Σ_split output · e^(max - M) / Σ_split sum · e^(max - M) over the splits query qi sees.
+// The block's threads share out the splits for M and the weights e^(max - M) (kept in shared
+// memory), then thread t sums dimension t % hd over every (kMergeThreads / hd)-th split from
+// t / hd on, several loads in flight, and the groups' sums are added at the end.
 __global__ void __launch_bounds__(kMergeThreads) mergeKernel(const __grid_constant__ Launch p) {
+    extern __shared__ float shared[];
     const AttentionShape& a = p.shape;
     const int hd = a.headDim;
-    const int head = blockIdx.x, s = blockIdx.y;
+    const int head = blockIdx.x, s = blockIdx.y, t = threadIdx.x;
+    float* reduction = shared;                       // [32]
+    float* groupSums = reduction + 32;               // [kMergeThreads]
+    float* weights = groupSums + kMergeThreads;      // [splits]
     const size_t column = size_t(head) * size_t(hd);
+    const int groups = kMergeThreads / hd, group = t / hd, d = t - group * hd;
     long long keyRow = 0;
     int keyCount = 0;
     const bool valid = resolveKeys(p, s, keyRow, keyCount);
     for (int qi = 0; qi < p.queryCount[s]; ++qi) {
         float* out = a.out + size_t(p.queryRow[s] + qi) * a.outStride + column;
         if (!valid) {
-            for (int d = threadIdx.x; d < hd; d += kMergeThreads) out[d] = CUDART_NAN_F;
+            for (int i = t; i < hd; i += kMergeThreads) out[i] = CUDART_NAN_F;
             continue;
         }
         const int splits = (visibleKeys(p, s, keyCount, qi) + kSplit - 1) / kSplit;
         float m = -INFINITY;
-        for (int sp = 0; sp < splits; ++sp) m = fmaxf(m, partial(p, s, head, sp, qi)[0]);
+        for (int sp = t; sp < splits; sp += kMergeThreads) m = fmaxf(m, partial(p, s, head, sp, qi)[0]);
+        m = blockMax(m, reduction);
         float sum = 0.0f;
-        for (int sp = 0; sp < splits; ++sp) {
+        for (int sp = t; sp < splits; sp += kMergeThreads) {
             const float* record = partial(p, s, head, sp, qi);
-            sum += record[1] * expf(record[0] - m);
+            const float w = expf(record[0] - m);
+            weights[sp] = w;
+            sum += record[1] * w;
         }
-        for (int d = threadIdx.x; d < hd; d += kMergeThreads) {
-            float o = 0.0f;
-            for (int sp = 0; sp < splits; ++sp) {
-                const float* record = partial(p, s, head, sp, qi);
-                o += record[2 + d] * expf(record[0] - m);
-            }
-            out[d] = o / sum;
+        sum = blockSum(sum, reduction);  // its barriers also publish weights[]
+        float o = 0.0f;
+        if (group < groups) {
+#pragma unroll 8
+            for (int sp = group; sp < splits; sp += groups) o += partial(p, s, head, sp, qi)[2 + d] * weights[sp];
+            groupSums[t] = o;
         }
+        __syncthreads();
+        if (t < hd) {
+            float total = 0.0f;
+            for (int g = 0; g < groups; ++g) total += groupSums[g * hd + t];
+            out[t] = total / sum;
+        }
+        __syncthreads();  // weights[] and groupSums[] are rewritten for the next query
     }
 }
 
 template <int kDims, class KV>
 void launchPartial(const Launch& p, cudaStream_t stream) {
-    const size_t bytes = sizeof(float) * (size_t(kSplit) * size_t(p.shape.headDim + 1) +
+    const size_t bytes = sizeof(float) * (size_t(kSplit) * size_t(2 * p.shape.headDim + 1) +
                                           size_t(kMaxQueries) * size_t(p.shape.headDim));
     const dim3 grid(unsigned(p.splits), unsigned(p.shape.heads), unsigned(p.slices));
     partialKernel<kDims, KV><<<grid, 32, bytes, stream>>>(p);
@@ -198,7 +294,7 @@ void launch(const Launch& p, cudaStream_t stream) {
     } else {
         launchPartialFor<float>(p, stream);
     }
-    mergeKernel<<<dim3(unsigned(p.shape.heads), unsigned(p.slices)), kMergeThreads, 0, stream>>>(p);
+    mergeKernel<<<dim3(unsigned(p.shape.heads), unsigned(p.slices)), kMergeThreads, mergeSharedBytes(p.splits), stream>>>(p);
     HEARSAY_CUDA_CHECK_LAUNCH();
 }
 
@@ -222,6 +318,10 @@ void decodeAttention(const AttentionShape& shape, const AttentionSlice* slices, 
     p.scratch = scratch;
     p.splits = decodeAttentionSplits(maxKeys);
     p.maxKeys = maxKeys;
+    p.vectorKv = kvVectorizable(shape);
+    if (mergeSharedBytes(p.splits) > 48 * 1024) {
+        throw std::invalid_argument("decodeAttention: " + std::to_string(maxKeys) + " keys are more than one merge can hold");
+    }
     for (size_t i = 0; i < sliceCount; ++i) {
         const AttentionSlice& slice = slices[i];
         if (slice.queryCount <= 0) continue;

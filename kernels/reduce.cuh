@@ -75,4 +75,21 @@ __device__ __forceinline__ float blockSum(float v, float* scratch) {
     return total;
 }
 
+// Maximum over the block, as blockSum.
+__device__ __forceinline__ float blockMax(float v, float* scratch) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    v = warpMax(v);
+    if (lane == 0) scratch[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = lane < int(blockDim.x / 32) ? scratch[lane] : -INFINITY;
+        v = warpMax(v);
+        if (lane == 0) scratch[0] = v;
+    }
+    __syncthreads();
+    const float total = scratch[0];
+    __syncthreads();
+    return total;
+}
+
 } // namespace hearsay::cuda

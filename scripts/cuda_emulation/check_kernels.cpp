@@ -117,10 +117,13 @@ static double testLinear(int in, std::vector<int> outs, int xOff, int wOff, bool
 // a slice whose keys leave k/v or exceed maxKeys must give NaN rows.
 struct DaSlice { int queries, keyRow, keyCount, rowOffset, countOffset; };
 // general: kernels/attention.cu's kernel (maxKeys unused) instead of decode_attention.cu's two.
+// aligned: rows of exactly heads · hd elements (else 3 more), so that the decode kernel reads keys and
+// values 16 bytes at a time where the head's width allows.
 static double testDecodeAttention(const char* name, int heads, int hd, bool causal, int kvRows, int maxKeys,
-                                  std::vector<DaSlice> slices, bool offsets, bool general = false, bool halfKv = false) {
+                                  std::vector<DaSlice> slices, bool offsets, bool general = false, bool halfKv = false,
+                                  bool aligned = false) {
     using namespace hearsay::cuda::da;
-    const int width = heads * hd, stride = width + 3;
+    const int width = heads * hd, stride = aligned ? width : width + 3;
     int rows = 0; for (auto& s : slices) rows += s.queries;
     auto q = rnd(size_t(rows) * stride, 11), k = rnd(size_t(kvRows) * stride, 12, -2, 2), v = rnd(size_t(kvRows) * stride, 13);
     std::vector<float> out(size_t(rows) * stride, 42.0f);
@@ -138,6 +141,7 @@ static double testDecodeAttention(const char* name, int heads, int hd, bool caus
     for (auto& s : slices) { rowOff.push_back(s.rowOffset); countOff.push_back(s.countOffset); }
     if (offsets) { p.shape.keyRowOffsets = rowOff.data(); p.shape.keyCountOffsets = countOff.data(); }
     p.maxKeys = maxKeys; p.splits = (maxKeys + 31) / 32;
+    p.vectorKv = kvVectorizable(p.shape);
     std::vector<float> scratch(size_t(slices.size()) * heads * p.splits * 8 * (hd + 2), -12345.0f);
     p.scratch = scratch.data();
     int row = 0;
@@ -175,7 +179,7 @@ static double testDecodeAttention(const char* name, int heads, int hd, bool caus
             else emulate(grid, {32}, 0x10000, [&] { partialKernel<4, KV>(p); });
         };
         if (halfKv) run(__half{}); else run(float{});
-        emulate({unsigned(heads), unsigned(p.slices), 1}, {kMergeThreads}, 0, [&] { mergeKernel(p); });
+        emulate({unsigned(heads), unsigned(p.slices), 1}, {kMergeThreads}, mergeSharedBytes(p.splits), [&] { mergeKernel(p); });
     }
     double maxErr = 0, maxRef = 0;
     row = 0;
@@ -203,7 +207,8 @@ static double testDecodeAttention(const char* name, int heads, int hd, bool caus
         }
     }
     const double e = maxRef > 0 ? maxErr / maxRef : 0;
-    std::printf("%s attention %s: rel err %.3g\n", general ? "general" : "decode", name, e);
+    std::printf("%s attention %s%s: rel err %.3g\n", general ? "general" : "decode", name,
+                !general && p.vectorKv ? " (16-byte loads)" : "", e);
     return e;
 }
 
@@ -261,6 +266,21 @@ int main(int argc, char** argv) {
     // Half keys and values (the cross cache in fp16 mode), on all three kernels.
     worstDecode = std::max(worstDecode, testDecodeAttention("half KV cross 5 beams", 3, 64, false, 1500, 1500, {{5, 0, 1500, 0, 0}}, false, false, true));
     worstDecode = std::max(worstDecode, testDecodeAttention("half KV 9 queries", 2, 64, false, 200, 200, {{9, 0, 200, 0, 0}}, false, true, true));
+    // Rows aligned to 16 bytes: the decode kernel's vector loads of keys and values.
+    for (bool half : {false, true}) {
+        const std::string suffix = half ? ", half KV" : ", float KV";
+        worstDecode = std::max(worstDecode, testDecodeAttention(("aligned cross 1 query 1500 keys" + suffix).c_str(), 2, 64, false,
+                                                                1500, 1500, {{1, 0, 1500, 0, 0}}, false, false, half, true));
+        worstDecode = std::max(worstDecode, testDecodeAttention(("aligned cross 5 beams 47 keys" + suffix).c_str(), 3, 64, false,
+                                                                47, 47, {{5, 0, 47, 0, 0}}, false, false, half, true));
+        worstDecode = std::max(worstDecode, testDecodeAttention(("aligned step 5 beams offsets" + suffix).c_str(), 2, 64, true,
+            5 * 448, 448, {{1, 0, 1, 448 * 2, 0}, {1, 0, 1, 0, 99}, {1, 0, 1, 448 * 4, 446}, {1, 0, 1, 448, 32}, {1, 0, 1, 448 * 3, 300}},
+            true, false, half, true));
+        worstDecode = std::max(worstDecode, testDecodeAttention(("aligned head dim 24" + suffix).c_str(), 5, 24, true, 300, 300,
+                                                                {{8, 10, 290, 0, 0}}, false, false, half, true));
+        worstDecode = std::max(worstDecode, testDecodeAttention(("aligned head dim 128" + suffix).c_str(), 2, 128, false, 70, 70,
+                                                                {{3, 0, 70, 0, 0}}, false, false, half, true));
+    }
     {
         const double e = testAttention(130, 200, 2, 128, 132, 0, 0, 1, true);
         std::printf("attention half KV q 130 k 200: rel err %.3g\n", e);

@@ -42,4 +42,4 @@ at = at.replace(shared, "float* shared = reinterpret_cast<float*>(g_shared);").r
 (out / "at_kernel.inc").write_text(header.replace("namespace hearsay::cuda {", "namespace hearsay::cuda::at {", 1) + "\n" + at)
 (out / "da_kernel.inc").write_text(header.replace("namespace hearsay::cuda {", "namespace hearsay::cuda::da {", 1) + "\n" +
                                     "namespace hearsay::cuda::da {\nconstexpr int kDecodeAttentionMaxQueries = 8;\n"
-                                    "constexpr int kDecodeAttentionSplitKeys = 32;\n}\n" + da)
+                                    "constexpr int kDecodeAttentionSplitKeys = 32;\nconstexpr int kDecodeAttentionMaxHeadDim = 128;\n}\n" + da)
