@@ -213,14 +213,17 @@ private slots:
         m_gpu->gelu(x.gpu.get());
         // Against the definition in double precision, 0.5·v·erfc(-v/√2), not against the CPU
         // backend, whose erfc approximation is looser in the far negative tail (a lone element
-        // near -6 is off by 3e-3 relative there; n = 1 is such a case).
+        // near -6 is off by 3e-3 relative there; n = 1 is such a case). The bound is 1e-5, not
+        // 1e-6: erfc(x) near x = 4.2 changes by 2x = 8.4 times any relative change of x, so the
+        // float argument -v/√2, rounded by half an ulp (6e-8), alone moves the result by up to 5e-7,
+        // and erfcf's own few ulps come on top (the H200 measured 1.004e-6 at -5.88).
         std::vector<float> exact(input.size());
         for (size_t i = 0; i < input.size(); ++i) {
             const double v = input[i];
             exact[i] = static_cast<float>(0.5 * v * std::erfc(-v / std::sqrt(2.0)));
         }
         double error = test::relativeError(test::readBack(*m_gpu, *x.gpu), exact);
-        QVERIFY2(error <= 1e-6, qPrintable(QString("gelu relative error %1").arg(error)));
+        QVERIFY2(error <= 1e-5, qPrintable(QString("gelu relative error %1").arg(error)));
         const std::vector<float> gelued = test::readBack(*m_gpu, *x.gpu);
         m_cpu->upload(BufferView(x.cpu.get()), gelued.data(), gelued.size());  // the add starts from the same values
         // add on a sub-view: elements outside it stay as they are.
