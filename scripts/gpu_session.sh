@@ -22,6 +22,9 @@
 #   bash scripts/gpu_session.sh render             tables.md from every result of this machine so far
 #   bash scripts/gpu_session.sh real               CUDA against CPU tokens on the real tiny.en (the bundle's
 #                                                  q4_0 copy), then memcheck over one transcription
+#   bash scripts/gpu_session.sh profile            each kernel's GPU time (Nsight Compute) over one greedy
+#                                                  transcription of jfk.wav with the real tiny.en, summed
+#                                                  per decode step and per kernel (kernel-times.md)
 #   bash scripts/gpu_session.sh all SIZE...        check, tests, real, bench SIZE..., memcheck on the
 #                                                  kernels suites, each step capped so that the whole
 #                                                  ends within BUDGET_S; one archive, gpu-results.tar.gz
@@ -310,6 +313,28 @@ PY
     tail -5 "$state/logs/memcheck-transcribe.log"
 }
 
+# --- kernel times ----------------------------------------------------------------------------
+
+# Where a decode step's time goes on the GPU: Nsight Compute times every kernel of one greedy
+# transcription (tiny.en, jfk.wav; the clocks left alone; step graphs on, whose nodes it times one
+# by one), and kernel_times.py sums them per decode step and per kernel. Set against the bench's
+# ms/token, the sum says how much of a step is kernels and how much launches and host work.
+profile() {
+    local model="$carry/models/tiny.en-q4_0.bin" data="$carry/shared-data" ncu limit
+    [ -f "$model" ] || { say "no real model in the bundle"; return 1; }
+    ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+    [ -n "$ncu" ] || { say "ncu not found"; return 1; }
+    limit=$(left); [ "$limit" -gt "${PROFILE_S:-60}" ] && limit=${PROFILE_S:-60}
+    say "profile: ncu over one greedy transcription of jfk.wav, at most ${limit}s"
+    timeout "$limit" "$ncu" --clock-control none --metrics gpu__time_duration.sum --launch-count "${PROFILE_LAUNCHES:-1500}" \
+        --csv "$cli" transcribe --model "$model" --backend cuda --beam-size 1 --quiet "$data/jfk.wav" \
+        >"$state/logs/ncu-transcribe.csv" 2>"$state/logs/ncu-transcribe.err"
+    say "ncu exit $?"
+    python3 "$root/scripts/gpu/kernel_times.py" --step-marker embedKernel "$state/logs/ncu-transcribe.csv" \
+        >"$out/kernel-times.md" 2>&1
+    head -3 "$out/kernel-times.md"
+}
+
 # Everything in one step within BUDGET_S: check, the tests, the real weights, the bench of SIZE...,
 # each step capped, the results packed into gpu-results.tar.gz in the results folder with the
 # summaries beside it (a handful of files to read first).
@@ -333,7 +358,7 @@ all() {
 command=${1:-}
 [ $# -gt 0 ] && shift
 case "$command" in
-    check|test|sanitize|bench|bench-fp32|bench-baseline|models|render|real|all) setup ;;
+    check|test|sanitize|bench|bench-fp32|bench-baseline|models|render|real|profile|all) setup ;;
     *) sed -n '2,27p' "$0"; exit 2 ;;
 esac
 case "$command" in
@@ -347,5 +372,6 @@ case "$command" in
     models) make_models "$@" ;;
     render) render ;;
     real) real ;;
+    profile) profile ;;
     all) all "$@" ;;
 esac
