@@ -57,16 +57,18 @@ __device__ __forceinline__ void warpWeightedRows(const T* values, size_t stride,
     }
 }
 
-// Sum over the block (blockDim.x a multiple of 32, at most 1024); every thread gets the result.
-// `scratch` holds 32 floats of shared memory; it may be reused after the call returns.
-__device__ __forceinline__ float blockSum(float v, float* scratch) {
+// The reduction of v over the block by `warpReduce` (warpSum, warpMax), `empty` standing in for
+// the warps a block of fewer than 32 lacks (blockDim.x a multiple of 32, at most 1024); every thread
+// gets the result. `scratch` holds 32 floats of shared memory; it may be reused after the call returns.
+template <float (*warpReduce)(float)>
+__device__ __forceinline__ float blockReduce(float v, float* scratch, float empty) {
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    v = warpSum(v);
+    v = warpReduce(v);
     if (lane == 0) scratch[warp] = v;
     __syncthreads();
     if (warp == 0) {
-        v = lane < int(blockDim.x / 32) ? scratch[lane] : 0.0f;
-        v = warpSum(v);
+        v = lane < int(blockDim.x / 32) ? scratch[lane] : empty;
+        v = warpReduce(v);
         if (lane == 0) scratch[0] = v;
     }
     __syncthreads();
@@ -75,21 +77,7 @@ __device__ __forceinline__ float blockSum(float v, float* scratch) {
     return total;
 }
 
-// Maximum over the block, as blockSum.
-__device__ __forceinline__ float blockMax(float v, float* scratch) {
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    v = warpMax(v);
-    if (lane == 0) scratch[warp] = v;
-    __syncthreads();
-    if (warp == 0) {
-        v = lane < int(blockDim.x / 32) ? scratch[lane] : -INFINITY;
-        v = warpMax(v);
-        if (lane == 0) scratch[0] = v;
-    }
-    __syncthreads();
-    const float total = scratch[0];
-    __syncthreads();
-    return total;
-}
+__device__ __forceinline__ float blockSum(float v, float* scratch) { return blockReduce<warpSum>(v, scratch, 0.0f); }
+__device__ __forceinline__ float blockMax(float v, float* scratch) { return blockReduce<warpMax>(v, scratch, -INFINITY); }
 
 } // namespace hearsay::cuda
