@@ -90,16 +90,7 @@ inline bool kvVectorizable(const AttentionShape& a) {
 
 // The elements of 16 loaded bytes as floats.
 __device__ __forceinline__ void unpack(const uint4& bytes, float (&out)[4]) { memcpy(out, &bytes, 16); }
-__device__ __forceinline__ void unpack(const uint4& bytes, float (&out)[8]) {
-    __half2 pairs[4];
-    memcpy(pairs, &bytes, 16);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-        const float2 f = __half22float2(pairs[i]);
-        out[2 * i] = f.x;
-        out[2 * i + 1] = f.y;
-    }
-}
+__device__ __forceinline__ void unpack(const uint4& bytes, float (&out)[8]) { halvesToFloats(bytes, out); }
 
 // dst[r · dstStride + c] = src[r · srcStride + c] as float, for r < rows and c < cols; rows from
 // validRows on are zeros and not read. The warp's lanes each issue kLoadBatch loads before they

@@ -11,6 +11,17 @@ namespace hearsay::cuda {
 __device__ __forceinline__ float loadFloat(const float* p) { return *p; }
 __device__ __forceinline__ float loadFloat(const __half* p) { return __half2float(*p); }
 
+// The eight halves of 16 loaded bytes (a uint4 read from half storage) as floats, in order.
+__device__ __forceinline__ void halvesToFloats(const uint4& bytes, float (&out)[8]) {
+    const __half2* pairs = reinterpret_cast<const __half2*>(&bytes);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        const float2 f = __half22float2(pairs[i]);
+        out[2 * i] = f.x;
+        out[2 * i + 1] = f.y;
+    }
+}
+
 __device__ __forceinline__ float warpSum(float v) {
     for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
     return v;

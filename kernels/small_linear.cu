@@ -59,13 +59,7 @@ __global__ void __launch_bounds__(kThreads) smallLinearKernel(const __grid_const
                 const int k = base + (s * 32 + lane) * 8;
                 if (k >= in) break;
                 float wf[8];
-                const __half2* h = reinterpret_cast<const __half2*>(&raw[s]);
-#pragma unroll
-                for (int j = 0; j < 4; ++j) {
-                    const float2 f = __half22float2(h[j]);
-                    wf[2 * j] = f.x;
-                    wf[2 * j + 1] = f.y;
-                }
+                halvesToFloats(raw[s], wf);
 #pragma unroll
                 for (int r = 0; r < kRows; ++r) {
                     const float4* xr = reinterpret_cast<const float4*>(x + size_t(r) * size_t(in) + size_t(k));
