@@ -1,5 +1,6 @@
 // CpuBackend's attention work: batches of many queries through sgemm (a score matrix per
-// thread in the workspace), the others one (batch, head, query) task at a time on the pool.
+// thread in the workspace), the others one query (all heads) or one part of a query's keys at a
+// time on the pool.
 // runAttention() (cpu_backend.cpp) hands it checked batches, their per-step offsets applied.
 // Keys and values are float32, or IEEE half (the cross cache, allocateKv): widened exactly as
 // they are read, so both give the same products of the same values.
@@ -11,7 +12,9 @@
 #include "core/backend/cpu_vector_math.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
+#include <limits>
 #include <vector>
 
 namespace hearsay {
@@ -131,76 +134,126 @@ void CpuBackend::attentionGemm(const AttentionArgs& a, const AttentionBatch& bat
     });
 }
 
+namespace {
+
+// One query's share of a few-query batch: all heads over the keys [first, first + count).
+struct QueryPart {
+    const AttentionBatch* batch;
+    int query;
+    size_t first, count;
+    int parts; // how many parts the query's keys were split into
+};
+
+// The merge of a query's parts: each part's heads' weighted sums of exp(s − m_p) (its own max m_p)
+// with the sums of those exponentials, rescaled to the largest max and divided by the total.
+void mergeParts(const float* parts, size_t count, size_t heads, size_t hd, float* out) {
+    const size_t slot = heads * hd + 2 * heads;
+    for (size_t h = 0; h < heads; ++h) {
+        float shift = -std::numeric_limits<float>::infinity();
+        for (size_t p = 0; p < count; ++p) shift = std::max(shift, parts[p * slot + heads * hd + h]);
+        float total = 0.0f;
+        float* o = out + h * hd;
+        std::fill(o, o + hd, 0.0f);
+        for (size_t p = 0; p < count; ++p) {
+            const float* part = parts + p * slot;
+            const float w = std::exp(part[heads * hd + h] - shift);
+            total += w * part[heads * hd + heads + h];
+            for (size_t j = 0; j < hd; ++j) o[j] += w * part[h * hd + j];
+        }
+        const float inv = 1.0f / total;
+        for (size_t j = 0; j < hd; ++j) o[j] *= inv;
+    }
+}
+
+} // namespace
+
 void CpuBackend::attentionNow(const AttentionArgs& a, std::span<const AttentionBatch> batches) {
-    struct Task {
-        const AttentionBatch* batch;
-        int head;
-        int query;
-    };
-    size_t smallTasks = 0;
+    size_t work = 0; // scores of the few-query batches
     for (const AttentionBatch& b : batches) {
         if (b.queryCount <= 0) continue;
         if (b.queryCount >= kGemmAttentionQueries) {
             attentionGemm(a, b);
         } else {
-            smallTasks += static_cast<size_t>(b.queryCount) * static_cast<size_t>(a.heads);
+            work += static_cast<size_t>(b.queryCount) * static_cast<size_t>(a.heads) * static_cast<size_t>(b.keyCount);
         }
     }
-    if (smallTasks == 0) return;
+    if (work == 0) return;
 
-    size_t work = 0;
+    // The few-query batches (a decode step's, a beam's): each query takes all heads of every key
+    // row it sees, the rows in order, so that its keys and values are read whole (cpu_simd.h,
+    // headDotsHalf). A query with many keys (the cross cache's 1500) is split into up to
+    // threads() parts of the keys, each with its own softmax shift, merged at the end.
+    const size_t heads = static_cast<size_t>(a.heads), hd = static_cast<size_t>(a.headDim), width = heads * hd;
+    // Small problems run inline: waking the workers costs more than they save.
+    const bool runInline = work * hd < 65536;
+    thread_local std::vector<QueryPart> tasks; // reused: a decode step allocates nothing
+    tasks.clear();
+    size_t splitTasks = 0;
     for (const AttentionBatch& b : batches) {
         if (b.queryCount <= 0 || b.queryCount >= kGemmAttentionQueries) continue;
-        work += static_cast<size_t>(b.queryCount) * static_cast<size_t>(a.heads) * static_cast<size_t>(b.keyCount);
-    }
-    // Task t is (batch, head, query) in batch order; found by a scan over the (few) batches.
-    auto taskAt = [&](size_t t) {
-        for (const AttentionBatch& b : batches) {
-            if (b.queryCount <= 0 || b.queryCount >= kGemmAttentionQueries) continue;
-            const size_t n = static_cast<size_t>(b.queryCount) * static_cast<size_t>(a.heads);
-            if (t < n) {
-                return Task{&b, static_cast<int>(t / static_cast<size_t>(b.queryCount)),
-                            static_cast<int>(t % static_cast<size_t>(b.queryCount))};
+        for (int query = 0; query < b.queryCount; ++query) {
+            const size_t visible = static_cast<size_t>(a.causal ? b.keyCount - b.queryCount + query + 1 : b.keyCount);
+            const size_t parts =
+                runInline ? 1 : std::clamp<size_t>(visible / kAttentionPartKeys, 1, static_cast<size_t>(threads()));
+            for (size_t p = 0; p < parts; ++p) {
+                const size_t first = visible * p / parts;
+                tasks.push_back(QueryPart{&b, query, first, visible * (p + 1) / parts - first, static_cast<int>(parts)});
             }
-            t -= n;
+            if (parts > 1) splitTasks += parts;
         }
-        return Task{nullptr, 0, 0};
-    };
+    }
+    // Each split task's partial result: heads × hd weighted sums, then the heads' shifts and sums.
+    const size_t slot = width + 2 * heads;
+    thread_local std::vector<float> partials;
+    if (partials.size() < splitTasks * slot) partials.resize(splitTasks * slot);
+    // The slot of task t (tasks of split queries in order; unsplit ones have none).
+    thread_local std::vector<size_t> slots;
+    slots.resize(tasks.size());
+    for (size_t t = 0, next = 0; t < tasks.size(); ++t) slots[t] = tasks[t].parts > 1 ? next++ : 0;
+
     const float* q = floatPointer(a.q, a.q.size, "attention q");
     const WeightPointer k = weightPointer(a.k, a.k.size, "attention k");
     const WeightPointer v = weightPointer(a.v, a.v.size, "attention v");
     float* out = floatPointer(a.out, a.out.size, "attention out");
-    const int hd = a.headDim;
-    // Small problems run inline: waking the workers costs more than they save.
-    const size_t minChunk = work * static_cast<size_t>(hd) < 65536 ? smallTasks : 1;
-    pool().parallelFor(smallTasks, minChunk, [&](size_t begin, size_t end, int) {
-        thread_local std::vector<float> scores;
+    const size_t kvStride = static_cast<size_t>(a.kvStride);
+    // The workers see these through pointers: a thread_local named inside the lambda would be theirs.
+    float* partialData = partials.data();
+    const QueryPart* taskList = tasks.data();
+    const size_t* slotList = slots.data();
+    pool().parallelFor(tasks.size(), runInline ? tasks.size() : 1, [&](size_t begin, size_t end, int) {
+        thread_local std::vector<float> scores; // [heads][keys of the part]
         for (size_t t = begin; t < end; ++t) {
-            const Task task = taskAt(t);
-            const AttentionBatch& b = *task.batch;
-            const size_t col = static_cast<size_t>(task.head) * static_cast<size_t>(hd);
-            const size_t row = static_cast<size_t>(b.queryRow + task.query);
-            const int visible = a.causal ? b.keyCount - b.queryCount + task.query + 1 : b.keyCount;
-            if (scores.size() < static_cast<size_t>(visible)) scores.resize(static_cast<size_t>(visible));
-            const float* qv = q + row * static_cast<size_t>(a.qStride) + col;
-            float* o = out + row * static_cast<size_t>(a.outStride) + col;
-            // A head's keys, then its values, in one pass each (float32, or the half cross cache).
-            const size_t first = b.keyRow * static_cast<size_t>(a.kvStride) + col;
-            const size_t stride = static_cast<size_t>(a.kvStride), n = static_cast<size_t>(visible),
-                         width = static_cast<size_t>(hd);
+            const QueryPart& task = taskList[t];
+            const size_t row = static_cast<size_t>(task.batch->queryRow + task.query), n = task.count;
+            if (scores.size() < heads * n) scores.resize(heads * n);
+            const float* qv = q + row * static_cast<size_t>(a.qStride);
+            const size_t first = (task.batch->keyRow + task.first) * kvStride;
             if (k.f16) {
-                simd::dotsHalf(qv, k.f16 + first, stride, n, width, a.scale, scores.data());
+                simd::headDotsHalf(qv, k.f16 + first, kvStride, n, heads, hd, a.scale, scores.data(), n);
             } else {
-                simd::dots(qv, k.f32 + first, stride, n, width, a.scale, scores.data());
+                simd::headDots(qv, k.f32 + first, kvStride, n, heads, hd, a.scale, scores.data(), n);
             }
-            simd::softmax(scores.data(), n);
-            if (v.f16) {
-                simd::weightedSumHalf(scores.data(), v.f16 + first, stride, n, width, o);
+            float* o = out + row * static_cast<size_t>(a.outStride);
+            if (task.parts > 1) {
+                o = partialData + slotList[t] * slot;
+                for (size_t h = 0; h < heads; ++h) o[width + heads + h] = simd::expShifted(scores.data() + h * n, n, o + width + h);
             } else {
-                simd::weightedSum(scores.data(), v.f32 + first, stride, n, width, o);
+                for (size_t h = 0; h < heads; ++h) simd::softmax(scores.data() + h * n, n);
+            }
+            if (v.f16) {
+                simd::headWeightedSumHalf(scores.data(), n, v.f16 + first, kvStride, n, heads, hd, o);
+            } else {
+                simd::headWeightedSum(scores.data(), n, v.f32 + first, kvStride, n, heads, hd, o);
             }
         }
     });
+    for (size_t t = 0; t < tasks.size(); t += static_cast<size_t>(tasks[t].parts)) {
+        const QueryPart& task = tasks[t];
+        if (task.parts == 1) continue;
+        const size_t row = static_cast<size_t>(task.batch->queryRow + task.query);
+        mergeParts(partialData + slots[t] * slot, static_cast<size_t>(task.parts), heads, hd,
+                   out + row * static_cast<size_t>(a.outStride));
+    }
 }
 
 } // namespace hearsay

@@ -64,6 +64,8 @@ public:
     static constexpr int kGemmAttentionQueries = 32;
     // ... and take their queries this many at a time (the score matrix of one block per thread).
     static constexpr int kAttentionQueryBlock = 128;
+    // A few-query batch's query splits its keys into parts of at least this many, one per thread.
+    static constexpr size_t kAttentionPartKeys = 32;
     // linear() with 2..kSmallBatchRows rows uses the dot-product path instead of sgemm.
     static constexpr int kSmallBatchRows = 8;
     // linearMany() of one row runs up to this many products as one pass.

@@ -1,9 +1,9 @@
 // Kernels over many IEEE half rows at once, AVX-512 where the CPU has it:
-// - the single-query attention of a decode step over the half cross cache, one head at a time (also
-//   in AVX2 with F16C, the same loops over 8-float vectors): four keys scored per iteration (a head
-//   of 64 is four vectors; the four sums reduced together), then the head's output kept in
-//   registers across all value rows. The same loops serve the float32 self cache (dots(),
-//   weightedSum()), where one dot() and one axpy() call per key row cost more than the reads;
+// - one query's attention over the half cross cache in a decode step, all heads of a key row
+//   together and the rows in order (also in AVX2 with F16C, the same loops over 8-float vectors):
+//   four heads scored per iteration, then the heads' weighted sums kept in L1 while the value rows
+//   stream past. The same loops serve the float32 self cache (headDots(), headWeightedSum()), where
+//   one dot() and one axpy() call per key row cost more than the reads;
 // - the product of f16 weight rows with one vector (a decode step's projections and logits), AVX-512
 //   only: four rows per iteration sharing each load of x, with independent sums (gemvQ8, its q8_0
 //   twin, lies beside dotQ8 in cpu_simd.cpp and shares its block kernel).
@@ -24,55 +24,87 @@ __attribute__((target("avx512f"))) inline __m512 row16(const uint16_t* row, size
 }
 __attribute__((target("avx512f"))) inline __m512 row16(const float* row, size_t c) { return _mm512_loadu_ps(row + 16 * c); }
 
+// One query against every head of each key row, row after row: the rows are read front to back,
+// whole, which the prefetchers follow. One head at a time over all its keys (a head's 128 bytes out
+// of each 1 or 2 KB row) read base's and medium's cross cache at 18 to 28 GB/s from L3 with two
+// threads on an Intel Xeon with AVX-512, whole rows at 38 to 42 (a throwaway loop; RESULTS.md, "CPU
+// run 17"). Four heads share an iteration (independent sums); each head's sum is the one the
+// per-head form took: the chunks in order, then one horizontal sum, then the scale.
 template <typename T>
-__attribute__((target("avx512f"))) void dotsAvx512(const float* q, const T* k, size_t stride, size_t n, size_t hd,
-                                                   float scale, float* out) {
-    const size_t chunks = hd / 16;
-    __m512 qv[8];
-    for (size_t c = 0; c < chunks; ++c) qv[c] = _mm512_loadu_ps(q + 16 * c);
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        const T* r0 = k + i * stride;
-        const T* r1 = r0 + stride;
-        const T* r2 = r1 + stride;
-        const T* r3 = r2 + stride;
-        if (i + kPrefetchAheadRows + 4 <= n) {
-            for (size_t j = 0; j < 4; ++j) prefetchBytes(r0 + (kPrefetchAheadRows + j) * stride, hd * sizeof(T));
+__attribute__((target("avx512f"))) void headDotsAvx512(const float* q, const T* k, size_t stride, size_t n,
+                                                       size_t heads, size_t hd, float scale, float* out,
+                                                       size_t outStride) {
+    const size_t chunks = hd / 16, width = heads * hd;
+    const T* end = k + (n - 1) * stride + width;
+    for (size_t i = 0; i < n; ++i) {
+        const T* row = k + i * stride;
+        prefetchRowsAhead(row, width * sizeof(T), end);
+        size_t h = 0;
+        for (; h + 4 <= heads; h += 4) {
+            const T* r0 = row + h * hd;
+            const float* q0 = q + h * hd;
+            __m512 a0 = _mm512_mul_ps(_mm512_loadu_ps(q0), row16(r0, 0));
+            __m512 a1 = _mm512_mul_ps(_mm512_loadu_ps(q0 + hd), row16(r0 + hd, 0));
+            __m512 a2 = _mm512_mul_ps(_mm512_loadu_ps(q0 + 2 * hd), row16(r0 + 2 * hd, 0));
+            __m512 a3 = _mm512_mul_ps(_mm512_loadu_ps(q0 + 3 * hd), row16(r0 + 3 * hd, 0));
+            for (size_t c = 1; c < chunks; ++c) {
+                a0 = _mm512_fmadd_ps(_mm512_loadu_ps(q0 + 16 * c), row16(r0, c), a0);
+                a1 = _mm512_fmadd_ps(_mm512_loadu_ps(q0 + hd + 16 * c), row16(r0 + hd, c), a1);
+                a2 = _mm512_fmadd_ps(_mm512_loadu_ps(q0 + 2 * hd + 16 * c), row16(r0 + 2 * hd, c), a2);
+                a3 = _mm512_fmadd_ps(_mm512_loadu_ps(q0 + 3 * hd + 16 * c), row16(r0 + 3 * hd, c), a3);
+            }
+            out[h * outStride + i] = _mm512_reduce_add_ps(a0) * scale;
+            out[(h + 1) * outStride + i] = _mm512_reduce_add_ps(a1) * scale;
+            out[(h + 2) * outStride + i] = _mm512_reduce_add_ps(a2) * scale;
+            out[(h + 3) * outStride + i] = _mm512_reduce_add_ps(a3) * scale;
         }
-        __m512 a0 = _mm512_mul_ps(qv[0], row16(r0, 0)), a1 = _mm512_mul_ps(qv[0], row16(r1, 0));
-        __m512 a2 = _mm512_mul_ps(qv[0], row16(r2, 0)), a3 = _mm512_mul_ps(qv[0], row16(r3, 0));
-        for (size_t c = 1; c < chunks; ++c) {
-            a0 = _mm512_fmadd_ps(qv[c], row16(r0, c), a0);
-            a1 = _mm512_fmadd_ps(qv[c], row16(r1, c), a1);
-            a2 = _mm512_fmadd_ps(qv[c], row16(r2, c), a2);
-            a3 = _mm512_fmadd_ps(qv[c], row16(r3, c), a3);
+        for (; h < heads; ++h) {
+            const T* r = row + h * hd;
+            const float* qh = q + h * hd;
+            __m512 a = _mm512_mul_ps(_mm512_loadu_ps(qh), row16(r, 0));
+            for (size_t c = 1; c < chunks; ++c) a = _mm512_fmadd_ps(_mm512_loadu_ps(qh + 16 * c), row16(r, c), a);
+            out[h * outStride + i] = _mm512_reduce_add_ps(a) * scale;
         }
-        out[i] = _mm512_reduce_add_ps(a0) * scale;
-        out[i + 1] = _mm512_reduce_add_ps(a1) * scale;
-        out[i + 2] = _mm512_reduce_add_ps(a2) * scale;
-        out[i + 3] = _mm512_reduce_add_ps(a3) * scale;
-    }
-    for (; i < n; ++i) {
-        const T* r = k + i * stride;
-        __m512 a = _mm512_mul_ps(qv[0], row16(r, 0));
-        for (size_t c = 1; c < chunks; ++c) a = _mm512_fmadd_ps(qv[c], row16(r, c), a);
-        out[i] = _mm512_reduce_add_ps(a) * scale;
     }
 }
 
+// The weighted sum of every head's value rows, row after row, two rows at a time: the heads' outputs
+// (heads × hd floats, a few KB) stay in L1 between rows, each output element summed over the rows
+// in order.
 template <typename T>
-__attribute__((target("avx512f"))) void weightedSumAvx512(const float* p, const T* v, size_t stride, size_t n,
-                                                          size_t hd, float* out) {
-    const size_t chunks = hd / 16;
-    __m512 o[8];
-    for (size_t c = 0; c < chunks; ++c) o[c] = _mm512_setzero_ps();
-    for (size_t i = 0; i < n; ++i) {
-        const __m512 w = _mm512_set1_ps(p[i]);
-        const T* r = v + i * stride;
-        if (i + kPrefetchAheadRows < n) prefetchBytes(r + kPrefetchAheadRows * stride, hd * sizeof(T));
-        for (size_t c = 0; c < chunks; ++c) o[c] = _mm512_fmadd_ps(w, row16(r, c), o[c]);
+__attribute__((target("avx512f"))) void headWeightedSumAvx512(const float* p, size_t pStride, const T* v,
+                                                              size_t stride, size_t n, size_t heads, size_t hd,
+                                                              float* out) {
+    const size_t chunks = hd / 16, width = heads * hd;
+    for (size_t j = 0; j < width; j += 16) _mm512_storeu_ps(out + j, _mm512_setzero_ps());
+    const T* end = v + (n - 1) * stride + width;
+    size_t i = 0;
+    for (; i + 2 <= n; i += 2) {
+        const T* r0 = v + i * stride;
+        const T* r1 = r0 + stride;
+        prefetchRowsAhead(r0, width * sizeof(T), end);
+        prefetchRowsAhead(r1, width * sizeof(T), end);
+        for (size_t h = 0; h < heads; ++h) {
+            const __m512 w0 = _mm512_set1_ps(p[h * pStride + i]);
+            const __m512 w1 = _mm512_set1_ps(p[h * pStride + i + 1]);
+            float* o = out + h * hd;
+            const T* h0 = r0 + h * hd;
+            const T* h1 = r1 + h * hd;
+            for (size_t c = 0; c < chunks; ++c) {
+                const __m512 sum = _mm512_fmadd_ps(w0, row16(h0, c), _mm512_loadu_ps(o + 16 * c));
+                _mm512_storeu_ps(o + 16 * c, _mm512_fmadd_ps(w1, row16(h1, c), sum));
+            }
+        }
     }
-    for (size_t c = 0; c < chunks; ++c) _mm512_storeu_ps(out + 16 * c, o[c]);
+    if (i < n) {
+        const T* r = v + i * stride;
+        for (size_t h = 0; h < heads; ++h) {
+            const __m512 w = _mm512_set1_ps(p[h * pStride + i]);
+            float* o = out + h * hd;
+            for (size_t c = 0; c < chunks; ++c)
+                _mm512_storeu_ps(o + 16 * c, _mm512_fmadd_ps(w, row16(r + h * hd, c), _mm512_loadu_ps(o + 16 * c)));
+        }
+    }
 }
 
 __attribute__((target("avx512f"))) void gemvHalfAvx512(const float* x, const uint16_t* w, size_t n, size_t rows,
@@ -119,54 +151,77 @@ __attribute__((target("avx2,fma,f16c"))) inline __m256 row8(const uint16_t* row,
 __attribute__((target("avx2,fma,f16c"))) inline __m256 row8(const float* row, size_t c) { return _mm256_loadu_ps(row + 8 * c); }
 
 template <typename T>
-__attribute__((target("avx2,fma,f16c"))) void dotsAvx2(const float* q, const T* k, size_t stride, size_t n, size_t hd,
-                                                       float scale, float* out) {
-    const size_t chunks = hd / 8;
-    __m256 qv[16];
-    for (size_t c = 0; c < chunks; ++c) qv[c] = _mm256_loadu_ps(q + 8 * c);
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        const T* r0 = k + i * stride;
-        const T* r1 = r0 + stride;
-        const T* r2 = r1 + stride;
-        const T* r3 = r2 + stride;
-        if (i + kPrefetchAheadRows + 4 <= n) {
-            for (size_t j = 0; j < 4; ++j) prefetchBytes(r0 + (kPrefetchAheadRows + j) * stride, hd * sizeof(T));
+__attribute__((target("avx2,fma,f16c"))) void headDotsAvx2(const float* q, const T* k, size_t stride, size_t n,
+                                                           size_t heads, size_t hd, float scale, float* out,
+                                                           size_t outStride) {
+    const size_t chunks = hd / 8, width = heads * hd;
+    const T* end = k + (n - 1) * stride + width;
+    for (size_t i = 0; i < n; ++i) {
+        const T* row = k + i * stride;
+        prefetchRowsAhead(row, width * sizeof(T), end);
+        size_t h = 0;
+        for (; h + 4 <= heads; h += 4) {
+            const T* r0 = row + h * hd;
+            const float* q0 = q + h * hd;
+            __m256 a0 = _mm256_mul_ps(_mm256_loadu_ps(q0), row8(r0, 0));
+            __m256 a1 = _mm256_mul_ps(_mm256_loadu_ps(q0 + hd), row8(r0 + hd, 0));
+            __m256 a2 = _mm256_mul_ps(_mm256_loadu_ps(q0 + 2 * hd), row8(r0 + 2 * hd, 0));
+            __m256 a3 = _mm256_mul_ps(_mm256_loadu_ps(q0 + 3 * hd), row8(r0 + 3 * hd, 0));
+            for (size_t c = 1; c < chunks; ++c) {
+                a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q0 + 8 * c), row8(r0, c), a0);
+                a1 = _mm256_fmadd_ps(_mm256_loadu_ps(q0 + hd + 8 * c), row8(r0 + hd, c), a1);
+                a2 = _mm256_fmadd_ps(_mm256_loadu_ps(q0 + 2 * hd + 8 * c), row8(r0 + 2 * hd, c), a2);
+                a3 = _mm256_fmadd_ps(_mm256_loadu_ps(q0 + 3 * hd + 8 * c), row8(r0 + 3 * hd, c), a3);
+            }
+            out[h * outStride + i] = reduceAdd8(a0) * scale;
+            out[(h + 1) * outStride + i] = reduceAdd8(a1) * scale;
+            out[(h + 2) * outStride + i] = reduceAdd8(a2) * scale;
+            out[(h + 3) * outStride + i] = reduceAdd8(a3) * scale;
         }
-        __m256 a0 = _mm256_mul_ps(qv[0], row8(r0, 0)), a1 = _mm256_mul_ps(qv[0], row8(r1, 0));
-        __m256 a2 = _mm256_mul_ps(qv[0], row8(r2, 0)), a3 = _mm256_mul_ps(qv[0], row8(r3, 0));
-        for (size_t c = 1; c < chunks; ++c) {
-            a0 = _mm256_fmadd_ps(qv[c], row8(r0, c), a0);
-            a1 = _mm256_fmadd_ps(qv[c], row8(r1, c), a1);
-            a2 = _mm256_fmadd_ps(qv[c], row8(r2, c), a2);
-            a3 = _mm256_fmadd_ps(qv[c], row8(r3, c), a3);
+        for (; h < heads; ++h) {
+            const T* r = row + h * hd;
+            const float* qh = q + h * hd;
+            __m256 a = _mm256_mul_ps(_mm256_loadu_ps(qh), row8(r, 0));
+            for (size_t c = 1; c < chunks; ++c) a = _mm256_fmadd_ps(_mm256_loadu_ps(qh + 8 * c), row8(r, c), a);
+            out[h * outStride + i] = reduceAdd8(a) * scale;
         }
-        out[i] = reduceAdd8(a0) * scale;
-        out[i + 1] = reduceAdd8(a1) * scale;
-        out[i + 2] = reduceAdd8(a2) * scale;
-        out[i + 3] = reduceAdd8(a3) * scale;
-    }
-    for (; i < n; ++i) {
-        const T* r = k + i * stride;
-        __m256 a = _mm256_mul_ps(qv[0], row8(r, 0));
-        for (size_t c = 1; c < chunks; ++c) a = _mm256_fmadd_ps(qv[c], row8(r, c), a);
-        out[i] = reduceAdd8(a) * scale;
     }
 }
 
 template <typename T>
-__attribute__((target("avx2,fma,f16c"))) void weightedSumAvx2(const float* p, const T* v, size_t stride, size_t n,
-                                                              size_t hd, float* out) {
-    const size_t chunks = hd / 8;
-    __m256 o[16];
-    for (size_t c = 0; c < chunks; ++c) o[c] = _mm256_setzero_ps();
-    for (size_t i = 0; i < n; ++i) {
-        const __m256 w = _mm256_set1_ps(p[i]);
-        const T* r = v + i * stride;
-        if (i + kPrefetchAheadRows < n) prefetchBytes(r + kPrefetchAheadRows * stride, hd * sizeof(T));
-        for (size_t c = 0; c < chunks; ++c) o[c] = _mm256_fmadd_ps(w, row8(r, c), o[c]);
+__attribute__((target("avx2,fma,f16c"))) void headWeightedSumAvx2(const float* p, size_t pStride, const T* v,
+                                                                  size_t stride, size_t n, size_t heads, size_t hd,
+                                                                  float* out) {
+    const size_t chunks = hd / 8, width = heads * hd;
+    for (size_t j = 0; j < width; j += 8) _mm256_storeu_ps(out + j, _mm256_setzero_ps());
+    const T* end = v + (n - 1) * stride + width;
+    size_t i = 0;
+    for (; i + 2 <= n; i += 2) {
+        const T* r0 = v + i * stride;
+        const T* r1 = r0 + stride;
+        prefetchRowsAhead(r0, width * sizeof(T), end);
+        prefetchRowsAhead(r1, width * sizeof(T), end);
+        for (size_t h = 0; h < heads; ++h) {
+            const __m256 w0 = _mm256_set1_ps(p[h * pStride + i]);
+            const __m256 w1 = _mm256_set1_ps(p[h * pStride + i + 1]);
+            float* o = out + h * hd;
+            const T* h0 = r0 + h * hd;
+            const T* h1 = r1 + h * hd;
+            for (size_t c = 0; c < chunks; ++c) {
+                const __m256 sum = _mm256_fmadd_ps(w0, row8(h0, c), _mm256_loadu_ps(o + 8 * c));
+                _mm256_storeu_ps(o + 8 * c, _mm256_fmadd_ps(w1, row8(h1, c), sum));
+            }
+        }
     }
-    for (size_t c = 0; c < chunks; ++c) _mm256_storeu_ps(out + 8 * c, o[c]);
+    if (i < n) {
+        const T* r = v + i * stride;
+        for (size_t h = 0; h < heads; ++h) {
+            const __m256 w = _mm256_set1_ps(p[h * pStride + i]);
+            float* o = out + h * hd;
+            for (size_t c = 0; c < chunks; ++c)
+                _mm256_storeu_ps(o + 8 * c, _mm256_fmadd_ps(w, row8(r + h * hd, c), _mm256_loadu_ps(o + 8 * c)));
+        }
+    }
 }
 
 #endif
@@ -182,32 +237,44 @@ void axpyRow(float* y, float alpha, const uint16_t* x, size_t n) { axpyHalf(y, a
 void axpyRow(float* y, float alpha, const float* x, size_t n) { axpy(y, alpha, x, n); }
 
 template <typename T>
-void dotsRows(const float* q, const T* k, size_t stride, size_t n, size_t hd, float scale, float* out) {
+void headDotsRows(const float* q, const T* k, size_t stride, size_t n, size_t heads, size_t hd, float scale, float* out,
+                  size_t outStride) {
+    if (n == 0 || heads == 0) return;
 #ifdef HEARSAY_SIMD_X86
-    if (vectorHead(hd)) return dotsAvx512(q, k, stride, n, hd, scale, out);
-    if (vectorHeadAvx2(hd)) return dotsAvx2(q, k, stride, n, hd, scale, out);
+    if (vectorHead(hd)) return headDotsAvx512(q, k, stride, n, heads, hd, scale, out, outStride);
+    if (vectorHeadAvx2(hd)) return headDotsAvx2(q, k, stride, n, heads, hd, scale, out, outStride);
 #endif
-    for (size_t i = 0; i < n; ++i) out[i] = dotRow(q, k + i * stride, hd) * scale;
+    for (size_t i = 0; i < n; ++i)
+        for (size_t h = 0; h < heads; ++h) out[h * outStride + i] = dotRow(q + h * hd, k + i * stride + h * hd, hd) * scale;
 }
 
 template <typename T>
-void weightedSumRows(const float* p, const T* v, size_t stride, size_t n, size_t hd, float* out) {
+void headWeightedSumRows(const float* p, size_t pStride, const T* v, size_t stride, size_t n, size_t heads, size_t hd,
+                         float* out) {
+    if (heads == 0) return;
+    if (n == 0) {
+        for (size_t j = 0; j < heads * hd; ++j) out[j] = 0.0f;
+        return;
+    }
 #ifdef HEARSAY_SIMD_X86
-    if (vectorHead(hd)) return weightedSumAvx512(p, v, stride, n, hd, out);
-    if (vectorHeadAvx2(hd)) return weightedSumAvx2(p, v, stride, n, hd, out);
+    if (vectorHead(hd)) return headWeightedSumAvx512(p, pStride, v, stride, n, heads, hd, out);
+    if (vectorHeadAvx2(hd)) return headWeightedSumAvx2(p, pStride, v, stride, n, heads, hd, out);
 #endif
-    for (size_t j = 0; j < hd; ++j) out[j] = 0.0f;
-    for (size_t i = 0; i < n; ++i) axpyRow(out, p[i], v + i * stride, hd);
+    for (size_t j = 0; j < heads * hd; ++j) out[j] = 0.0f;
+    for (size_t i = 0; i < n; ++i)
+        for (size_t h = 0; h < heads; ++h) axpyRow(out + h * hd, p[h * pStride + i], v + i * stride + h * hd, hd);
 }
 
 } // namespace
 
-void dotsHalf(const float* q, const uint16_t* k, size_t stride, size_t n, size_t hd, float scale, float* out) {
-    dotsRows(q, k, stride, n, hd, scale, out);
+void headDotsHalf(const float* q, const uint16_t* k, size_t stride, size_t n, size_t heads, size_t hd, float scale,
+                  float* out, size_t outStride) {
+    headDotsRows(q, k, stride, n, heads, hd, scale, out, outStride);
 }
 
-void dots(const float* q, const float* k, size_t stride, size_t n, size_t hd, float scale, float* out) {
-    dotsRows(q, k, stride, n, hd, scale, out);
+void headDots(const float* q, const float* k, size_t stride, size_t n, size_t heads, size_t hd, float scale, float* out,
+              size_t outStride) {
+    headDotsRows(q, k, stride, n, heads, hd, scale, out, outStride);
 }
 
 void gemvHalf(const float* x, const uint16_t* w, size_t n, size_t rows, float* y) {
@@ -220,12 +287,14 @@ void gemvHalf(const float* x, const uint16_t* w, size_t n, size_t rows, float* y
     }
 }
 
-void weightedSumHalf(const float* p, const uint16_t* v, size_t stride, size_t n, size_t hd, float* out) {
-    weightedSumRows(p, v, stride, n, hd, out);
+void headWeightedSumHalf(const float* p, size_t pStride, const uint16_t* v, size_t stride, size_t n, size_t heads,
+                         size_t hd, float* out) {
+    headWeightedSumRows(p, pStride, v, stride, n, heads, hd, out);
 }
 
-void weightedSum(const float* p, const float* v, size_t stride, size_t n, size_t hd, float* out) {
-    weightedSumRows(p, v, stride, n, hd, out);
+void headWeightedSum(const float* p, size_t pStride, const float* v, size_t stride, size_t n, size_t heads, size_t hd,
+                     float* out) {
+    headWeightedSumRows(p, pStride, v, stride, n, heads, hd, out);
 }
 
 } // namespace hearsay::simd

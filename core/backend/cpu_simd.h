@@ -26,15 +26,22 @@ void gemvHalf(const float* x, const uint16_t* w, size_t n, size_t rows, float* y
 // y[o] = dotQ8(x, row o, n), o < rows, for rows of q8_0 blocks (n a multiple of 32), four rows at
 // a time with AVX-512 (sums in another order than dotQ8: equal to float rounding).
 void gemvQ8(const float* x, const uint8_t* w, size_t n, size_t rows, float* y);
-// One query against n half key rows (row i at k + i·stride, hd elements): out[i] = scale · q·k_i.
-// Agrees with dotHalf() to float rounding (the AVX-512 form sums in another order).
-void dotsHalf(const float* q, const uint16_t* k, size_t stride, size_t n, size_t hd, float scale, float* out);
-// out[j] = Σ_i p[i] · v_i[j], j < hd, over n half value rows (row i at v + i·stride).
-void weightedSumHalf(const float* p, const uint16_t* v, size_t stride, size_t n, size_t hd, float* out);
-// The same two over float32 rows (the self-attention cache): dots() agrees with dot() per row, and
-// weightedSum() with axpy() row by row, to float rounding.
-void dots(const float* q, const float* k, size_t stride, size_t n, size_t hd, float scale, float* out);
-void weightedSum(const float* p, const float* v, size_t stride, size_t n, size_t hd, float* out);
+// One query's attention scores over n key rows that hold `heads` heads of hd elements side by side
+// (row i at k + i·stride, head h at its column h·hd; q holds the heads the same way):
+// out[h·outStride + i] = scale · q_h·k_ih, for i < n and h < heads. Each row is read whole, the rows
+// in order. Each score agrees with dotHalf() to float rounding (the vector forms sum in another
+// order). The half form reads the cross cache, the float32 one the self cache.
+void headDotsHalf(const float* q, const uint16_t* k, size_t stride, size_t n, size_t heads, size_t hd, float scale,
+                  float* out, size_t outStride);
+void headDots(const float* q, const float* k, size_t stride, size_t n, size_t heads, size_t hd, float scale, float* out,
+              size_t outStride);
+// The weights' sum of the value rows, laid out as the keys above: out[h·hd + j] = Σ_i p[h·pStride + i]·v_ih[j]
+// for h < heads, j < hd (zeros for n = 0), each element summed over the rows in order (axpy() row by
+// row, to float rounding).
+void headWeightedSumHalf(const float* p, size_t pStride, const uint16_t* v, size_t stride, size_t n, size_t heads,
+                         size_t hd, float* out);
+void headWeightedSum(const float* p, size_t pStride, const float* v, size_t stride, size_t n, size_t heads, size_t hd,
+                     float* out);
 // dst[i] = half(src[i]), i < n, rounded to nearest even (as floatToHalf).
 void roundToHalf(const float* src, uint16_t* dst, size_t n);
 // y[i] += alpha · float(x[i]), i < n, with x IEEE half: axpy() over a half row.

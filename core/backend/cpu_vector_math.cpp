@@ -47,14 +47,16 @@ __attribute__((target("avx512f"))) inline __m512 exp16(__m512 x) {
     return _mm512_scalef_ps(p, n);  // p · 2^n, subnormal and zero results included
 }
 
-__attribute__((target("avx512f"))) float expShiftedAvx512(float* x, size_t n) {
+__attribute__((target("avx512f"))) float expShiftedAvx512(float* x, size_t n, float* shift) {
     if (n == 0) return 0.0f;
     __m512 vmax = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
     size_t i = 0;
     for (; i + 16 <= n; i += 16) vmax = _mm512_max_ps(vmax, _mm512_loadu_ps(x + i));
     const __mmask16 tail = static_cast<__mmask16>((1u << (n - i)) - 1u);
     if (tail) vmax = _mm512_mask_max_ps(vmax, tail, vmax, _mm512_maskz_loadu_ps(tail, x + i));
-    const __m512 m = _mm512_set1_ps(_mm512_reduce_max_ps(vmax));
+    const float maxScore = _mm512_reduce_max_ps(vmax);
+    if (shift) *shift = maxScore;
+    const __m512 m = _mm512_set1_ps(maxScore);
     __m512 sum = _mm512_setzero_ps();
     for (i = 0; i + 16 <= n; i += 16) {
         const __m512 e = exp16(_mm512_sub_ps(_mm512_loadu_ps(x + i), m));
@@ -71,7 +73,7 @@ __attribute__((target("avx512f"))) float expShiftedAvx512(float* x, size_t n) {
 
 __attribute__((target("avx512f"))) void softmaxAvx512(float* x, size_t n) {
     if (n == 0) return;
-    const __m512 inv = _mm512_set1_ps(1.0f / expShiftedAvx512(x, n));
+    const __m512 inv = _mm512_set1_ps(1.0f / expShiftedAvx512(x, n, nullptr));
     size_t i = 0;
     for (; i + 16 <= n; i += 16) _mm512_storeu_ps(x + i, _mm512_mul_ps(_mm512_loadu_ps(x + i), inv));
     const __mmask16 tail = static_cast<__mmask16>((1u << (n - i)) - 1u);
@@ -131,13 +133,14 @@ __attribute__((target("avx2,fma"))) inline __m256 exp8(__m256 x) {
     return _mm256_andnot_ps(zero, result);
 }
 
-__attribute__((target("avx2,fma"))) float expShiftedAvx2(float* x, size_t n) {
+__attribute__((target("avx2,fma"))) float expShiftedAvx2(float* x, size_t n, float* shift) {
     if (n == 0) return 0.0f;
     __m256 vmax = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
     size_t i = 0;
     for (; i + 8 <= n; i += 8) vmax = _mm256_max_ps(vmax, _mm256_loadu_ps(x + i));
     float maxScore = reduceMax8(vmax);
     for (size_t j = i; j < n; ++j) maxScore = std::max(maxScore, x[j]);
+    if (shift) *shift = maxScore;
     const __m256 m = _mm256_set1_ps(maxScore);
     __m256 sum = _mm256_setzero_ps();
     for (i = 0; i + 8 <= n; i += 8) {
@@ -155,7 +158,7 @@ __attribute__((target("avx2,fma"))) float expShiftedAvx2(float* x, size_t n) {
 
 __attribute__((target("avx2,fma"))) void softmaxAvx2(float* x, size_t n) {
     if (n == 0) return;
-    const float inv = 1.0f / expShiftedAvx2(x, n);
+    const float inv = 1.0f / expShiftedAvx2(x, n, nullptr);
     const __m256 vinv = _mm256_set1_ps(inv);
     size_t i = 0;
     for (; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, _mm256_mul_ps(_mm256_loadu_ps(x + i), vinv));
@@ -200,10 +203,11 @@ const Path kPath = detectPath();
 
 } // namespace
 
-float expShiftedPortable(float* x, size_t n) {
+float expShiftedPortable(float* x, size_t n, float* shift) {
     if (n == 0) return 0.0f;
     float maxScore = -std::numeric_limits<float>::infinity();
     for (size_t i = 0; i < n; ++i) maxScore = std::max(maxScore, x[i]);
+    if (shift) *shift = maxScore;
     float sum = 0.0f;
     for (size_t i = 0; i < n; ++i) {
         x[i] = std::exp(x[i] - maxScore);
@@ -214,7 +218,7 @@ float expShiftedPortable(float* x, size_t n) {
 
 void softmaxPortable(float* x, size_t n) {
     if (n == 0) return;
-    const float inv = 1.0f / expShiftedPortable(x, n);
+    const float inv = 1.0f / expShiftedPortable(x, n, nullptr);
     for (size_t i = 0; i < n; ++i) x[i] *= inv;
 }
 
@@ -230,12 +234,12 @@ void softmax(float* x, size_t n) {
     softmaxPortable(x, n);
 }
 
-float expShifted(float* x, size_t n) {
+float expShifted(float* x, size_t n, float* shift) {
 #ifdef HEARSAY_SIMD_X86
-    if (kPath == Path::Avx512) return expShiftedAvx512(x, n);
-    if (kPath == Path::Avx2) return expShiftedAvx2(x, n);
+    if (kPath == Path::Avx512) return expShiftedAvx512(x, n, shift);
+    if (kPath == Path::Avx2) return expShiftedAvx2(x, n, shift);
 #endif
-    return expShiftedPortable(x, n);
+    return expShiftedPortable(x, n, shift);
 }
 
 void gelu(float* x, size_t n) {

@@ -11,15 +11,16 @@ namespace hearsay::simd {
 // polynomial (≤ 2 ulp against std::exp over the range softmax feeds it, x ≤ 0).
 void softmax(float* x, size_t n);
 // softmax() without its division: x[i] = exp(x[i] - max) in place, returning Σ x[i] (the caller
-// scales later, e.g. the weighted sum of an attention row). 0 for n = 0.
-float expShifted(float* x, size_t n);
+// scales later, e.g. the weighted sum of an attention row). 0 for n = 0. The max subtracted goes
+// to *shift where shift is not null (n > 0): what a sum over parts of a row is rescaled by.
+float expShifted(float* x, size_t n, float* shift = nullptr);
 // In place: x[i] = 0.5 x (1 + erf(x / √2)) (exact GELU, as Whisper). Vector erf: Abramowitz and
 // Stegun 7.1.26 in its erfc form (absolute error of erf ≤ 1.5e-7, relative accuracy kept for
 // negative x where GELU is small).
 void gelu(float* x, size_t n);
 // The portable versions, for tests.
 void softmaxPortable(float* x, size_t n);
-float expShiftedPortable(float* x, size_t n);
+float expShiftedPortable(float* x, size_t n, float* shift = nullptr);
 void geluPortable(float* x, size_t n);
 // "avx512", "avx2" or "portable": what softmax() and gelu() run.
 const char* vectorMathPath();

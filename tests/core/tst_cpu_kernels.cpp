@@ -18,6 +18,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <cmath>
@@ -120,16 +121,19 @@ private slots:
 
     void expShiftedMatchesDouble() {
         // softmax() without its division (the attention tiles divide their outputs instead): the
-        // exponentials of x - max in place, each within 3e-6 of double's, and their sum returned.
+        // exponentials of x - max in place, each within 3e-6 of double's, their sum returned and
+        // the max given back.
         for (auto* run : {&simd::expShifted, &simd::expShiftedPortable}) {
-            QCOMPARE(run(nullptr, 0), 0.0f);
+            QCOMPARE(run(nullptr, 0, nullptr), 0.0f);
             for (size_t n : {1ul, 15ul, 17ul, 1500ul}) {
                 std::vector<float> x = randomValues(n, uint32_t(n * 5 + 1), 3.0f);
                 double maxValue = -1e300, sum = 0.0;
                 for (float v : x) maxValue = std::max(maxValue, double(v));
                 std::vector<double> want(n);
                 for (size_t i = 0; i < n; ++i) sum += want[i] = std::exp(double(x[i] - float(maxValue)));
-                const float total = run(x.data(), n);
+                float shift = 0.0f;
+                const float total = run(x.data(), n, &shift);
+                QCOMPARE(shift, float(maxValue));
                 QVERIFY2(std::abs(total - sum) <= 3e-6 * sum, qPrintable(QString("n %1: sum %2 vs %3").arg(n).arg(total).arg(sum)));
                 for (size_t i = 0; i < n; ++i) QVERIFY(std::abs(x[i] - want[i]) <= 3e-6 * want[i] + 1e-37);
             }
@@ -439,8 +443,7 @@ private slots:
 
     // The many-row kernels (cpu_half_rows.cpp) against double, on every row count around their
     // groups of four and widths with and without a tail: f16 rows times one vector (the block
-    // formats' in blockKernels),
-    // and one query against half key and value rows at a stride (a head of the cross cache).
+    // formats' in blockKernels), and one query against the heads of key and value rows.
     void manyRowKernels() {
         for (size_t n : {32ul, 48ul, 64ul, 70ul, 384ul}) {
             for (size_t rows : {1ul, 3ul, 4ul, 7ul, 9ul}) {
@@ -461,52 +464,69 @@ private slots:
                 }
             }
         }
-        // A head of 64 in rows of 384 (six heads), 37 keys: scores, then the weighted sum.
-        const size_t stride = 384, hd = 64, keys = 37, column = 128;
-        const auto kv = randomValues(keys * stride * 2, 11, 1.0f);
-        std::vector<uint16_t> k(keys * stride), v(keys * stride);
-        for (size_t i = 0; i < k.size(); ++i) {
-            k[i] = floatToHalf(kv[i]);
-            v[i] = floatToHalf(kv[k.size() + i]);
-        }
-        const auto q = randomValues(hd, 12, 1.0f);
-        std::vector<float> scores(keys), out(hd);
-        simd::dotsHalf(q.data(), k.data() + column, stride, keys, hd, 0.125f, scores.data());
-        for (size_t i = 0; i < keys; ++i) {
-            double exact = 0.0;
-            for (size_t j = 0; j < hd; ++j) exact += double(q[j]) * halfToFloat(k[i * stride + column + j]);
-            QVERIFY(std::abs(scores[i] - 0.125 * exact) <= 1e-5 * (1.0 + std::abs(exact)));
-        }
-        simd::weightedSumHalf(scores.data(), v.data() + column, stride, keys, hd, out.data());
-        for (size_t j = 0; j < hd; ++j) {
-            double exact = 0.0;
-            for (size_t i = 0; i < keys; ++i) exact += double(scores[i]) * halfToFloat(v[i * stride + column + j]);
-            QVERIFY(std::abs(out[j] - exact) <= 1e-5 * (1.0 + std::abs(exact)));
-        }
-        // The same loops over float32 rows (the self cache), with 37 and 3 keys (the 4-key step and
-        // its remainder) and heads of 64, 16 and 12 (no vector form: dot() per row).
-        for (const size_t width : {64ul, 16ul, 12ul}) {
-            for (const size_t n : {37ul, 3ul}) {
-                const auto qf = randomValues(width, uint32_t(13 + width), 1.0f);
-                std::vector<float> fs(n), fo(width);
-                const float* kf = kv.data() + column;
-                const float* vf = kv.data() + k.size() + column;
-                simd::dots(qf.data(), kf, stride, n, width, 0.125f, fs.data());
-                for (size_t i = 0; i < n; ++i) {
-                    double exact = 0.0;
-                    for (size_t j = 0; j < width; ++j) exact += double(qf[j]) * kf[i * stride + j];
-                    QVERIFY2(std::abs(fs[i] - 0.125 * exact) <= 1e-5 * (1.0 + std::abs(exact)),
-                             qPrintable(QString("dots: head %1, key %2 of %3").arg(width).arg(i).arg(n)));
-                }
-                simd::weightedSum(fs.data(), vf, stride, n, width, fo.data());
-                for (size_t j = 0; j < width; ++j) {
-                    double exact = 0.0;
-                    for (size_t i = 0; i < n; ++i) exact += double(fs[i]) * vf[i * stride + j];
-                    QVERIFY2(std::abs(fo[j] - exact) <= 1e-5 * (1.0 + std::abs(exact)),
-                             qPrintable(QString("weightedSum: head %1, column %2, %3 keys").arg(width).arg(j).arg(n)));
+        // One query against the heads of key and value rows (a decode step's cross and self
+        // attention): heads of 64 (the AVX-512 and AVX2 vectors), 16, 24 (AVX2's only) and 12 (no
+        // vector form), one head to nine (four at a time, then the rest), key counts around the
+        // weighted sum's pairs of rows, rows wider than the heads (a stride of 7 more), half and
+        // float32 rows, against double.
+        for (const size_t hd : {64ul, 16ul, 24ul, 12ul}) {
+            for (const size_t heads : {1ul, 4ul, 6ul, 9ul}) {
+                for (const size_t keys : {1ul, 2ul, 37ul}) {
+                    const size_t stride = heads * hd + 7, width = heads * hd;
+                    const uint32_t seed = uint32_t(hd * 100 + heads * 10 + keys);
+                    const auto kv = randomValues(keys * stride * 2, seed, 1.0f);
+                    std::vector<uint16_t> kh(keys * stride), vh(keys * stride);
+                    std::vector<float> kf(keys * stride), vf(keys * stride);
+                    for (size_t i = 0; i < kh.size(); ++i) {
+                        kh[i] = floatToHalf(kv[i]);
+                        vh[i] = floatToHalf(kv[kh.size() + i]);
+                        kf[i] = halfToFloat(kh[i]);
+                        vf[i] = halfToFloat(vh[i]);
+                    }
+                    const auto q = randomValues(width, seed + 1, 1.0f);
+                    const size_t pStride = keys + 3;
+                    for (const bool half : {true, false}) {
+                        std::vector<float> scores(heads * pStride, -1.0f), out(width, -1.0f);
+                        if (half) {
+                            simd::headDotsHalf(q.data(), kh.data(), stride, keys, heads, hd, 0.125f, scores.data(), pStride);
+                        } else {
+                            simd::headDots(q.data(), kf.data(), stride, keys, heads, hd, 0.125f, scores.data(), pStride);
+                        }
+                        const QString where = QString("%1, head %2 of %3 heads, %4 keys").arg(half ? "half" : "float32").arg(hd).arg(heads).arg(keys);
+                        for (size_t h = 0; h < heads; ++h) {
+                            for (size_t i = 0; i < keys; ++i) {
+                                double exact = 0.0;
+                                for (size_t j = 0; j < hd; ++j) exact += double(q[h * hd + j]) * kf[i * stride + h * hd + j];
+                                QVERIFY2(std::abs(scores[h * pStride + i] - 0.125 * exact) <= 1e-5 * (1.0 + std::abs(exact)),
+                                         qPrintable("scores: " + where));
+                            }
+                            QCOMPARE(scores[h * pStride + keys], -1.0f); // nothing past the keys
+                        }
+                        if (half) {
+                            simd::headWeightedSumHalf(scores.data(), pStride, vh.data(), stride, keys, heads, hd, out.data());
+                        } else {
+                            simd::headWeightedSum(scores.data(), pStride, vf.data(), stride, keys, heads, hd, out.data());
+                        }
+                        for (size_t h = 0; h < heads; ++h) {
+                            for (size_t j = 0; j < hd; ++j) {
+                                double exact = 0.0, magnitude = 0.0;
+                                for (size_t i = 0; i < keys; ++i) {
+                                    const double term = double(scores[h * pStride + i]) * vf[i * stride + h * hd + j];
+                                    exact += term;
+                                    magnitude += std::abs(term);
+                                }
+                                QVERIFY2(std::abs(out[h * hd + j] - exact) <= 1e-6 * (1.0 + magnitude),
+                                         qPrintable("weighted sum: " + where));
+                            }
+                        }
+                    }
                 }
             }
         }
+        // No keys: no scores, and a weighted sum of zeros.
+        std::vector<float> none(128, -1.0f);
+        simd::headWeightedSumHalf(nullptr, 0, nullptr, 64, 0, 2, 64, none.data());
+        QVERIFY(std::all_of(none.begin(), none.end(), [](float x) { return x == 0.0f; }));
     }
 
     void linearKeepsBlocks_data() { blockKernels_data(); }

@@ -383,6 +383,13 @@ private slots:
         QTest::newRow("cross gemm path, half cache, head_dim 64") << false << 50 << true << 333 << 64;
         QTest::newRow("cross gemm path, head_dim 24") << false << 49 << false << 0 << 24;
         QTest::newRow("causal gemm path, head_dim 72") << true << 38 << false << 0 << 72;
+        // Few queries over many keys with Whisper's head_dim: the keys split into one part per
+        // thread, each with its own softmax shift, merged (the cross cache in half, the self cache
+        // in float32, and a head_dim of 24 that takes the 8-float vectors).
+        QTest::newRow("cross one query, half cache, 1500 keys, head_dim 64") << false << 1 << true << 1500 << 64;
+        QTest::newRow("cross five queries, 1500 keys, head_dim 64") << false << 5 << false << 1500 << 64;
+        QTest::newRow("causal few queries, 400 keys, head_dim 64") << true << 3 << false << 400 << 64;
+        QTest::newRow("cross one query, half cache, 1500 keys, head_dim 24") << false << 1 << true << 1500 << 24;
     }
     void attention() {
         QFETCH(bool, causal);
@@ -391,7 +398,8 @@ private slots:
         QFETCH(int, keys);
         QFETCH(int, headDim);
         CpuBackend be(3, halfKv ? Precision::Fp16 : Precision::Fp32);
-        const int heads = 3, stride = heads * headDim;
+        // Six heads: the few-query kernels score four heads at a time, then the rest one by one.
+        const int heads = 6, stride = heads * headDim;
         // Two batches (beams) with their own keys, as the self cache lays them out.
         const int keys0 = keys ? keys : causal ? queries + 7 : 60, keys1 = keys ? keys / 3 : causal ? queries : 33;
         const int keyRow1 = std::max(100, keys0);
