@@ -26,10 +26,10 @@ __attribute__((target("avx512f"))) inline __m512 row16(const float* row, size_t 
 
 // One query against every head of each key row, row after row: the rows are read front to back,
 // whole, which the prefetchers follow. One head at a time over all its keys (a head's 128 bytes out
-// of each 1 or 2 KB row) read base's and medium's cross cache at 18 to 28 GB/s from L3 with two
-// threads on an Intel Xeon with AVX-512, whole rows at 38 to 42 (a throwaway loop; RESULTS.md, "CPU
-// run 17"). Four heads share an iteration (independent sums); each head's sum is the one the
-// per-head form took: the chunks in order, then one horizontal sum, then the scale.
+// of each 1 or 2 KB row) scored base's and medium's cross cache at 20 to 26 GB/s with two threads
+// on an Intel Xeon with AVX-512, whole rows at 38 to 42 (a throwaway loop; RESULTS.md, "CPU run
+// 17"). Four heads share an iteration (independent sums); each head's sum is the one the per-head
+// form took: the chunks in order, then one horizontal sum, then the scale.
 template <typename T>
 __attribute__((target("avx512f"))) void headDotsAvx512(const float* q, const T* k, size_t stride, size_t n,
                                                        size_t heads, size_t hd, float scale, float* out,
