@@ -141,21 +141,22 @@ struct QueryPart {
     const AttentionBatch* batch;
     int query;
     size_t first, count;
-    int parts; // how many parts the query's keys were split into
+    int parts;   // how many parts the query's keys were split into
+    size_t slot; // where a split part leaves its partial result (parts > 1)
 };
 
 // The merge of a query's parts: each part's heads' weighted sums of exp(s − m_p) (its own max m_p)
 // with the sums of those exponentials, rescaled to the largest max and divided by the total.
 void mergeParts(const float* parts, size_t count, size_t heads, size_t hd, float* out) {
-    const size_t slot = heads * hd + 2 * heads;
+    const size_t slotFloats = heads * hd + 2 * heads;
     for (size_t h = 0; h < heads; ++h) {
         float shift = -std::numeric_limits<float>::infinity();
-        for (size_t p = 0; p < count; ++p) shift = std::max(shift, parts[p * slot + heads * hd + h]);
+        for (size_t p = 0; p < count; ++p) shift = std::max(shift, parts[p * slotFloats + heads * hd + h]);
         float total = 0.0f;
         float* o = out + h * hd;
         std::fill(o, o + hd, 0.0f);
         for (size_t p = 0; p < count; ++p) {
-            const float* part = parts + p * slot;
+            const float* part = parts + p * slotFloats;
             const float w = std::exp(part[heads * hd + h] - shift);
             total += w * part[heads * hd + heads + h];
             for (size_t j = 0; j < hd; ++j) o[j] += w * part[h * hd + j];
@@ -197,19 +198,16 @@ void CpuBackend::attentionNow(const AttentionArgs& a, std::span<const AttentionB
                 runInline ? 1 : std::clamp<size_t>(visible / kAttentionPartKeys, 1, static_cast<size_t>(threads()));
             for (size_t p = 0; p < parts; ++p) {
                 const size_t first = visible * p / parts;
-                tasks.push_back(QueryPart{&b, query, first, visible * (p + 1) / parts - first, static_cast<int>(parts)});
+                tasks.push_back(QueryPart{&b, query, first, visible * (p + 1) / parts - first, static_cast<int>(parts),
+                                          splitTasks + p});
             }
             if (parts > 1) splitTasks += parts;
         }
     }
     // Each split task's partial result: heads × hd weighted sums, then the heads' shifts and sums.
-    const size_t slot = width + 2 * heads;
+    const size_t slotFloats = width + 2 * heads;
     thread_local std::vector<float> partials;
-    if (partials.size() < splitTasks * slot) partials.resize(splitTasks * slot);
-    // The slot of task t (tasks of split queries in order; unsplit ones have none).
-    thread_local std::vector<size_t> slots;
-    slots.resize(tasks.size());
-    for (size_t t = 0, next = 0; t < tasks.size(); ++t) slots[t] = tasks[t].parts > 1 ? next++ : 0;
+    if (partials.size() < splitTasks * slotFloats) partials.resize(splitTasks * slotFloats);
 
     const float* q = floatPointer(a.q, a.q.size, "attention q");
     const WeightPointer k = weightPointer(a.k, a.k.size, "attention k");
@@ -219,7 +217,6 @@ void CpuBackend::attentionNow(const AttentionArgs& a, std::span<const AttentionB
     // The workers see these through pointers: a thread_local named inside the lambda would be theirs.
     float* partialData = partials.data();
     const QueryPart* taskList = tasks.data();
-    const size_t* slotList = slots.data();
     pool().parallelFor(tasks.size(), runInline ? tasks.size() : 1, [&](size_t begin, size_t end, int) {
         thread_local std::vector<float> scores; // [heads][keys of the part]
         for (size_t t = begin; t < end; ++t) {
@@ -235,7 +232,7 @@ void CpuBackend::attentionNow(const AttentionArgs& a, std::span<const AttentionB
             }
             float* o = out + row * static_cast<size_t>(a.outStride);
             if (task.parts > 1) {
-                o = partialData + slotList[t] * slot;
+                o = partialData + task.slot * slotFloats;
                 for (size_t h = 0; h < heads; ++h) o[width + heads + h] = simd::expShifted(scores.data() + h * n, n, o + width + h);
             } else {
                 for (size_t h = 0; h < heads; ++h) simd::softmax(scores.data() + h * n, n);
@@ -251,7 +248,7 @@ void CpuBackend::attentionNow(const AttentionArgs& a, std::span<const AttentionB
         const QueryPart& task = tasks[t];
         if (task.parts == 1) continue;
         const size_t row = static_cast<size_t>(task.batch->queryRow + task.query);
-        mergeParts(partialData + slots[t] * slot, static_cast<size_t>(task.parts), heads, hd,
+        mergeParts(partialData + task.slot * slotFloats, static_cast<size_t>(task.parts), heads, hd,
                    out + row * static_cast<size_t>(a.outStride));
     }
 }

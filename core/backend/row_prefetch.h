@@ -54,8 +54,4 @@ inline void prefetchFourRows(const void* at, size_t rowBytes, size_t ahead) {
     for (size_t j = 0; j < 4; ++j) prefetchBytes(p + j * rowBytes, 1);
 }
 
-// Rows read at a stride (a head's slice of each key or value row of the cross cache): this many
-// rows ahead of the one being read.
-constexpr size_t kPrefetchAheadRows = 32;
-
 } // namespace hearsay::simd

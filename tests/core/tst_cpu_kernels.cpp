@@ -523,7 +523,7 @@ private slots:
                 }
             }
         }
-        // No keys: no scores, and a weighted sum of zeros.
+        // No keys: the weighted sum is zeros.
         std::vector<float> none(128, -1.0f);
         simd::headWeightedSumHalf(nullptr, 0, nullptr, 64, 0, 2, 64, none.data());
         QVERIFY(std::all_of(none.begin(), none.end(), [](float x) { return x == 0.0f; }));
