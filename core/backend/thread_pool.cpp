@@ -1,9 +1,11 @@
 // Fixed worker pool: workers take chunks of the index range from an atomic counter, so uneven
-// chunks balance themselves; they spin for a few microseconds between jobs, then sleep.
+// chunks balance themselves; they spin for up to 300 µs between jobs (pausing, then yielding),
+// then sleep.
 #include "core/backend/thread_pool.h"
 #include "core/backend/flush_denormals.h"
 
 #include <algorithm>
+#include <chrono>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -14,10 +16,33 @@
 
 namespace hearsay {
 namespace {
-// Spin iterations (each a pause, ~10-40 ns) before sleeping: about 20-80 µs, longer than the
-// gap between the ops of a decode step, far shorter than anything a user would notice.
-constexpr int kSpinIterations = 2000;
+// How long a worker waiting for the next job, or the caller waiting for the workers, spins before
+// it sleeps: longer than the gaps between the ops of a decode step (a layer norm, a small attention
+// on one thread, one thread finishing its half of a product later than the other), far shorter
+// than anything a user would notice. Bounded by time, not by pauses, since a pause takes 11 ns on
+// one CPU and 140 on another: 2000 pauses were 22 µs on an Intel Xeon, where the pool then slept
+// and woke in a quarter of a decode step's jobs and each wake-up cost the step tens of µs
+// (RESULTS.md, "CPU run 18"). After kPauseTime the spinning thread yields between its checks, so
+// a thread of another process that wants the core gets it: spinning on alone, two processes of two
+// threads on two cores took three times as long a token.
+constexpr auto kSpinTime = std::chrono::microseconds(300);
+constexpr auto kPauseTime = std::chrono::microseconds(20);
+
+// Spins until ready() holds or kSpinTime has passed (pausing, then yielding); returns ready().
+template <class Ready>
+bool spinUntil(Ready&& ready) {
+    const auto start = std::chrono::steady_clock::now();
+    for (;;) {
+        for (int i = 0; i < 32; ++i) {
+            if (ready()) return true;
+            HEARSAY_PAUSE();
+        }
+        const auto spun = std::chrono::steady_clock::now() - start;
+        if (spun >= kSpinTime) return ready();
+        if (spun >= kPauseTime) std::this_thread::yield();
+    }
 }
+} // namespace
 
 ThreadPool::ThreadPool(int threads) {
     const int workers = std::max(0, threads - 1);
@@ -50,11 +75,9 @@ void ThreadPool::runChunks(int threadIndex) {
 void ThreadPool::workerLoop(int index) {
     uint64_t seen = 0;
     for (;;) {
-        bool ready = false;
-        for (int i = 0; i < kSpinIterations && !ready; ++i) {
-            ready = m_generation.load(std::memory_order_acquire) != seen || m_stop.load(std::memory_order_relaxed);
-            if (!ready) HEARSAY_PAUSE();
-        }
+        const bool ready = spinUntil([&] {
+            return m_generation.load(std::memory_order_acquire) != seen || m_stop.load(std::memory_order_relaxed);
+        });
         if (!ready) {
             std::unique_lock lock(m_mutex);
             m_wake.wait(lock, [&] { return m_stop.load() || m_generation.load(std::memory_order_acquire) != seen; });
@@ -91,7 +114,7 @@ void ThreadPool::run(size_t count, size_t minChunk, Trampoline call, void* targe
     }
     m_wake.notify_all();
     runChunks(0);
-    for (int i = 0; i < kSpinIterations && m_busy.load(std::memory_order_acquire) != 0; ++i) HEARSAY_PAUSE();
+    spinUntil([&] { return m_busy.load(std::memory_order_acquire) == 0; });
     if (m_busy.load(std::memory_order_acquire) != 0) {
         std::unique_lock lock(m_mutex);
         m_done.wait(lock, [&] { return m_busy.load(std::memory_order_acquire) == 0; });

@@ -1,5 +1,5 @@
 // A small fixed pool of worker threads for the CPU backend's ops: parallelFor splits an index
-// range in chunks; the calling thread works too. Workers spin briefly between jobs (a decode
+// range in chunks; the calling thread works too. Workers spin a little between jobs (a decode
 // step issues dozens of short jobs) and then sleep, so an idle pool costs nothing.
 #pragma once
 

@@ -634,6 +634,47 @@ private slots:
         QVERIFY(!seen.empty());
         QCOMPARE(flushed, seen);
     }
+
+    // Jobs after gaps that end each way a waiting thread can be found: still pausing (none),
+    // yielding (100 µs), asleep (2 ms, past the spin), and from two callers at once. Each job covers
+    // its range exactly once, and a lost wake-up would hang the test.
+    void threadPoolAcrossItsWaits() {
+        ThreadPool pool(3);
+        // True when the job covered its range exactly once (QtTest's checks stay on this thread).
+        const auto job = [&pool](size_t count, uint64_t salt) {
+            std::vector<std::atomic<int>> hits(count);
+            std::atomic<uint64_t> sum{0};
+            std::atomic<bool> threadsOk{true};
+            pool.parallelFor(count, 7, [&](size_t b, size_t e, int thread) {
+                if (thread < 0 || thread >= 3) threadsOk = false;
+                uint64_t local = 0;
+                for (size_t i = b; i < e; ++i) {
+                    hits[i].fetch_add(1);
+                    local += i * salt;
+                }
+                sum.fetch_add(local);
+            });
+            bool once = true;
+            for (size_t i = 0; i < count; ++i) once = once && hits[i].load() == 1;
+            return threadsOk.load() && once && sum.load() == salt * count * (count - 1) / 2;
+        };
+        for (const int gapUs : {0, 100, 2000}) {
+            for (int round = 0; round < 20; ++round) {
+                QVERIFY2(job(1000 + size_t(round), uint64_t(gapUs + round + 1)),
+                         qPrintable(QString("gap %1 us, round %2").arg(gapUs).arg(round)));
+                std::this_thread::sleep_for(std::chrono::microseconds(gapUs));
+            }
+        }
+        std::atomic<int> otherFailures{0};
+        std::thread other([&] {
+            for (int round = 0; round < 50; ++round) otherFailures += job(500, 3) ? 0 : 1;
+        });
+        int failures = 0;
+        for (int round = 0; round < 50; ++round) failures += job(700, 5) ? 0 : 1;
+        other.join();
+        QCOMPARE(failures, 0);
+        QCOMPARE(otherFailures.load(), 0);
+    }
 };
 
 QTEST_APPLESS_MAIN(TestCpuKernels)
