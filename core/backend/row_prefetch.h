@@ -23,8 +23,12 @@ inline void prefetchBytes(const void* at, size_t bytes) {
     // holds nothing but __builtin_prefetch calls, and these loops are all there is between two
     // groups of rows' arithmetic. The address goes in a register, not as a memory operand, since
     // a prefetch reads nothing the program sees (and a sanitizer has nothing to check).
+    // prefetcht2 rather than t0: on an Intel Xeon lines asked for into L2 only kept more reads in
+    // flight than lines asked for into L1 (likely the core's few L1 fill buffers): medium's cross
+    // attention read 18.6 → 19.8 GB/s and its step went 40.7 → 39.0 ms, tiny and base no different
+    // (RESULTS.md, "CPU run 18"). Not yet measured on AMD Zen, where the distance was set with t0.
     const char* p = static_cast<const char*>(at);
-    for (const char* stop = p + bytes; p < stop; p += 64) asm volatile("prefetcht0 (%0)" : : "r"(p));
+    for (const char* stop = p + bytes; p < stop; p += 64) asm volatile("prefetcht2 (%0)" : : "r"(p));
 #else
     (void)at, (void)bytes;
 #endif
