@@ -19,12 +19,12 @@ namespace {
 // How long a worker waiting for the next job, or the caller waiting for the workers, spins before
 // it sleeps: longer than the gaps between the ops of a decode step (a layer norm, a small attention
 // on one thread, one thread finishing its half of a product later than the other), far shorter
-// than anything a user would notice. Bounded by time, not by pauses, since a pause takes 11 ns on
-// one CPU and 140 on another: 2000 pauses were 22 µs on an Intel Xeon, where the pool then slept
-// and woke in a quarter of a decode step's jobs and each wake-up cost the step tens of µs
-// (RESULTS.md, "CPU run 18"). After kPauseTime the spinning thread yields between its checks, so
-// a thread of another process that wants the core gets it: spinning on alone, two processes of two
-// threads on two cores took three times as long a token.
+// than anything a user would notice. Bounded by time, not by pauses, since a pause's length
+// differs several-fold between CPUs: 2000 pauses were 22 µs on an Intel Xeon (11 ns each), where
+// the pool slept and woke in a quarter of a decode step's jobs and each wake-up cost the step tens
+// of µs (RESULTS.md, "CPU run 18"). After kPauseTime the spinning thread yields between its checks,
+// so a thread of another process that wants the core gets it: spinning on alone, two processes of
+// two threads on two cores took three times as long a token.
 constexpr auto kSpinTime = std::chrono::microseconds(300);
 constexpr auto kPauseTime = std::chrono::microseconds(20);
 
@@ -114,8 +114,7 @@ void ThreadPool::run(size_t count, size_t minChunk, Trampoline call, void* targe
     }
     m_wake.notify_all();
     runChunks(0);
-    spinUntil([&] { return m_busy.load(std::memory_order_acquire) == 0; });
-    if (m_busy.load(std::memory_order_acquire) != 0) {
+    if (!spinUntil([&] { return m_busy.load(std::memory_order_acquire) == 0; })) {
         std::unique_lock lock(m_mutex);
         m_done.wait(lock, [&] { return m_busy.load(std::memory_order_acquire) == 0; });
     }
