@@ -271,13 +271,14 @@ public:
     virtual std::unique_ptr<DeviceBuffer> allocateKv(size_t elements) { return allocate(elements); }
     // Bytes per element of allocateKv()'s buffers.
     virtual size_t kvElementBytes() const { return sizeof(float); }
-    // A float32 copy of a weight tensor (any dtype, dequantised); the CPU backend may use an
-    // aligned float32 tensor in place (the view's memory must then outlive the buffer). Counted
-    // in weightUploads(); the backend's own work is createWeight().
+    // A copy of a weight tensor: float32 (any dtype, dequantised), or the dtype as stored where
+    // the backend has kernels for it (f16 matrices; q8_0, q5_0 and q5_1 on the CPU). The view's
+    // memory may go once this returns. Counted in weightUploads(); the backend's own work is
+    // createWeight().
     std::unique_ptr<DeviceBuffer> loadWeight(const TensorView& view);
-    // Weight buffers loadWeight() has made on this backend since it was created (copies, or
-    // tensors used in place) and the bytes they occupy: how often model weights reached the
-    // backend. An Engine uploads a model once, however many sessions it makes. Any thread.
+    // Weight buffers loadWeight() has made on this backend since it was created and the bytes
+    // they occupy: how often model weights reached the backend. An Engine uploads a model once,
+    // however many sessions it makes. Any thread.
     struct WeightUploads {
         size_t buffers = 0;
         size_t bytes = 0;

@@ -24,6 +24,7 @@
 #include <limits>
 #include <memory>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -99,19 +100,26 @@ static_assert(kQ8_0BlockElements == simd::kQ8Block && kQ8_0BlockBytes == simd::k
 static_assert(kQ5_0BlockElements == simd::kQ5Block && kQ5_0BlockBytes == simd::kQ5BlockBytes &&
               kQ5_1BlockBytes == simd::kQ5_1BlockBytes);
 
-// Host memory, 64-byte aligned and zeroed; or a non-owning view of weights in a map (f16
+// Host memory, 64-byte aligned and zeroed; or a weight in the backend's arena of huge pages (f16
 // matrices as the model stores them: half the bytes a decode step reads; q8_0, q5_0 and q5_1
 // matrices in their blocks: about a quarter and a sixth of float32's, read by their dot kernels
 // and widened block by block for GEMMs).
 // Offsets and sizes count elements of the buffer's own type.
 class CpuBuffer final : public DeviceBuffer {
 public:
-    explicit CpuBuffer(size_t elements, ElementType element = ElementType::F32) : DeviceBuffer(elements, element) {
+    // `hugePages`: a large buffer comes in 2 MiB pages where the system has them (huge_pages.h),
+    // for one that every decode step reads whole.
+    explicit CpuBuffer(size_t elements, ElementType element = ElementType::F32, bool hugePages = false)
+        : DeviceBuffer(elements, element) {
         if (elements == 0) return;
         if (elements > std::numeric_limits<size_t>::max() / sizeof(float) - 64)
             throw HostOutOfMemory(double(elements) * double(elementBytes(element)));
         const size_t bytes = (elements * elementBytes(element) + 63) / 64 * 64;
-        if (bytes >= kMappedBytes) {
+        if (bytes >= kMappedBytes && hugePages) {
+            m_pages = HugePageMapping::map(bytes);
+            if (!m_pages) throw HostOutOfMemory(double(bytes));
+            setAddress(m_pages->data());
+        } else if (bytes >= kMappedBytes) {
             // Large buffers (caches, activations) are mapped: zeroed by the kernel and given back
             // to the system when freed. From the heap, switching a cache off and on again left
             // the freed blocks in the allocator and resident memory grew with every switch.
@@ -119,35 +127,42 @@ public:
             if (mapped == MAP_FAILED) throw HostOutOfMemory(double(bytes));
             setAddress(mapped);
             m_mappedBytes = bytes;
+            m_owned = true;
         } else {
             void* data = std::aligned_alloc(64, bytes);
             if (!data) throw HostOutOfMemory(double(bytes));
             std::memset(data, 0, bytes);
             setAddress(data);
+            m_owned = true;
         }
-        m_owned = true;
     }
-    // Weights are never written through a buffer made here (the backend only reads weights).
-    CpuBuffer(const void* external, size_t elements, ElementType element) : DeviceBuffer(elements, element) {
-        setAddress(const_cast<void*>(external));
+    // A weight: `block` of the backend's arena, which it keeps alive. Weights are never written
+    // through their buffer (the backend only reads weights).
+    CpuBuffer(HugePageArena::Block block, size_t elements, ElementType element)
+        : DeviceBuffer(elements, element), m_pages(std::move(block.mapping)) {
+        setAddress(block.data);
     }
-    // A half cross cache (allocateKv): upload() and download() convert it; a weight they refuse.
+    // A cross cache (allocateKv), in huge pages: upload() and download() convert a half one; a
+    // weight they refuse.
     static std::unique_ptr<CpuBuffer> kv(size_t elements, ElementType element) {
-        auto buffer = std::make_unique<CpuBuffer>(elements, element);
+        auto buffer = std::make_unique<CpuBuffer>(elements, element, true);
         buffer->m_kv = true;
         return buffer;
     }
     bool isKv() const { return m_kv; }
     ~CpuBuffer() override {
+        // A weight's pages go back now, whichever other weights keep its arena chunk mapped.
+        if (m_pages && !m_kv) m_pages->discard(static_cast<std::byte*>(address()), bytes());
         if (!m_owned) return;
         if (m_mappedBytes > 0) ::munmap(address(), m_mappedBytes);
         else std::free(address());
     }
 
 private:
-    bool m_owned = false;
+    bool m_owned = false;  // address() is this buffer's own mapping or heap block
     bool m_kv = false;
     size_t m_mappedBytes = 0;  // > 0: address() is an anonymous mapping of this many bytes
+    std::shared_ptr<const HugePageMapping> m_pages;  // huge pages holding address(), shared in the arena
     static constexpr size_t kMappedBytes = size_t(1) << 20;
 };
 
@@ -301,33 +316,29 @@ std::unique_ptr<DeviceBuffer> CpuBackend::createWeight(const TensorView& view) {
         fail("weight " + view.name + " " + view.shapeString() + " holds " + std::to_string(view.bytes) +
              " bytes, expected " + std::to_string(expected));
     }
-    const auto address = reinterpret_cast<uintptr_t>(view.data);
-    // f16 matrices (Linear and conv weights, embedding tables) stay f16 in the map, at whatever
-    // address the file has them (CTranslate2 files put the token embedding at an odd one; every
-    // f16 read goes through unaligned loads or halfAt): linear() reads them directly for a few
-    // rows and widens them for GEMMs; vectors (biases, layer norms) become float32 like
-    // everything else.
-    if (view.dtype == DType::F16 && view.shape.size() >= 2) {
-        return std::make_unique<CpuBuffer>(view.data, static_cast<size_t>(elements), ElementType::F16);
+    // Every weight is copied once, into the arena of huge pages (huge_pages.h): f16 matrices
+    // (Linear and conv weights, embedding tables; linear() reads them directly for a few rows and
+    // widens them for GEMMs) and float32 tensors as they are; q8_0 matrices in their blocks (rows
+    // of whole blocks: in % 32 == 0); q5_0 and q5_1 matrices likewise where the AVX-512 kernels
+    // (cpu_q5.cpp) or the integer ones (cpu_int8.h: AVX-512 VNNI or AVX2) run, since the portable
+    // ones would make a decode step slower than the float32 product of the widened matrix.
+    // Everything else (vectors in f16, other block formats, bf16) becomes float32. The copy also
+    // aligns what a file stores at an odd address (CTranslate2's token embedding).
+    const bool matrix = view.shape.size() >= 2;
+    std::optional<ElementType> kept;
+    if (view.dtype == DType::F32) kept = ElementType::F32;
+    else if (view.dtype == DType::F16 && matrix) kept = ElementType::F16;
+    else if (view.dtype == DType::Q8_0 && matrix && view.shape.back() % int64_t(simd::kQ8Block) == 0) kept = ElementType::Q8_0;
+    else if ((view.dtype == DType::Q5_0 || view.dtype == DType::Q5_1) && matrix &&
+             view.shape.back() % int64_t(simd::kQ5Block) == 0 && (simd::usingAvx512() || simd::usingInt8Dots())) {
+        kept = view.dtype == DType::Q5_0 ? ElementType::Q5_0 : ElementType::Q5_1;
     }
-    // q8_0 matrices stay in their blocks (rows of whole blocks: in % 32 == 0), in the map.
-    if (view.dtype == DType::Q8_0 && view.shape.size() >= 2 && view.shape.back() % int64_t(simd::kQ8Block) == 0) {
-        return std::make_unique<CpuBuffer>(view.data, static_cast<size_t>(elements), ElementType::Q8_0);
-    }
-    // q5_0 and q5_1 matrices likewise where the AVX-512 kernels (cpu_q5.cpp) or the integer ones
-    // (cpu_int8.h: AVX-512 VNNI or AVX2) run; the portable ones would make a decode step slower than
-    // the float32 product of the widened matrix.
-    if ((view.dtype == DType::Q5_0 || view.dtype == DType::Q5_1) && view.shape.size() >= 2 &&
-        view.shape.back() % int64_t(simd::kQ5Block) == 0 && (simd::usingAvx512() || simd::usingInt8Dots())) {
-        return std::make_unique<CpuBuffer>(view.data, static_cast<size_t>(elements),
-                                           view.dtype == DType::Q5_0 ? ElementType::Q5_0 : ElementType::Q5_1);
-    }
-    if (view.dtype == DType::F32 && address % alignof(float) == 0) {
-        return std::make_unique<CpuBuffer>(view.data, static_cast<size_t>(elements), ElementType::F32);
-    }
-    auto buffer = std::make_unique<CpuBuffer>(static_cast<size_t>(elements));
-    convertToFloat(view, static_cast<float*>(buffer->address()));
-    return buffer;
+    const size_t bytes = kept ? view.bytes : static_cast<size_t>(elements) * sizeof(float);
+    HugePageArena::Block block = m_weights.allocate(bytes);
+    if (!block.data) throw HostOutOfMemory(double(bytes));
+    if (kept) std::memcpy(block.data, view.data, view.bytes);
+    else convertToFloat(view, reinterpret_cast<float*>(block.data));
+    return std::make_unique<CpuBuffer>(std::move(block), static_cast<size_t>(elements), kept.value_or(ElementType::F32));
 }
 
 void CpuBackend::runUpload(BufferView dst, const float* src, size_t count) {

@@ -8,6 +8,7 @@
 
 #include "core/backend/backend.h"
 #include "core/backend/flush_denormals.h"
+#include "core/backend/huge_pages.h"
 #include "core/backend/thread_pool.h"
 #include "core/util/stopwatch.h"
 
@@ -130,6 +131,7 @@ private:
     std::atomic<bool> m_profiling{false};
     Precision m_precision;
     OpProfile m_profile;
+    HugePageArena m_weights;  // every weight createWeight() makes
 };
 
 } // namespace hearsay

@@ -87,6 +87,10 @@ void WhisperModel::releaseResidentPages() const {
     for (const auto& file : m_files) file->releaseResidentPages();
 }
 
+void WhisperModel::releaseResidentPages(const TensorView& view) const {
+    for (const auto& file : m_files) file->releaseResidentPages(view.data, view.bytes);
+}
+
 Result<void> bindWeights(std::map<std::string, FoundTensor> tensors, bool ggmlNames, const LoadOptions& options,
                          WhisperModel::Parts& parts) {
     auto specs = whisperTensorSpecs(parts.config, &parts.weights);

@@ -67,9 +67,11 @@ public:
     // Bytes of weights as stored (all tensors), for reporting.
     size_t weightBytes() const { return m_weightBytes; }
     // Gives the pages of the mapped model files back to the system (MappedFile::releaseResidentPages):
-    // after the load's scan of every weight, and once a backend has its copies. Weights read in
-    // place afterwards come back page by page as they are used.
+    // after the load's scan of every weight, and once a backend has its copies.
     void releaseResidentPages() const;
+    // The same for one tensor's pages, where it lies in one of the model's maps (a view of other
+    // memory is left alone): for after a backend copied it.
+    void releaseResidentPages(const TensorView& view) const;
 
     // Used by the loaders.
     struct Parts {

@@ -54,8 +54,8 @@ Result<std::shared_ptr<const DeviceWeights>> DeviceWeights::upload(std::shared_p
     if (!backend) return makeError("cannot upload weights without a backend");
     auto network = NetworkWeights::load(*model, *backend);
     if (!network) return network.error().prefixed("cannot use model " + model->path().string() + ": ");
-    // What the backend copied (a GPU's weights, unaligned or converted tensors) need not stay
-    // resident in the map as well.
+    // The backend has its copies (each tensor's pages were given back as it was copied); whatever
+    // else of the map was read need not stay resident either.
     model->releaseResidentPages();
     const std::pair<const void*, const void*> key{model.get(), backend.get()};
     auto weights = std::shared_ptr<const DeviceWeights>(

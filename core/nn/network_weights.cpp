@@ -12,7 +12,7 @@ namespace {
 // Collects the first error; later conversions are skipped once one failed.
 class Loader {
 public:
-    explicit Loader(Backend& backend) : m_backend(backend) {}
+    Loader(const WhisperModel& model, Backend& backend) : m_model(model), m_backend(backend) {}
 
     std::unique_ptr<DeviceBuffer> tensor(const TensorView& view, const char* what, std::vector<int64_t> shape,
                                          bool atLeastRows = false) {
@@ -29,7 +29,11 @@ public:
                         ", expected " + expected + "]" + (atLeastRows ? " or more rows" : ""));
         }
         try {
-            return m_backend.loadWeight(view);
+            std::unique_ptr<DeviceBuffer> buffer = m_backend.loadWeight(view);
+            // The backend has its copy: the file's pages of it need not stay resident as well,
+            // which would double the memory a model takes while it loads.
+            m_model.releaseResidentPages(view);
+            return buffer;
         } catch (const std::exception& e) {
             // Out of (device) memory, or a device that failed: the kind says which.
             return fail(std::string("cannot load weight ") + what + " (" + view.name + "): " +
@@ -67,6 +71,7 @@ private:
         return nullptr;
     }
 
+    const WhisperModel& m_model;
     Backend& m_backend;
     bool m_error = false;
     std::string m_message;
@@ -133,7 +138,7 @@ Result<NetworkWeights> NetworkWeights::load(const WhisperModel& model, Backend& 
                          std::to_string(c.nAudioLayer) + " and " + std::to_string(c.nTextLayer));
     }
     const int64_t d = c.nAudioState, mels = c.nMels;
-    Loader load(backend);
+    Loader load(model, backend);
     NetworkWeights n;
     n.conv1.weight = load.tensor(w.conv1.weight, "model.encoder.conv1.weight", {d, mels, 3});
     n.conv1.bias = load.tensor(w.conv1.bias, "model.encoder.conv1.bias", {d});

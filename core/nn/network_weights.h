@@ -1,5 +1,5 @@
 // The model's weights as backend buffers, converted once per (model, backend) from the
-// WhisperWeights views (the CPU may use tensors in place from the mapped file), with every shape
+// WhisperWeights views (copies: in the CPU backend's huge pages or a GPU's memory), with every shape
 // checked against the config so a malformed model fails with a clear message. DeviceWeights
 // (device_weights.h) owns one such set and shares it between sessions.
 #pragma once

@@ -34,9 +34,9 @@ inline float halfToFloat(uint16_t h) {
     return f;
 }
 
-// Element i of IEEE half values at p, which need not be 2-byte aligned (a weight read in place
-// from a model file that stores it at an odd offset): the bytes are copied, never loaded through
-// a misaligned uint16_t.
+// Element i of IEEE half values at p, which need not be 2-byte aligned (a tensor read from a
+// model file that stores it at an odd offset): the bytes are copied, never loaded through a
+// misaligned uint16_t.
 inline float halfAt(const uint16_t* p, size_t i) {
     uint16_t bits;
     std::memcpy(&bits, reinterpret_cast<const unsigned char*>(p) + 2 * i, sizeof bits);

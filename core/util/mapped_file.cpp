@@ -1,7 +1,9 @@
 // POSIX mmap of model files.
 #include "core/util/mapped_file.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
@@ -46,6 +48,15 @@ Result<std::shared_ptr<const MappedFile>> MappedFile::open(const std::filesystem
 void MappedFile::releaseResidentPages() const {
     // Advice only: a failure changes nothing but the resident size.
     if (m_data && m_size) ::madvise(const_cast<std::byte*>(m_data), m_size, MADV_DONTNEED);
+}
+
+void MappedFile::releaseResidentPages(const std::byte* at, size_t bytes) const {
+    if (!m_data || at < m_data || at >= m_data + m_size) return;
+    const size_t page = size_t(::sysconf(_SC_PAGESIZE));
+    const auto start = reinterpret_cast<uintptr_t>(at), end = reinterpret_cast<uintptr_t>(at) + std::min(bytes, size_t(m_data + m_size - at));
+    const uintptr_t first = (start + page - 1) / page * page, last = end / page * page;
+    // Advice only, as above; a page of the map discarded here reads the file again if touched.
+    if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
 
 MappedFile::~MappedFile() {

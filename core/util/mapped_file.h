@@ -1,5 +1,6 @@
-// A read-only memory map of a whole file: model weights are read in place, never copied
-// twice. Movable, not copyable; unmaps on destruction.
+// A read-only memory map of a whole file: model weights are read from it, by a backend that
+// copies them once (into its own memory, a GPU's or the CPU backend's huge pages). Not copyable;
+// unmaps on destruction.
 #pragma once
 
 #include "core/util/result.h"
@@ -26,6 +27,9 @@ public:
     // memory until then): the contents stay, a page read again comes back from the file (the
     // page cache). For after a scan of the whole file or a copy out of it.
     void releaseResidentPages() const;
+    // The same for the pages that lie wholly inside [at, at + bytes), clipped to the map: for
+    // after a copy of one tensor, so that a model's copies do not hold the file's pages as well.
+    void releaseResidentPages(const std::byte* at, size_t bytes) const;
 
 private:
     MappedFile() = default;

@@ -1,8 +1,11 @@
 // Backend::memoryInfo on the CPU (system RAM from /proc/meminfo, checked against the kernel's
 // sysinfo()), the same figures in a session's cacheStats(), and allocation failures whose text
 // names the bytes requested and the memory available; a model's map is not resident twice (its
-// pages are given back after the load's scan and after the backend's copies).
+// pages are given back after the load's scan, tensor by tensor as the backend copies them, and
+// after the copies); the CPU backend's weights are copies packed in memory advised for huge pages,
+// and a freed weight's pages leave the resident set at once.
 #include "core/backend/cpu_backend.h"
+#include "core/backend/huge_pages.h"
 #include "core/nn/device_weights.h"
 #include "engine_test_model.h"
 
@@ -12,8 +15,11 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cstring>
 #include <new>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include <sys/sysinfo.h>
 
@@ -47,6 +53,45 @@ long residentKbOf(const std::string& file) {
         }
     }
     return total;
+}
+
+// The smaps lines of the mapping that holds `address`: its Rss in kB, and whether the kernel
+// may back it with huge pages (THPeligible).
+struct MappingPages {
+    long residentKb = -1;
+    bool hugePageEligible = false;
+};
+MappingPages mappingHolding(const void* address) {
+    QFile smaps("/proc/self/smaps");
+    MappingPages found;
+    if (!smaps.open(QIODevice::ReadOnly | QIODevice::Text)) return found;
+    const QRegularExpression range("^([0-9a-f]+)-([0-9a-f]+) "), spaces("\\s+");
+    const auto at = reinterpret_cast<qulonglong>(address);
+    bool inside = false;
+    const QStringList lines = QString::fromLatin1(smaps.readAll()).split('\n');
+    for (const QString& line : lines) {
+        if (const QRegularExpressionMatch m = range.match(line); m.hasMatch()) {
+            inside = m.captured(1).toULongLong(nullptr, 16) <= at && at < m.captured(2).toULongLong(nullptr, 16);
+        } else if (inside && line.startsWith("Rss:")) {
+            found.residentKb = line.section(spaces, 1, 1).toLong();
+        } else if (inside && line.startsWith("THPeligible:")) {
+            found.hugePageEligible = line.section(spaces, 1, 1) == "1";
+        }
+    }
+    return found;
+}
+
+// An f16 matrix of `rows` x `cols` in `storage`, every value distinct from its neighbours.
+TensorView halfMatrix(std::vector<uint16_t>& storage, int64_t rows, int64_t cols, uint16_t seed) {
+    storage.resize(size_t(rows * cols));
+    for (size_t i = 0; i < storage.size(); ++i) storage[i] = uint16_t(0x3000 + (i * 7 + seed) % 0x0c00);
+    TensorView view;
+    view.name = "test.f16";
+    view.dtype = DType::F16;
+    view.shape = {rows, cols};
+    view.data = reinterpret_cast<const std::byte*>(storage.data());
+    view.bytes = storage.size() * sizeof(uint16_t);
+    return view;
 }
 
 // A checksum of every weight byte (reads each page of the map).
@@ -129,6 +174,67 @@ private slots:
         QVERIFY2(uploaded.ok(), uploaded.ok() ? "" : uploaded.message().c_str());
         QCOMPARE(residentKbOf(weights), 0L);
         QCOMPARE(weightChecksum(*model.value()), before);
+    }
+
+    void modelMapIsGivenBackTensorByTensor() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("model").toStdString();
+        QVERIFY(test::writeTestModel(path, "128x2x2", 4, DType::F16).ok());
+        const std::string weights = path + "/model.safetensors";
+        auto model = WhisperModel::load(path);
+        QVERIFY2(model.ok(), model.ok() ? "" : model.message().c_str());
+        QVERIFY(weightChecksum(*model.value()) != 0);  // every weight read: their pages resident
+        const long all = residentKbOf(weights);
+        const TensorView& embedding = model.value()->weights().tokenEmbedding;
+        QVERIFY(embedding.bytes > 8u << 20);
+        // One tensor's pages given back: the rest stay (the embedding is most of the file).
+        model.value()->releaseResidentPages(embedding);
+        const long rest = residentKbOf(weights);
+        QVERIFY2(rest <= all - long(embedding.bytes / 1024) + 8 && rest > 0,
+                 qPrintable(QString("%1 kB of %2 after giving back %3").arg(rest).arg(all).arg(embedding.bytes / 1024)));
+        // A view of memory outside the model's maps is left alone (no advice on the heap).
+        std::vector<uint16_t> heap;
+        const TensorView outside = halfMatrix(heap, 512, 512, 3);
+        model.value()->releaseResidentPages(outside);
+        QCOMPARE(heap[1000], uint16_t(0x3000 + (1000 * 7 + 3) % 0x0c00));
+    }
+
+    void weightsAreCopiesPackedInHugePages() {
+        CpuBackend backend(1);
+        std::vector<uint16_t> a, b, c;
+        std::vector<std::unique_ptr<DeviceBuffer>> buffers;
+        for (auto [storage, rows, seed] : {std::tuple{&a, 384, 1}, std::tuple{&b, 384, 2}, std::tuple{&c, 1536, 3}}) {
+            const TensorView view = halfMatrix(*storage, rows, 384, uint16_t(seed));
+            buffers.push_back(backend.loadWeight(view));
+            const auto* copy = static_cast<const std::byte*>(buffers.back()->address());
+            QVERIFY(copy != view.data);
+            QCOMPARE(reinterpret_cast<uintptr_t>(copy) % 64, uintptr_t(0));
+            QCOMPARE(std::memcmp(copy, view.data, view.bytes), 0);
+            storage->assign(storage->size(), 0);  // the source may go once loadWeight returned
+            QVERIFY(std::memcmp(copy, view.data, 64) != 0);
+        }
+        // Packed one after another in one mapping: tiny's small matrices share huge pages.
+        const auto first = reinterpret_cast<uintptr_t>(buffers[0]->address());
+        QCOMPARE(reinterpret_cast<uintptr_t>(buffers[1]->address()), first + 384 * 384 * 2);
+        QCOMPARE(reinterpret_cast<uintptr_t>(buffers[2]->address()), first + 2 * 384 * 384 * 2);
+        QCOMPARE(first % HugePageMapping::kPageBytes, uintptr_t(0));
+        if (HugePageMapping::systemGrants()) QVERIFY(mappingHolding(buffers[0]->address()).hugePageEligible);
+
+        // A freed weight's pages leave the resident set, whichever weights keep the mapping.
+        const long before = mappingHolding(buffers[0]->address()).residentKb;
+        const void* kept = buffers[0]->address();
+        buffers.pop_back();  // the 1536 x 384 matrix: 1152 KiB
+        const long after = mappingHolding(kept).residentKb;
+        QVERIFY2(after >= 0 && after <= before - 1100, qPrintable(QString("%1 -> %2 kB").arg(before).arg(after)));
+        QCOMPARE(static_cast<const uint16_t*>(kept)[5], uint16_t(0x3000 + (5 * 7 + 1) % 0x0c00));
+    }
+
+    void crossCacheIsInHugePages() {
+        if (!HugePageMapping::systemGrants()) QSKIP("this system hands out no transparent huge pages");
+        CpuBackend backend(1);
+        auto cache = backend.allocateKv(size_t(1500) * 1024);
+        QCOMPARE(reinterpret_cast<uintptr_t>(cache->address()) % HugePageMapping::kPageBytes, uintptr_t(0));
+        QVERIFY(mappingHolding(cache->address()).hugePageEligible);
     }
 
     void failedAllocationNamesTheBytes() {
