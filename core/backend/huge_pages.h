@@ -1,8 +1,8 @@
 // Host memory in 2 MiB pages, for what a CPU decode step streams through once per token: the
 // weights and the half cross cache. Read with 4 KiB pages, each 4 KiB costs a page walk, and in a
 // virtual machine the walk goes through the host's tables as well: on an Intel Xeon VM two threads
-// read a 512 MiB buffer at 23 to 24 GB/s in 4 KiB pages and at 28 to 32 in 2 MiB ones, and
-// medium's decode step went from 42.2 to 38.8 ms once its weights and cross cache sat in them
+// read 512 MiB to 2 GiB at 23 to 24 GB/s in 4 KiB pages and at 28 to 32 in 2 MiB ones, and
+// medium's decode went from 41.9 to 38.6 ms a token once its weights and cross cache sat in them
 // (RESULTS.md, "CPU run 19").
 //
 // The pages are transparent huge pages, asked for with madvise(MADV_HUGEPAGE): where the system

@@ -116,7 +116,7 @@ PeakRates measurePeakRates(int threads) {
         // their weights (row_prefetch.h), and the faster counts: where the hardware prefetchers
         // alone fall short, the floor is still what the machine attains.
         // The buffer is in huge pages where the system grants them, as the weights and the cross
-        // cache the kernels read are (huge_pages.h): in 4 KiB pages the same read was 20-35%
+        // cache the kernels read are (huge_pages.h): in 4 KiB pages the same read was 20 to 26%
         // slower on an Intel Xeon VM, a floor for memory the kernels no longer read.
         const size_t count = (size_t(512) << 20) / sizeof(uint64_t);
         std::unique_ptr<HugePageMapping> pages = HugePageMapping::map(count * sizeof(uint64_t));
