@@ -328,7 +328,8 @@ std::unique_ptr<DeviceBuffer> CpuBackend::createWeight(const TensorView& view) {
     std::optional<ElementType> kept;
     if (view.dtype == DType::F32) kept = ElementType::F32;
     else if (view.dtype == DType::F16 && matrix) kept = ElementType::F16;
-    else if (view.dtype == DType::Q8_0 && matrix && view.shape.back() % int64_t(simd::kQ8Block) == 0) kept = ElementType::Q8_0;
+    else if (view.dtype == DType::Q8_0 && matrix && view.shape.back() % int64_t(simd::kQ8Block) == 0)
+        kept = ElementType::Q8_0;
     else if ((view.dtype == DType::Q5_0 || view.dtype == DType::Q5_1) && matrix &&
              view.shape.back() % int64_t(simd::kQ5Block) == 0 && (simd::usingAvx512() || simd::usingInt8Dots())) {
         kept = view.dtype == DType::Q5_0 ? ElementType::Q5_0 : ElementType::Q5_1;
@@ -338,7 +339,8 @@ std::unique_ptr<DeviceBuffer> CpuBackend::createWeight(const TensorView& view) {
     if (!block.data) throw HostOutOfMemory(double(bytes));
     if (kept) std::memcpy(block.data, view.data, view.bytes);
     else convertToFloat(view, reinterpret_cast<float*>(block.data));
-    return std::make_unique<CpuBuffer>(std::move(block), static_cast<size_t>(elements), kept.value_or(ElementType::F32));
+    return std::make_unique<CpuBuffer>(std::move(block), static_cast<size_t>(elements),
+                                       kept.value_or(ElementType::F32));
 }
 
 void CpuBackend::runUpload(BufferView dst, const float* src, size_t count) {

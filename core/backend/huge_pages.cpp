@@ -15,7 +15,8 @@ std::unique_ptr<HugePageMapping> HugePageMapping::map(size_t bytes) {
     const size_t size = (bytes + kSmallPageBytes - 1) / kSmallPageBytes * kSmallPageBytes;
     // Mapped with 2 MiB to spare, then trimmed to start on a 2 MiB boundary: the kernel backs an
     // aligned 2 MiB range with one huge page, a range across boundaries with small ones.
-    void* raw = ::mmap(nullptr, size + kPageBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void* raw = ::mmap(nullptr, size + kPageBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                       -1, 0);
     if (raw == MAP_FAILED) return nullptr;
     const auto start = reinterpret_cast<uintptr_t>(raw);
     const uintptr_t aligned = (start + kPageBytes - 1) / kPageBytes * kPageBytes;

@@ -153,7 +153,8 @@ PeakRates measurePeakRates(int threads) {
             best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
         }
         peak.bytesPerSecond = double(count * sizeof(uint64_t)) / best;
-        peak.bytesSource = std::string("measured: read of a 512 MiB buffer") + (pages && HugePageMapping::systemGrants() ? " in huge pages" : "") +
+        const bool huge = pages && HugePageMapping::systemGrants();
+        peak.bytesSource = std::string("measured: read of a 512 MiB buffer") + (huge ? " in huge pages" : "") +
                            ", best of 3 plain and 3 prefetched, " +
                            std::to_string(threads) + " threads";
         if (sums[0] == 1) std::fprintf(stderr, " \n");  // keeps the reads observable

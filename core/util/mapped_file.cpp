@@ -53,7 +53,8 @@ void MappedFile::releaseResidentPages() const {
 void MappedFile::releaseResidentPages(const std::byte* at, size_t bytes) const {
     if (!m_data || at < m_data || at >= m_data + m_size) return;
     const size_t page = size_t(::sysconf(_SC_PAGESIZE));
-    const auto start = reinterpret_cast<uintptr_t>(at), end = reinterpret_cast<uintptr_t>(at) + std::min(bytes, size_t(m_data + m_size - at));
+    const auto start = reinterpret_cast<uintptr_t>(at);
+    const uintptr_t end = start + std::min(bytes, size_t(m_data + m_size - at));
     const uintptr_t first = (start + page - 1) / page * page, last = end / page * page;
     // Advice only, as above; a page of the map discarded here reads the file again if touched.
     if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);

@@ -175,7 +175,10 @@ private slots:
         model.value()->releaseResidentPages(embedding);
         const long rest = residentKbOf(weights);
         QVERIFY2(rest <= read - long(embedding.bytes / 1024) + 8 && rest > 0,
-                 qPrintable(QString("%1 kB of %2 after giving back %3").arg(rest).arg(read).arg(embedding.bytes / 1024)));
+                 qPrintable(QString("%1 kB of %2 after giving back %3")
+                                .arg(rest)
+                                .arg(read)
+                                .arg(embedding.bytes / 1024)));
         // A view of memory outside the model's maps is left alone (no advice on the heap).
         std::vector<uint16_t> heap;
         const TensorView outside = halfMatrix(heap, 512, 512, 3);
