@@ -1,5 +1,7 @@
 #include "core/backend/huge_pages.h"
 
+#include "core/util/mapped_file.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
@@ -39,12 +41,7 @@ bool HugePageMapping::systemGrants() {
 
 HugePageMapping::~HugePageMapping() { ::munmap(m_data, m_size); }
 
-void HugePageMapping::discard(std::byte* at, size_t bytes) const {
-    const auto first = (reinterpret_cast<uintptr_t>(at) + kSmallPageBytes - 1) / kSmallPageBytes * kSmallPageBytes;
-    const auto last = (reinterpret_cast<uintptr_t>(at) + bytes) / kSmallPageBytes * kSmallPageBytes;
-    // Advice only: refused, the pages stay resident until the mapping goes.
-    if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
-}
+void HugePageMapping::discard(std::byte* at, size_t bytes) const { releasePagesWithin(at, bytes); }
 
 void HugePageMapping::shrink(size_t bytes) {
     const size_t keep = (bytes + kSmallPageBytes - 1) / kSmallPageBytes * kSmallPageBytes;

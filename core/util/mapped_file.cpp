@@ -52,11 +52,14 @@ void MappedFile::releaseResidentPages() const {
 
 void MappedFile::releaseResidentPages(const std::byte* at, size_t bytes) const {
     if (!m_data || at < m_data || at >= m_data + m_size) return;
+    releasePagesWithin(at, std::min(bytes, size_t(m_data + m_size - at)));
+}
+
+void releasePagesWithin(const void* at, size_t bytes) {
     const size_t page = size_t(::sysconf(_SC_PAGESIZE));
     const auto start = reinterpret_cast<uintptr_t>(at);
-    const uintptr_t end = start + std::min(bytes, size_t(m_data + m_size - at));
-    const uintptr_t first = (start + page - 1) / page * page, last = end / page * page;
-    // Advice only, as above; a page of the map discarded here reads the file again if touched.
+    const uintptr_t first = (start + page - 1) / page * page, last = (start + bytes) / page * page;
+    // Advice only, as above.
     if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
 

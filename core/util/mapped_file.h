@@ -38,6 +38,11 @@ private:
     std::filesystem::path m_path;
 };
 
+// Gives back to the system the pages that lie wholly inside [at, at + bytes) of a mapping
+// (madvise(MADV_DONTNEED), advice only): a page of a file's map reads the file again if touched,
+// a page of anonymous memory reads zeros. What shares a page with the range is left alone.
+void releasePagesWithin(const void* at, size_t bytes);
+
 // Reads a whole (small) file into a string; for configs and text assets.
 Result<std::string> readTextFile(const std::filesystem::path& path, size_t maxBytes = size_t(256) << 20);
 
