@@ -107,19 +107,12 @@ static_assert(kQ5_0BlockElements == simd::kQ5Block && kQ5_0BlockBytes == simd::k
 // Offsets and sizes count elements of the buffer's own type.
 class CpuBuffer final : public DeviceBuffer {
 public:
-    // `hugePages`: a large buffer comes in 2 MiB pages where the system has them (huge_pages.h),
-    // for one that every decode step reads whole.
-    explicit CpuBuffer(size_t elements, ElementType element = ElementType::F32, bool hugePages = false)
-        : DeviceBuffer(elements, element) {
+    explicit CpuBuffer(size_t elements, ElementType element = ElementType::F32) : DeviceBuffer(elements, element) {
         if (elements == 0) return;
         if (elements > std::numeric_limits<size_t>::max() / sizeof(float) - 64)
             throw HostOutOfMemory(double(elements) * double(elementBytes(element)));
         const size_t bytes = (elements * elementBytes(element) + 63) / 64 * 64;
-        if (bytes >= kMappedBytes && hugePages) {
-            m_pages = HugePageMapping::map(bytes);
-            if (!m_pages) throw HostOutOfMemory(double(bytes));
-            setAddress(m_pages->data());
-        } else if (bytes >= kMappedBytes) {
+        if (bytes >= kMappedBytes) {
             // Large buffers (caches, activations) are mapped: zeroed by the kernel and given back
             // to the system when freed. From the heap, switching a cache off and on again left
             // the freed blocks in the allocator and resident memory grew with every switch.
@@ -136,23 +129,17 @@ public:
             m_owned = true;
         }
     }
-    // A weight: `block` of the backend's arena, which it keeps alive. Weights are never written
-    // through their buffer (the backend only reads weights).
-    CpuBuffer(HugePageArena::Block block, size_t elements, ElementType element)
-        : DeviceBuffer(elements, element), m_pages(std::move(block.mapping)) {
+    // A weight or a cross cache's keys or values: `block` of one of the backend's arenas of huge
+    // pages, which it keeps alive. Weights are never written through their buffer (the backend
+    // only reads weights); upload() and download() convert a half cache (`kv`) and refuse a weight.
+    CpuBuffer(HugePageArena::Block block, size_t elements, ElementType element, bool kv = false)
+        : DeviceBuffer(elements, element), m_kv(kv), m_pages(std::move(block.mapping)) {
         setAddress(block.data);
-    }
-    // A cross cache (allocateKv), in huge pages: upload() and download() convert a half one; a
-    // weight they refuse.
-    static std::unique_ptr<CpuBuffer> kv(size_t elements, ElementType element) {
-        auto buffer = std::make_unique<CpuBuffer>(elements, element, true);
-        buffer->m_kv = true;
-        return buffer;
     }
     bool isKv() const { return m_kv; }
     ~CpuBuffer() override {
-        // A weight's pages go back now, whichever other weights keep its arena chunk mapped.
-        if (m_pages && !m_kv) m_pages->discard(static_cast<std::byte*>(address()), bytes());
+        // An arena buffer's pages go back now, whichever other buffers keep its chunk mapped.
+        if (m_pages) m_pages->discard(static_cast<std::byte*>(address()), bytes());
         if (!m_owned) return;
         if (m_mappedBytes > 0) ::munmap(address(), m_mappedBytes);
         else std::free(address());
@@ -296,7 +283,13 @@ std::unique_ptr<DeviceBuffer> CpuBackend::allocate(size_t elements) {
 
 std::unique_ptr<DeviceBuffer> CpuBackend::allocateKv(size_t elements) {
     refuseWhileRecording("allocateKv()");
-    return CpuBuffer::kv(elements, m_precision == Precision::Fp16 ? ElementType::F16 : ElementType::F32);
+    const ElementType element = m_precision == Precision::Fp16 ? ElementType::F16 : ElementType::F32;
+    if (elements > std::numeric_limits<size_t>::max() / sizeof(float) - 64)
+        throw HostOutOfMemory(double(elements) * double(elementBytes(element)));
+    const size_t bytes = elements * elementBytes(element);
+    HugePageArena::Block block = m_crossCaches.allocate(bytes);
+    if (!block.data) throw HostOutOfMemory(double(bytes));
+    return std::make_unique<CpuBuffer>(std::move(block), elements, element, true);
 }
 
 std::unique_ptr<IndexBuffer> CpuBackend::allocateIndices(size_t count) {

@@ -132,6 +132,9 @@ private:
     Precision m_precision;
     OpProfile m_profile;
     HugePageArena m_weights;  // every weight createWeight() makes
+    // Every allocateKv() buffer: a model's cross cache (2 · layers buffers, 147 MB for medium in
+    // half) in chunks of 64 MiB, of which only each chunk's end lies in 4 KiB pages.
+    HugePageArena m_crossCaches{size_t(64) << 20};
 };
 
 } // namespace hearsay

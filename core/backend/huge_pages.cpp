@@ -57,7 +57,7 @@ HugePageArena::Block HugePageArena::allocate(size_t bytes) {
     std::shared_ptr<HugePageMapping> chunk = m_chunk.lock();
     if (!chunk || chunk->size() - m_used < size) {
         if (chunk) chunk->shrink(m_used);
-        chunk = HugePageMapping::map(std::max(size, kChunkBytes));
+        chunk = HugePageMapping::map(std::max(size, m_chunkBytes));
         if (!chunk) return {};
         m_chunk = chunk;
         m_used = 0;

@@ -46,16 +46,20 @@ private:
     size_t m_size;
 };
 
-// Weight tensors packed one after another (64-byte aligned) into mappings of at least kChunkBytes:
-// a model's small matrices (tiny's are 288 KiB) share 2 MiB pages instead of each taking its own.
-// A chunk that the next tensor does not fit is cut back to the tensors in it (its unused end
-// unmapped), so only the chunk still open can hold memory no tensor uses: at most the rest of one
-// 2 MiB page. A chunk is unmapped when the last tensor in it is freed, and a freed tensor's own
-// pages are given back at once (its buffer discards them), so models loaded one after another do
-// not keep each other's memory. Thread-safe.
+// Buffers packed one after another (64-byte aligned) into mappings of at least the arena's chunk
+// size: a model's weights, whose small matrices (tiny's are 288 KiB) then share 2 MiB pages instead
+// of each taking its own, and the cross cache's keys and values, which then lie in whole 2 MiB pages
+// but for the end of a chunk (each layer's in its own mapping left a third of medium's cache, the
+// last 0.9 MiB of every 2.9 MiB buffer, in 4 KiB pages). A chunk that the next buffer does not fit
+// is cut back to the buffers in it (its unused end unmapped), so only the chunk still open can hold
+// memory no buffer uses: at most the rest of one 2 MiB page. A chunk is unmapped when the last
+// buffer in it is freed, and a freed buffer's own pages are given back at once (it discards them),
+// so models and caches made one after another do not keep each other's memory. Space is never
+// handed out twice, so a new buffer reads as zeros. Thread-safe.
 class HugePageArena {
 public:
     static constexpr size_t kChunkBytes = size_t(8) << 20;
+    explicit HugePageArena(size_t chunkBytes = kChunkBytes) : m_chunkBytes(chunkBytes) {}
     struct Block {
         std::shared_ptr<const HugePageMapping> mapping;  // keeps the bytes alive
         std::byte* data = nullptr;                       // nullptr: out of memory
@@ -63,8 +67,9 @@ public:
     Block allocate(size_t bytes);
 
 private:
+    const size_t m_chunkBytes;
     std::mutex m_mutex;
-    std::weak_ptr<HugePageMapping> m_chunk;  // the mapping new tensors go into, while any tensor holds it
+    std::weak_ptr<HugePageMapping> m_chunk;  // the mapping new buffers go into, while any buffer holds it
     size_t m_used = 0;                       // bytes of it given out
 };
 

@@ -2,8 +2,8 @@
 // sysinfo()), the same figures in a session's cacheStats(), and allocation failures whose text
 // names the bytes requested and the memory available; a model's map is not resident twice (its
 // pages are given back after the load's scan, tensor by tensor as the backend copies them, and
-// after the copies); the CPU backend's weights are copies packed in memory advised for huge pages,
-// and a freed weight's pages leave the resident set at once.
+// after the copies); the CPU backend's weights are copies, packed with the cross cache's buffers in
+// memory advised for huge pages, and a freed buffer's pages leave the resident set at once.
 #include "core/backend/cpu_backend.h"
 #include "core/backend/huge_pages.h"
 #include "core/nn/device_weights.h"
@@ -221,12 +221,31 @@ private slots:
         QCOMPARE(static_cast<const uint16_t*>(kept)[5], uint16_t(0x3000 + (5 * 7 + 1) % 0x0c00));
     }
 
-    void crossCacheIsInHugePages() {
-        if (!HugePageMapping::systemGrants()) QSKIP("this system hands out no transparent huge pages");
-        CpuBackend backend(1);
-        auto cache = backend.allocateKv(size_t(1500) * 1024);
-        QCOMPARE(reinterpret_cast<uintptr_t>(cache->address()) % HugePageMapping::kPageBytes, uintptr_t(0));
-        QVERIFY(mappingHolding(cache->address()).hugePageEligible);
+    void crossCacheIsPackedInHugePages() {
+        // The keys and values of medium's cross cache, layer after layer, in half: each 2.9 MiB.
+        CpuBackend backend(1, Precision::Fp16);
+        const size_t elements = size_t(1500) * 1024, bytes = elements * sizeof(uint16_t);
+        std::vector<std::unique_ptr<DeviceBuffer>> cache;
+        for (int i = 0; i < 6; ++i) cache.push_back(backend.allocateKv(elements));
+        const auto first = reinterpret_cast<uintptr_t>(cache[0]->address());
+        QCOMPARE(first % HugePageMapping::kPageBytes, uintptr_t(0));
+        for (size_t i = 1; i < cache.size(); ++i) {  // one after another in one mapping, not each in its own
+            QCOMPARE(reinterpret_cast<uintptr_t>(cache[i]->address()), first + i * bytes);
+        }
+        for (const auto& buffer : cache) {  // new buffers read as zeros
+            const auto* half = static_cast<const uint16_t*>(buffer->address());
+            QVERIFY(std::all_of(half, half + elements, [](uint16_t h) { return h == 0; }));
+        }
+        if (HugePageMapping::systemGrants()) QVERIFY(mappingHolding(cache[0]->address()).hugePageEligible);
+
+        // A freed buffer's pages leave the resident set; its neighbours keep their values.
+        for (const auto& buffer : cache) std::memset(buffer->address(), 0x3c, bytes);
+        const long before = mappingHolding(cache[0]->address()).residentKb;
+        cache.erase(cache.begin() + 2);
+        const long after = mappingHolding(cache[0]->address()).residentKb;
+        QVERIFY2(after >= 0 && after <= before - 2048, qPrintable(QString("%1 -> %2 kB").arg(before).arg(after)));
+        QCOMPARE(static_cast<const uint16_t*>(cache[2]->address())[0], uint16_t(0x3c3c));
+        QCOMPARE(static_cast<const uint16_t*>(cache[1]->address())[elements - 1], uint16_t(0x3c3c));
     }
 
     void failedAllocationNamesTheBytes() {
