@@ -30,18 +30,23 @@ __attribute__((target("avx512f"))) inline __m512 row16(const float* row, size_t 
 // on an Intel Xeon with AVX-512, whole rows at 38 to 42 (a throwaway loop; RESULTS.md, "CPU run
 // 17"). Four heads share an iteration (independent sums); each head's sum is the one the per-head
 // form took: the chunks in order, then one horizontal sum, then the scale.
-template <typename T>
+// Each four heads' bytes are prefetched as they are read (prefetchGroupAhead), not a whole row's
+// at the row's start, and kChunks > 0 compiles the head width in (Whisper's 64, kChunks = 4: the
+// chunk loops unrolled). In medium's decode step, alternated builds, the cross attention read
+// 20.1 to 20.6 GB/s before, 21.1 to 21.9 with the spread prefetches, 22.2 to 23.6 with both
+// (RESULTS.md, "CPU run 20"). The weighted sum below does the same.
+template <typename T, size_t kChunks>
 __attribute__((target("avx512f"))) void headDotsAvx512(const float* q, const T* k, size_t stride, size_t n,
-                                                       size_t heads, size_t hd, float scale, float* out,
+                                                       size_t heads, size_t hdGiven, float scale, float* out,
                                                        size_t outStride) {
-    const size_t chunks = hd / 16, width = heads * hd;
+    const size_t hd = kChunks ? 16 * kChunks : hdGiven, chunks = hd / 16, width = heads * hd;
     const T* end = k + (n - 1) * stride + width;
     for (size_t i = 0; i < n; ++i) {
         const T* row = k + i * stride;
-        prefetchRowsAhead(row, width * sizeof(T), end);
         size_t h = 0;
         for (; h + 4 <= heads; h += 4) {
             const T* r0 = row + h * hd;
+            prefetchGroupAhead(r0, 4 * hd * sizeof(T), end);
             const float* q0 = q + h * hd;
             __m512 a0 = _mm512_mul_ps(_mm512_loadu_ps(q0), row16(r0, 0));
             __m512 a1 = _mm512_mul_ps(_mm512_loadu_ps(q0 + hd), row16(r0 + hd, 0));
@@ -60,6 +65,7 @@ __attribute__((target("avx512f"))) void headDotsAvx512(const float* q, const T* 
         }
         for (; h < heads; ++h) {
             const T* r = row + h * hd;
+            prefetchGroupAhead(r, hd * sizeof(T), end);
             const float* qh = q + h * hd;
             __m512 a = _mm512_mul_ps(_mm512_loadu_ps(qh), row16(r, 0));
             for (size_t c = 1; c < chunks; ++c) a = _mm512_fmadd_ps(_mm512_loadu_ps(qh + 16 * c), row16(r, c), a);
@@ -70,26 +76,26 @@ __attribute__((target("avx512f"))) void headDotsAvx512(const float* q, const T* 
 
 // The weighted sum of every head's value rows, row after row, two rows at a time: the heads' outputs
 // (heads × hd floats, a few KB) stay in L1 between rows, each output element summed over the rows
-// in order.
-template <typename T>
+// in order. Each head's part of the two rows is prefetched as it is read.
+template <typename T, size_t kChunks>
 __attribute__((target("avx512f"))) void headWeightedSumAvx512(const float* p, size_t pStride, const T* v,
-                                                              size_t stride, size_t n, size_t heads, size_t hd,
+                                                              size_t stride, size_t n, size_t heads, size_t hdGiven,
                                                               float* out) {
-    const size_t chunks = hd / 16, width = heads * hd;
+    const size_t hd = kChunks ? 16 * kChunks : hdGiven, chunks = hd / 16, width = heads * hd;
     for (size_t j = 0; j < width; j += 16) _mm512_storeu_ps(out + j, _mm512_setzero_ps());
     const T* end = v + (n - 1) * stride + width;
     size_t i = 0;
     for (; i + 2 <= n; i += 2) {
         const T* r0 = v + i * stride;
         const T* r1 = r0 + stride;
-        prefetchRowsAhead(r0, width * sizeof(T), end);
-        prefetchRowsAhead(r1, width * sizeof(T), end);
         for (size_t h = 0; h < heads; ++h) {
             const __m512 w0 = _mm512_set1_ps(p[h * pStride + i]);
             const __m512 w1 = _mm512_set1_ps(p[h * pStride + i + 1]);
             float* o = out + h * hd;
             const T* h0 = r0 + h * hd;
             const T* h1 = r1 + h * hd;
+            prefetchGroupAhead(h0, hd * sizeof(T), end);
+            prefetchGroupAhead(h1, hd * sizeof(T), end);
             for (size_t c = 0; c < chunks; ++c) {
                 const __m512 sum = _mm512_fmadd_ps(w0, row16(h0, c), _mm512_loadu_ps(o + 16 * c));
                 _mm512_storeu_ps(o + 16 * c, _mm512_fmadd_ps(w1, row16(h1, c), sum));
@@ -142,7 +148,8 @@ __attribute__((target("avx512f"))) void gemvHalfAvx512(const float* x, const uin
     }
 }
 
-// The AVX2 twins of the attention kernels above, 8 floats to a vector. The f16 rows times one vector
+// The AVX2 twins of the attention kernels above, 8 floats to a vector; they still prefetch each
+// row whole at its start (the spread prefetches were measured only with AVX-512). The f16 rows times one vector
 // keep dotHalf per row there: a four-row AVX2 form with the AVX-512 form's prefetch read the logits
 // matrix at 9.4 GB/s where dotHalf's rows read it at 14.6 on an AMD Zen 3 VM (RESULTS.md, "CPU run 9").
 __attribute__((target("avx2,fma,f16c"))) inline __m256 row8(const uint16_t* row, size_t c) {
@@ -241,7 +248,8 @@ void headDotsRows(const float* q, const T* k, size_t stride, size_t n, size_t he
                   size_t outStride) {
     if (n == 0 || heads == 0) return;
 #ifdef HEARSAY_SIMD_X86
-    if (vectorHead(hd)) return headDotsAvx512(q, k, stride, n, heads, hd, scale, out, outStride);
+    if (vectorHead(hd) && hd == 64) return headDotsAvx512<T, 4>(q, k, stride, n, heads, hd, scale, out, outStride);
+    if (vectorHead(hd)) return headDotsAvx512<T, 0>(q, k, stride, n, heads, hd, scale, out, outStride);
     if (vectorHeadAvx2(hd)) return headDotsAvx2(q, k, stride, n, heads, hd, scale, out, outStride);
 #endif
     for (size_t i = 0; i < n; ++i)
@@ -257,7 +265,8 @@ void headWeightedSumRows(const float* p, size_t pStride, const T* v, size_t stri
         return;
     }
 #ifdef HEARSAY_SIMD_X86
-    if (vectorHead(hd)) return headWeightedSumAvx512(p, pStride, v, stride, n, heads, hd, out);
+    if (vectorHead(hd) && hd == 64) return headWeightedSumAvx512<T, 4>(p, pStride, v, stride, n, heads, hd, out);
+    if (vectorHead(hd)) return headWeightedSumAvx512<T, 0>(p, pStride, v, stride, n, heads, hd, out);
     if (vectorHeadAvx2(hd)) return headWeightedSumAvx2(p, pStride, v, stride, n, heads, hd, out);
 #endif
     for (size_t j = 0; j < heads * hd; ++j) out[j] = 0.0f;

@@ -42,6 +42,14 @@ inline void prefetchRowsAhead(const void* at, size_t bytes, const void* end) {
     if (p < last) prefetchBytes(p, p + bytes < last ? bytes : size_t(last - p));
 }
 
+// Prefetches [at, at + bytes) shifted kPrefetchAheadBytes ahead when all of it lies before `end`;
+// a kernel calls it for each small group it reads (a few heads of a key row), so that the
+// prefetches are spread among the reads. Near the end nothing is asked for.
+inline void prefetchGroupAhead(const void* at, size_t bytes, const void* end) {
+    const char* p = static_cast<const char*>(at) + kPrefetchAheadBytes;
+    if (p + bytes <= static_cast<const char*>(end)) prefetchBytes(p, bytes);
+}
+
 // Rows read in groups of `groupBytes` (a kernel's four rows at a time) and prefetched as they are
 // read: each read is matched by a prefetch of the same offset this far ahead, a whole number of
 // groups and at least kPrefetchAheadBytes. A burst of prefetches for a whole group at its start (as
