@@ -2,6 +2,7 @@
 // The commands and their options are declared with CLI11 (command.h, options.h); a value the
 // declarations refuse is one line on stderr naming the option, and exit status 2.
 #include "app/cli/command.h"
+#include "hearsay_commit.h"  // generated at every build (app/build_commit.cmake)
 
 #include <algorithm>
 #include <cstdio>

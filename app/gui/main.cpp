@@ -8,6 +8,7 @@
 #include "ui/dictation_bus.h"
 #include "ui/main_window.h"
 #include "ui/startup_driver.h"
+#include "hearsay_commit.h"  // generated at every build (app/build_commit.cmake)
 
 #include <QApplication>
 #include <QCommandLineParser>

@@ -1,10 +1,9 @@
-// The build this hearsay-cli came from, as `bench` reports it: the commit (read at configure time)
-// and the build type, defined for this file alone by app/CMakeLists.txt.
+// The build this hearsay-cli came from, as `bench` reports it: the commit (hearsay_commit.h,
+// written at every build) and the build type, defined for this file alone by app/CMakeLists.txt.
 #include "app/cli/bench/bench_cli.h"
 
-#ifndef HEARSAY_GIT_COMMIT
-#define HEARSAY_GIT_COMMIT "unknown"
-#endif
+#include "hearsay_commit.h"  // generated at every build (app/build_commit.cmake)
+
 #ifndef HEARSAY_BUILD_TYPE
 #define HEARSAY_BUILD_TYPE "unknown"
 #endif
