@@ -32,9 +32,9 @@ __attribute__((target("avx512f"))) inline __m512 row16(const float* row, size_t 
 // form took: the chunks in order, then one horizontal sum, then the scale.
 // Each four heads' bytes are prefetched as they are read (prefetchGroupAhead), not a whole row's
 // at the row's start, and kChunks > 0 compiles the head width in (Whisper's 64, kChunks = 4: the
-// chunk loops unrolled). In medium's decode step, alternated builds, the cross attention read
-// 20.1 to 20.6 GB/s before, 21.1 to 21.9 with the spread prefetches, 22.2 to 23.6 with both
-// (RESULTS.md, "CPU run 20"). The weighted sum below does the same.
+// chunk loops unrolled). In medium's decode step, alternated builds with the cache in huge pages,
+// the cross attention read 20.1 to 20.6 GB/s before, 21.1 to 21.9 with the spread prefetches, 22.2
+// to 23.6 with both (RESULTS.md, "CPU run 20"). The weighted sum below does the same.
 template <typename T, size_t kChunks>
 __attribute__((target("avx512f"))) void headDotsAvx512(const float* q, const T* k, size_t stride, size_t n,
                                                        size_t heads, size_t hdGiven, float scale, float* out,
