@@ -96,22 +96,35 @@ private:
 
 size_t elementBytes(ElementType element) { return element == ElementType::F16 ? sizeof(uint16_t) : sizeof(float); }
 
+// The bytes of `elements` of `element`, or the out-of-memory error where they would pass the
+// address space.
+size_t bufferBytes(size_t elements, ElementType element) {
+    if (elements > std::numeric_limits<size_t>::max() / sizeof(float) - 64)
+        throw HostOutOfMemory(double(elements) * double(elementBytes(element)));
+    return elements * elementBytes(element);
+}
+
+// `bytes` of one of the backend's arenas of huge pages, or the out-of-memory error.
+HugePageArena::Block arenaBlock(HugePageArena& arena, size_t bytes) {
+    HugePageArena::Block block = arena.allocate(bytes);
+    if (!block.data) throw HostOutOfMemory(double(bytes));
+    return block;
+}
+
 static_assert(kQ8_0BlockElements == simd::kQ8Block && kQ8_0BlockBytes == simd::kQ8BlockBytes);
 static_assert(kQ5_0BlockElements == simd::kQ5Block && kQ5_0BlockBytes == simd::kQ5BlockBytes &&
               kQ5_1BlockBytes == simd::kQ5_1BlockBytes);
 
-// Host memory, 64-byte aligned and zeroed; or a weight in the backend's arena of huge pages (f16
-// matrices as the model stores them: half the bytes a decode step reads; q8_0, q5_0 and q5_1
-// matrices in their blocks: about a quarter and a sixth of float32's, read by their dot kernels
-// and widened block by block for GEMMs).
+// Host memory, 64-byte aligned and zeroed; or a weight or a cross cache's keys or values in one of
+// the backend's arenas of huge pages (f16 matrices as the model stores them: half the bytes a decode
+// step reads; q8_0, q5_0 and q5_1 matrices in their blocks: about a quarter and a sixth of
+// float32's, read by their dot kernels and widened block by block for GEMMs).
 // Offsets and sizes count elements of the buffer's own type.
 class CpuBuffer final : public DeviceBuffer {
 public:
     explicit CpuBuffer(size_t elements, ElementType element = ElementType::F32) : DeviceBuffer(elements, element) {
         if (elements == 0) return;
-        if (elements > std::numeric_limits<size_t>::max() / sizeof(float) - 64)
-            throw HostOutOfMemory(double(elements) * double(elementBytes(element)));
-        const size_t bytes = (elements * elementBytes(element) + 63) / 64 * 64;
+        const size_t bytes = (bufferBytes(elements, element) + 63) / 64 * 64;
         if (bytes >= kMappedBytes) {
             // Large buffers (caches, activations) are mapped: zeroed by the kernel and given back
             // to the system when freed. From the heap, switching a cache off and on again left
@@ -120,13 +133,11 @@ public:
             if (mapped == MAP_FAILED) throw HostOutOfMemory(double(bytes));
             setAddress(mapped);
             m_mappedBytes = bytes;
-            m_owned = true;
         } else {
             void* data = std::aligned_alloc(64, bytes);
             if (!data) throw HostOutOfMemory(double(bytes));
             std::memset(data, 0, bytes);
             setAddress(data);
-            m_owned = true;
         }
     }
     // A weight or a cross cache's keys or values: `block` of one of the backend's arenas of huge
@@ -139,14 +150,16 @@ public:
     bool isKv() const { return m_kv; }
     ~CpuBuffer() override {
         // An arena buffer's pages go back now, whichever other buffers keep its chunk mapped.
-        if (m_pages) m_pages->discard(static_cast<std::byte*>(address()), bytes());
-        if (!m_owned) return;
+        if (m_pages) {
+            m_pages->discard(static_cast<std::byte*>(address()), bytes());
+            return;
+        }
+        // Otherwise the buffer's own mapping or heap block (none for an empty buffer).
         if (m_mappedBytes > 0) ::munmap(address(), m_mappedBytes);
         else std::free(address());
     }
 
 private:
-    bool m_owned = false;  // address() is this buffer's own mapping or heap block
     bool m_kv = false;
     size_t m_mappedBytes = 0;  // > 0: address() is an anonymous mapping of this many bytes
     std::shared_ptr<const HugePageMapping> m_pages;  // huge pages holding address(), shared in the arena
@@ -284,12 +297,8 @@ std::unique_ptr<DeviceBuffer> CpuBackend::allocate(size_t elements) {
 std::unique_ptr<DeviceBuffer> CpuBackend::allocateKv(size_t elements) {
     refuseWhileRecording("allocateKv()");
     const ElementType element = m_precision == Precision::Fp16 ? ElementType::F16 : ElementType::F32;
-    if (elements > std::numeric_limits<size_t>::max() / sizeof(float) - 64)
-        throw HostOutOfMemory(double(elements) * double(elementBytes(element)));
-    const size_t bytes = elements * elementBytes(element);
-    HugePageArena::Block block = m_crossCaches.allocate(bytes);
-    if (!block.data) throw HostOutOfMemory(double(bytes));
-    return std::make_unique<CpuBuffer>(std::move(block), elements, element, true);
+    return std::make_unique<CpuBuffer>(arenaBlock(m_crossCaches, bufferBytes(elements, element)), elements, element,
+                                       true);
 }
 
 std::unique_ptr<IndexBuffer> CpuBackend::allocateIndices(size_t count) {
@@ -328,8 +337,7 @@ std::unique_ptr<DeviceBuffer> CpuBackend::createWeight(const TensorView& view) {
         kept = view.dtype == DType::Q5_0 ? ElementType::Q5_0 : ElementType::Q5_1;
     }
     const size_t bytes = kept ? view.bytes : static_cast<size_t>(elements) * sizeof(float);
-    HugePageArena::Block block = m_weights.allocate(bytes);
-    if (!block.data) throw HostOutOfMemory(double(bytes));
+    HugePageArena::Block block = arenaBlock(m_weights, bytes);
     if (kept) std::memcpy(block.data, view.data, view.bytes);
     else convertToFloat(view, reinterpret_cast<float*>(block.data));
     return std::make_unique<CpuBuffer>(std::move(block), static_cast<size_t>(elements),

@@ -149,8 +149,8 @@ __attribute__((target("avx512f"))) void gemvHalfAvx512(const float* x, const uin
 }
 
 // The AVX2 twins of the attention kernels above, 8 floats to a vector; they still prefetch each
-// row whole at its start (the spread prefetches were measured only with AVX-512). The f16 rows times one vector
-// keep dotHalf per row there: a four-row AVX2 form with the AVX-512 form's prefetch read the logits
+// row whole at its start (the spread prefetches were measured only with AVX-512). The f16 rows
+// times one vector keep dotHalf per row there: a four-row AVX2 form with the AVX-512 form's prefetch read the logits
 // matrix at 9.4 GB/s where dotHalf's rows read it at 14.6 on an AMD Zen 3 VM (RESULTS.md, "CPU run 9").
 __attribute__((target("avx2,fma,f16c"))) inline __m256 row8(const uint16_t* row, size_t c) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 8 * c)));
@@ -248,8 +248,10 @@ void headDotsRows(const float* q, const T* k, size_t stride, size_t n, size_t he
                   size_t outStride) {
     if (n == 0 || heads == 0) return;
 #ifdef HEARSAY_SIMD_X86
-    if (vectorHead(hd) && hd == 64) return headDotsAvx512<T, 4>(q, k, stride, n, heads, hd, scale, out, outStride);
-    if (vectorHead(hd)) return headDotsAvx512<T, 0>(q, k, stride, n, heads, hd, scale, out, outStride);
+    if (vectorHead(hd)) {
+        return hd == 64 ? headDotsAvx512<T, 4>(q, k, stride, n, heads, hd, scale, out, outStride)
+                        : headDotsAvx512<T, 0>(q, k, stride, n, heads, hd, scale, out, outStride);
+    }
     if (vectorHeadAvx2(hd)) return headDotsAvx2(q, k, stride, n, heads, hd, scale, out, outStride);
 #endif
     for (size_t i = 0; i < n; ++i)
@@ -265,8 +267,10 @@ void headWeightedSumRows(const float* p, size_t pStride, const T* v, size_t stri
         return;
     }
 #ifdef HEARSAY_SIMD_X86
-    if (vectorHead(hd) && hd == 64) return headWeightedSumAvx512<T, 4>(p, pStride, v, stride, n, heads, hd, out);
-    if (vectorHead(hd)) return headWeightedSumAvx512<T, 0>(p, pStride, v, stride, n, heads, hd, out);
+    if (vectorHead(hd)) {
+        return hd == 64 ? headWeightedSumAvx512<T, 4>(p, pStride, v, stride, n, heads, hd, out)
+                        : headWeightedSumAvx512<T, 0>(p, pStride, v, stride, n, heads, hd, out);
+    }
     if (vectorHeadAvx2(hd)) return headWeightedSumAvx2(p, pStride, v, stride, n, heads, hd, out);
 #endif
     for (size_t j = 0; j < heads * hd; ++j) out[j] = 0.0f;
