@@ -134,9 +134,16 @@ int runBench(const Options& options) {
             m.backendName = engine->engine.backend().name();
             auto mel = benchInput(s, m.config.nMels);
             if (!mel) return fail(mel.message(), 1);
-            auto fixed = runFixedWork(*engine->session, mel.value(), s.work);
+            // On the CPU the bandwidth is read again beside each timed decode run, unless given:
+            // a shared machine's bandwidth drifts, and a floor is only as good as its probe.
+            std::unique_ptr<ReadProbe> probe;
+            if (haveFloors && s.backend == BackendKind::Cpu && s.peakGbs <= 0) probe = std::make_unique<ReadProbe>(s.threads);
+            std::function<double()> besideDecode;
+            if (probe) besideDecode = [&probe] { return probe->measure(1); };
+            auto fixed = runFixedWork(*engine->session, mel.value(), s.work, besideDecode);
             if (!fixed) return fail(m.name + ": " + fixed.message(), 1);
             m.fixed = fixed.value();
+            probe.reset();
             if (s.opProfile) {
                 auto profile = profileDecodeSteps(*engine->session, engine->engine.backend(), s.work);
                 if (!profile) return fail(m.name + ": " + profile.message(), 1);
@@ -157,7 +164,13 @@ int runBench(const Options& options) {
             // models in --dtype's).
             const BackendKind ran = ranOnCuda(s, m) ? BackendKind::Cuda : BackendKind::Cpu;
             m.elementBytes = floorElementBytes(ran, m.weightDtype, s.precision);
-            m.floors = computeFloors(m.config, s.work, peak, m.elementBytes);
+            m.floorPeaks = peak;
+            if (const Samples& read = m.fixed.probeBytesPerSecond; !read.values.empty()) {
+                m.floorPeaks.bytesPerSecond = read.median();
+                m.floorPeaks.bytesSource = "measured beside the timed decode runs: the median of " +
+                                           std::to_string(read.values.size()) + " reads of the probe, each the best of 1 plain and 1 prefetched";
+            }
+            m.floors = computeFloors(m.config, s.work, m.floorPeaks, m.elementBytes);
         }
 
         if (s.cacheTable) {
@@ -242,6 +255,7 @@ int runBench(const Options& options) {
             j["fixedWork"] = toJson(m.fixed);
             if (m.decodeProfile) j["decodeProfile"] = toJson(*m.decodeProfile);
             j["floors"] = haveFloors ? toJson(m.floors) : json();
+            if (haveFloors) j["floorPeaks"] = toJson(m.floorPeaks);
             if (haveFloors) {
                 j["elementBytes"]["weights"] = m.elementBytes.weights;
                 j["elementBytes"]["caches"] = m.elementBytes.caches;

@@ -42,7 +42,8 @@ double Samples::median() const {
 
 double Samples::minimum() const { return values.empty() ? 0.0 : *std::min_element(values.begin(), values.end()); }
 
-Result<FixedWorkResult> runFixedWork(InferenceSession& session, const LogMel& mel, const FixedWork& work) {
+Result<FixedWorkResult> runFixedWork(InferenceSession& session, const LogMel& mel, const FixedWork& work,
+                                     const std::function<double()>& besideDecode) {
     const WhisperConfig& config = session.model().config();
     if (std::string problem = work.check(config, work.batchBeams); !problem.empty()) return makeError("bench: " + problem);
 
@@ -79,6 +80,7 @@ Result<FixedWorkResult> runFixedWork(InferenceSession& session, const LogMel& me
         counts.singleSteps = work.decodeSteps;
         counts.singlePositionsReached = session.cacheStats().positions;
         counts.singleTokensRun = session.timings().tokensDecoded - tokensBefore;
+        if (timed && besideDecode) result.probeBytesPerSecond.values.push_back(besideDecode());
 
         session.resetDecoder();
         tokensBefore = session.timings().tokensDecoded;
@@ -176,6 +178,7 @@ json toJson(const FixedWorkResult& r) {
     j["decodeMsPerToken"] = toJson(r.decodeMsPerToken);
     j["batchMsPerToken"] = toJson(r.batchMsPerToken);
     j["promptMsPerToken"] = toJson(r.promptMsPerToken);
+    if (!r.probeBytesPerSecond.values.empty()) j["probeBytesPerSecond"] = toJson(r.probeBytesPerSecond);
     const FixedWorkCounts& c = r.counts;
     json counts;
     counts["encodeCalls"] = c.encodeCalls;

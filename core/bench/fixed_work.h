@@ -10,6 +10,7 @@
 #include "core/util/result.h"
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace hearsay {
@@ -43,6 +44,9 @@ struct FixedWorkResult {
     Samples batchMsPerToken;   // per token of batchBeams-token steps
     Samples promptMsPerToken;  // per token of a promptTokens-token prompt
     FixedWorkCounts counts;    // from the last timed repeat (warm-up and repeats do the same work)
+    // Bytes per second the besideDecode probe read right after each timed run's single-token
+    // steps; empty when no probe was given.
+    Samples probeBytesPerSecond;
 };
 
 // Where one single-token decode step's time goes, op by op (Backend::setOpProfiling): the
@@ -55,7 +59,11 @@ struct DecodeProfile {
 
 // Encodes `mel` (a [n_mels][3000] window) and runs the parts in order, warm-up runs first.
 // The session must have its caches as the caller wants them and room for work.batchBeams beams.
-Result<FixedWorkResult> runFixedWork(InferenceSession& session, const LogMel& mel, const FixedWork& work);
+// `besideDecode`, when given, runs right after each timed run's single-token steps and returns
+// the memory bandwidth it measured (bytes per second), so that the decode's floor can be read
+// against the bandwidth of the same minutes (roofline.h, ReadProbe).
+Result<FixedWorkResult> runFixedWork(InferenceSession& session, const LogMel& mel, const FixedWork& work,
+                                     const std::function<double()>& besideDecode = {});
 // The single-token steps of `work` again, with the backend timing each op. The session must
 // hold an encoded window (after runFixedWork).
 Result<DecodeProfile> profileDecodeSteps(InferenceSession& session, Backend& backend, const FixedWork& work);

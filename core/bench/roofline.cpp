@@ -89,6 +89,67 @@ WorkFloors computeFloors(const WhisperConfig& c, const FixedWork& work, const Pe
     return f;
 }
 
+// 64-bit XOR over 8 independent accumulators: integer work the core does far faster than
+// memory delivers, so the loop measures the memory (a float sum would measure the adder).
+// The read runs plain and with each line prefetched ahead as the decode kernels prefetch
+// their weights (row_prefetch.h), and the faster counts: where the hardware prefetchers
+// alone fall short, the floor is still what the machine attains.
+// The buffer is in huge pages where the system grants them, as the weights and the cross
+// cache the kernels read are (huge_pages.h): in 4 KiB pages the same read was 20 to 26%
+// slower on an Intel Xeon VM, a floor for memory the kernels no longer read.
+ReadProbe::ReadProbe(int threads)
+    : m_threads(threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency()))),
+      m_count((size_t(512) << 20) / sizeof(uint64_t)) {
+    m_pages = HugePageMapping::map(m_count * sizeof(uint64_t));
+    if (!m_pages) m_heap.reset(new uint64_t[m_count]);
+    m_data = m_pages ? reinterpret_cast<uint64_t*>(m_pages->data()) : m_heap.get();
+    pass(true, false);  // first touch, in the threads that read it
+}
+
+ReadProbe::~ReadProbe() = default;
+
+std::string ReadProbe::describe() const {
+    const bool huge = m_pages && HugePageMapping::systemGrants();
+    return std::string("read of a 512 MiB buffer") + (huge ? " in huge pages" : "");
+}
+
+double ReadProbe::pass(bool fill, bool prefetch) {
+    using Clock = std::chrono::steady_clock;
+    uint64_t* const data = m_data;
+    const size_t count = m_count;
+    const int threads = m_threads;
+    std::vector<uint64_t> sums(size_t(threads), 0);
+    const auto start = Clock::now();
+    std::vector<std::thread> workers;
+    for (int t = 0; t < threads; ++t) {
+        workers.emplace_back([&, t] {
+            const size_t first = count * size_t(t) / size_t(threads), last = count * size_t(t + 1) / size_t(threads);
+            if (fill) {
+                for (size_t i = first; i < last; ++i) data[i] = i * 0x9e3779b97f4a7c15ull;
+                return;
+            }
+            uint64_t acc[8] = {};
+            for (size_t i = first; i + 8 <= last; i += 8) {
+                if (prefetch) simd::prefetchRowsAhead(&data[i], 64, data + last);
+                for (int k = 0; k < 8; ++k) acc[k] ^= data[i + size_t(k)];
+            }
+            uint64_t x = 0;
+            for (uint64_t v : acc) x ^= v;
+            sums[size_t(t)] = x;
+        });
+    }
+    for (auto& w : workers) w.join();
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    if (sums[0] == 1) std::fprintf(stderr, " \n");  // keeps the reads observable
+    return seconds;
+}
+
+double ReadProbe::measure(int pairs) {
+    double best = 1e30;
+    for (int run = 0; run < 2 * std::max(pairs, 1); ++run) best = std::min(best, pass(false, run % 2 == 1));  // plain and prefetched in turn
+    return double(m_count * sizeof(uint64_t)) / best;
+}
+
 PeakRates measurePeakRates(int threads) {
     using Clock = std::chrono::steady_clock;
     threads = threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency()));
@@ -110,54 +171,10 @@ PeakRates measurePeakRates(int threads) {
                            std::to_string(threads) + " threads";
     }
     {
-        // 64-bit XOR over 8 independent accumulators: integer work the core does far faster than
-        // memory delivers, so the loop measures the memory (a float sum would measure the adder).
-        // The read runs plain and with each line prefetched ahead as the decode kernels prefetch
-        // their weights (row_prefetch.h), and the faster counts: where the hardware prefetchers
-        // alone fall short, the floor is still what the machine attains.
-        // The buffer is in huge pages where the system grants them, as the weights and the cross
-        // cache the kernels read are (huge_pages.h): in 4 KiB pages the same read was 20 to 26%
-        // slower on an Intel Xeon VM, a floor for memory the kernels no longer read.
-        const size_t count = (size_t(512) << 20) / sizeof(uint64_t);
-        std::unique_ptr<HugePageMapping> pages = HugePageMapping::map(count * sizeof(uint64_t));
-        std::unique_ptr<uint64_t[]> heap;
-        if (!pages) heap.reset(new uint64_t[count]);
-        uint64_t* const data = pages ? reinterpret_cast<uint64_t*>(pages->data()) : heap.get();
-        std::vector<uint64_t> sums(size_t(threads), 0);
-        auto pass = [&](bool fill, bool prefetch) {
-            std::vector<std::thread> workers;
-            for (int t = 0; t < threads; ++t) {
-                workers.emplace_back([&, t] {
-                    const size_t first = count * size_t(t) / size_t(threads), last = count * size_t(t + 1) / size_t(threads);
-                    if (fill) {
-                        for (size_t i = first; i < last; ++i) data[i] = i * 0x9e3779b97f4a7c15ull;
-                        return;
-                    }
-                    uint64_t acc[8] = {};
-                    for (size_t i = first; i + 8 <= last; i += 8) {
-                        if (prefetch) simd::prefetchRowsAhead(&data[i], 64, data + last);
-                        for (int k = 0; k < 8; ++k) acc[k] ^= data[i + size_t(k)];
-                    }
-                    uint64_t x = 0;
-                    for (uint64_t v : acc) x ^= v;
-                    sums[size_t(t)] = x;
-                });
-            }
-            for (auto& w : workers) w.join();
-        };
-        pass(true, false);  // first touch, in the threads that read it
-        double best = 1e30;
-        for (int run = 0; run < 6; ++run) {  // plain and prefetched in turn
-            const auto start = Clock::now();
-            pass(false, run % 2 == 1);
-            best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
-        }
-        peak.bytesPerSecond = double(count * sizeof(uint64_t)) / best;
-        const bool huge = pages && HugePageMapping::systemGrants();
-        peak.bytesSource = std::string("measured: read of a 512 MiB buffer") + (huge ? " in huge pages" : "") +
-                           ", best of 3 plain and 3 prefetched, " +
+        ReadProbe probe(threads);
+        peak.bytesPerSecond = probe.measure(3);
+        peak.bytesSource = "measured: " + probe.describe() + ", best of 3 plain and 3 prefetched, " +
                            std::to_string(threads) + " threads";
-        if (sums[0] == 1) std::fprintf(stderr, " \n");  // keeps the reads observable
     }
     return peak;
 }

@@ -8,9 +8,14 @@
 #include "core/model/whisper_config.h"
 #include <nlohmann/json_fwd.hpp>
 
+#include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <string>
 
 namespace hearsay {
+
+class HugePageMapping;
 
 // FLOPs (a multiply-add counts 2) of one encoder pass over a full window: both convolutions,
 // every layer's projections, attention and MLP, plus the cross-attention K/V projection of
@@ -66,8 +71,33 @@ WorkFloors computeFloors(const WhisperConfig& config, const FixedWork& work, con
                          const ElementBytes& bytes);
 
 // Attainable peaks measured on this machine with `threads` threads: an OpenBLAS SGEMM
-// (2048³) for FLOP/s, and a multi-threaded read of a 512 MiB buffer for bandwidth. About 2 s.
+// (2048³) for FLOP/s, and a ReadProbe (best of 3 pairs) for bandwidth. About 2 s.
 PeakRates measurePeakRates(int threads);
+
+// The read bandwidth `threads` threads attain over a 512 MiB buffer (in huge pages where the
+// system grants them), first touched by the threads that read it. One probe can be read again
+// and again: the bench reads it beside each timed decode run, since on a shared machine the
+// bandwidth a run gets can change by half within minutes.
+class ReadProbe {
+public:
+    explicit ReadProbe(int threads);  // threads <= 0: all available
+    ~ReadProbe();
+    ReadProbe(const ReadProbe&) = delete;
+    ReadProbe& operator=(const ReadProbe&) = delete;
+
+    // Bytes per second: the fastest of `pairs` plain and `pairs` prefetched reads, in turn.
+    double measure(int pairs);
+    std::string describe() const;  // "read of a 512 MiB buffer[ in huge pages]"
+
+private:
+    double pass(bool fill, bool prefetch);  // seconds
+
+    int m_threads;
+    size_t m_count;
+    std::unique_ptr<HugePageMapping> m_pages;
+    std::unique_ptr<uint64_t[]> m_heap;
+    uint64_t* m_data = nullptr;
+};
 
 nlohmann::json toJson(const PeakRates& peak);
 nlohmann::json toJson(const WorkFloors& floors);

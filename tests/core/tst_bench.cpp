@@ -430,6 +430,26 @@ private slots:
         QCOMPARE(m["fixedWork"]["counts"]["singlePositionsReached"].get<int64_t>(), int64_t(256));
         QCOMPARE(m["fixedWork"]["counts"]["batchTokensRun"].get<int64_t>(), int64_t(320));
         QCOMPARE(m["floors"]["encoderFlops"].get<double>(), encoderFlops(m_whisper->config()));
+        // The bandwidth was read again beside the timed decode run, and the decode's floor divides by
+        // that reading: the step's bytes over it (the floor at the start's probe would differ).
+        const json& read = m["fixedWork"]["probeBytesPerSecond"];
+        QCOMPARE(read["samples"].size(), size_t(1));
+        QVERIFY(read["median"].get<double>() > 1e8);
+        QCOMPARE(m["floorPeaks"]["bytesPerSecond"].get<double>(), read["median"].get<double>());
+        QCOMPARE(m["floorPeaks"]["flopsPerSecond"].get<double>(), doc["peaks"]["flopsPerSecond"].get<double>());
+        PeakRates floorPeaks;
+        floorPeaks.flopsPerSecond = m["floorPeaks"]["flopsPerSecond"].get<double>();
+        floorPeaks.bytesPerSecond = m["floorPeaks"]["bytesPerSecond"].get<double>();
+        ElementBytes bytes;
+        bytes.weights = m["elementBytes"]["weights"].get<double>();
+        bytes.caches = m["elementBytes"]["caches"].get<double>();
+        bytes.crossCache = m["elementBytes"]["crossCache"].get<double>();
+        const WorkFloors expected = computeFloors(m_whisper->config(), FixedWork{}, floorPeaks, bytes);
+        QCOMPARE(m["floors"]["decodeMsPerToken"].get<double>(), expected.decodeMsPerToken);
+        QCOMPARE(m["floors"]["batchMsPerToken"].get<double>(), expected.batchMsPerToken);
+        QVERIFY(m["floors"]["decodeMsPerToken"].get<double>() >
+                0.999 * 1e3 * m["floors"]["decodeBytesPerToken"].get<double>() / read["median"].get<double>());
+        QVERIFY(out.contains("the probe read beside the 1 timed decode runs"));
 
         const auto& rows = m["cacheTable"];
         QCOMPARE(rows.size(), size_t(2 * 4));

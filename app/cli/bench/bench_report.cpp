@@ -27,6 +27,7 @@
 #include "kernels/peak_rates.h"
 #endif
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -45,8 +46,14 @@ void printFixedWork(const ModelReport& m, const Settings& s, bool haveFloors) {
                                m.fixed.promptMsPerToken.median()};
     std::printf("  %-30s %12.2f %14.3f %14.3f %14.4f\n", "hearsay", hearsay[0], hearsay[1], hearsay[2], hearsay[3]);
     if (haveFloors) {
-        std::printf("  %-30s %12.2f %14.3f %14.3f %14.4f\n", "floor (peaks below)", m.floors.encoderMs, m.floors.decodeMsPerToken,
-                    m.floors.batchMsPerToken, m.floors.promptMsPerToken);
+        const Samples& read = m.fixed.probeBytesPerSecond;
+        std::printf("  %-30s %12.2f %14.3f %14.3f %14.4f\n", read.values.empty() ? "floor (peaks above)" : "floor (bandwidth below)",
+                    m.floors.encoderMs, m.floors.decodeMsPerToken, m.floors.batchMsPerToken, m.floors.promptMsPerToken);
+        if (!read.values.empty()) {
+            const double highest = *std::max_element(read.values.begin(), read.values.end());
+            std::printf("    (the decode's floors at %.1f GB/s: the probe read beside the %zu timed decode runs, %.1f to %.1f)\n",
+                        read.median() / 1e9, read.values.size(), read.minimum() / 1e9, highest / 1e9);
+        }
     }
     if (m.peers.is_null()) return;
     static const char* figures[4] = {"encoderMs", "decodeMsPerToken", "batchMsPerToken", "promptMsPerToken"};
