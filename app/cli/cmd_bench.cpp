@@ -200,8 +200,15 @@ int runBench(const Options& options) {
             // Each peer reads the model in its own format: whisper.cpp a ggml file, the others a
             // Hugging Face checkpoint (peers.py reports a peer whose file is missing).
             const bool someCanRun = !m.hfPath.empty() || (!m.ggmlPath.empty() && peersNeed(s, "ggml"));
+            // The bandwidth just before and after the peers: they run minutes after Hearsay's
+            // decode, and on a shared machine the memory may have changed speed meanwhile.
+            // The probe's buffer is not held while they run.
+            const bool probed = !m.fixed.probeBytesPerSecond.values.empty();
+            auto readOnce = [&] { m.peersProbeBytesPerSecond.values.push_back(ReadProbe(s.threads).measure(1)); };
+            if (probed) readOnce();
             auto peers = someCanRun ? runPeers(s, m)
                                     : Result<json>(makeError("the peers need a Hugging Face checkpoint (use --sizes)"));
+            if (probed) readOnce();
             if (peers) {
                 m.peers = peers.value();
             } else {
@@ -256,6 +263,7 @@ int runBench(const Options& options) {
             if (m.decodeProfile) j["decodeProfile"] = toJson(*m.decodeProfile);
             j["floors"] = haveFloors ? toJson(m.floors) : json();
             if (haveFloors) j["floorPeaks"] = toJson(m.floorPeaks);
+            if (!m.peersProbeBytesPerSecond.values.empty()) j["peersProbeBytesPerSecond"] = m.peersProbeBytesPerSecond.values;
             if (haveFloors) {
                 j["elementBytes"]["weights"] = m.elementBytes.weights;
                 j["elementBytes"]["caches"] = m.elementBytes.caches;

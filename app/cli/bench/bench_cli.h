@@ -99,6 +99,7 @@ struct ModelReport {
     std::optional<DecodeProfile> decodeProfile;  // --op-profile
     WorkFloors floors;
     PeakRates floorPeaks;       // the peaks the floors divide by: the run's, with the bandwidth read beside the decode where probed
+    Samples peersProbeBytesPerSecond;  // the read probe just before and just after the peers ran (CPU, probed)
     ElementBytes elementBytes;  // what the floors assumed
     std::vector<CacheRunResult> rows;
     nlohmann::json peers;  // peers.py's document (an object), null when not run

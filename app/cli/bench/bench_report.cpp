@@ -69,6 +69,9 @@ void printFixedWork(const ModelReport& m, const Settings& s, bool haveFloors) {
         }
         std::printf("\n");
     }
+    if (const auto& read = m.peersProbeBytesPerSecond.values; read.size() == 2) {
+        std::printf("    (the probe read %.1f GB/s before the peers ran and %.1f after)\n", read[0] / 1e9, read[1] / 1e9);
+    }
     for (const auto& [peer, error] : errors.items()) {
         std::printf("  %-30s not measured: %s\n", peer.c_str(), (error.is_string() ? error.get<std::string>() : error.dump()).c_str());
     }
