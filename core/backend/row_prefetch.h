@@ -26,7 +26,9 @@ inline void prefetchBytes(const void* at, size_t bytes) {
     // prefetcht2 rather than t0: on an Intel Xeon lines asked for into L2 only kept more reads in
     // flight than lines asked for into L1 (likely the core's few L1 fill buffers): medium's cross
     // attention read 18.6 → 19.8 GB/s and its step went 40.7 → 39.0 ms, tiny and base no different
-    // (RESULTS.md, "CPU run 18"). Not yet measured on AMD Zen, where the distance was set with t0.
+    // (RESULTS.md, "CPU run 18"). On an AMD EPYC Zen 4 VM t2 paid far more: tiny's decode, alternated
+    // with a throwaway switch, took 1.0 to 1.7 ms a token with t2, 2.5 to 3.0 with t0 and 3.3 to 3.7
+    // with no prefetch at all (base 2.9 to 4.4, 6.1 to 6.7, 6.2 to 8.0; RESULTS.md, "CPU run 21").
     const char* p = static_cast<const char*>(at);
     for (const char* stop = p + bytes; p < stop; p += 64) asm volatile("prefetcht2 (%0)" : : "r"(p));
 #else
