@@ -264,11 +264,7 @@ int runBench(const Options& options) {
             j["floors"] = haveFloors ? toJson(m.floors) : json();
             if (haveFloors) j["floorPeaks"] = toJson(m.floorPeaks);
             if (!m.peersProbeBytesPerSecond.values.empty()) j["peersProbeBytesPerSecond"] = m.peersProbeBytesPerSecond.values;
-            if (haveFloors) {
-                j["elementBytes"]["weights"] = m.elementBytes.weights;
-                j["elementBytes"]["caches"] = m.elementBytes.caches;
-                j["elementBytes"]["crossCache"] = m.elementBytes.crossCache;
-            }
+            if (haveFloors) j["elementBytes"] = toJson(m.elementBytes);
             json rows = json::array();
             for (const auto& r : m.rows) {
                 json row = toJson(r);

@@ -63,6 +63,15 @@ std::unique_ptr<DeviceBuffer> Backend::loadWeight(const TensorView& view) {
     return buffer;
 }
 
+std::unique_ptr<DeviceBuffer> Backend::loadLogitsTable(const TensorView& view) {
+    std::unique_ptr<DeviceBuffer> buffer = createLogitsTable(view);
+    if (buffer) {
+        m_weightBuffers.fetch_add(1, std::memory_order_relaxed);
+        m_weightBytes.fetch_add(buffer->bytes(), std::memory_order_relaxed);
+    }
+    return buffer;
+}
+
 Backend::WeightUploads Backend::weightUploads() const {
     return {m_weightBuffers.load(std::memory_order_relaxed), m_weightBytes.load(std::memory_order_relaxed)};
 }

@@ -24,15 +24,16 @@ namespace hearsay {
 // (weight matrices a backend keeps as half; CUDA's half KV buffers from allocateKv()) or ggml's
 // q8_0 blocks (32 int8 with an f16 scale, 34 bytes), q5_0 blocks (32 five-bit integers with an
 // f16 scale, 22 bytes) or q5_1 blocks (the same with an f16 minimum, 24 bytes): weight matrices the
-// CPU keeps as stored.
-enum class ElementType { F32, F16, Q8_0, Q5_0, Q5_1 };
+// CPU keeps as stored; or the CPU's q16 split logits table (two int8 planes and an f16 scale per 32
+// elements, 2.0625 bytes an element: core/backend/q16_split.h), only ever viewed whole.
+enum class ElementType { F32, F16, Q8_0, Q5_0, Q5_1, Q16Split };
 inline constexpr size_t kQ8_0BlockElements = 32;
 inline constexpr size_t kQ8_0BlockBytes = 34;
 inline constexpr size_t kQ5_0BlockElements = 32;
 inline constexpr size_t kQ5_0BlockBytes = 22;
 inline constexpr size_t kQ5_1BlockBytes = 24;
 inline constexpr bool isBlockType(ElementType e) {
-    return e == ElementType::Q8_0 || e == ElementType::Q5_0 || e == ElementType::Q5_1;
+    return e == ElementType::Q8_0 || e == ElementType::Q5_0 || e == ElementType::Q5_1 || e == ElementType::Q16Split;
 }
 // Bytes of `elements` elements of type e (whole blocks for the block types).
 inline constexpr size_t elementsBytes(ElementType e, size_t elements) {
@@ -41,6 +42,7 @@ inline constexpr size_t elementsBytes(ElementType e, size_t elements) {
     case ElementType::Q5_0: return elements / kQ5_0BlockElements * kQ5_0BlockBytes;
     case ElementType::Q5_1: return elements / kQ5_0BlockElements * kQ5_1BlockBytes;
     case ElementType::F16: return elements * 2;
+    case ElementType::Q16Split: return 2 * elements + elements / 32 * 2;
     case ElementType::F32: break;
     }
     return elements * 4;
@@ -196,6 +198,15 @@ struct AttentionArgs {
     int maxKeys = 0;
 };
 
+// Which logits Backend::logits() must give exactly: every column at or above exactFrom (Whisper's
+// special and timestamp tokens), and below it every column that could be among the `top` largest
+// of its row below exactFrom (what a filter may remove plus what a search picks from, with room).
+// Other columns may be approximate. The default, exactFrom 0, asks for every column.
+struct LogitsReach {
+    int exactFrom = 0;
+    int top = 0;
+};
+
 enum class BackendKind { Auto, Cpu, Cuda };
 
 // The memory a backend's buffers live in, at one moment (Backend::memoryInfo).
@@ -222,12 +233,14 @@ std::string_view precisionName(Precision precision);
 Result<Precision> parsePrecision(std::string_view text);
 
 // A read-only operand that may be a weight kept in another element type than float32: exactly
-// one pointer is set (blocks points at the block holding the view's first element, of blockType).
+// one pointer is set (blocks points at the block holding the view's first element, of blockType;
+// for a Q16Split table at the table, whose elements are `tableElements`).
 struct WeightPointer {
     const float* f32 = nullptr;
     const uint16_t* f16 = nullptr;  // IEEE half bits
     const uint8_t* blocks = nullptr;
-    ElementType blockType = ElementType::F32;  // Q8_0, Q5_0 or Q5_1 where blocks is set
+    ElementType blockType = ElementType::F32;  // Q8_0, Q5_0, Q5_1 or Q16Split where blocks is set
+    size_t tableElements = 0;                  // Q16Split
     const void* address() const {
         if (f32) return f32;
         if (f16) return f16;
@@ -284,6 +297,10 @@ public:
         size_t bytes = 0;
     };
     WeightUploads weightUploads() const;
+    // loadWeight() for the table logits() reads (the tied token embedding, also embed()'s token
+    // table): a backend may keep it in a form of its own (the CPU in fp16 precision keeps an f16
+    // table as q16 split). Counted in weightUploads().
+    std::unique_ptr<DeviceBuffer> loadLogitsTable(const TensorView& view);
     // The ops below are checked here, once for every backend, before the backend's own work
     // (the protected run*() functions) sees them: dimensions, views inside buffers of this
     // backend holding what the op reads or writes, the element types every backend requires,
@@ -305,6 +322,11 @@ public:
     // states it; no target's y may overlap x. A backend may run them as one pass (CUDA: one
     // launch for a decode step's rows); by default linear() runs per target.
     void linearMany(BufferView x, std::span<const LinearTarget> targets, int rows, int in);
+    // y[rows][out] = x[rows][in] · table[out][in]ᵀ: the logits through the tied token embedding,
+    // as linear() without bias computes them in the columns `reach` asks for; the others within
+    // the backend's stated error (the CPU's q16 split table: its sketch's bound, q16_split.h). By
+    // default linear(), every column exact.
+    void logits(BufferView x, BufferView table, BufferView y, int rows, int in, int out, LogitsReach reach);
     // y[rows][cols] = (x - mean) / sqrt(var + eps) · gamma + beta, per row. y may equal x.
     void layerNorm(BufferView x, BufferView gamma, BufferView beta, BufferView y, int rows, int cols, float eps);
     // x = x · Φ(x) = 0.5 x (1 + erf(x / √2)), in place (exact GELU, as Whisper).
@@ -373,6 +395,8 @@ protected:
                            bool accumulate) = 0;
     // By default linear() (and gelu()) per target.
     virtual void runLinearMany(BufferView x, std::span<const LinearTarget> targets, int rows, int in);
+    // By default runLinear() without bias: every column exact.
+    virtual void runLogits(BufferView x, BufferView table, BufferView y, int rows, int in, int out, LogitsReach reach);
     virtual void runLayerNorm(BufferView x, BufferView gamma, BufferView beta, BufferView y, int rows, int cols,
                               float eps) = 0;
     virtual void runGelu(BufferView x) = 0;
@@ -417,6 +441,8 @@ protected:
     virtual void abandonRecording() noexcept = 0;
     // loadWeight()'s work on this backend (conversion, upload), as loadWeight() states it.
     virtual std::unique_ptr<DeviceBuffer> createWeight(const TensorView& view) = 0;
+    // loadLogitsTable()'s work; by default createWeight().
+    virtual std::unique_ptr<DeviceBuffer> createLogitsTable(const TensorView& view) { return createWeight(view); }
 
 private:
     std::atomic<size_t> m_weightBuffers{0};

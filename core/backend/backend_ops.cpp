@@ -17,6 +17,7 @@ const char* elementName(ElementType element) {
     case ElementType::Q8_0: return "q8_0";
     case ElementType::Q5_0: return "q5_0";
     case ElementType::Q5_1: return "q5_1";
+    case ElementType::Q16Split: return "q16 split";
     }
     return "?";
 }
@@ -72,6 +73,17 @@ WeightPointer Backend::weightPointer(BufferView view, size_t needed, const char*
         WeightPointer w;
         w.blocks = static_cast<const uint8_t*>(buffer.address()) + elementsBytes(buffer.element(), view.offset);
         w.blockType = buffer.element();
+        return w;
+    }
+    case ElementType::Q16Split: {
+        // Its planes lie apart (q16_split.h): only the whole table has an address.
+        if (view.offset != 0 || view.size != buffer.elements()) {
+            fail(std::string(what) + ": a view of a q16 split table must be the whole table");
+        }
+        WeightPointer w;
+        w.blocks = static_cast<const uint8_t*>(buffer.address());
+        w.blockType = ElementType::Q16Split;
+        w.tableElements = buffer.elements();
         return w;
     }
     case ElementType::F32: break;
@@ -141,6 +153,21 @@ void Backend::linear(BufferView x, BufferView w, BufferView bias, BufferView y, 
     if (yBuffer.element() == ElementType::F16 && accumulate) fail("linear: cannot accumulate into a half buffer");
     if (!bias.empty()) floatPointer(bias, m, "linear bias");
     runLinear(x, w, bias, y, rows, in, out, accumulate);
+}
+
+void Backend::logits(BufferView x, BufferView table, BufferView y, int rows, int in, int out, LogitsReach reach) {
+    if (rows <= 0 || in <= 0 || out <= 0) fail("logits: bad dimensions");
+    if (reach.exactFrom < 0 || reach.exactFrom > out || reach.top < 0) fail("logits: bad reach");
+    const size_t r = rowCount(rows), n = static_cast<size_t>(in), m = static_cast<size_t>(out);
+    floatPointer(x, r * n, "logits x");
+    const WeightPointer weight = weightPointer(table, m * n, "logits table");
+    if (weight.blocks && n % kQ8_0BlockElements) fail("logits: a block table needs in to be a multiple of 32");
+    floatPointer(y, r * m, "logits y");
+    runLogits(x, table, y, rows, in, out, reach);
+}
+
+void Backend::runLogits(BufferView x, BufferView table, BufferView y, int rows, int in, int out, LogitsReach) {
+    runLinear(x, table, {}, y, rows, in, out, false);
 }
 
 void Backend::linearMany(BufferView x, std::span<const LinearTarget> targets, int rows, int in) {

@@ -10,6 +10,7 @@
 #include "core/backend/cpu_int8.h"
 #include "core/backend/cpu_simd.h"
 #include "core/backend/cpu_vector_math.h"
+#include "core/backend/q16_split.h"
 #include "core/util/half.h"
 #include "core/util/stopwatch.h"
 
@@ -204,6 +205,7 @@ private:
 float weightAt(const WeightPointer& w, size_t i) {
     if (w.f32) return w.f32[i];
     if (w.f16) return halfAt(w.f16, i);
+    if (w.blockType == ElementType::Q16Split) return simd::q16SplitElement(simd::q16SplitTable(w.blocks, 1, w.tableElements), i);
     if (w.blockType == ElementType::Q5_0) return simd::elementQ5(w.blocks, i);
     if (w.blockType == ElementType::Q5_1) return simd::elementQ5_1(w.blocks, i);
     const uint8_t* block = w.blocks + i / simd::kQ8Block * simd::kQ8BlockBytes;
@@ -342,6 +344,20 @@ std::unique_ptr<DeviceBuffer> CpuBackend::createWeight(const TensorView& view) {
     else convertToFloat(view, reinterpret_cast<float*>(block.data));
     return std::make_unique<CpuBuffer>(std::move(block), static_cast<size_t>(elements),
                                        kept.value_or(ElementType::F32));
+}
+
+std::unique_ptr<DeviceBuffer> CpuBackend::createLogitsTable(const TensorView& view) {
+    refuseWhileRecording("loadLogitsTable()");
+    const int64_t elements = view.elements();
+    const bool split = m_precision == Precision::Fp16 && simd::usingQ16SplitKernels() && view.dtype == DType::F16 &&
+                       view.shape.size() == 2 &&
+                       view.shape.back() % int64_t(simd::kQ16SplitBlock) == 0 &&
+                       dtypeBytes(view.dtype, elements) == static_cast<int64_t>(view.bytes) && !view.empty();
+    if (!split) return createWeight(view);
+    const size_t rows = static_cast<size_t>(view.shape[0]), n = static_cast<size_t>(view.shape[1]);
+    HugePageArena::Block block = arenaBlock(m_weights, simd::q16SplitBytes(rows * n));
+    simd::splitHalfRows(reinterpret_cast<const uint16_t*>(view.data), rows, n, block.data);
+    return std::make_unique<CpuBuffer>(std::move(block), rows * n, ElementType::Q16Split);
 }
 
 void CpuBackend::runUpload(BufferView dst, const float* src, size_t count) {

@@ -79,6 +79,9 @@ protected:
     void runLinear(BufferView x, BufferView w, BufferView bias, BufferView y, int rows, int in, int out,
                    bool accumulate) override;
     void runLinearMany(BufferView x, std::span<const LinearTarget> targets, int rows, int in) override;
+    // A q16 split table (Fp16 precision): each row's sketch first, then both planes for the
+    // columns `reach` cannot rule out (cpu_logits.cpp). Other tables: runLinear().
+    void runLogits(BufferView x, BufferView table, BufferView y, int rows, int in, int out, LogitsReach reach) override;
     void runLayerNorm(BufferView x, BufferView gamma, BufferView beta, BufferView y, int rows, int cols,
                       float eps) override;
     void runGelu(BufferView x) override;
@@ -97,6 +100,10 @@ protected:
     std::unique_ptr<RecordedWork> endRecording() override;
     void abandonRecording() noexcept override;
     std::unique_ptr<DeviceBuffer> createWeight(const TensorView& view) override;
+    // With Fp16 an f16 table becomes q16 split (q16_split.h) where its kernels run (AVX-512 with BW):
+    // its logits read half the bytes. Otherwise (Fp32's exact comparisons; q8_0 and other tables;
+    // other CPUs) as createWeight().
+    std::unique_ptr<DeviceBuffer> createLogitsTable(const TensorView& view) override;
 
 private:
     // Runs `work` now, or appends it to the tape when this thread is recording. `describe()`

@@ -10,6 +10,7 @@
 #include "core/backend/cpu_int8.h"
 #include "core/backend/cpu_simd.h"
 #include "core/backend/cpu_vector_math.h"
+#include "core/backend/q16_split.h"
 
 #include <algorithm>
 #include <array>
@@ -50,9 +51,16 @@ Blocks blocksOf(const WeightPointer& w) {
         return {w.blocks,       simd::kQ5_1BlockBytes, "q5_1",             simd::dotQ5_1,
                 simd::gemvQ5_1, simd::convertQ5_1,     simd::gemvQ5_1Int8, simd::dotsQ5_1Int8};
     case ElementType::F32:
-    case ElementType::F16: break;
+    case ElementType::F16:
+    case ElementType::Q16Split: break;
     }
     return {};
+}
+
+// A q16 split table of rows of n (null planes: not one).
+simd::Q16SplitTable splitOf(const WeightPointer& w, size_t n) {
+    if (w.blockType != ElementType::Q16Split) return {};
+    return simd::q16SplitTable(w.blocks, w.tableElements / n, n);
 }
 
 // The block formats the integer GEMM takes (q5_1's minimum term has no place in it yet): those
@@ -67,11 +75,13 @@ std::optional<simd::Int8GemmFormat> int8GemmFormat(const WeightPointer& w) {
 // Bytes of `rows` weight rows of `n` elements as stored (what a product reads of them).
 double weightBytes(const WeightPointer& w, size_t rows, size_t n) {
     if (const Blocks b = blocksOf(w); b.data) return double(rows * b.rowBytes(n));
+    if (w.blockType == ElementType::Q16Split) return double(simd::q16SplitBytes(rows * n));
     return double(rows * n) * (w.f16 ? 2 : 4);
 }
 
 const char* weightTypeName(const WeightPointer& w) {
     if (const Blocks b = blocksOf(w); b.data) return b.name;
+    if (w.blockType == ElementType::Q16Split) return "q16split";
     return w.f16 ? "f16" : "f32";
 }
 
@@ -104,6 +114,8 @@ void rowTimesWeights(const float* x, const simd::Int8Vector* xq, const WeightPoi
     }
     if (w.f16) {
         simd::gemvHalf(x, w.f16 + first * n, n, rows, out);
+    } else if (const simd::Q16SplitTable split = splitOf(w, n); split.hi) {
+        for (size_t j = 0; j < rows; ++j) out[j] = simd::dotQ16Split(x, split, first + j);
     } else {
         const Blocks b = blocksOf(w);
         if (xq) b.gemvInt8(*xq, b.row(first, n), rows, out);
@@ -123,7 +135,8 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
     const WeightPointer weight = weightPointer(w, m * n, "linear weight");
     const float* wp = weight.f32;       // [out][in] float32, or
     const uint16_t* hp = weight.f16;    // [out][in] f16, or
-    const Blocks blocks = blocksOf(weight);  // [out][in / 32] blocks of q8_0, q5_0 or q5_1
+    const Blocks blocks = blocksOf(weight);  // [out][in / 32] blocks of q8_0, q5_0 or q5_1, or
+    const simd::Q16SplitTable split = splitOf(weight, n);  // a q16 split table (both planes)
     // y is float32, or a half KV buffer: then the product goes to float32 scratch first and is
     // rounded into it (nearest even), row block by row block.
     if (y.buffer->element() == ElementType::F16 && !isHalfKv(y)) fail("linear y: an f16 weight");
@@ -196,6 +209,16 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
                         }
                         continue;
                     }
+                    if (split.hi) {
+                        // Both planes of the row widened once for all the input rows.
+                        float dots[kSmallBatchRows];
+                        simd::dotQ16SplitRows(xp, n, r, split, o, dots);
+                        for (size_t i = 0; i < r; ++i) {
+                            float& target = yp[i * m + o];
+                            target = beta == 0.0f ? dots[i] : target + dots[i];
+                        }
+                        continue;
+                    }
                     if (hp) {
                         // The f16 row is read once per 4 input rows; the sums are dot()'s on its float32 copy.
                         float dots[kSmallBatchRows];
@@ -246,6 +269,7 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
                 if (!wp) {
                     if (widened.size() < (e - b) * n) widened.resize((e - b) * n);
                     if (hp) simd::convertHalf(hp + b * n, widened.data(), (e - b) * n);
+                    else if (split.hi) simd::q16SplitRows(split, b, e - b, widened.data());
                     else blocks.convert(blocks.row(b, n), widened.data(), (e - b) * n);
                     wBlock = widened.data();
                 }
@@ -267,7 +291,9 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
 void CpuBackend::runLinearMany(BufferView x, std::span<const LinearTarget> targets, int rows, int in) {
     bool fused = rows == 1 && !targets.empty() && targets.size() <= kMaxFusedTargets &&
                  (targets.size() > 1 || targets[0].gelu);
-    for (const LinearTarget& t : targets) fused = fused && t.y.buffer->element() == ElementType::F32;
+    for (const LinearTarget& t : targets) {
+        fused = fused && t.y.buffer->element() == ElementType::F32 && t.w.buffer->element() != ElementType::Q16Split;
+    }
     if (!fused) return Backend::runLinearMany(x, targets, rows, in);
 
     struct Part {

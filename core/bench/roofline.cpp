@@ -6,7 +6,10 @@
 #include "core/backend/backend.h"
 #include "core/backend/blas.h"
 #include "core/backend/huge_pages.h"
+#include "core/backend/q16_split.h"
 #include "core/backend/row_prefetch.h"
+#include "core/nn/inference_session.h"
+#include "core/text/tokenizer.h"
 
 #include <algorithm>
 #include <chrono>
@@ -38,10 +41,17 @@ double decoderTokenFlops(const WhisperConfig& c, int position) {
 
 double decoderStepBytes(const WhisperConfig& c, int position, int beams, const ElementBytes& bytes) {
     const double d = c.nTextState;
-    const double weights = c.nTextLayer * 14.0 * d * d + double(c.nVocab) * d;  // self 4d², cross q,o 2d², MLP 8d²; embedding
+    const double layers = c.nTextLayer * 14.0 * d * d;  // self 4d², cross q,o 2d², MLP 8d²
     const double selfCache = c.nTextLayer * 2.0 * (position + 1.0) * d * beams;
     const double crossCache = c.nTextLayer * 2.0 * double(c.nAudioCtx) * d;
-    return weights * bytes.weights + selfCache * bytes.caches + crossCache * bytes.crossCache;
+    const double tableElement = bytes.logitsTable > 0.0 ? bytes.logitsTable : bytes.weights;
+    double table = double(c.nVocab) * d * tableElement;  // the logits against the token embedding
+    if (bytes.logitsSketch && beams == 1) {
+        const double eot = std::clamp(SpecialTokens::forVocabularySize(c.nVocab).eot, 0, c.nVocab);
+        const double exactRows = double(c.nVocab) - eot + SessionOptions{}.exactTextLogits;
+        table = eot * d * (1.0 + 2.0 / 32.0) + exactRows * d * tableElement;
+    }
+    return layers * bytes.weights + table + selfCache * bytes.caches + crossCache * bytes.crossCache;
 }
 
 ElementBytes floorElementBytes(BackendKind backend, const std::string& modelDtype, Precision precision) {
@@ -53,7 +63,13 @@ ElementBytes floorElementBytes(BackendKind backend, const std::string& modelDtyp
                            : modelDtype == "q5_0" ? 22.0 / 32.0
                            : modelDtype == "q5_1" ? 24.0 / 32.0
                                                   : 4.0;
-    return {weights, 4.0, 2.0};
+    ElementBytes bytes{weights, 4.0, 2.0};
+    // An f16 table the CPU keeps as q16 split where its kernels run (CpuBackend::createLogitsTable).
+    if (modelDtype == "f16" && precision == Precision::Fp16 && simd::usingQ16SplitKernels()) {
+        bytes.logitsTable = double(simd::q16SplitBytes(32)) / 32.0;
+        bytes.logitsSketch = true;
+    }
+    return bytes;
 }
 
 WorkFloors computeFloors(const WhisperConfig& c, const FixedWork& work, const PeakRates& peak,
@@ -190,6 +206,16 @@ json toJson(const PeakRates& p) {
         j["specBytesPerSecond"] = p.specBytesPerSecond;
         j["specSource"] = p.specSource;
     }
+    return j;
+}
+
+json toJson(const ElementBytes& b) {
+    json j;
+    j["weights"] = b.weights;
+    j["caches"] = b.caches;
+    j["crossCache"] = b.crossCache;
+    if (b.logitsTable > 0.0) j["logitsTable"] = b.logitsTable;
+    if (b.logitsSketch) j["logitsSketch"] = true;
     return j;
 }
 

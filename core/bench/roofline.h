@@ -37,6 +37,13 @@ struct ElementBytes {
     double weights = 4.0;
     double caches = 4.0;      // the self-attention cache
     double crossCache = 4.0;  // the cross-attention cache
+    // The logits table (the token embedding) where it is kept otherwise than the weights: bytes an
+    // element (0: as the weights), and whether a single row's logits read its sketch (the CPU's
+    // q16 split, core/backend/q16_split.h): the hi plane and scales (1 + 1/16 bytes an element)
+    // for the ordinary tokens, all of it for the special tokens and for the text tokens within
+    // reach of the largest (SessionOptions::exactTextLogits rows, at least).
+    double logitsTable = 0.0;
+    bool logitsSketch = false;
 };
 ElementBytes floorElementBytes(BackendKind backend, const std::string& modelDtype, Precision precision);
 
@@ -101,5 +108,6 @@ private:
 
 nlohmann::json toJson(const PeakRates& peak);
 nlohmann::json toJson(const WorkFloors& floors);
+nlohmann::json toJson(const ElementBytes& bytes);
 
 } // namespace hearsay

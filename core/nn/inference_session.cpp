@@ -11,6 +11,7 @@
 #include "core/nn/step_recordings.h"
 #include "core/nn/whisper_decoder.h"
 #include "core/nn/whisper_encoder.h"
+#include "core/text/tokenizer.h"
 #include "core/util/stopwatch.h"
 
 #include <algorithm>
@@ -29,6 +30,14 @@ using Clock = std::chrono::steady_clock;
 
 std::string describe(const std::exception& e) { return describeBackendException(e); }
 
+// The decoder's exact logits: every special token's (from end-of-text on), and the text tokens'
+// within reach of the options' count of largest.
+LogitsReach textLogitsReach(const WhisperConfig& config, const SessionOptions& options) {
+    const int eot = std::clamp(SpecialTokens::forVocabularySize(config.nVocab).eot, 0, config.nVocab);
+    if (options.exactTextLogits <= 0 || options.exactTextLogits >= eot) return {};
+    return {eot, options.exactTextLogits};
+}
+
 class WhisperSession final : public InferenceSession {
 public:
     WhisperSession(std::shared_ptr<const DeviceWeights> weights, SessionOptions options)
@@ -46,7 +55,8 @@ public:
     Result<void> initialise() {
         try {
             m_encoder = std::make_unique<WhisperEncoder>(m_config, m_weights->network(), *m_backend);
-            m_decoder = std::make_unique<WhisperDecoder>(m_config, m_weights->network(), *m_backend, m_options.maxBeams);
+            m_decoder = std::make_unique<WhisperDecoder>(m_config, m_weights->network(), *m_backend, m_options.maxBeams,
+                                                         textLogitsReach(m_config, m_options));
             m_mel = m_backend->allocate(m_encoder->melElements());
             m_encoderOut = m_backend->allocate(static_cast<size_t>(m_config.nAudioCtx) *
                                                static_cast<size_t>(m_config.nAudioState));
@@ -249,6 +259,7 @@ public:
         }
         m_pass.selfBatches.push_back({0, n, 0, n});
         m_pass.beams = std::max(1, request.probabilityRows);
+        m_pass.exactLogits = true;  // the given tokens' probabilities, whatever their rank
         m_pass.lastRows.push_back({static_cast<size_t>(request.probabilityRows > 0 ? request.firstRow : n - 1), 0,
                                    static_cast<size_t>(m_pass.beams)});
 

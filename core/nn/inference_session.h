@@ -26,6 +26,12 @@ struct SessionOptions {
                                      // self cache is freed (allocated 0 bytes)
     bool crossAttentionCache = true; // off: each step re-projects the encoder output (kept) layer
                                      // by layer; the cross cache is freed (allocated 0 bytes)
+    // The logits decode() returns exactly: those of every special token, and of every text token
+    // that could be among this many largest text logits (the rest may be approximate: the CPU's
+    // 8-bit sketch of the table, within its bound; q16_split.h). It must exceed the text tokens
+    // the filters remove at one step plus what a step picks of each sequence (2 x beams): the
+    // reference's non-speech list holds 82 to 90 of them.
+    int exactTextLogits = 256;     // 0: every logit exact
     bool stepGraphs = true;        // record the decoder step once per shape (beams, cache
                                    // switches, buffers) and replay it per token (a CUDA graph
                                    // on the GPU); needs the self cache; off: every op eagerly

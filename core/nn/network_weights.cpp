@@ -14,8 +14,9 @@ class Loader {
 public:
     Loader(const WhisperModel& model, Backend& backend) : m_model(model), m_backend(backend) {}
 
+    // logitsTable: the tied token embedding, loaded as Backend::loadLogitsTable() keeps it.
     std::unique_ptr<DeviceBuffer> tensor(const TensorView& view, const char* what, std::vector<int64_t> shape,
-                                         bool atLeastRows = false) {
+                                         bool atLeastRows = false, bool logitsTable = false) {
         if (m_error) return nullptr;
         if (view.empty()) return fail(std::string("weight ") + what + " is missing");
         bool ok = view.shape.size() == shape.size();
@@ -29,7 +30,8 @@ public:
                         ", expected " + expected + "]" + (atLeastRows ? " or more rows" : ""));
         }
         try {
-            std::unique_ptr<DeviceBuffer> buffer = m_backend.loadWeight(view);
+            std::unique_ptr<DeviceBuffer> buffer =
+                logitsTable ? m_backend.loadLogitsTable(view) : m_backend.loadWeight(view);
             // The backend has its copy: the file's pages of it need not stay resident as well,
             // which would double the memory a model takes while it loads.
             m_model.releaseResidentPages(view);
@@ -157,7 +159,7 @@ Result<NetworkWeights> NetworkWeights::load(const WhisperModel& model, Backend& 
         n.encoderLayers.push_back(std::move(layer));
     }
     n.encoderLn = load.layerNorm(w.encoderLn, "model.encoder.layer_norm", d);
-    n.tokenEmbedding = load.tensor(w.tokenEmbedding, "model.decoder.embed_tokens.weight", {c.nVocab, d});
+    n.tokenEmbedding = load.tensor(w.tokenEmbedding, "model.decoder.embed_tokens.weight", {c.nVocab, d}, false, true);
     n.decoderPositional = load.tensor(w.decoderPositional, "model.decoder.embed_positions.weight", {c.nTextCtx, d}, true);
     for (int i = 0; i < c.nTextLayer && !load.failed(); ++i) {
         const auto& src = w.decoderLayers[static_cast<size_t>(i)];

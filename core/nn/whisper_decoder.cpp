@@ -14,12 +14,18 @@ void DecoderPass::clear() {
     cacheWrites.clear();
     lastRows.clear();
     beams = 0;
+    exactLogits = false;
     step = false;
 }
 
 WhisperDecoder::WhisperDecoder(const WhisperConfig& config, const NetworkWeights& weights, Backend& backend,
-                               int maxBeams)
-    : m_config(config), m_weights(weights), m_backend(backend), m_maxBeams(maxBeams), m_audioContext(config.nAudioCtx) {
+                               int maxBeams, LogitsReach logitsReach)
+    : m_config(config),
+      m_weights(weights),
+      m_backend(backend),
+      m_maxBeams(maxBeams),
+      m_logitsReach(logitsReach),
+      m_audioContext(config.nAudioCtx) {
     const size_t d = static_cast<size_t>(config.nTextState);
     m_last = backend.allocate(static_cast<size_t>(maxBeams) * d);
     m_logits = backend.allocate(static_cast<size_t>(maxBeams) * static_cast<size_t>(config.nVocab));
@@ -245,8 +251,9 @@ void WhisperDecoder::enqueue(const DecoderPass& pass, KvCache* selfCache, const 
     BufferView out = BufferView((wide ? m_wideLogits : m_logits).get()).slice(0, static_cast<size_t>(beams) * static_cast<size_t>(vocab));
     be.copyRows(x, d, last, d, d, pass.lastRows);
     be.layerNorm(last, viewOf(w.decoderLn.gamma), viewOf(w.decoderLn.beta), last, beams, d, kLayerNormEps);
-    // logits [B][vocab] = LN(x_last) · token_embeddingᵀ
-    be.linear(last, viewOf(w.tokenEmbedding), {}, out, beams, d, vocab, false);
+    // logits [B][vocab] = LN(x_last) · token_embeddingᵀ: exact for the special tokens and the text
+    // tokens within reach of the largest.
+    be.logits(last, viewOf(w.tokenEmbedding), out, beams, d, vocab, pass.exactLogits ? LogitsReach{} : m_logitsReach);
 }
 
 void WhisperDecoder::readLogits(int beams, std::vector<float>& logits) {

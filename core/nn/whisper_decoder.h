@@ -33,6 +33,9 @@ struct DecoderPass {
     std::vector<RowCopy> lastRows;            // per beam: its last pass row -> logits row
     int beams = 0;                            // logits rows (a forced pass may ask for more
                                               // rows than the session has beams)
+    // Every logit exact (a forced pass's token probabilities); otherwise the logits of ordinary
+    // text tokens out of reach of the largest may be approximate (WhisperDecoder's logitsReach).
+    bool exactLogits = false;
     // A decode step: the self cache is on and every beam runs exactly one row (row b = beam b).
     // Its ops then take every per-step value (ids, positions, cache rows) from index buffers,
     // so they are the same for every step of the same beam count: recordable once, replayable.
@@ -45,7 +48,11 @@ struct DecoderPass {
 class WhisperDecoder {
 public:
     // Allocates the per-beam output buffers (throws std::bad_alloc); row buffers grow on demand.
-    WhisperDecoder(const WhisperConfig& config, const NetworkWeights& weights, Backend& backend, int maxBeams);
+    // logitsReach: which logits a pass computes exactly (Backend::logits): the special tokens (from
+    // exactFrom, the end-of-text token) and the text tokens that could be among the `top` largest
+    // text logits of a row; the rest may be approximate (the CPU's sketch, within its bound).
+    WhisperDecoder(const WhisperConfig& config, const NetworkWeights& weights, Backend& backend, int maxBeams,
+                   LogitsReach logitsReach);
 
     // Grows the row workspace to hold `rows` rows (allocates only when it must grow).
     void reserve(int rows);
@@ -89,6 +96,7 @@ private:
     const NetworkWeights& m_weights;
     Backend& m_backend;
     int m_maxBeams;
+    LogitsReach m_logitsReach;
     int m_rowCapacity = 0;
     uint64_t m_bufferEpoch = 0;
     int m_audioContext = 0;                   // encoder positions attended to (set in the constructor)

@@ -4,6 +4,7 @@
 // precision, the spec-sheet table by device name, and `bench --floors-only --backend cuda`
 // writing those floors (with given peaks, so it runs without a GPU).
 #include "core/backend/backend.h"
+#include "core/backend/q16_split.h"
 #include "core/bench/bench_work.h"
 #include "core/bench/gpu_specs.h"
 #include "core/bench/machine_info.h"
@@ -142,9 +143,29 @@ private slots:
         QCOMPARE(cpuFloat.weights, 4.0);
         QCOMPARE(cpuFloat.caches, 4.0);
         QCOMPARE(cpuFloat.crossCache, 2.0);
+        // The CPU's q16 split logits table where its kernels run; never in fp32 nor on CUDA.
+        QCOMPARE(cpuHalf.logitsSketch, simd::usingQ16SplitKernels());
+        QCOMPARE(cpuHalf.logitsTable, simd::usingQ16SplitKernels() ? 66.0 / 32.0 : 0.0);
+        QVERIFY(!floorElementBytes(BackendKind::Cpu, "f16", Precision::Fp32).logitsSketch);
+        QVERIFY(!cudaHalf.logitsSketch);
         QCOMPARE(floorElementBytes(BackendKind::Cpu, "q8_0", Precision::Fp16).weights, 34.0 / 32.0);  // q8_0 blocks
         QCOMPARE(floorElementBytes(BackendKind::Cpu, "q5_0", Precision::Fp16).weights, 22.0 / 32.0);  // q5_0 blocks
         QCOMPARE(floorElementBytes(BackendKind::Cpu, "q5_1", Precision::Fp16).weights, 24.0 / 32.0);
+    }
+
+    void logitsSketchBytes() {
+        // One row's logits read the sketch (hi plane and scales) of the text tokens and both planes
+        // of the special tokens and of SessionOptions' 256 exact text tokens; beams read it all.
+        const WhisperConfig c = named("base");
+        ElementBytes split{2.0, 4.0, 2.0};
+        split.logitsTable = 66.0 / 32.0;
+        split.logitsSketch = true;
+        const double layers = 6 * 14.0 * 512 * 512 * 2.0;
+        const double caches = 6 * 2.0 * 1 * 512 * 4.0 + 6 * 2.0 * 1500 * 512 * 2.0;
+        const double table = 50257.0 * 512 * (1 + 1.0 / 16) + (51865.0 - 50257 + 256) * 512 * 66.0 / 32.0;
+        QVERIFY(near(decoderStepBytes(c, 0, 1, split), layers + caches + table));
+        const double beamCaches = 6 * 2.0 * 5 * 512 * 4.0 + 6 * 2.0 * 1500 * 512 * 2.0;
+        QVERIFY(near(decoderStepBytes(c, 0, 5, split), layers + beamCaches + 51865.0 * 512 * 66.0 / 32.0));
     }
 
     void specSheetByDeviceName() {

@@ -196,9 +196,7 @@ int printFloorsOnly(const Settings& s) {
         machine.gpu = gpu;
         doc["machine"] = toJson(machine);
         doc["peaks"] = toJson(peak);
-        doc["elementBytes"]["weights"] = bytes.weights;
-        doc["elementBytes"]["caches"] = bytes.caches;
-        doc["elementBytes"]["crossCache"] = bytes.crossCache;
+        doc["elementBytes"] = toJson(bytes);
         doc["work"] = toJson(s.work);
         doc["floors"] = std::move(list);
         std::ofstream out(s.json);
