@@ -349,7 +349,7 @@ std::unique_ptr<DeviceBuffer> CpuBackend::createWeight(const TensorView& view) {
 std::unique_ptr<DeviceBuffer> CpuBackend::createLogitsTable(const TensorView& view) {
     refuseWhileRecording("loadLogitsTable()");
     const int64_t elements = view.elements();
-    const bool split = m_precision == Precision::Fp16 && simd::usingQ16SplitKernels() && view.dtype == DType::F16 &&
+    const bool split = m_precision == Precision::Fp16 && simd::usingLogitsSketch() && view.dtype == DType::F16 &&
                        view.shape.size() == 2 &&
                        view.shape.back() % int64_t(simd::kQ16SplitBlock) == 0 &&
                        dtypeBytes(view.dtype, elements) == static_cast<int64_t>(view.bytes) && !view.empty();

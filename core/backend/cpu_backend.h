@@ -100,9 +100,9 @@ protected:
     std::unique_ptr<RecordedWork> endRecording() override;
     void abandonRecording() noexcept override;
     std::unique_ptr<DeviceBuffer> createWeight(const TensorView& view) override;
-    // With Fp16 an f16 table becomes q16 split (q16_split.h) where its kernels run (AVX-512 with BW):
-    // its logits read half the bytes. Otherwise (Fp32's exact comparisons; q8_0 and other tables;
-    // other CPUs) as createWeight().
+    // With Fp16 an f16 table becomes q16 split (q16_split.h) where simd::usingLogitsSketch() (AVX-512
+    // with BW, HEARSAY_LOGITS_SKETCH not 0): its logits read half the bytes. Otherwise (Fp32's exact
+    // comparisons; q8_0 and other tables; other CPUs) as createWeight().
     std::unique_ptr<DeviceBuffer> createLogitsTable(const TensorView& view) override;
 
 private:

@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <vector>
 
 namespace hearsay::simd {
@@ -355,6 +357,14 @@ void dotQ16SplitRows(const float* x, size_t stride, size_t inputs, const Q16Spli
 bool usingQ16SplitKernels() {
     static const bool kSketch = detectSketchKernels();
     return kSketch;
+}
+
+bool usingLogitsSketch() {
+    static const bool kOn = [] {
+        const char* value = std::getenv("HEARSAY_LOGITS_SKETCH");
+        return usingQ16SplitKernels() && !(value && std::string_view(value) == "0");
+    }();
+    return kOn;
 }
 
 void prepareSketchInput(const float* x, size_t n, SketchInput& out) {

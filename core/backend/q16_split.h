@@ -3,10 +3,11 @@
 // 32) kept in two int8 planes. Element j of block b of a row is
 //     w = s_b · (hi_j + lo_j / 254),   hi_j = round(w / s_b) in [-127, 127],
 //                                      lo_j = round(254 · (w / s_b − hi_j)) in [-127, 127],
-// with one IEEE-half scale s_b = max|block| / 127 (rounded up) per 32 elements. The hi plane alone is an 8-bit
-// sketch of the table, and the product of a row with x over the sketch is within
+// with one IEEE-half scale s_b = max|block| / 127 (rounded up) per 32 elements. The hi plane alone
+// is an 8-bit sketch of the table, and the product of a row with x over the sketch is within
 //     Σ_b s_b / 2 · Σ_{j in b} |x_j|
-// of the product over both planes (|s_b · lo_j / 254| ≤ s_b / 2). So the logits of a decode step
+// of the product over both planes (|s_b · lo_j / 254| ≤ s_b / 2; the sketch's own rounding of x
+// adds a little, SketchInput). So the logits of a decode step
 // can read the sketch (half the bytes of f16) and both planes only for the rows that bound cannot
 // rule out of the largest (CpuBackend::runLogits). Both planes keep each element within
 // s_b / 508 ≈ max|block| / 64516 of the value it was made from: finer than f16's own rounding for
@@ -55,9 +56,12 @@ void prefetchQ16SplitRow(const Q16SplitTable& t, size_t o);
 // widened once for all the inputs (a beam search's rows).
 void dotQ16SplitRows(const float* x, size_t stride, size_t inputs, const Q16SplitTable& t, size_t o, float* out);
 
-// True where the vector kernels below run (AVX-512 with BW): the CPU keeps a logits table as q16
-// split only there (the portable loops are slower than the f16 product they would replace).
+// True where the vector kernels below run (AVX-512 with BW).
 bool usingQ16SplitKernels();
+// True where the CPU keeps an f16 logits table as q16 split (in fp16 precision): where the kernels
+// run (the portable loops are slower than the f16 product they would replace) and the
+// environment does not set HEARSAY_LOGITS_SKETCH=0 (which keeps the table in f16).
+bool usingLogitsSketch();
 
 // One x as the sketch reads it: quantised to int16 per block of 32 (x_j ≈ scale_b · q_j, scale_b =
 // max|x_b| / 32767), and what each block adds to the bound: reach_b = Σ_{j in b} |x_j| / 2 (the lo

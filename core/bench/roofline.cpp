@@ -65,7 +65,7 @@ ElementBytes floorElementBytes(BackendKind backend, const std::string& modelDtyp
                                                   : 4.0;
     ElementBytes bytes{weights, 4.0, 2.0};
     // An f16 table the CPU keeps as q16 split where its kernels run (CpuBackend::createLogitsTable).
-    if (modelDtype == "f16" && precision == Precision::Fp16 && simd::usingQ16SplitKernels()) {
+    if (modelDtype == "f16" && precision == Precision::Fp16 && simd::usingLogitsSketch()) {
         bytes.logitsTable = double(simd::q16SplitBytes(32)) / 32.0;
         bytes.logitsSketch = true;
     }

@@ -144,8 +144,8 @@ private slots:
         QCOMPARE(cpuFloat.caches, 4.0);
         QCOMPARE(cpuFloat.crossCache, 2.0);
         // The CPU's q16 split logits table where its kernels run; never in fp32 nor on CUDA.
-        QCOMPARE(cpuHalf.logitsSketch, simd::usingQ16SplitKernels());
-        QCOMPARE(cpuHalf.logitsTable, simd::usingQ16SplitKernels() ? 66.0 / 32.0 : 0.0);
+        QCOMPARE(cpuHalf.logitsSketch, simd::usingLogitsSketch());
+        QCOMPARE(cpuHalf.logitsTable, simd::usingLogitsSketch() ? 66.0 / 32.0 : 0.0);
         QVERIFY(!floorElementBytes(BackendKind::Cpu, "f16", Precision::Fp32).logitsSketch);
         QVERIFY(!cudaHalf.logitsSketch);
         QCOMPARE(floorElementBytes(BackendKind::Cpu, "q8_0", Precision::Fp16).weights, 34.0 / 32.0);  // q8_0 blocks

@@ -142,9 +142,9 @@ private slots:
 
         CpuBackend backend(2, Precision::Fp16);
         auto table = backend.loadLogitsTable(view);
-        if (!simd::usingQ16SplitKernels()) {
+        if (!simd::usingLogitsSketch()) {
             QCOMPARE(table->element(), ElementType::F16);
-            QSKIP("this CPU keeps the table in f16 (no AVX-512 with BW for the q16 split kernels)");
+            QSKIP("the table stays f16 here (no AVX-512 with BW, or HEARSAY_LOGITS_SKETCH=0)");
         }
         QCOMPARE(table->element(), ElementType::Q16Split);
         QCOMPARE(table->bytes(), simd::q16SplitBytes(vocab * n));
