@@ -54,17 +54,13 @@ Result<Precision> parsePrecision(std::string_view text) {
     return makeError("unknown precision '" + std::string(text) + "' (choices: fp16, fp32)");
 }
 
-std::unique_ptr<DeviceBuffer> Backend::loadWeight(const TensorView& view) {
-    std::unique_ptr<DeviceBuffer> buffer = createWeight(view);
-    if (buffer) {
-        m_weightBuffers.fetch_add(1, std::memory_order_relaxed);
-        m_weightBytes.fetch_add(buffer->bytes(), std::memory_order_relaxed);
-    }
-    return buffer;
-}
+std::unique_ptr<DeviceBuffer> Backend::loadWeight(const TensorView& view) { return countedWeight(createWeight(view)); }
 
 std::unique_ptr<DeviceBuffer> Backend::loadLogitsTable(const TensorView& view) {
-    std::unique_ptr<DeviceBuffer> buffer = createLogitsTable(view);
+    return countedWeight(createLogitsTable(view));
+}
+
+std::unique_ptr<DeviceBuffer> Backend::countedWeight(std::unique_ptr<DeviceBuffer> buffer) {
     if (buffer) {
         m_weightBuffers.fetch_add(1, std::memory_order_relaxed);
         m_weightBytes.fetch_add(buffer->bytes(), std::memory_order_relaxed);

@@ -445,6 +445,9 @@ protected:
     virtual std::unique_ptr<DeviceBuffer> createLogitsTable(const TensorView& view) { return createWeight(view); }
 
 private:
+    // A weight buffer the load functions made, counted in weightUploads().
+    std::unique_ptr<DeviceBuffer> countedWeight(std::unique_ptr<DeviceBuffer> buffer);
+
     std::atomic<size_t> m_weightBuffers{0};
     std::atomic<size_t> m_weightBytes{0};
 };
