@@ -22,18 +22,11 @@ constexpr float kLoScale = 1.0f / 254.0f;
 // The slack on the sketch's bound for the float rounding of its sum and of the exact one.
 float boundSlack(size_t n) { return 1.0f + float(n) * (1.0f / 16384.0f); }
 
-// One block of 32 values into its scale and planes.
-// The source is read through memcpy: a file may store the table at an odd address.
-template <typename Value>
-void splitBlock(const Value* w, int8_t* hi, int8_t* lo, uint16_t* scale) {
-    float v[kQ16SplitBlock], largest = 0.0f;
-    for (size_t j = 0; j < kQ16SplitBlock; ++j) {
-        Value value;
-        std::memcpy(&value, w + j, sizeof value);
-        if constexpr (sizeof(Value) == 2) v[j] = halfToFloat(value);
-        else v[j] = value;
-        largest = std::max(largest, std::fabs(v[j]));
-    }
+// One block of 32 values (widened from halves) into its scale and planes; a value that is not
+// finite gets zeros.
+void splitBlock(const float* v, int8_t* hi, int8_t* lo, uint16_t* scale) {
+    float largest = 0.0f;
+    for (size_t j = 0; j < kQ16SplitBlock; ++j) largest = std::max(largest, std::fabs(v[j]));
     // The scale as stored (half), so that the planes are made against the value they are read with:
     // rounded up where rounding went down, so that |w / s| ≤ 127 and hi and lo need no clamping; a
     // block too small for a normal half scale keeps the smallest normal one.
@@ -104,25 +97,20 @@ void splitFloatBlocks(const float* v, size_t blocks, int8_t* hi, int8_t* lo, uin
     }
 }
 
-// The table's planes from rows of halves (widened a chunk at a time) or floats.
-template <typename Value>
-void splitRows(const Value* src, size_t rows, size_t n, void* base) {
+// The table's planes from rows of halves, widened a chunk at a time.
+void splitRows(const uint16_t* src, size_t rows, size_t n, void* base) {
     auto* hi = static_cast<int8_t*>(base);
     int8_t* lo = hi + rows * n;
     auto* scales = reinterpret_cast<uint16_t*>(lo + rows * n);
     const size_t blocks = rows * n / kQ16SplitBlock;
-    if constexpr (sizeof(Value) == 4) {
-        return splitFloatBlocks(src, blocks, hi, lo, scales);
-    } else {
-        constexpr size_t kChunkBlocks = 256;
-        std::vector<uint16_t> halves(kChunkBlocks * kQ16SplitBlock);
-        std::vector<float> values(kChunkBlocks * kQ16SplitBlock);
-        for (size_t b = 0; b < blocks; b += kChunkBlocks) {
-            const size_t count = std::min(kChunkBlocks, blocks - b), at = b * kQ16SplitBlock;
-            std::memcpy(halves.data(), src + at, count * kQ16SplitBlock * sizeof(uint16_t));  // src may be unaligned
-            convertHalf(halves.data(), values.data(), count * kQ16SplitBlock);
-            splitFloatBlocks(values.data(), count, hi + at, lo + at, scales + b);
-        }
+    constexpr size_t kChunkBlocks = 256;
+    std::vector<uint16_t> halves(kChunkBlocks * kQ16SplitBlock);
+    std::vector<float> values(kChunkBlocks * kQ16SplitBlock);
+    for (size_t b = 0; b < blocks; b += kChunkBlocks) {
+        const size_t count = std::min(kChunkBlocks, blocks - b), at = b * kQ16SplitBlock;
+        std::memcpy(halves.data(), src + at, count * kQ16SplitBlock * sizeof(uint16_t));  // src may be unaligned
+        convertHalf(halves.data(), values.data(), count * kQ16SplitBlock);
+        splitFloatBlocks(values.data(), count, hi + at, lo + at, scales + b);
     }
 }
 
@@ -316,7 +304,6 @@ Q16SplitTable q16SplitTable(const void* base, size_t rows, size_t n) {
 }
 
 void splitHalfRows(const uint16_t* src, size_t rows, size_t n, void* base) { splitRows(src, rows, n, base); }
-void splitFloatRows(const float* src, size_t rows, size_t n, void* base) { splitRows(src, rows, n, base); }
 
 float q16SplitElement(const Q16SplitTable& t, size_t i) {
     return halfToFloat(t.scales[i / kQ16SplitBlock]) * (float(t.hi[i]) + float(t.lo[i]) * kLoScale);

@@ -40,9 +40,8 @@ struct Q16SplitTable {
 // The planes of a table of rows × n elements at `base`.
 Q16SplitTable q16SplitTable(const void* base, size_t rows, size_t n);
 
-// Fills a table at `base` (q16SplitBytes(rows · n) bytes) from f16 rows, or float rows.
+// Fills a table at `base` (q16SplitBytes(rows · n) bytes) from f16 rows (src may be unaligned).
 void splitHalfRows(const uint16_t* src, size_t rows, size_t n, void* base);
-void splitFloatRows(const float* src, size_t rows, size_t n, void* base);
 
 // Element i of the table (row i / n), and rows [first, first + count) widened: both planes.
 float q16SplitElement(const Q16SplitTable& t, size_t i);
@@ -65,7 +64,8 @@ bool usingLogitsSketch();
 
 // One x as the sketch reads it: quantised to int16 per block of 32 (x_j ≈ scale_b · q_j, scale_b =
 // max|x_b| / 32767), and what each block adds to the bound: reach_b = Σ_{j in b} |x_j| / 2 (the lo
-// plane left out) + 2032 · scale_b (x's rounding against |hi| ≤ 127 over 32 elements).
+// plane left out) + 2048 · scale_b (x's rounding, scale_b / 2 an element, against |hi| ≤ 127 over 32
+// elements is 2032 · scale_b; the rest is room for the rounding of 1 / scale_b).
 struct SketchInput {
     std::vector<int16_t> q;     // [n]
     std::vector<float> scale;   // [n / 32]
