@@ -148,6 +148,9 @@ int runBench(const Options& options) {
                 auto profile = profileDecodeSteps(*engine->session, engine->engine.backend(), s.work);
                 if (!profile) return fail(m.name + ": " + profile.message(), 1);
                 m.decodeProfile = profile.value();
+                auto encoder = profileEncoder(*engine->session, engine->engine.backend(), mel.value());
+                if (!encoder) return fail(m.name + ": " + encoder.message(), 1);
+                m.encoderProfile = encoder.value();
             }
             // Proof of the path the decode steps took (counts of the last run's window).
             const SessionTimings t = engine->session->timings();
@@ -221,6 +224,7 @@ int runBench(const Options& options) {
         printFixedWork(m, s, haveFloors);
         if (s.cacheTable) printCacheTable(m);
         if (m.decodeProfile) printDecodeProfile(m);
+        if (m.encoderProfile) printEncoderProfile(m);
         std::fflush(stdout);
     }
 
@@ -261,6 +265,7 @@ int runBench(const Options& options) {
             j["weightDtype"] = m.weightDtype;
             j["fixedWork"] = toJson(m.fixed);
             if (m.decodeProfile) j["decodeProfile"] = toJson(*m.decodeProfile);
+            if (m.encoderProfile) j["encoderProfile"] = toJson(*m.encoderProfile);
             j["floors"] = haveFloors ? toJson(m.floors) : json();
             if (haveFloors) j["floorPeaks"] = toJson(m.floorPeaks);
             if (!m.peersProbeBytesPerSecond.values.empty()) j["peersProbeBytesPerSecond"] = m.peersProbeBytesPerSecond.values;

@@ -560,19 +560,21 @@ void CpuBackend::runAttention(const AttentionArgs& a) {
     // (keys from an offset) is labelled as such and its bytes are not counted.
     const auto describe = [&] {
         int queries = 0;
-        double keys = 0.0;
+        double keys = 0.0, pairs = 0.0;  // pairs: query-key products per head (a causal batch: about half)
         for (const AttentionBatch& b : a.batches) {
             queries += b.queryCount;
             keys += b.keyCount;
+            pairs += double(b.queryCount) * double(b.keyCount) * (a.causal ? 0.5 : 1.0);
         }
         const bool cached = countOffsets != nullptr;
         const double element = a.k.buffer->element() == ElementType::F16 ? 2.0 : 4.0;
         const double bytes = cached ? 0.0 : 2.0 * keys * double(a.heads) * double(a.headDim) * element;
+        const double flops = cached ? 0.0 : 4.0 * pairs * double(a.heads) * double(a.headDim);  // q·k and p·v
         return OpInfo{"attention " + std::to_string(queries) + "q" + (a.causal ? " causal" : "") +
                           (cached ? " over the cache" : " x " + std::to_string(int(keys / double(std::max<size_t>(1, a.batches.size())))) + "k") +
                           (element == 2.0 ? " f16" : "") +
                           ", " + std::to_string(a.heads) + " heads",
-                      bytes};
+                      bytes, flops};
     };
     submit(describe, [this, args, rowOffsets, countOffsets,
             batches = std::vector<AttentionBatch>(a.batches.begin(), a.batches.end())] {

@@ -151,7 +151,8 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
                                                   : int8GemmFormat(weight).has_value();
         return OpInfo{"linear " + std::to_string(rows) + "x" + std::to_string(in) + "->" + std::to_string(out) + " " +
                           type + (int8 ? "/int8" : "") + (accumulate ? " +=" : ""),
-                      weightBytes(weight, m, n) + 4.0 * double(r * n + r * m * (accumulate ? 2 : 1))};
+                      weightBytes(weight, m, n) + 4.0 * double(r * n + r * m * (accumulate ? 2 : 1)),
+                      2.0 * double(r) * double(m) * double(n)};
     };
     submit(describe, [=, this] {
         std::unique_ptr<float[]> scratch(yHalf ? new float[r * m] : nullptr);
@@ -330,7 +331,8 @@ void CpuBackend::runLinearMany(BufferView x, std::span<const LinearTarget> targe
     const size_t count = targets.size();
     const bool anyGelu = std::any_of(parts.begin(), parts.begin() + count, [](const Part& p) { return p.gelu; });
     const auto describe = [&] {
-        return OpInfo{"linear 1x" + std::to_string(in) + "->" + outs + " " + type + (anyGelu ? " gelu" : ""), bytes};
+        return OpInfo{"linear 1x" + std::to_string(in) + "->" + outs + " " + type + (anyGelu ? " gelu" : ""), bytes,
+                      2.0 * double(total) * double(n)};
     };
     submit(describe, [=, this] {
         const size_t threads = static_cast<size_t>(pool().threads());

@@ -65,7 +65,8 @@ void CpuBackend::runLogits(BufferView x, BufferView table, BufferView y, int row
         // The sketch below exactFrom, both planes above it and, about, for `top` rows below it.
         const double bytes = double(exactFrom * (n + n / 16) + simd::q16SplitBytes((m - exactFrom) * n) + top * n) +
                              4.0 * double(n + m);
-        return OpInfo{"logits 1x" + std::to_string(in) + "->" + std::to_string(out) + " q16split sketch", bytes};
+        return OpInfo{"logits 1x" + std::to_string(in) + "->" + std::to_string(out) + " q16split sketch", bytes,
+                      2.0 * double(m) * double(n)};
     };
     submit(describe, [=, this] {
         const size_t threads = static_cast<size_t>(pool().threads());

@@ -1,5 +1,6 @@
-// Time per op kind and shape, for the bench's profile of a decode step (`bench --op-profile`):
-// where a step's time goes, and how many bytes each op reads in it.
+// Time per op kind and shape, for the bench's profiles of a decode step and of the encoder
+// (`bench --op-profile`): where the time goes, and how many bytes each op reads and how much
+// arithmetic it does.
 #pragma once
 
 #include <cstdint>
@@ -16,12 +17,14 @@ struct OpTime {
     int64_t calls = 0;
     double ms = 0.0;     // summed over the calls
     double bytes = 0.0;  // what the calls read (weights, activations, keys and values), summed; 0: not counted
+    double flops = 0.0;  // multiply-adds × 2 of the calls (products and attention), summed; 0: not counted
 };
 
 // What a backend says of one op when it is taped or timed.
 struct OpInfo {
     std::string label;
     double bytes = 0.0;
+    double flops = 0.0;
 };
 
 // A thread-safe table of OpTime rows.
@@ -34,6 +37,7 @@ public:
         ++row.calls;
         row.ms += ms;
         row.bytes += info.bytes;
+        row.flops += info.flops;
     }
     // The rows so far, longest total time first; the table starts anew.
     std::vector<OpTime> take();

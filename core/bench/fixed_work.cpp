@@ -142,13 +142,45 @@ Result<DecodeProfile> profileDecodeSteps(InferenceSession& session, Backend& bac
     return profile;
 }
 
+Result<EncoderProfile> profileEncoder(InferenceSession& session, Backend& backend, const LogMel& mel) {
+    backend.takeOpProfile();  // nothing from before
+    backend.setOpProfiling(true);
+    const auto start = Clock::now();
+    auto ok = session.encode(mel);
+    const double ms = msSince(start);
+    backend.setOpProfiling(false);
+    if (!ok) return makeError("bench: encoder: " + ok.message());
+    session.resetDecoder();
+    EncoderProfile profile;
+    profile.ms = ms;
+    profile.ops = backend.takeOpProfile();
+    return profile;
+}
+
+namespace {
+
+json opsToJson(const std::vector<OpTime>& ops) {
+    json j = json::array();
+    for (const OpTime& op : ops) {
+        j.push_back({{"op", op.op}, {"calls", op.calls}, {"ms", op.ms}, {"bytes", op.bytes}, {"flops", op.flops}});
+    }
+    return j;
+}
+
+} // namespace
+
 json toJson(const DecodeProfile& p) {
     json j;
     j["steps"] = p.steps;
     j["msPerToken"] = p.msPerToken;
-    json ops = json::array();
-    for (const OpTime& op : p.ops) ops.push_back({{"op", op.op}, {"calls", op.calls}, {"ms", op.ms}, {"bytes", op.bytes}});
-    j["ops"] = ops;
+    j["ops"] = opsToJson(p.ops);
+    return j;
+}
+
+json toJson(const EncoderProfile& p) {
+    json j;
+    j["ms"] = p.ms;
+    j["ops"] = opsToJson(p.ops);
     return j;
 }
 

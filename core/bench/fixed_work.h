@@ -57,6 +57,13 @@ struct DecodeProfile {
     std::vector<OpTime> ops;   // summed over the steps, longest first; empty: the backend does not time ops
 };
 
+// Where one encoder run's time goes (the window's encoder and its cross-attention K/V
+// projection), op by op: one more encode of the fixed work's window, after it.
+struct EncoderProfile {
+    double ms = 0.0;           // the profiled run's own time (timing each op included)
+    std::vector<OpTime> ops;   // longest first; empty: the backend does not time ops
+};
+
 // Encodes `mel` (a [n_mels][3000] window) and runs the parts in order, warm-up runs first.
 // The session must have its caches as the caller wants them and room for work.batchBeams beams.
 // `besideDecode`, when given, runs right after each timed run's single-token steps and returns
@@ -67,10 +74,13 @@ Result<FixedWorkResult> runFixedWork(InferenceSession& session, const LogMel& me
 // The single-token steps of `work` again, with the backend timing each op. The session must
 // hold an encoded window (after runFixedWork).
 Result<DecodeProfile> profileDecodeSteps(InferenceSession& session, Backend& backend, const FixedWork& work);
+// `mel` encoded once more with the backend timing each op; the decoder's state is left reset.
+Result<EncoderProfile> profileEncoder(InferenceSession& session, Backend& backend, const LogMel& mel);
 
 nlohmann::json toJson(const FixedWork& work);
 nlohmann::json toJson(const Samples& samples);  // {"median", "min", "samples"}
 nlohmann::json toJson(const FixedWorkResult& result);
 nlohmann::json toJson(const DecodeProfile& profile);
+nlohmann::json toJson(const EncoderProfile& profile);
 
 } // namespace hearsay

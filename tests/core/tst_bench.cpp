@@ -330,6 +330,47 @@ private slots:
         QVERIFY(backend.takeOpProfile().empty());
     }
 
+    // --op-profile's encoder table: every product and attention of one encoder run, with the
+    // arithmetic each did (counted by hand from the dimensions: conv1 and conv2 as products over
+    // their columns, per layer q, k, v, out, fc1 and fc2, the cross K and V of every text layer;
+    // one attention per layer over all the positions).
+    void encoderProfileCountsEveryProductAndAttention() {
+        auto created = createBackend(BackendKind::Cpu, BackendOptions{2, 0});
+        QVERIFY(created.ok());
+        Backend& backend = *created.value();
+        auto made = InferenceSession::create(m_whisper, created.value(), SessionOptions{});
+        QVERIFY2(made.ok(), made.ok() ? "" : made.message().c_str());
+        InferenceSession* s = made.value().get();
+        auto profile = profileEncoder(*s, backend, m_mel);
+        QVERIFY2(profile.ok(), profile.ok() ? "" : profile.message().c_str());
+        QVERIFY(profile->ms > 0.0);
+        const WhisperConfig& c = m_whisper->config();
+        const double t = c.nAudioCtx, d = c.nAudioState, mels = c.nMels;
+        const double linearFlops = 2.0 * (2 * t) * (3 * mels) * d + 2.0 * t * (3 * d) * d +
+                                   c.nAudioLayer * 2.0 * t * 12.0 * d * d + c.nTextLayer * 2.0 * t * 2.0 * d * d;
+        const double attentionFlops = c.nAudioLayer * 4.0 * t * t * d;
+        double linear = 0.0, attention = 0.0, sum = 0.0;
+        int64_t attentionCalls = 0;
+        for (const OpTime& op : profile->ops) {
+            QVERIFY(op.ms >= 0.0);
+            sum += op.ms;
+            if (op.op.rfind("linear ", 0) == 0) linear += op.flops;
+            if (op.op.rfind("attention ", 0) == 0) {
+                attention += op.flops;
+                attentionCalls += op.calls;
+            }
+            if (op.op.rfind("linear ", 0) != 0 && op.op.rfind("attention ", 0) != 0) QCOMPARE(op.flops, 0.0);
+        }
+        QCOMPARE(linear, linearFlops);
+        QCOMPARE(attention, attentionFlops);
+        QCOMPARE(attentionCalls, int64_t(c.nAudioLayer));
+        QVERIFY(sum <= profile->ms * 1.001);
+        QVERIFY(backend.takeOpProfile().empty());  // profiling is off again
+        // The session decodes after it, as after any encode.
+        std::vector<float> logitsOut;
+        QVERIFY(s->decode({startOfTranscript(c)}, logitsOut).ok());
+    }
+
     void fixedWorkWithoutTheSelfCacheRerunsEveryToken() {
         auto s = session(5, false, true);
         FixedWork w;

@@ -43,7 +43,7 @@ struct Settings {
     std::vector<CacheMode> modes = {CacheMode::Both, CacheMode::SelfOnly, CacheMode::CrossOnly, CacheMode::None};
     bool cacheTable = true;
     bool stepGraphs = true;    // SessionOptions::stepGraphs
-    bool opProfile = false;    // --op-profile: a decode step's time op by op
+    bool opProfile = false;    // --op-profile: a decode step's and the encoder's time op by op
     bool floors = true;
     bool floorsOnly = false;
     double peakGflops = 0.0;   // assumed peaks instead of the probe's, when given
@@ -97,6 +97,7 @@ struct ModelReport {
     size_t stepOperations = 0;  // of the decode step recording (CUDA: graph nodes per token)
     FixedWorkResult fixed;
     std::optional<DecodeProfile> decodeProfile;  // --op-profile
+    std::optional<EncoderProfile> encoderProfile;  // --op-profile
     WorkFloors floors;
     PeakRates floorPeaks;       // the peaks the floors divide by: the run's, with the bandwidth read beside the decode where probed
     Samples peersProbeBytesPerSecond;  // the read probe just before and just after the peers ran (CPU, probed)
@@ -129,6 +130,7 @@ Result<std::string> ensureTestModel(const Settings& s, const std::string& size, 
 void printFixedWork(const ModelReport& m, const Settings& s, bool haveFloors);
 void printCacheTable(const ModelReport& m);
 void printDecodeProfile(const ModelReport& m);
+void printEncoderProfile(const ModelReport& m);
 PeakRates peakRates(const Settings& s, std::optional<GpuInfo>* gpu = nullptr);
 int printFloorsOnly(const Settings& s);
 // The head of a JSON report: schema, date, the command line, the machine (with its load at the end).

@@ -105,6 +105,36 @@ void printDecodeProfile(const ModelReport& m) {
     std::printf("  %-52s %9s %10.4f\n", "step", "", p.msPerToken);
 }
 
+void printEncoderProfile(const ModelReport& m) {
+    const EncoderProfile& p = *m.encoderProfile;
+    std::printf("\n%s: one encoder run (a 30 s window and its cross-attention K/V), op by op (the ops timed one by one)\n",
+                m.name.c_str());
+    if (p.ops.empty()) {
+        std::printf("  this backend does not time its ops\n");
+        return;
+    }
+    std::printf("  %-52s %7s %10s %7s %9s %8s\n", "op", "calls", "ms", "share", "GFLOP", "GFLOP/s");
+    double sum = 0.0, flops = 0.0, flopMs = 0.0;
+    for (const OpTime& op : p.ops) {
+        sum += op.ms;
+        if (op.flops > 0) {
+            flops += op.flops;
+            flopMs += op.ms;
+        }
+        if (op.flops > 0) {
+            std::printf("  %-52s %7lld %10.2f %6.1f%% %9.2f %8.1f\n", op.op.c_str(), static_cast<long long>(op.calls), op.ms,
+                        100.0 * op.ms / p.ms, op.flops / 1e9, op.flops / (op.ms * 1e6));
+        } else {
+            std::printf("  %-52s %7lld %10.2f %6.1f%% %9s %8s\n", op.op.c_str(), static_cast<long long>(op.calls), op.ms,
+                        100.0 * op.ms / p.ms, "-", "-");
+        }
+    }
+    const double outside = p.ms - sum;
+    std::printf("  %-52s %7s %10.2f %6.1f%%\n", "between ops", "", outside, 100.0 * outside / p.ms);
+    std::printf("  %-52s %7s %10.2f %7s %9.2f %8.1f\n", "encoder (the products and attention's rate over their time)", "",
+                p.ms, "", flops / 1e9, flopMs > 0 ? flops / (flopMs * 1e6) : 0.0);
+}
+
 void printCacheTable(const ModelReport& m) {
     std::printf("\n%s: cache table (greedy, one beam; ms per decoded token; caches from cacheStats())\n", m.name.c_str());
     std::printf("  %6s %4s %6s %10s %12s %13s %13s %13s\n", "length", "win", "caches", "ms/token", "peak RSS MiB",

@@ -75,7 +75,9 @@ void declareOptions(CLI::App& c) {
     addFlag(c, "--no-floors", "skip the peak probe and floors");
     addFlag(c, "--op-profile",
             "after the fixed work, run its single-token decode steps once more with each op timed, and print "
-            "where a step's time goes (op, calls and ms per token, share, bytes read and the rate they came at)");
+            "where a step's time goes (op, calls and ms per token, share, bytes read and the rate they came at); "
+            "then one more encoder run the same way (op, calls, ms, share, and the GFLOP/s of the products and "
+            "attention)");
     addNumber(c, "--peak-gflops", 0.0, std::nullopt,
               "assume this peak for the floors instead of measuring it (CUDA: the probe times an fp16 cuBLAS GEMM "
               "and reports the spec sheet's figures beside it for known devices)");
