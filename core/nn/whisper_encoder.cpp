@@ -12,12 +12,10 @@ WhisperEncoder::WhisperEncoder(const WhisperConfig& config, const NetworkWeights
     const size_t t = static_cast<size_t>(config.nAudioCtx), d = static_cast<size_t>(config.nAudioState);
     const size_t mels = static_cast<size_t>(config.nMels);
     m_x = backend.allocate(t * d);
-    // A quarter of the positions at a time: the hidden rows take no more room than one [T][d]
-    // buffer instead of four, and each block is still a large product.
-    m_blockRows = (t + 3) / 4;
-    // The columns follow conv1's output: [T][3d] for conv2, and conv1's [2T][3·n_mels] (smaller
-    // at every Whisper size, but not at every test model's).
-    m_rows = backend.allocate(std::max(4 * t * d + 4 * m_blockRows * d, 2 * t * d + std::max(3 * t * d, 6 * t * mels)));
+    // ln and the MLP's hidden rows (or q, k, v and room unused during the attention). The
+    // columns follow conv1's output: [T][3d] for conv2, and conv1's [2T][3·n_mels] (smaller at
+    // every Whisper size, but not at every test model's).
+    m_rows = backend.allocate(std::max(5 * t * d, 2 * t * d + std::max(3 * t * d, 6 * t * mels)));
     m_scores = backend.allocate(std::max<size_t>(1, backend.attentionWorkspaceElements(config.nAudioCtx, config.nAudioCtx)));
 }
 
@@ -43,7 +41,7 @@ void WhisperEncoder::run(BufferView mel, BufferView out, int positions) {
     BufferView x = BufferView(m_x.get()).slice(0, td), ln = rows.slice(0, td);
     BufferView q = rows.slice(full, td), k = rows.slice(2 * full, td);
     BufferView v = rows.slice(3 * full, td), attn = ln;
-    BufferView hiddenRows = rows.slice(4 * full, 4 * m_blockRows * static_cast<size_t>(d));
+    BufferView hidden = rows.slice(full, 4 * td);  // over q, k and v, dead by then
     mel = mel.slice(0, 2 * static_cast<size_t>(t) * static_cast<size_t>(m_config.nMels));
     out = out.slice(0, td);
 
@@ -84,14 +82,9 @@ void WhisperEncoder::run(BufferView mel, BufferView out, int positions) {
         be.linear(attn, viewOf(layer.attn.out.weight), viewOf(layer.attn.out.bias), x, t, d, d, true);
         // x += fc2(GELU(fc1(LN(x))))
         be.layerNorm(x, viewOf(layer.mlpLn.gamma), viewOf(layer.mlpLn.beta), ln, t, d, kLayerNormEps);
-        for (int first = 0; first < t; first += int(m_blockRows)) {
-            const int n = std::min(int(m_blockRows), t - first);
-            const size_t at = size_t(first) * size_t(d), nd = size_t(n) * size_t(d);
-            BufferView hidden = hiddenRows.slice(0, 4 * nd);
-            const LinearTarget fc1 = {viewOf(layer.fc1.weight), viewOf(layer.fc1.bias), hidden, 4 * d, false, true};
-            be.linearMany(ln.slice(at, nd), {&fc1, 1}, n, d);  // with GELU
-            be.linear(hidden, viewOf(layer.fc2.weight), viewOf(layer.fc2.bias), x.slice(at, nd), n, 4 * d, d, true);
-        }
+        const LinearTarget fc1 = {viewOf(layer.fc1.weight), viewOf(layer.fc1.bias), hidden, 4 * d, false, true};
+        be.linearMany(ln, {&fc1, 1}, t, d);  // with GELU
+        be.linear(hidden, viewOf(layer.fc2.weight), viewOf(layer.fc2.bias), x, t, 4 * d, d, true);
     }
     be.layerNorm(x, viewOf(w.encoderLn.gamma), viewOf(w.encoderLn.beta), out, t, d, kLayerNormEps);
 }

@@ -29,14 +29,15 @@ private:
     const NetworkWeights& m_weights;
     Backend& m_backend;
     std::unique_ptr<DeviceBuffer> m_x;        // [T][d] residual stream
-    // The layers' rows, one buffer: ln (also the attention output: ln is dead once q, k and v are
-    // projected, and the output once it is added to x), q, k, v ([T][d] each) and the MLP's hidden
-    // rows ([block rows][4d]: the MLP runs a block of rows at a time). During the convolutions it
-    // holds conv1's output [2T][d] and then the im2col columns of each convolution ([2T][n_mels·3],
-    // then [T][d·3]), which are dead once the layers begin.
+    // The layers' rows, one buffer of [5T][d]: ln (also the attention output: ln is dead once q, k
+    // and v are projected, and the output once it is added to x), then q, k, v and a fourth [T][d]
+    // during the attention, and the MLP's hidden rows [T][4d] over the same room (q, k and v are
+    // dead once the attention's output is added to x), so the MLP's products run over every
+    // position at once. During the convolutions it holds conv1's output [2T][d] and then the
+    // im2col columns of each convolution ([2T][n_mels·3], then [T][d·3]), which are dead once the
+    // layers begin.
     std::unique_ptr<DeviceBuffer> m_rows;
     std::unique_ptr<DeviceBuffer> m_scores;   // attention workspace
-    size_t m_blockRows = 0;                   // rows of one MLP block
 };
 
 } // namespace hearsay
