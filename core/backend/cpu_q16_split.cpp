@@ -114,18 +114,17 @@ void splitRows(const uint16_t* src, size_t rows, size_t n, void* base) {
     }
 }
 
+// Block b's factor c_b = s_b / 254: an element is c_b · (254 · hi + lo), an integer below 2^15
+// times one float.
+inline float blockFactor(uint16_t scale) { return halfToFloat(scale) * kLoScale; }
+inline float elementOf(float factor, int8_t hi, int8_t lo) { return factor * float(254 * int(hi) + int(lo)); }
+
 float dotPortable(const float* x, const Q16SplitTable& t, size_t o) {
     const int8_t* hi = t.hi + o * t.n;
     const int8_t* lo = t.lo + o * t.n;
     const uint16_t* scales = t.scales + o * (t.n / kQ16SplitBlock);
     float sum = 0.0f;
-    for (size_t b = 0; b < t.n / kQ16SplitBlock; ++b) {
-        float block = 0.0f;
-        for (size_t j = b * kQ16SplitBlock; j < (b + 1) * kQ16SplitBlock; ++j) {
-            block += (float(hi[j]) + float(lo[j]) * kLoScale) * x[j];
-        }
-        sum += halfToFloat(scales[b]) * block;
-    }
+    for (size_t j = 0; j < t.n; ++j) sum += elementOf(blockFactor(scales[j / kQ16SplitBlock]), hi[j], lo[j]) * x[j];
     return sum;
 }
 
@@ -156,43 +155,62 @@ __attribute__((target("avx512f"))) inline __m512 bytes16(const int8_t* p) {
     return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
 }
 
-// A row's block scales as floats, 16 at a time (the last group padded with zeros).
-__attribute__((target("avx512f"))) inline __m512 scales16(const uint16_t* s, size_t left) {
-    if (left >= 16) return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s)));
-    alignas(32) uint16_t padded[16] = {};
-    std::memcpy(padded, s, left * sizeof(uint16_t));
-    return _mm512_cvtph_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(padded)));
+// A row's block scales as floats, 16 at a time (the last group padded with zeros by a masked load:
+// a copy into a padded array would make the load wait on store forwarding, for every row of a
+// table whose rows have fewer than 16 blocks).
+__attribute__((target("avx512f,avx512bw,avx512vl"))) inline __m512 scales16(const uint16_t* s, size_t left) {
+    const __mmask16 mask = left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
+    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(mask, s));
 }
 
-// dotQ16Split for R inputs (rows of x, `stride` apart) against one table row: each block's weights
-// widened once for all of them, each input's sums as dotQ16Split takes them (equal bit for bit).
+// One block's 32 elements as two vectors of floats: 254 · hi + lo in int16 (exact: |·| ≤ 32385),
+// widened to int32, converted (exact) and multiplied by the block's factor (one rounding), as
+// elementOf.
+struct BlockValues {
+    __m512 v0, v1;
+};
+__attribute__((target("avx512f,avx512bw"))) inline BlockValues blockValues(const int8_t* hi, const int8_t* lo,
+                                                                             __m512 factor) {
+    const __m512i h = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(hi)));
+    const __m512i l = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(lo)));
+    const __m512i w = _mm512_add_epi16(_mm512_mullo_epi16(h, _mm512_set1_epi16(254)), l);
+    const __m512 v0 = _mm512_cvtepi32_ps(_mm512_cvtepi16_epi32(_mm512_castsi512_si256(w)));
+    const __m512 v1 = _mm512_cvtepi32_ps(_mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(w, 1)));
+    return {_mm512_mul_ps(v0, factor), _mm512_mul_ps(v1, factor)};
+}
+
+// dotQ16Split for R inputs (rows of x, `stride` apart) against one table row: each block's elements
+// made once for all of them, each input's sum as dotQ16Split takes it (the same chain of FMAs over
+// the same element values, so equal bit for bit).
 template <int R>
-__attribute__((target("avx512f"))) void dotRowsAvx512(const float* x, size_t stride, const Q16SplitTable& t, size_t o,
-                                                      float* out) {
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void dotRowsAvx512(const float* x, size_t stride, const Q16SplitTable& t,
+                                                                size_t o, float* out) {
     const size_t blocks = t.n / kQ16SplitBlock;
     const int8_t* hi = t.hi + o * t.n;
     const int8_t* lo = t.lo + o * t.n;
     const uint16_t* scales = t.scales + o * blocks;
     const __m512 loScale = _mm512_set1_ps(kLoScale);
-    __m512 acc[R];
-    for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
+    // Two chains an input (a block's first and second 16 elements), so that one input's sums wait
+    // on one FMA's latency a block, not two.
+    __m512 acc0[R], acc1[R];
+    for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = _mm512_setzero_ps();
     for (size_t g = 0; g < blocks; g += 16) {
-        alignas(64) float s[16];
-        _mm512_store_ps(s, scales16(scales + g, blocks - g));
+        // The factors of 16 blocks in one register, each broadcast from it in turn (a store and 16
+        // scalar loads would wait on store forwarding).
+        const __m512 factors = _mm512_mul_ps(scales16(scales + g, blocks - g), loScale);
         for (size_t b = g; b < std::min(blocks, g + 16); ++b) {
             const size_t j = b * kQ16SplitBlock;
-            const __m512 w0 = _mm512_fmadd_ps(bytes16(lo + j), loScale, bytes16(hi + j));
-            const __m512 w1 = _mm512_fmadd_ps(bytes16(lo + j + 16), loScale, bytes16(hi + j + 16));
-            const __m512 scale = _mm512_set1_ps(s[b - g]);
-#pragma GCC unroll 4
+            const __m512 factor = _mm512_permutexvar_ps(_mm512_set1_epi32(int(b - g)), factors);
+            const BlockValues v = blockValues(hi + j, lo + j, factor);
+#pragma GCC unroll 8
             for (int r = 0; r < R; ++r) {
                 const float* xr = x + size_t(r) * stride + j;
-                const __m512 block = _mm512_fmadd_ps(w1, _mm512_loadu_ps(xr + 16), _mm512_mul_ps(w0, _mm512_loadu_ps(xr)));
-                acc[r] = _mm512_fmadd_ps(block, scale, acc[r]);
+                acc0[r] = _mm512_fmadd_ps(v.v0, _mm512_loadu_ps(xr), acc0[r]);
+                acc1[r] = _mm512_fmadd_ps(v.v1, _mm512_loadu_ps(xr + 16), acc1[r]);
             }
         }
     }
-    for (int r = 0; r < R; ++r) out[r] = _mm512_reduce_add_ps(acc[r]);
+    for (int r = 0; r < R; ++r) out[r] = _mm512_reduce_add_ps(_mm512_add_ps(acc0[r], acc1[r]));
 }
 
 // The sums of four vectors, in the four lanes of the result.
@@ -285,7 +303,7 @@ __attribute__((target("avx512f,avx512bw"))) void sketchAvx512(const SketchInput&
 
 bool detectSketchKernels() {
     __builtin_cpu_init();
-    return usingAvx512() && __builtin_cpu_supports("avx512bw");
+    return usingAvx512() && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
 }
 #else
 bool detectSketchKernels() { return false; }
@@ -306,17 +324,15 @@ Q16SplitTable q16SplitTable(const void* base, size_t rows, size_t n) {
 void splitHalfRows(const uint16_t* src, size_t rows, size_t n, void* base) { splitRows(src, rows, n, base); }
 
 float q16SplitElement(const Q16SplitTable& t, size_t i) {
-    return halfToFloat(t.scales[i / kQ16SplitBlock]) * (float(t.hi[i]) + float(t.lo[i]) * kLoScale);
+    return elementOf(blockFactor(t.scales[i / kQ16SplitBlock]), t.hi[i], t.lo[i]);
 }
 
 void q16SplitRows(const Q16SplitTable& t, size_t first, size_t count, float* out) {
     // As q16SplitElement, each block's scale widened once rather than once an element (a GEMM of many
     // rows, a forced pass's logits, widens the whole table).
     for (size_t b = first * t.n / kQ16SplitBlock; b < (first + count) * t.n / kQ16SplitBlock; ++b) {
-        const float s = halfToFloat(t.scales[b]);
-        for (size_t i = b * kQ16SplitBlock; i < (b + 1) * kQ16SplitBlock; ++i) {
-            *out++ = s * (float(t.hi[i]) + float(t.lo[i]) * kLoScale);
-        }
+        const float factor = blockFactor(t.scales[b]);
+        for (size_t i = b * kQ16SplitBlock; i < (b + 1) * kQ16SplitBlock; ++i) *out++ = elementOf(factor, t.hi[i], t.lo[i]);
     }
 }
 
@@ -336,8 +352,13 @@ void dotQ16SplitRows(const float* x, size_t stride, size_t inputs, const Q16Spli
     size_t r = 0;
 #ifdef HEARSAY_SIMD_X86
     if (usingQ16SplitKernels()) {
-        for (; r + 4 <= inputs; r += 4) dotRowsAvx512<4>(x + r * stride, stride, t, o, out + r);
+        // Up to 8 inputs a pass (a beam search's 5 in one): the row's elements are made once a pass.
+        for (; r + 8 <= inputs; r += 8) dotRowsAvx512<8>(x + r * stride, stride, t, o, out + r);
         switch (inputs - r) {
+        case 7: return dotRowsAvx512<7>(x + r * stride, stride, t, o, out + r);
+        case 6: return dotRowsAvx512<6>(x + r * stride, stride, t, o, out + r);
+        case 5: return dotRowsAvx512<5>(x + r * stride, stride, t, o, out + r);
+        case 4: return dotRowsAvx512<4>(x + r * stride, stride, t, o, out + r);
         case 3: return dotRowsAvx512<3>(x + r * stride, stride, t, o, out + r);
         case 2: return dotRowsAvx512<2>(x + r * stride, stride, t, o, out + r);
         case 1: return dotRowsAvx512<1>(x + r * stride, stride, t, o, out + r);

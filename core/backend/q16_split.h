@@ -43,19 +43,22 @@ Q16SplitTable q16SplitTable(const void* base, size_t rows, size_t n);
 // Fills a table at `base` (q16SplitBytes(rows · n) bytes) from f16 rows (src may be unaligned).
 void splitHalfRows(const uint16_t* src, size_t rows, size_t n, void* base);
 
-// Element i of the table (row i / n), and rows [first, first + count) widened: both planes.
+// Element i of the table (row i / n), and rows [first, first + count) widened: both planes, each
+// element computed as c_b · (254 · hi_j + lo_j) with c_b = s_b · (1/254) in float (the integer is
+// exact, below 2^15, so an element is one rounding of the product).
 float q16SplitElement(const Q16SplitTable& t, size_t i);
 void q16SplitRows(const Q16SplitTable& t, size_t first, size_t count, float* out);
 
-// Σ_j x_j · w_oj over both planes: Σ_b s_b · Σ_{j in b} (hi_j + lo_j / 254) · x_j.
+// Σ_j x_j · w_oj over both planes, the elements as q16SplitElement makes them (two FMA chains per
+// lane of 16, a block's first and second halves, then summed).
 float dotQ16Split(const float* x, const Q16SplitTable& t, size_t o);
 // Prefetches row o's lines of both planes and its scales (into L2), for a dotQ16Split soon after.
 void prefetchQ16SplitRow(const Q16SplitTable& t, size_t o);
 // out[r] = dotQ16Split(x + r · stride, t, o) for r < inputs (bit for bit), each block of the row
-// widened once for all the inputs (a beam search's rows).
+// made once for up to 8 inputs (a beam search's rows).
 void dotQ16SplitRows(const float* x, size_t stride, size_t inputs, const Q16SplitTable& t, size_t o, float* out);
 
-// True where the vector kernels below run (AVX-512 with BW).
+// True where the vector kernels below run (AVX-512 with BW and VL).
 bool usingQ16SplitKernels();
 // True where the CPU keeps an f16 logits table as q16 split (in fp16 precision): where the kernels
 // run (the portable loops are slower than the f16 product they would replace) and the

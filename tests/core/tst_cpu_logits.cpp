@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -115,6 +116,33 @@ private slots:
                 QVERIFY2(std::fabs(double(approx[o]) - both) <= bound[o],
                          qPrintable(QString("n %1 row %2: sketch %3, both planes %4, bound %5").arg(n).arg(o).arg(approx[o]).arg(both).arg(bound[o])));
                 QVERIFY(std::fabs(bound[o] - sketchBound(split.table, o, x.data())) <= 1e-4 * (1.0 + bound[o]));
+            }
+        }
+    }
+
+    // A beam search's rows: dotQ16SplitRows gives each input what dotQ16Split gives it alone, bit for
+    // bit, for 1 to 11 inputs (passes of 8 and what is left), and both are the double-precision sum
+    // over q16SplitElement's values within float rounding.
+    void rowsEqualTheSingleProduct() {
+        const size_t rows = 40, n = 384;
+        const Split split(randomTable(rows, n, 5), rows, n);
+        for (size_t inputs = 1; inputs <= 11; ++inputs) {
+            const std::vector<float> x = randomVector(inputs * n, uint32_t(20 + inputs));
+            for (size_t o = 0; o < rows; o += 7) {
+                std::vector<float> out(inputs);
+                simd::dotQ16SplitRows(x.data(), n, inputs, split.table, o, out.data());
+                for (size_t r = 0; r < inputs; ++r) {
+                    const float alone = simd::dotQ16Split(x.data() + r * n, split.table, o);
+                    QVERIFY2(std::memcmp(&alone, &out[r], sizeof(float)) == 0,
+                             qPrintable(QString("%1 inputs, row %2, input %3: %4 against %5").arg(inputs).arg(o).arg(r).arg(out[r]).arg(alone)));
+                    double exact = 0.0, magnitude = 0.0;
+                    for (size_t j = 0; j < n; ++j) {
+                        const double term = double(x[r * n + j]) * simd::q16SplitElement(split.table, o * n + j);
+                        exact += term;
+                        magnitude += std::fabs(term);
+                    }
+                    QVERIFY(std::fabs(double(alone) - exact) <= 1e-6 * magnitude);
+                }
             }
         }
     }
