@@ -150,11 +150,6 @@ void sketchPortable(const SketchInput& x, const Q16SplitTable& t, size_t first, 
 }
 
 #ifdef HEARSAY_SIMD_X86
-// 16 int8 as floats.
-__attribute__((target("avx512f"))) inline __m512 bytes16(const int8_t* p) {
-    return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
-}
-
 // A row's block scales as floats, 16 at a time (the last group padded with zeros by a masked load:
 // a copy into a padded array would make the load wait on store forwarding, for every row of a
 // table whose rows have fewer than 16 blocks).
@@ -180,7 +175,7 @@ __attribute__((target("avx512f,avx512bw"))) inline BlockValues blockValues(const
 }
 
 // dotQ16Split for R inputs (rows of x, `stride` apart) against one table row: each block's elements
-// made once for all of them, each input's sum as dotQ16Split takes it (the same chain of FMAs over
+// made once for all of them, each input's sum as dotQ16Split takes it (the same FMA chains over
 // the same element values, so equal bit for bit).
 template <int R>
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void dotRowsAvx512(const float* x, size_t stride, const Q16SplitTable& t,
