@@ -12,6 +12,8 @@ WhisperEncoder::WhisperEncoder(const WhisperConfig& config, const NetworkWeights
     const size_t t = static_cast<size_t>(config.nAudioCtx), d = static_cast<size_t>(config.nAudioState);
     const size_t mels = static_cast<size_t>(config.nMels);
     m_x = backend.allocate(t * d);
+    const size_t blocks = (t + d - 1) / d;
+    m_blockRows = (t + blocks - 1) / blocks;
     // ln and the MLP's hidden rows (or q, k, v and room unused during the attention). The
     // columns follow conv1's output: [T][3d] for conv2, and conv1's [2T][3·n_mels] (smaller at
     // every Whisper size, but not at every test model's).
@@ -41,7 +43,7 @@ void WhisperEncoder::run(BufferView mel, BufferView out, int positions) {
     BufferView x = BufferView(m_x.get()).slice(0, td), ln = rows.slice(0, td);
     BufferView q = rows.slice(full, td), k = rows.slice(2 * full, td);
     BufferView v = rows.slice(3 * full, td), attn = ln;
-    BufferView hidden = rows.slice(full, 4 * td);  // over q, k and v, dead by then
+    BufferView hiddenRows = rows.slice(full, 4 * m_blockRows * static_cast<size_t>(d));  // over q, k and v, dead by then
     mel = mel.slice(0, 2 * static_cast<size_t>(t) * static_cast<size_t>(m_config.nMels));
     out = out.slice(0, td);
 
@@ -82,9 +84,14 @@ void WhisperEncoder::run(BufferView mel, BufferView out, int positions) {
         be.linear(attn, viewOf(layer.attn.out.weight), viewOf(layer.attn.out.bias), x, t, d, d, true);
         // x += fc2(GELU(fc1(LN(x))))
         be.layerNorm(x, viewOf(layer.mlpLn.gamma), viewOf(layer.mlpLn.beta), ln, t, d, kLayerNormEps);
-        const LinearTarget fc1 = {viewOf(layer.fc1.weight), viewOf(layer.fc1.bias), hidden, 4 * d, false, true};
-        be.linearMany(ln, {&fc1, 1}, t, d);  // with GELU
-        be.linear(hidden, viewOf(layer.fc2.weight), viewOf(layer.fc2.bias), x, t, 4 * d, d, true);
+        for (int first = 0; first < t; first += int(m_blockRows)) {
+            const int n = std::min(int(m_blockRows), t - first);
+            const size_t at = size_t(first) * size_t(d), nd = size_t(n) * size_t(d);
+            BufferView hidden = hiddenRows.slice(0, 4 * nd);
+            const LinearTarget fc1 = {viewOf(layer.fc1.weight), viewOf(layer.fc1.bias), hidden, 4 * d, false, true};
+            be.linearMany(ln.slice(at, nd), {&fc1, 1}, n, d);  // with GELU
+            be.linear(hidden, viewOf(layer.fc2.weight), viewOf(layer.fc2.bias), x.slice(at, nd), n, 4 * d, d, true);
+        }
     }
     be.layerNorm(x, viewOf(w.encoderLn.gamma), viewOf(w.encoderLn.beta), out, t, d, kLayerNormEps);
 }

@@ -31,13 +31,17 @@ private:
     std::unique_ptr<DeviceBuffer> m_x;        // [T][d] residual stream
     // The layers' rows, one buffer of [5T][d]: ln (also the attention output: ln is dead once q, k
     // and v are projected, and the output once it is added to x), then q, k, v and a fourth [T][d]
-    // during the attention, and the MLP's hidden rows [T][4d] over the same room (q, k and v are
-    // dead once the attention's output is added to x), so the MLP's products run over every
-    // position at once. During the convolutions it holds conv1's output [2T][d] and then the
-    // im2col columns of each convolution ([2T][n_mels·3], then [T][d·3]), which are dead once the
-    // layers begin.
+    // during the attention, and the MLP's hidden rows ([block rows][4d]) over the same room (q, k
+    // and v are dead once the attention's output is added to x). During the convolutions it holds
+    // conv1's output [2T][d] and then the im2col columns of each convolution ([2T][n_mels·3], then
+    // [T][d·3]), which are dead once the layers begin.
     std::unique_ptr<DeviceBuffer> m_rows;
     std::unique_ptr<DeviceBuffer> m_scores;   // attention workspace
+    // The MLP runs blocks of positions, as few as keep a block within d rows, of equal size (tiny
+    // 4 × 375, base 3 × 500, small to large 2 × 750): a product of hundreds of rows, while what a
+    // GEMM packs of the block's rows (it grows with them: OpenBLAS packs x, 2.3 MB a thread at
+    // 1500 rows) stays small beside the model.
+    size_t m_blockRows = 0;
 };
 
 } // namespace hearsay
