@@ -71,6 +71,9 @@ public:
     static constexpr int kSmallBatchRows = 8;
     // linearMany() of one row runs up to this many products as one pass.
     static constexpr size_t kMaxFusedTargets = 4;
+    // The integer GEMM quantises at most this many elements of x a pass (1500 rows of 512: an
+    // encoder's q, k, v at base's width in one pass, its MLP's 1500 rows of 4d in 3 to 4).
+    static constexpr size_t kInt8GemmElements = size_t(1500) * 512;
 
 protected:
     void runUpload(BufferView dst, const float* src, size_t count) override;

@@ -242,22 +242,30 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
             // Block weights where the integer GEMM runs (AVX-512 VNNI; AVX2): x quantised to int8
             // row by row (as a decode step's x is), then one integer GEMM per thread on a block of
             // output columns, its columns repacked first (O(weights), a quarter of the float32
-            // widening's bytes).
+            // widening's bytes). At most kInt8GemmElements of x a pass, so that its int8 copy stays
+            // small (an encoder's MLP multiplies 1500 rows of 4d: 3 to 4 passes) while each pass is
+            // still a large product; a pass repacks the thread's columns (small beside its product).
             thread_local simd::Int8Rows rowsOfThisThread;
             simd::Int8Rows& quantized = rowsOfThisThread;  // the workers' lambdas share this thread's
-            quantized.reshape(r, n, *format);
-            pool().parallelFor(r, std::max<size_t>(1, (r + threads - 1) / threads), [&](size_t b, size_t e, int) {
-                simd::quantizeInt8Rows(xp, b, e - b, n, quantized);
-            });
             const size_t block = small ? m : ((m + threads - 1) / threads + 31) / 32 * 32;
-            pool().parallelFor(m, block, [&](size_t b, size_t e, int) {
-                addBias(b, e);
-                thread_local std::vector<uint8_t> packed;
-                const size_t bytes = simd::int8PackedBytes(n, e - b);
-                if (packed.size() < bytes) packed.resize(bytes);
-                simd::packInt8Columns(*format, blocks.data, n, b, e - b, packed.data());
-                simd::gemmInt8(quantized, 0, r, packed.data(), e - b, beta, yp + b, m);
-            });
+            const size_t passRows = std::max<size_t>(1, kInt8GemmElements / n);
+            for (size_t first = 0; first < r; first += passRows) {
+                const size_t count = std::min(passRows, r - first);
+                const float* xRows = xp + first * n;
+                float* yRows = yp + first * m;
+                quantized.reshape(count, n, *format);
+                pool().parallelFor(count, std::max<size_t>(1, (count + threads - 1) / threads), [&](size_t b, size_t e, int) {
+                    simd::quantizeInt8Rows(xRows, b, e - b, n, quantized);
+                });
+                pool().parallelFor(m, block, [&](size_t b, size_t e, int) {
+                    if (first == 0) addBias(b, e);
+                    thread_local std::vector<uint8_t> packed;
+                    const size_t bytes = simd::int8PackedBytes(n, e - b);
+                    if (packed.size() < bytes) packed.resize(bytes);
+                    simd::packInt8Columns(*format, blocks.data, n, b, e - b, packed.data());
+                    simd::gemmInt8(quantized, 0, count, packed.data(), e - b, beta, yRows + b, m);
+                });
+            }
         } else {
             // One GEMM per thread on a block of output columns: y[:, b:e] = x · W[b:e]ᵀ (+ y[:, b:e]).
             const size_t block = small ? m : (m + threads - 1) / threads;

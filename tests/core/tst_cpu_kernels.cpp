@@ -532,9 +532,9 @@ private slots:
     void linearKeepsBlocks_data() { blockKernels_data(); }
     void linearKeepsBlocks() {
         // A q8_0, q5_0 or q5_1 weight [out][in] stays in its blocks (q5 where the AVX-512 or the
-        // integer kernels run: elsewhere it is widened to float32) and linear() on 1, 3 (dot paths) and 40 rows (GEMM
-        // path: the integer GEMM for q8_0 and q5_0 where usingInt8Gemm(), else widened per block of
-        // columns), with bias and accumulate, matches linear() on the same weights dequantised to
+        // integer kernels run: elsewhere it is widened to float32) and linear() on 1, 3 (dot paths), 40 and 2100 rows
+        // (GEMM path: the integer GEMM for q8_0 and q5_0 where usingInt8Gemm(), 2100 rows of 384 in
+        // two passes of x, else widened per block of columns), with bias and accumulate, matches linear() on the same weights dequantised to
         // float32: ≤ 2e-6 relative; on the integer kernels (one and three rows where
         // usingInt8Dots(), 40 on the integer GEMM) within that plus the rounding of x to 8 bits.
         QFETCH(QString, format);
@@ -560,7 +560,8 @@ private slots:
         const std::vector<float> bias = randomValues(size_t(out), 12, 0.1f);
         auto b = backend.allocate(bias.size());
         backend.upload(BufferView(b.get()), bias.data(), bias.size());
-        for (int rows : {1, 3, 40}) {
+        static_assert(CpuBackend::kInt8GemmElements / 384 < 2100, "2100 rows take more than one pass");
+        for (int rows : {1, 3, 40, 2100}) {
             for (bool accumulate : {false, true}) {
                 const std::vector<float> x = randomValues(size_t(rows * in), uint32_t(13 + rows), 1.0f);
                 const std::vector<float> y0 = randomValues(size_t(rows * out), uint32_t(14 + rows), 1.0f);
