@@ -62,7 +62,10 @@ class TestBench : public QObject {
     std::shared_ptr<const WhisperModel> m_whisper;
     LogMel m_mel;
 
-    std::unique_ptr<InferenceSession> session(int beams, bool selfCache, bool crossCache) {
+    // A session on its own CPU backend (2 threads); `backendOut`, when given, gets the backend
+    // (the op profiles switch its timing).
+    std::unique_ptr<InferenceSession> session(int beams, bool selfCache, bool crossCache,
+                                              std::shared_ptr<Backend>* backendOut = nullptr) {
         auto backend = createBackend(BackendKind::Cpu, BackendOptions{2, 0});
         if (!backend) qFatal("backend: %s", backend.message().c_str());
         SessionOptions options;
@@ -71,6 +74,7 @@ class TestBench : public QObject {
         options.crossAttentionCache = crossCache;
         auto s = InferenceSession::create(m_whisper, backend.value(), options);
         if (!s) qFatal("session: %s", s.message().c_str());
+        if (backendOut) *backendOut = backend.value();
         return std::move(s.value());
     }
 
@@ -284,12 +288,10 @@ private slots:
     // residual projections, fc1 with its GELU, fc2; the logits once), and the bytes the big ones
     // read.
     void decodeProfileCountsEveryOpOfEveryStep() {
-        auto created = createBackend(BackendKind::Cpu, BackendOptions{2, 0});
-        QVERIFY(created.ok());
-        Backend& backend = *created.value();
-        auto made = InferenceSession::create(m_whisper, created.value(), SessionOptions{});
-        QVERIFY2(made.ok(), made.ok() ? "" : made.message().c_str());
-        InferenceSession* s = made.value().get();
+        std::shared_ptr<Backend> shared;
+        const auto made = session(5, true, true, &shared);
+        Backend& backend = *shared;
+        InferenceSession* s = made.get();
         FixedWork w;
         w.warmup = 0;
         w.repeats = 1;
@@ -335,12 +337,10 @@ private slots:
     // their columns, per layer q, k, v, out, fc1 and fc2, the cross K and V of every text layer;
     // one attention per layer over all the positions).
     void encoderProfileCountsEveryProductAndAttention() {
-        auto created = createBackend(BackendKind::Cpu, BackendOptions{2, 0});
-        QVERIFY(created.ok());
-        Backend& backend = *created.value();
-        auto made = InferenceSession::create(m_whisper, created.value(), SessionOptions{});
-        QVERIFY2(made.ok(), made.ok() ? "" : made.message().c_str());
-        InferenceSession* s = made.value().get();
+        std::shared_ptr<Backend> shared;
+        const auto made = session(5, true, true, &shared);
+        Backend& backend = *shared;
+        InferenceSession* s = made.get();
         auto profile = profileEncoder(*s, backend, m_mel);
         QVERIFY2(profile.ok(), profile.ok() ? "" : profile.message().c_str());
         QVERIFY(profile->ms > 0.0);
