@@ -120,8 +120,6 @@ void printEncoderProfile(const ModelReport& m) {
         if (op.flops > 0) {
             flops += op.flops;
             flopMs += op.ms;
-        }
-        if (op.flops > 0) {
             std::printf("  %-52s %7lld %10.2f %6.1f%% %9.2f %8.1f\n", op.op.c_str(), static_cast<long long>(op.calls), op.ms,
                         100.0 * op.ms / p.ms, op.flops / 1e9, op.flops / (op.ms * 1e6));
         } else {
