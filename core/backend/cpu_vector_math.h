@@ -22,7 +22,8 @@ void gelu(float* x, size_t n);
 void softmaxPortable(float* x, size_t n);
 float expShiftedPortable(float* x, size_t n, float* shift = nullptr);
 void geluPortable(float* x, size_t n);
-// "avx512", "avx2" or "portable": what softmax() and gelu() run.
+// "avx512", "avx2" or "portable": what softmax() and gelu() run (HEARSAY_VECTOR_MATH=avx2 takes the
+// AVX2 forms on a CPU with AVX-512).
 const char* vectorMathPath();
 
 } // namespace hearsay::simd
