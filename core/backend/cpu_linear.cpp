@@ -244,10 +244,15 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
             // output columns, its columns repacked first (O(weights), a quarter of the float32
             // widening's bytes). At most kInt8GemmElements of x a pass, so that its int8 copy stays
             // small (an encoder's MLP multiplies 1500 rows of 4d: 3 to 4 passes) while each pass is
-            // still a large product; a pass repacks the thread's columns (small beside its product).
+            // still a large product; the columns are packed once, in the first pass, and kept for
+            // the others (a block of `block` columns each: the pool's chunks are blocks here, since
+            // block ≥ m / threads).
             thread_local simd::Int8Rows rowsOfThisThread;
+            thread_local std::vector<std::vector<uint8_t>> packedOfThisThread;
             simd::Int8Rows& quantized = rowsOfThisThread;  // the workers' lambdas share this thread's
+            std::vector<std::vector<uint8_t>>& packed = packedOfThisThread;  // [column block]
             const size_t block = small ? m : ((m + threads - 1) / threads + 31) / 32 * 32;
+            if (packed.size() < (m + block - 1) / block) packed.resize((m + block - 1) / block);
             const size_t passRows = std::max<size_t>(1, kInt8GemmElements / n);
             for (size_t first = 0; first < r; first += passRows) {
                 const size_t count = std::min(passRows, r - first);
@@ -258,12 +263,14 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
                     simd::quantizeInt8Rows(xRows, b, e - b, n, quantized);
                 });
                 pool().parallelFor(m, block, [&](size_t b, size_t e, int) {
-                    if (first == 0) addBias(b, e);
-                    thread_local std::vector<uint8_t> packed;
-                    const size_t bytes = simd::int8PackedBytes(n, e - b);
-                    if (packed.size() < bytes) packed.resize(bytes);
-                    simd::packInt8Columns(*format, blocks.data, n, b, e - b, packed.data());
-                    simd::gemmInt8(quantized, 0, count, packed.data(), e - b, beta, yRows + b, m);
+                    std::vector<uint8_t>& columns = packed[b / block];
+                    if (first == 0) {
+                        addBias(b, e);
+                        const size_t bytes = simd::int8PackedBytes(n, e - b);
+                        if (columns.size() < bytes) columns.resize(bytes);
+                        simd::packInt8Columns(*format, blocks.data, n, b, e - b, columns.data());
+                    }
+                    simd::gemmInt8(quantized, 0, count, columns.data(), e - b, beta, yRows + b, m);
                 });
             }
         } else {
