@@ -71,9 +71,10 @@ public:
     static constexpr int kSmallBatchRows = 8;
     // linearMany() of one row runs up to this many products as one pass.
     static constexpr size_t kMaxFusedTargets = 4;
-    // The integer GEMM quantises at most this many elements of x a pass (1500 rows of 512: an
-    // encoder's q, k, v at base's width in one pass, its MLP's 1500 rows of 4d in 3 to 4).
-    static constexpr size_t kInt8GemmElements = size_t(1500) * 512;
+    // The integer GEMM keeps at most this many bytes of x's integers a pass (1500 rows of 512
+    // int8: an encoder's q, k, v at base's width in one pass, its MLP's 1500 rows of 4d in 3 to 4;
+    // half as many rows where they are int16, simd::int8RowBytes).
+    static constexpr size_t kInt8GemmBytes = size_t(1500) * 512;
 
 protected:
     void runUpload(BufferView dst, const float* src, size_t count) override;

@@ -66,9 +66,10 @@ enum class Int8GemmFormat { Q8_0, Q5_0 };
 struct Int8Rows {
     size_t n = 0;                // the width of a row
     Int8GemmFormat format = Int8GemmFormat::Q8_0; // the weights' format the starts are made for
-    std::vector<int8_t> q;       // rows × n
+    std::vector<int8_t> q;       // rows × n (empty where `wide` holds them)
     std::vector<float> scale;    // rows × n / 32: dx of each block
     std::vector<int32_t> start;  // rows × n / 32: −offset·Σq of each block (the accumulator's start)
+    std::vector<int16_t> wide;   // rows × n: the integers as int16, for q8_0 weights on the AVX2 kernels
     // Sized for rowCount × width (never shrunk), for weights of `weights`' format.
     void reshape(size_t rowCount, size_t width, Int8GemmFormat weights);
 };
@@ -79,11 +80,15 @@ void quantizeInt8Rows(const float* x, size_t first, size_t count, size_t n, Int8
 // True where gemmInt8 is the encoder's path: where the integer kernels run (AVX-512 VNNI or
 // AVX2), unless HEARSAY_INT8_GEMM=0 (or HEARSAY_INT8_DOTS=0) asks for the float32 GEMM.
 bool usingInt8Gemm();
+// Bytes quantizeInt8Rows keeps of a row of n integers for weights of `format`: n, or 2n where they
+// are kept as int16.
+size_t int8RowBytes(Int8GemmFormat format, size_t n);
 // Bytes packInt8Columns writes for `columns` columns of n inputs.
 size_t int8PackedBytes(size_t n, size_t columns);
 // Weight rows [first, first + columns) of w (each n / 32 blocks of `format`) as groups of 16
 // columns: for each group and block, [8 groups of four][16 columns][4] unsigned integers, then the
-// 16 columns' d (0 for columns past the end).
+// 16 columns' d (0 for columns past the end). q8_0 on the AVX2 kernels instead: [2 halves of 8
+// columns][16 pairs of k][8 columns][2] integers as stored (q), then the d.
 void packInt8Columns(Int8GemmFormat format, const uint8_t* w, size_t n, size_t first, size_t columns,
                      uint8_t* packed);
 // y[i][o] = Σ_b d_ob·dx_ib·(Σ_j u_obj·q_ibj + start_ib) for i in [first, first + count), o < columns

@@ -12,9 +12,9 @@
 // float sum. A vpdpbusd does 64 multiply-adds where a float32 FMA does 16, and on the Xeon of
 // RESULTS.md's "CPU run 12" it issues a little over half as often as the FMA, so a core multiplies
 // about 2.4 times as fast here as in the SGEMM (about 410 against 171 billion operations a second).
-// CPUs with AVX2 but no VNNI take the same packing through vpmaddubsw and vpmaddwd (below, at
-// tileAvx2): on the Zen 3 of "CPU run 14", one core ran q5_0 at 0.6-0.7x the SGEMM's time and
-// q8_0 at 0.9x.
+// CPUs with AVX2 but no VNNI take the same packing for q5_0 through vpmaddubsw and vpmaddwd
+// (below, at tileAvx2; on the Zen 3 of "CPU run 14", one core ran it at 0.6-0.7x the SGEMM's time),
+// and q8_0 in another order of the same bytes, widened to int16 for vpmaddwd alone (tilePairsAvx2).
 #include "core/backend/cpu_int8.h"
 
 #include "core/backend/cpu_simd.h"
@@ -33,6 +33,12 @@ constexpr size_t kBlock = 32;
 constexpr size_t kLanes = 16;                                           // output columns per packed group
 constexpr size_t kGroupIntegers = kBlock * kLanes;                      // 512 bytes: a block of 16 columns
 constexpr size_t kGroupBytes = kGroupIntegers + kLanes * sizeof(float); // + their 16 scales
+
+// True where q8_0's weights are packed in pairs of k and x's integers kept as int16: the AVX2
+// kernels' q8_0 GEMM (tilePairsAvx2).
+bool pairsLayout(Int8GemmFormat format) {
+    return format == Int8GemmFormat::Q8_0 && usingAvx2Dots();
+}
 
 // A q5_0 block's integers as the unsigned side takes them (its stored q, 0..31), and its d.
 void q5Bytes(const uint8_t* block, uint8_t* out, float* d) {
@@ -60,7 +66,8 @@ void quantizeInt8Rows(const float* x, size_t first, size_t count, size_t n, Int8
     const int offset = int8GemmOffset(rows.format);
     for (size_t i = first; i < first + count; ++i) {
         quantizeInt8(x + i * n, n, one);
-        std::memcpy(rows.q.data() + i * n, one.q.data(), n);
+        if (pairsLayout(rows.format)) std::copy(one.q.data(), one.q.data() + n, rows.wide.data() + i * n);
+        else std::memcpy(rows.q.data() + i * n, one.q.data(), n);
         std::memcpy(rows.scale.data() + i * blocks, one.scale.data(), blocks * sizeof(float));
         for (size_t b = 0; b < blocks; ++b) {
             int32_t sum = 0;
@@ -74,11 +81,19 @@ void quantizeInt8Rows(const float* x, size_t first, size_t count, size_t n, Int8
 void Int8Rows::reshape(size_t rowCount, size_t width, Int8GemmFormat weights) {
     n = width;
     format = weights;
-    if (q.size() < rowCount * n) q.resize(rowCount * n);
+    if (pairsLayout(format)) {
+        if (wide.size() < rowCount * n) wide.resize(rowCount * n);
+    } else if (q.size() < rowCount * n) {
+        q.resize(rowCount * n);
+    }
     if (scale.size() < rowCount * n / kBlock) {
         scale.resize(rowCount * n / kBlock);
         start.resize(rowCount * n / kBlock);
     }
+}
+
+size_t int8RowBytes(Int8GemmFormat format, size_t n) {
+    return pairsLayout(format) ? n * sizeof(int16_t) : n;
 }
 
 size_t int8PackedBytes(size_t n, size_t columns) {
@@ -132,37 +147,72 @@ __attribute__((target("avx512f"))) void storeLanesAvx512(const uint8_t* src, siz
 #endif
 
 #ifdef HEARSAY_SIMD_X86
+// An 8 × 8 transposition of four-byte words: out[g] holds word g of in[0], ..., in[7].
+__attribute__((target("avx2"))) void transposeWords8(const __m256i* in, __m256i* out) {
+    __m256i t[8], u[8];
+    for (size_t k = 0; k < 8; k += 2) {
+        t[k] = _mm256_unpacklo_epi32(in[k], in[k + 1]);
+        t[k + 1] = _mm256_unpackhi_epi32(in[k], in[k + 1]);
+    }
+    // u[g] (g < 4): word g (first 128 bits) and g + 4 (second) of rows 0-3; u[g + 4]: of rows 4-7.
+    for (size_t h = 0; h < 2; ++h) {
+        const __m256i* a = t + 4 * h;
+        u[4 * h + 0] = _mm256_unpacklo_epi64(a[0], a[2]);
+        u[4 * h + 1] = _mm256_unpackhi_epi64(a[0], a[2]);
+        u[4 * h + 2] = _mm256_unpacklo_epi64(a[1], a[3]);
+        u[4 * h + 3] = _mm256_unpackhi_epi64(a[1], a[3]);
+    }
+    for (size_t g = 0; g < 4; ++g) {
+        out[g] = _mm256_permute2x128_si256(u[g], u[g + 4], 0x20);
+        out[g + 4] = _mm256_permute2x128_si256(u[g], u[g + 4], 0x31);
+    }
+}
+
 // The AVX2 form: lanes 0-7, then 8-15, each an 8 × 8 transposition of four-byte words.
 __attribute__((target("avx2"))) void storeLanesAvx2(const uint8_t* src, size_t stride, uint8_t flip,
                                                      uint8_t* group) {
     const __m256i flipBytes = _mm256_set1_epi8(char(flip));
     for (size_t half = 0; half < 2; ++half) {
-        __m256i z[8], t[8], u[8];
+        __m256i z[8], words[8];
         for (size_t k = 0; k < 8; ++k) {
             const auto* row = reinterpret_cast<const __m256i*>(src + (half * 8 + k) * stride);
             z[k] = _mm256_xor_si256(_mm256_loadu_si256(row), flipBytes);
         }
-        for (size_t k = 0; k < 8; k += 2) {
-            t[k] = _mm256_unpacklo_epi32(z[k], z[k + 1]);
-            t[k + 1] = _mm256_unpackhi_epi32(z[k], z[k + 1]);
-        }
-        // u[g] (g < 4): word g (first 128 bits) and g + 4 (second) of lanes 0-3; u[g + 4]: of lanes 4-7.
-        for (size_t h = 0; h < 2; ++h) {
-            const __m256i* a = t + 4 * h;
-            u[4 * h + 0] = _mm256_unpacklo_epi64(a[0], a[2]);
-            u[4 * h + 1] = _mm256_unpackhi_epi64(a[0], a[2]);
-            u[4 * h + 2] = _mm256_unpacklo_epi64(a[1], a[3]);
-            u[4 * h + 3] = _mm256_unpackhi_epi64(a[1], a[3]);
-        }
-        for (size_t g = 0; g < 4; ++g) {
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(group + g * 64 + half * 32),
-                                _mm256_permute2x128_si256(u[g], u[g + 4], 0x20));
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(group + (g + 4) * 64 + half * 32),
-                                _mm256_permute2x128_si256(u[g], u[g + 4], 0x31));
+        transposeWords8(z, words);
+        for (size_t g = 0; g < 8; ++g)
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(group + g * 64 + half * 32), words[g]);
+    }
+}
+
+// q8_0's integers of 16 lanes (lane l's at src + l·stride) in the pairs layout: for each half of
+// the lanes, [16 pairs of k][8 lanes][2] bytes (the kernel widens 16 bytes, a pair of each lane, to
+// one register of int16). The 8 × 8 transposition gives each four-byte word (two pairs) of the 8
+// lanes in a register; a byte shuffle and a 64-bit permutation then put the first pairs before the
+// second ones.
+__attribute__((target("avx2"))) void storePairsAvx2(const uint8_t* src, size_t stride, uint8_t* group) {
+    const __m256i pairOrder = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15,
+                                               0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+    for (size_t half = 0; half < 2; ++half) {
+        __m256i z[8], words[8];
+        for (size_t l = 0; l < 8; ++l)
+            z[l] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + (half * 8 + l) * stride));
+        transposeWords8(z, words);
+        for (size_t g = 0; g < 8; ++g) { // pairs 2g and 2g + 1
+            const __m256i pairs = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(words[g], pairOrder), 0xD8);
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(group + half * 256 + g * 32), pairs);
         }
     }
 }
 #endif
+
+// The portable form of the same, for a group with fewer than 16 lanes (the others zero).
+void storePairsPortable(const uint8_t* src, size_t stride, size_t valid, uint8_t* group) {
+    for (size_t lane = 0; lane < kLanes; ++lane) {
+        const size_t half = lane / 8, l = lane % 8;
+        for (size_t j = 0; j < kBlock; ++j)
+            group[(half * (kBlock / 2) + j / 2) * 16 + l * 2 + j % 2] = lane < valid ? src[lane * stride + j] : 0;
+    }
+}
 
 void storeLanes(const uint8_t* src, size_t stride, uint8_t flip, uint8_t* group) {
 #ifdef HEARSAY_SIMD_X86
@@ -224,11 +274,24 @@ void packInt8Columns(Int8GemmFormat format, const uint8_t* w, size_t n, size_t f
     const size_t blocks = n / kBlock, blockBytes = formatBlockBytes(format), rowBytes = blocks * blockBytes;
     const size_t groups = (columns + kLanes - 1) / kLanes;
     constexpr uint8_t kQ8Flip = 0x80; // q8_0's q + 128: q's sign bit flipped
+    const bool pairs = pairsLayout(format);
     for (size_t c = 0; c < groups; ++c) {
         const size_t valid = std::min(kLanes, columns - c * kLanes);
         const uint8_t* rows = w + (first + c * kLanes) * rowBytes;
         for (size_t b = 0; b < blocks; ++b) {
             uint8_t* group = packed + (c * blocks + b) * kGroupBytes;
+            if (pairs) {
+                float d[kLanes] = {};
+                for (size_t lane = 0; lane < valid; ++lane)
+                    d[lane] = halfFromBytes(rows + lane * rowBytes + b * blockBytes);
+#ifdef HEARSAY_SIMD_X86
+                if (valid == kLanes) storePairsAvx2(rows + b * blockBytes + 2, rowBytes, group);
+                else
+#endif
+                    storePairsPortable(rows + b * blockBytes + 2, rowBytes, valid, group);
+                std::memcpy(group + kGroupIntegers, d, sizeof d);
+                continue;
+            }
             // Each lane's d after its integers; a column past the end gets zeros, d = 0 among them.
             float d[kLanes] = {};
             if (format == Int8GemmFormat::Q8_0 && valid == kLanes) {
@@ -384,23 +447,17 @@ void gemmInt8Vnni(const Int8Rows& x, size_t first, size_t count, const uint8_t* 
     }
 }
 
-// The AVX2 form (cpu_int8.cpp's AVX2 kernels: vpmaddubsw, then vpmaddwd with ones, for one
-// vpdpbusd), in tiles of R rows × 8 columns: one half of each 64-byte line of a packed group. q5_0's
+// The AVX2 form of q5_0 (cpu_int8.cpp's AVX2 kernels: vpmaddubsw, then vpmaddwd with ones, for one
+// vpdpbusd), in tiles of R rows × 8 columns: one half of each 64-byte line of a packed group. The
 // stored integers (0..31) go in unsigned as packed, and the sum starts at x's start as on the VNNI
-// path (a pair of products at most 2·31·127). q8_0's packed q + 128 would let a pair pass 32767, so
-// its sign bit is flipped back and it goes in as in the single-row kernel: |q| on the unsigned side
-// and x with q's sign on the signed one (a pair at most 2·128·127); its sum then starts at 0. The
-// block sums equal the VNNI path's exactly, and so do the float sums. On Zen 3, vpsignb, vpabsb,
-// vpmaddubsw and vpmaddwd share the same two pipes, so q8_0's 32 products (a sign, then the two
-// multiplies) take 1.5 cycles against four FMAs' 2: at best 0.75x the SGEMM's time (RESULTS.md,
-// "CPU run 15", with the variants tried against it).
+// path. The block sums equal the VNNI path's exactly, and so do the float sums. (q8_0's q + 128
+// would let a pair pass 32767 here; it takes the int16 form below, tilePairsAvx2.)
 #define HEARSAY_INT8_GEMM_AVX2_TARGET "avx2,fma"
 
-template <size_t R, bool signedWeights>
+template <size_t R>
 __attribute__((target(HEARSAY_INT8_GEMM_AVX2_TARGET))) void tileAvx2(const Int8Rows& x, size_t i0, const uint8_t* g,
                                                                     size_t valid, float beta, float* y, size_t ldy) {
     const size_t blocks = x.n / kBlock;
-    const __m256i flip = _mm256_set1_epi8(char(0x80));
     const __m256i ones = _mm256_set1_epi16(1);
     __m256 f[R];
 #pragma GCC unroll 8
@@ -414,43 +471,28 @@ __attribute__((target(HEARSAY_INT8_GEMM_AVX2_TARGET))) void tileAvx2(const Int8R
         __m256i a[R];
 #pragma GCC unroll 8
         for (size_t r = 0; r < R; ++r)
-            a[r] = signedWeights ? _mm256_setzero_si256() : _mm256_set1_epi32(start[r * blocks + b]);
-        if constexpr (signedWeights) {
+            a[r] = _mm256_set1_epi32(start[r * blocks + b]);
+        // A pair is at most 2·31·127 = 7874, so four k-steps' pairs add up in int16 (at most
+        // 31496) before one vpmaddwd widens them: 10 multiplies a block instead of 16.
+#pragma GCC unroll 2
+        for (size_t k0 = 0; k0 < kBlock / 4; k0 += 4) {
+            __m256i pairs[R];
 #pragma GCC unroll 8
-            for (size_t k = 0; k < kBlock / 4; ++k) {
-                const __m256i w = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + k * 64)), flip);
-                const __m256i unsignedSide = _mm256_abs_epi8(w);
+            for (size_t r = 0; r < R; ++r)
+                pairs[r] = _mm256_setzero_si256();
+#pragma GCC unroll 4
+            for (size_t k = k0; k < k0 + 4; ++k) {
+                const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + k * 64));
 #pragma GCC unroll 8
                 for (size_t r = 0; r < R; ++r) {
                     int32_t four;
                     std::memcpy(&four, q + r * x.n + b * kBlock + 4 * k, sizeof four);
-                    const __m256i xb = _mm256_sign_epi8(_mm256_set1_epi32(four), w);
-                    a[r] = _mm256_add_epi32(a[r], _mm256_madd_epi16(_mm256_maddubs_epi16(unsignedSide, xb), ones));
+                    pairs[r] = _mm256_add_epi16(pairs[r], _mm256_maddubs_epi16(w, _mm256_set1_epi32(four)));
                 }
             }
-        } else {
-            // A pair is at most 2·31·127 = 7874, so four k-steps' pairs add up in int16 (at most
-            // 31496) before one vpmaddwd widens them: 10 multiplies a block instead of 16.
-#pragma GCC unroll 2
-            for (size_t k0 = 0; k0 < kBlock / 4; k0 += 4) {
-                __m256i pairs[R];
 #pragma GCC unroll 8
-                for (size_t r = 0; r < R; ++r)
-                    pairs[r] = _mm256_setzero_si256();
-#pragma GCC unroll 4
-                for (size_t k = k0; k < k0 + 4; ++k) {
-                    const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + k * 64));
-#pragma GCC unroll 8
-                    for (size_t r = 0; r < R; ++r) {
-                        int32_t four;
-                        std::memcpy(&four, q + r * x.n + b * kBlock + 4 * k, sizeof four);
-                        pairs[r] = _mm256_add_epi16(pairs[r], _mm256_maddubs_epi16(w, _mm256_set1_epi32(four)));
-                    }
-                }
-#pragma GCC unroll 8
-                for (size_t r = 0; r < R; ++r)
-                    a[r] = _mm256_add_epi32(a[r], _mm256_madd_epi16(pairs[r], ones));
-            }
+            for (size_t r = 0; r < R; ++r)
+                a[r] = _mm256_add_epi32(a[r], _mm256_madd_epi16(pairs[r], ones));
         }
         const __m256 d = _mm256_loadu_ps(reinterpret_cast<const float*>(p + kGroupIntegers));
 #pragma GCC unroll 8
@@ -470,16 +512,15 @@ __attribute__((target(HEARSAY_INT8_GEMM_AVX2_TARGET))) void tileAvx2(const Int8R
 
 constexpr size_t kTileRowsAvx2 = 4;
 
-template <size_t R, bool signedWeights>
+template <size_t R>
 void tileRowsAvx2(const Int8Rows& x, size_t i0, size_t rows, const uint8_t* g, size_t valid, float beta, float* y,
                   size_t ldy) {
     if constexpr (R > 0) {
-        if (rows == R) return tileAvx2<R, signedWeights>(x, i0, g, valid, beta, y, ldy);
-        return tileRowsAvx2<R - 1, signedWeights>(x, i0, rows, g, valid, beta, y, ldy);
+        if (rows == R) return tileAvx2<R>(x, i0, g, valid, beta, y, ldy);
+        return tileRowsAvx2<R - 1>(x, i0, rows, g, valid, beta, y, ldy);
     }
 }
 
-template <bool signedWeights>
 void gemmInt8Avx2(const Int8Rows& x, size_t first, size_t count, const uint8_t* packed, size_t columns, float beta,
                   float* y, size_t ldy) {
     const size_t blocks = x.n / kBlock, groups = (columns + kLanes - 1) / kLanes;
@@ -493,8 +534,99 @@ void gemmInt8Avx2(const Int8Rows& x, size_t first, size_t count, const uint8_t* 
                 const uint8_t* g = packed + c * blocks * kGroupBytes + half * 32;
                 for (size_t r = i; r < rowEnd; r += kTileRowsAvx2) {
                     const size_t rows = std::min(kTileRowsAvx2, rowEnd - r);
-                    tileRowsAvx2<kTileRowsAvx2, signedWeights>(x, r, rows, g, valid, beta, y + column, ldy);
+                    tileRowsAvx2<kTileRowsAvx2>(x, r, rows, g, valid, beta, y + column, ldy);
                 }
+            }
+        }
+    }
+}
+
+// q8_0 on AVX2 in int16: x's integers (Int8Rows::wide) and the weights' (the pairs layout, widened
+// by vpmovsxbw as they are loaded) go in as int16, so that one vpmaddwd multiplies 16 of them and
+// adds each pair into int32, exactly (at most 2·127·128 a pair): 32 products are two vpmaddwd
+// where the byte form took a vpsignb, a vpmaddubsw and a vpmaddwd, all on the same two pipes of
+// Zen 3 (RESULTS.md, "CPU run 15"); the widening and the vpaddd that sum the products go to the
+// other pipes. No offset: the sums start at 0 and equal the VNNI path's block sums, and so do the
+// float sums. A tile is R rows × 16 columns (both halves of a group): 2R int32 accumulators, the two
+// weight registers and x's broadcast pair in the 16 registers. The empty asm after each sum keeps
+// GCC from scheduling a block's 32R products ahead of their sums, which spilled them to the stack
+// (1.4x the byte form's time instead of 0.8x, one core; RESULTS.md, "CPU run 25").
+template <size_t R>
+__attribute__((target(HEARSAY_INT8_GEMM_AVX2_TARGET))) void tilePairsAvx2(const Int8Rows& x, size_t i0,
+                                                                         const uint8_t* g, size_t valid, float beta,
+                                                                         float* y, size_t ldy) {
+    const size_t blocks = x.n / kBlock;
+    __m256 f[R][2];
+#pragma GCC unroll 8
+    for (size_t r = 0; r < R; ++r)
+        f[r][0] = f[r][1] = _mm256_setzero_ps();
+    const int16_t* q = x.wide.data() + i0 * x.n;
+    const float* scale = x.scale.data() + i0 * blocks;
+    for (size_t b = 0; b < blocks; ++b) {
+        const uint8_t* p = g + b * kGroupBytes;
+        __m256i a[R][2];
+#pragma GCC unroll 8
+        for (size_t r = 0; r < R; ++r)
+            a[r][0] = a[r][1] = _mm256_setzero_si256();
+#pragma GCC unroll 16
+        for (size_t k = 0; k < kBlock / 2; ++k) {
+            const __m256i w0 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k * 16)));
+            const __m256i w1 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 256 + k * 16)));
+#pragma GCC unroll 8
+            for (size_t r = 0; r < R; ++r) {
+                int32_t pair;
+                std::memcpy(&pair, q + r * x.n + b * kBlock + 2 * k, sizeof pair);
+                const __m256i xb = _mm256_set1_epi32(pair);
+                a[r][0] = _mm256_add_epi32(a[r][0], _mm256_madd_epi16(w0, xb));
+                asm("" : "+x"(a[r][0]));
+                a[r][1] = _mm256_add_epi32(a[r][1], _mm256_madd_epi16(w1, xb));
+                asm("" : "+x"(a[r][1]));
+            }
+        }
+        const __m256 d0 = _mm256_loadu_ps(reinterpret_cast<const float*>(p + kGroupIntegers));
+        const __m256 d1 = _mm256_loadu_ps(reinterpret_cast<const float*>(p + kGroupIntegers) + 8);
+#pragma GCC unroll 8
+        for (size_t r = 0; r < R; ++r) {
+            const __m256 dx = _mm256_set1_ps(scale[r * blocks + b]);
+            f[r][0] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(a[r][0]), _mm256_mul_ps(d0, dx), f[r][0]);
+            f[r][1] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(a[r][1]), _mm256_mul_ps(d1, dx), f[r][1]);
+        }
+    }
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i mask[2] = {_mm256_cmpgt_epi32(_mm256_set1_epi32(int(valid)), lane),
+                             _mm256_cmpgt_epi32(_mm256_set1_epi32(int(valid) - 8), lane)};
+#pragma GCC unroll 8
+    for (size_t r = 0; r < R; ++r) {
+        float* row = y + (i0 + r) * ldy;
+        for (size_t h = 0; h < 2 && 8 * h < valid; ++h) {
+            if (beta != 0.0f) f[r][h] = _mm256_add_ps(f[r][h], _mm256_maskload_ps(row + 8 * h, mask[h]));
+            _mm256_maskstore_ps(row + 8 * h, mask[h], f[r][h]);
+        }
+    }
+}
+
+constexpr size_t kTileRowsPairs = 4;
+
+template <size_t R>
+void tileRowsPairs(const Int8Rows& x, size_t i0, size_t rows, const uint8_t* g, size_t valid, float beta, float* y,
+                   size_t ldy) {
+    if constexpr (R > 0) {
+        if (rows == R) return tilePairsAvx2<R>(x, i0, g, valid, beta, y, ldy);
+        return tileRowsPairs<R - 1>(x, i0, rows, g, valid, beta, y, ldy);
+    }
+}
+
+void gemmPairsAvx2(const Int8Rows& x, size_t first, size_t count, const uint8_t* packed, size_t columns, float beta,
+                   float* y, size_t ldy) {
+    const size_t blocks = x.n / kBlock, groups = (columns + kLanes - 1) / kLanes;
+    for (size_t i = first; i < first + count; i += kRowBlock) {
+        const size_t rowEnd = std::min(first + count, i + kRowBlock);
+        for (size_t c = 0; c < groups; ++c) {
+            const size_t valid = std::min(kLanes, columns - c * kLanes);
+            const uint8_t* g = packed + c * blocks * kGroupBytes;
+            for (size_t r = i; r < rowEnd; r += kTileRowsPairs) {
+                const size_t rows = std::min(kTileRowsPairs, rowEnd - r);
+                tileRowsPairs<kTileRowsPairs>(x, r, rows, g, valid, beta, y + c * kLanes, ldy);
             }
         }
     }
@@ -516,8 +648,8 @@ void gemmInt8(const Int8Rows& x, size_t first, size_t count, const uint8_t* pack
 #ifdef HEARSAY_SIMD_X86
     if (usingVnniDots()) return gemmInt8Vnni(x, first, count, packed, columns, beta, y, ldy);
     if (usingAvx2Dots()) {
-        if (x.format == Int8GemmFormat::Q8_0) return gemmInt8Avx2<true>(x, first, count, packed, columns, beta, y, ldy);
-        return gemmInt8Avx2<false>(x, first, count, packed, columns, beta, y, ldy);
+        if (x.format == Int8GemmFormat::Q8_0) return gemmPairsAvx2(x, first, count, packed, columns, beta, y, ldy);
+        return gemmInt8Avx2(x, first, count, packed, columns, beta, y, ldy);
     }
 #endif
     gemmInt8Portable(x, first, count, packed, columns, beta, y, ldy);

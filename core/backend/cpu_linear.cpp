@@ -242,7 +242,7 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
             // Block weights where the integer GEMM runs (AVX-512 VNNI; AVX2): x quantised to int8
             // row by row (as a decode step's x is), then one integer GEMM per thread on a block of
             // output columns, its columns repacked first (O(weights), a quarter of the float32
-            // widening's bytes). At most kInt8GemmElements of x a pass, so that its int8 copy stays
+            // widening's bytes). At most kInt8GemmBytes of x's integers a pass, so that its copy stays
             // small (an encoder's MLP multiplies 1500 rows of 4d: 3 to 4 passes) while each pass is
             // still a large product; the columns are packed once, in the first pass, and kept for
             // the others (a block of `block` columns each: the pool's chunks are blocks here, since
@@ -253,7 +253,7 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
             std::vector<std::vector<uint8_t>>& packed = packedOfThisThread;  // [column block]
             const size_t block = small ? m : ((m + threads - 1) / threads + 31) / 32 * 32;
             if (packed.size() < (m + block - 1) / block) packed.resize((m + block - 1) / block);
-            const size_t passRows = std::max<size_t>(1, kInt8GemmElements / n);
+            const size_t passRows = std::max<size_t>(1, kInt8GemmBytes / simd::int8RowBytes(*format, n));
             for (size_t first = 0; first < r; first += passRows) {
                 const size_t count = std::min(passRows, r - first);
                 const float* xRows = xp + first * n;

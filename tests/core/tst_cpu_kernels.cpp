@@ -560,7 +560,7 @@ private slots:
         const std::vector<float> bias = randomValues(size_t(out), 12, 0.1f);
         auto b = backend.allocate(bias.size());
         backend.upload(BufferView(b.get()), bias.data(), bias.size());
-        static_assert(CpuBackend::kInt8GemmElements / 384 < 2100, "2100 rows take more than one pass");
+        static_assert(CpuBackend::kInt8GemmBytes / 384 < 2100, "2100 rows take more than one pass");
         for (int rows : {1, 3, 40, 2100}) {
             for (bool accumulate : {false, true}) {
                 const std::vector<float> x = randomValues(size_t(rows * in), uint32_t(13 + rows), 1.0f);
