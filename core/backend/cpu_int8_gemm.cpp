@@ -25,6 +25,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 
 namespace hearsay::simd {
 namespace {
@@ -352,6 +353,15 @@ void gemmInt8Portable(const Int8Rows& x, size_t first, size_t count, const uint8
 #ifdef HEARSAY_SIMD_X86
 namespace {
 
+// tile(std::integral_constant<size_t, rows>) for rows in [1, R]: a row block's last tile may be short,
+// and each tile's row count is a template argument (its accumulators are registers).
+template <size_t R, class Tile> void withRows(size_t rows, Tile&& tile) {
+    if constexpr (R > 0) {
+        if (rows == R) return tile(std::integral_constant<size_t, R>{});
+        return withRows<R - 1>(rows, tile);
+    }
+}
+
 #define HEARSAY_INT8_GEMM_TARGET "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma"
 
 // R rows (R ≤ kTileRows) × 32 columns (two packed groups; the second may be absent: `two` false).
@@ -416,18 +426,6 @@ __attribute__((target(HEARSAY_INT8_GEMM_TARGET))) void tileVnni(const Int8Rows& 
 constexpr size_t kTileRows = 6;
 constexpr size_t kRowBlock = 96; // rows whose integers stay in L2 while the packed columns pass
 
-template <size_t R>
-void tileRows(const Int8Rows& x, size_t i0, size_t rows, const uint8_t* g0, const uint8_t* g1, bool two, size_t valid0,
-              size_t valid1, float beta, float* y, size_t ldy) {
-    if constexpr (R > 0) {
-        if (rows == R) {
-            if (two) return tileVnni<R, true>(x, i0, g0, g1, valid0, valid1, beta, y, ldy);
-            return tileVnni<R, false>(x, i0, g0, g1, valid0, valid1, beta, y, ldy);
-        }
-        return tileRows<R - 1>(x, i0, rows, g0, g1, two, valid0, valid1, beta, y, ldy);
-    }
-}
-
 void gemmInt8Vnni(const Int8Rows& x, size_t first, size_t count, const uint8_t* packed, size_t columns, float beta,
                   float* y, size_t ldy) {
     const size_t blocks = x.n / kBlock, groups = (columns + kLanes - 1) / kLanes;
@@ -441,7 +439,11 @@ void gemmInt8Vnni(const Int8Rows& x, size_t first, size_t count, const uint8_t* 
             const uint8_t* g1 = two ? g0 + blocks * kGroupBytes : g0;
             for (size_t r = i; r < rowEnd; r += kTileRows) {
                 const size_t rows = std::min(kTileRows, rowEnd - r);
-                tileRows<kTileRows>(x, r, rows, g0, g1, two, valid0, valid1, beta, y + c * kLanes, ldy);
+                withRows<kTileRows>(rows, [&](auto n) {
+                    constexpr size_t R = decltype(n)::value;
+                    if (two) tileVnni<R, true>(x, r, g0, g1, valid0, valid1, beta, y + c * kLanes, ldy);
+                    else tileVnni<R, false>(x, r, g0, g1, valid0, valid1, beta, y + c * kLanes, ldy);
+                });
             }
         }
     }
@@ -512,15 +514,6 @@ __attribute__((target(HEARSAY_INT8_GEMM_AVX2_TARGET))) void tileAvx2(const Int8R
 
 constexpr size_t kTileRowsAvx2 = 4;
 
-template <size_t R>
-void tileRowsAvx2(const Int8Rows& x, size_t i0, size_t rows, const uint8_t* g, size_t valid, float beta, float* y,
-                  size_t ldy) {
-    if constexpr (R > 0) {
-        if (rows == R) return tileAvx2<R>(x, i0, g, valid, beta, y, ldy);
-        return tileRowsAvx2<R - 1>(x, i0, rows, g, valid, beta, y, ldy);
-    }
-}
-
 void gemmInt8Avx2(const Int8Rows& x, size_t first, size_t count, const uint8_t* packed, size_t columns, float beta,
                   float* y, size_t ldy) {
     const size_t blocks = x.n / kBlock, groups = (columns + kLanes - 1) / kLanes;
@@ -534,7 +527,9 @@ void gemmInt8Avx2(const Int8Rows& x, size_t first, size_t count, const uint8_t* 
                 const uint8_t* g = packed + c * blocks * kGroupBytes + half * 32;
                 for (size_t r = i; r < rowEnd; r += kTileRowsAvx2) {
                     const size_t rows = std::min(kTileRowsAvx2, rowEnd - r);
-                    tileRowsAvx2<kTileRowsAvx2>(x, r, rows, g, valid, beta, y + column, ldy);
+                    withRows<kTileRowsAvx2>(rows, [&](auto n) {
+                        tileAvx2<decltype(n)::value>(x, r, g, valid, beta, y + column, ldy);
+                    });
                 }
             }
         }
@@ -607,15 +602,6 @@ __attribute__((target(HEARSAY_INT8_GEMM_AVX2_TARGET))) void tilePairsAvx2(const 
 
 constexpr size_t kTileRowsPairs = 4;
 
-template <size_t R>
-void tileRowsPairs(const Int8Rows& x, size_t i0, size_t rows, const uint8_t* g, size_t valid, float beta, float* y,
-                   size_t ldy) {
-    if constexpr (R > 0) {
-        if (rows == R) return tilePairsAvx2<R>(x, i0, g, valid, beta, y, ldy);
-        return tileRowsPairs<R - 1>(x, i0, rows, g, valid, beta, y, ldy);
-    }
-}
-
 void gemmPairsAvx2(const Int8Rows& x, size_t first, size_t count, const uint8_t* packed, size_t columns, float beta,
                    float* y, size_t ldy) {
     const size_t blocks = x.n / kBlock, groups = (columns + kLanes - 1) / kLanes;
@@ -626,7 +612,9 @@ void gemmPairsAvx2(const Int8Rows& x, size_t first, size_t count, const uint8_t*
             const uint8_t* g = packed + c * blocks * kGroupBytes;
             for (size_t r = i; r < rowEnd; r += kTileRowsPairs) {
                 const size_t rows = std::min(kTileRowsPairs, rowEnd - r);
-                tileRowsPairs<kTileRowsPairs>(x, r, rows, g, valid, beta, y + c * kLanes, ldy);
+                withRows<kTileRowsPairs>(rows, [&](auto n) {
+                    tilePairsAvx2<decltype(n)::value>(x, r, g, valid, beta, y + c * kLanes, ldy);
+                });
             }
         }
     }
