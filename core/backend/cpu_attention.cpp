@@ -36,7 +36,8 @@ void CpuBackend::attentionTiles(const AttentionArgs& a, const AttentionBatch& ba
     const int qc = batch.queryCount, kc = batch.keyCount, hd = a.headDim;
     const size_t qs = static_cast<size_t>(a.qStride), ks = static_cast<size_t>(a.kvStride),
                  os = static_cast<size_t>(a.outStride);
-    const size_t keyStride = simd::tileKeyStride(kc), valueStride = simd::tileValueStride(hd);
+    const size_t keyStride = simd::tileKeyStride(kc), valueStride = simd::tileValueStride(hd),
+                 valueSlice = simd::tileValueSlice(hd);
     const size_t matrix = static_cast<size_t>(std::min(qc, simd::kTileQueries)) * keyStride;
     float* scores = floatPointer(a.workspace, matrix, "attention workspace");
     const float* q = floatPointer(a.q, a.q.size, "attention q") + static_cast<size_t>(batch.queryRow) * qs;
@@ -51,21 +52,21 @@ void CpuBackend::attentionTiles(const AttentionArgs& a, const AttentionBatch& ba
             for (size_t h = g; h < static_cast<size_t>(a.heads); h += groups) {
                 const size_t col = h * static_cast<size_t>(hd), width = static_cast<size_t>(hd);
                 kt.assign(width * keyStride, 0.0f);
-                v.assign(static_cast<size_t>(kc) * valueStride, 0.0f);
+                v.assign(keyStride * valueStride, 0.0f);
                 row.resize(width);
                 for (size_t i = 0; i < static_cast<size_t>(kc); ++i) {
                     const size_t at = (batch.keyRow + i) * ks + col;
                     const float* key = kp.f32 ? kp.f32 + at : row.data();
                     if (!kp.f32) simd::convertHalf(kp.f16 + at, row.data(), width);
                     for (size_t c = 0; c < width; ++c) kt[simd::tileKeyIndex(i, c, width)] = key[c];
-                    float* value = v.data() + i * valueStride;
-                    if (vp.f32) {
-                        std::copy(vp.f32 + at, vp.f32 + at + width, value);
-                    } else {
-                        simd::convertHalf(vp.f16 + at, value, width);
+                    const float* value = vp.f32 ? vp.f32 + at : row.data();
+                    if (!vp.f32) simd::convertHalf(vp.f16 + at, row.data(), width);
+                    for (size_t c = 0; c < width; c += valueSlice) {
+                        const size_t n = std::min(valueSlice, width - c);
+                        std::copy(value + c, value + c + n, v.data() + simd::tileValueIndex(i, c, keyStride, valueSlice));
                     }
                 }
-                const simd::TileHead head{kt.data(), v.data(), kc, hd, keyStride, valueStride};
+                const simd::TileHead head{kt.data(), v.data(), kc, hd, keyStride, valueStride, valueSlice};
                 // Query j of the batch sees kc - qc + j + 1 keys under the causal mask.
                 simd::attentionTile(q + col, qs, qc, head, a.scale, a.causal, kc - qc + 1, scores + g * matrix, out + col, os);
             }

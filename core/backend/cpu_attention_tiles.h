@@ -15,8 +15,9 @@ constexpr int kTileQueries = 24;
 
 // One head's keys and values as attentionTile() reads them (CpuBackend lays them out): the keys
 // transposed in chunks of 32, kt[tileKeyIndex(i, c, headDim)] = k_i[c] for c < headDim (each
-// chunk's headDim × 32 floats contiguous, zero for keys from `keys` to keyStride);
-// v[i·valueStride + c] = v_i[c], with zero columns from headDim to valueStride.
+// chunk's headDim × 32 floats contiguous, zero for keys from `keys` to keyStride); the values in
+// slices of valueSlice columns, v[tileValueIndex(i, c, keyStride, valueSlice)] = v_i[c] (each
+// slice's keyStride × valueSlice floats contiguous), zero from headDim to valueStride.
 struct TileHead {
     const float* kt = nullptr;
     const float* v = nullptr;
@@ -24,6 +25,7 @@ struct TileHead {
     int headDim = 0;
     size_t keyStride = 0;    // tileKeyStride(keys)
     size_t valueStride = 0;  // tileValueStride(headDim)
+    size_t valueSlice = 0;   // tileValueSlice(headDim)
 };
 
 size_t tileKeyStride(int keys);      // keys rounded up to 32
@@ -31,6 +33,13 @@ inline size_t tileKeyIndex(size_t key, size_t column, size_t headDim) {
     return key / 32 * 32 * headDim + column * 32 + key % 32;
 }
 size_t tileValueStride(int headDim); // headDim rounded up to 16
+// Columns per slice of the values: the whole padded row for the AVX-512 tiles (64 columns a tile);
+// 16 for the AVX2 tiles, whose 16 columns then lie contiguous over all the keys instead of 64
+// bytes of every 256-byte row (RESULTS.md, "CPU run 25").
+size_t tileValueSlice(int headDim);
+inline size_t tileValueIndex(size_t key, size_t column, size_t keyStride, size_t slice) {
+    return column / slice * keyStride * slice + key * slice + column % slice;
+}
 
 // True where attentionTile() runs: AVX-512F, or AVX2 with FMA, unless HEARSAY_ATTENTION_TILES=0
 // (then CpuBackend takes its GEMM path); HEARSAY_ATTENTION_TILES=avx2 takes the AVX2 tiles on a
