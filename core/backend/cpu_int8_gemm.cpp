@@ -514,26 +514,29 @@ __attribute__((target(HEARSAY_INT8_GEMM_AVX2_TARGET))) void tileAvx2(const Int8R
 
 constexpr size_t kTileRowsAvx2 = 4;
 
-void gemmInt8Avx2(const Int8Rows& x, size_t first, size_t count, const uint8_t* packed, size_t columns, float beta,
-                  float* y, size_t ldy) {
-    const size_t blocks = x.n / kBlock, groups = (columns + kLanes - 1) / kLanes;
+// tile(n, r, g, column, valid) for the AVX2 tiles of rows [first, first + count) × the packed
+// columns: row blocks of kRowBlock, then units of `unit` columns (8: half a group, at g; 16: a
+// whole group), then tiles of TileRows rows (n an integral constant, the last tile's maybe fewer).
+template <size_t TileRows, class Tile>
+void forEachAvx2Tile(size_t first, size_t count, size_t blocks, const uint8_t* packed, size_t columns, size_t unit,
+                     Tile&& tile) {
     for (size_t i = first; i < first + count; i += kRowBlock) {
         const size_t rowEnd = std::min(first + count, i + kRowBlock);
-        for (size_t c = 0; c < groups; ++c) {
-            for (size_t half = 0; half < 2; ++half) {
-                const size_t column = c * kLanes + half * 8;
-                if (column >= columns) break;
-                const size_t valid = std::min<size_t>(8, columns - column);
-                const uint8_t* g = packed + c * blocks * kGroupBytes + half * 32;
-                for (size_t r = i; r < rowEnd; r += kTileRowsAvx2) {
-                    const size_t rows = std::min(kTileRowsAvx2, rowEnd - r);
-                    withRows<kTileRowsAvx2>(rows, [&](auto n) {
-                        tileAvx2<decltype(n)::value>(x, r, g, valid, beta, y + column, ldy);
-                    });
-                }
-            }
+        for (size_t column = 0; column < columns; column += unit) {
+            const size_t valid = std::min(unit, columns - column);
+            const uint8_t* g = packed + column / kLanes * blocks * kGroupBytes + column % kLanes / 8 * 32;
+            for (size_t r = i; r < rowEnd; r += TileRows)
+                withRows<TileRows>(std::min(TileRows, rowEnd - r), [&](auto n) { tile(n, r, g, column, valid); });
         }
     }
+}
+
+void gemmInt8Avx2(const Int8Rows& x, size_t first, size_t count, const uint8_t* packed, size_t columns, float beta,
+                  float* y, size_t ldy) {
+    forEachAvx2Tile<kTileRowsAvx2>(first, count, x.n / kBlock, packed, columns, 8,
+                                   [&](auto n, size_t r, const uint8_t* g, size_t column, size_t valid) {
+                                       tileAvx2<decltype(n)::value>(x, r, g, valid, beta, y + column, ldy);
+                                   });
 }
 
 // q8_0 on AVX2 in int16: x's integers (Int8Rows::wide) and the weights' (the pairs layout, widened
@@ -604,20 +607,10 @@ constexpr size_t kTileRowsPairs = 4;
 
 void gemmPairsAvx2(const Int8Rows& x, size_t first, size_t count, const uint8_t* packed, size_t columns, float beta,
                    float* y, size_t ldy) {
-    const size_t blocks = x.n / kBlock, groups = (columns + kLanes - 1) / kLanes;
-    for (size_t i = first; i < first + count; i += kRowBlock) {
-        const size_t rowEnd = std::min(first + count, i + kRowBlock);
-        for (size_t c = 0; c < groups; ++c) {
-            const size_t valid = std::min(kLanes, columns - c * kLanes);
-            const uint8_t* g = packed + c * blocks * kGroupBytes;
-            for (size_t r = i; r < rowEnd; r += kTileRowsPairs) {
-                const size_t rows = std::min(kTileRowsPairs, rowEnd - r);
-                withRows<kTileRowsPairs>(rows, [&](auto n) {
-                    tilePairsAvx2<decltype(n)::value>(x, r, g, valid, beta, y + c * kLanes, ldy);
-                });
-            }
-        }
-    }
+    forEachAvx2Tile<kTileRowsPairs>(first, count, x.n / kBlock, packed, columns, kLanes,
+                                    [&](auto n, size_t r, const uint8_t* g, size_t column, size_t valid) {
+                                        tilePairsAvx2<decltype(n)::value>(x, r, g, valid, beta, y + column, ldy);
+                                    });
 }
 
 } // namespace
