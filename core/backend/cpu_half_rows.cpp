@@ -5,14 +5,17 @@
 //   stream past. The same loops serve the float32 self cache (headDots(), headWeightedSum()), where
 //   one dot() and one axpy() call per key row cost more than the reads;
 // - the product of f16 weight rows with one vector (a decode step's projections and logits), AVX-512
-//   only: four rows per iteration sharing each load of x, with independent sums (gemvQ8, its q8_0
-//   twin, lies beside dotQ8 in cpu_simd.cpp and shares its block kernel).
+//   (and AVX2 for long rows): four rows per iteration sharing each load of x, with independent sums
+//   (gemvQ8, its q8_0 twin, lies beside dotQ8 in cpu_simd.cpp and shares its block kernel).
 // Elsewhere the rows go through dotHalf() and axpyHalf() (dot() and axpy() for float32).
 #include "core/backend/cpu_simd.h"
+#include "core/backend/cpu_vector_math.h"
 #include "core/util/half.h"
 
 #include "core/backend/row_prefetch.h"
 #include "core/backend/x86_simd.h"
+
+#include <string_view>
 
 namespace hearsay::simd {
 namespace {
@@ -149,13 +152,45 @@ __attribute__((target("avx512f"))) void gemvHalfAvx512(const float* x, const uin
 }
 
 // The AVX2 twins of the attention kernels above, 8 floats to a vector; they still prefetch each
-// row whole at its start (the spread prefetches were measured only with AVX-512). The f16 rows
-// times one vector keep dotHalf per row there: a four-row AVX2 form with the AVX-512 form's prefetch read the logits
-// matrix at 9.4 GB/s where dotHalf's rows read it at 14.6 on an AMD Zen 3 VM (RESULTS.md, "CPU run 9").
+// row whole at its start (the spread prefetches were measured only with AVX-512).
 __attribute__((target("avx2,fma,f16c"))) inline __m256 row8(const uint16_t* row, size_t c) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 8 * c)));
 }
 __attribute__((target("avx2,fma,f16c"))) inline __m256 row8(const float* row, size_t c) { return _mm256_loadu_ps(row + 8 * c); }
+
+// f16 rows of at least kLongHalfRow values times one vector on AVX2, four rows per iteration sharing
+// each load of x, each row's lines prefetched as they are read (groupPrefetchDistance ahead). Each
+// row keeps dotHalfF16c's two sums (the even and the odd 8 of every 16) and adds them the same
+// way, so y[o] equals dotHalf(x, row o, n) bit for bit. Shorter rows keep dotHalf per row with the
+// whole row prefetched at its start: on an AMD Zen 3 VM (two threads, a 133 MB matrix) that read
+// rows of 512 to 1024 at 27 to 37 GB/s against 24 to 31 for this form, rows of 3072 to 5120 at 23
+// to 27 against 33 to 41 (the decoder's fc2; RESULTS.md, "CPU run 26"). Run 9 found an earlier
+// four-row form slower on the logits (1280 wide) with the prefetches of that time.
+constexpr size_t kLongHalfRow = 2048;
+
+__attribute__((target("avx2,fma,f16c"))) void gemvHalfAvx2(const float* x, const uint16_t* w, size_t n, size_t rows,
+                                                           float* y) {
+    const size_t rowBytes = n * sizeof(uint16_t), ahead = groupPrefetchDistance(4 * rowBytes);
+    const uint16_t* end = w + rows * n;
+    size_t o = 0;
+    for (; o + 4 <= rows; o += 4) {
+        const uint16_t* r0 = w + o * n;
+        const bool prefetch = size_t(end - r0) * sizeof(uint16_t) >= ahead + 4 * rowBytes;
+        __m256 s0[4], s1[4];
+        for (int r = 0; r < 4; ++r) s0[r] = s1[r] = _mm256_setzero_ps();
+        for (size_t i = 0; i < n; i += 16) {
+            if (prefetch && i % 32 == 0) prefetchFourRows(r0 + i, rowBytes, ahead);  // a line of each row
+            const __m256 x0 = _mm256_loadu_ps(x + i), x1 = _mm256_loadu_ps(x + i + 8);
+#pragma GCC unroll 4
+            for (size_t r = 0; r < 4; ++r) {
+                s0[r] = _mm256_fmadd_ps(x0, row8(r0 + r * n + i, 0), s0[r]);
+                s1[r] = _mm256_fmadd_ps(x1, row8(r0 + r * n + i, 1), s1[r]);
+            }
+        }
+        for (size_t r = 0; r < 4; ++r) y[o + r] = reduceAdd8(_mm256_add_ps(s0[r], s1[r]));
+    }
+    for (; o < rows; ++o) y[o] = dotHalf(x, w + o * n, n);
+}
 
 template <typename T>
 __attribute__((target("avx2,fma,f16c"))) void headDotsAvx2(const float* q, const T* k, size_t stride, size_t n,
@@ -292,7 +327,10 @@ void headDots(const float* q, const float* k, size_t stride, size_t n, size_t he
 
 void gemvHalf(const float* x, const uint16_t* w, size_t n, size_t rows, float* y) {
 #ifdef HEARSAY_SIMD_X86
-    if (n % 16 == 0 && usingAvx512()) return gemvHalfAvx512(x, w, n, rows, y);
+    // HEARSAY_VECTOR_MATH=avx2 takes the AVX2 forms on a CPU with AVX-512 too (for the tests).
+    static const bool avx512 = usingAvx512() && std::string_view(vectorMathPath()) != "avx2";
+    if (n % 16 == 0 && avx512) return gemvHalfAvx512(x, w, n, rows, y);
+    if (n % 16 == 0 && n >= kLongHalfRow && usingF16c()) return gemvHalfAvx2(x, w, n, rows, y);
 #endif
     for (size_t o = 0; o < rows; ++o) {
         prefetchRowsAhead(w + o * n, n * sizeof(uint16_t), w + rows * n);

@@ -21,7 +21,7 @@ void dotHalfRows(const float* a, size_t stride, size_t rows, const uint16_t* w, 
 void convertHalf(const uint16_t* src, float* dst, size_t n);
 // y[o] = Σ x[i]·float(w[o·n + i]), o < rows: f16 weight rows times one vector. Agrees with
 // dotHalf() per row to float rounding (the AVX-512 form, for n a multiple of 16, sums in another
-// order).
+// order; the AVX2 form of long rows equals it).
 void gemvHalf(const float* x, const uint16_t* w, size_t n, size_t rows, float* y);
 // y[o] = dotQ8(x, row o, n), o < rows, for rows of q8_0 blocks (n a multiple of 32), four rows at
 // a time with AVX-512 (sums in another order than dotQ8: equal to float rounding).
