@@ -172,7 +172,8 @@ __attribute__((target("avx2,fma"))) void valueTileAvx2(const float* p, size_t pS
 
 // An instruction set's tiles: score tiles of 1..scoreRows queries (each over scoreKeys keys),
 // weighted-sum tiles of 1..kValueRows queries × 1..valueVectors vectors of `width` columns, over
-// chunks of valueKeys keys, on values in slices of valueSlice columns (0: the whole padded row).
+// chunks of valueKeys keys (0: all of them in one pass), on values in slices of valueSlice columns
+// (0: the whole padded row).
 struct TileKernels {
     int width;
     int scoreRows;
@@ -201,7 +202,7 @@ const TileKernels kAvx512 = {
 };
 
 const TileKernels kAvx2 = {
-    8, 6, 16, 2, 1 << 30, 16,
+    8, 6, 16, 2, 0, 16,
     {scoreTileAvx2<1>, scoreTileAvx2<2>, scoreTileAvx2<3>, scoreTileAvx2<4>, scoreTileAvx2<5>, scoreTileAvx2<6>},
     {{valueTileAvx2<1, 1>, valueTileAvx2<1, 2>},
      {valueTileAvx2<2, 1>, valueTileAvx2<2, 2>},
@@ -218,7 +219,8 @@ void attentionTileWith(const TileKernels& k, const float* q, size_t qStride, int
     // and rows a power of two apart would share the L1's sets.
     thread_local std::vector<float> block;
     block.resize(static_cast<size_t>(rows) * hd);
-    for (int r = 0; r < rows; ++r) std::copy_n(q + static_cast<size_t>(r) * qStride, hd, block.data() + static_cast<size_t>(r) * hd);
+    for (int r = 0; r < rows; ++r)
+        std::copy_n(q + static_cast<size_t>(r) * qStride, hd, block.data() + static_cast<size_t>(r) * hd);
     // Scores: each chunk of 32 keys (headDim × 128 contiguous bytes) is read from L1 by every
     // group of queries in turn (AVX2: each half of it).
     for (size_t j = 0; j < ks; j += kScoreKeys) {
@@ -235,16 +237,17 @@ void attentionTileWith(const TileKernels& k, const float* q, size_t qStride, int
     for (int r = 0; r < rows; ++r) {
         inv[r] = exponentials(scores + static_cast<size_t>(r) * ks, visibleOf(head, causal, firstVisible, r), head.keys);
     }
-    // Weighted sums a chunk of k.valueKeys keys at a time, then divided by the row sums.
+    // Weighted sums a chunk of keys at a time, then divided by the row sums.
     const size_t width = head.valueStride, tileColumns = static_cast<size_t>(k.width * k.valueVectors);
     const size_t slice = head.valueSlice, sliceFloats = head.keyStride * slice;
     thread_local std::vector<float> sums;
     sums.resize(static_cast<size_t>(rows) * width);
     const int longest = visibleOf(head, causal, firstVisible, rows - 1);
-    for (int begin = 0; begin < longest; begin += k.valueKeys) {
+    const int chunk = k.valueKeys > 0 ? k.valueKeys : longest;
+    for (int begin = 0; begin < longest; begin += chunk) {
         for (int r = 0; r < rows; r += kValueRows) {
             const int n = std::min(kValueRows, rows - r);
-            const int end = std::min(begin + std::min(k.valueKeys, longest - begin), visibleOf(head, causal, firstVisible, r + n - 1));
+            const int end = std::min(begin + chunk, visibleOf(head, causal, firstVisible, r + n - 1));
             if (end <= begin) continue;  // causal: this group sees none of the chunk
             for (size_t col = 0; col < width; col += tileColumns) {
                 const int vectors = static_cast<int>(std::min<size_t>(k.valueVectors, (width - col) / k.width));
@@ -310,8 +313,8 @@ void attentionTile(const float* q, size_t qStride, int rows, const TileHead& hea
 #ifdef HEARSAY_SIMD_X86
     for (int first = 0; first < rows; first += kTileQueries) {
         const int n = std::min(kTileQueries, rows - first);
-        attentionTileWith(*tileKernels(), q + static_cast<size_t>(first) * qStride, qStride, n, head, scale, causal, firstVisible + first,
-                            scores, out + static_cast<size_t>(first) * outStride, outStride);
+        attentionTileWith(*tileKernels(), q + static_cast<size_t>(first) * qStride, qStride, n, head, scale, causal,
+                          firstVisible + first, scores, out + static_cast<size_t>(first) * outStride, outStride);
     }
 #endif
 }

@@ -68,7 +68,7 @@ struct Int8Rows {
     Int8GemmFormat format = Int8GemmFormat::Q8_0; // the weights' format the starts are made for
     std::vector<int8_t> q;       // rows × n (empty where `wide` holds them)
     std::vector<float> scale;    // rows × n / 32: dx of each block
-    std::vector<int32_t> start;  // rows × n / 32: −offset·Σq of each block (the accumulator's start)
+    std::vector<int32_t> start;  // rows × n / 32: −offset·Σq of each block (the sums' start; unused with `wide`)
     std::vector<int16_t> wide;   // rows × n: the integers as int16, for q8_0 weights on the AVX2 kernels
     // Sized for rowCount × width (never shrunk), for weights of `weights`' format.
     void reshape(size_t rowCount, size_t width, Int8GemmFormat weights);

@@ -65,11 +65,13 @@ void quantizeInt8Rows(const float* x, size_t first, size_t count, size_t n, Int8
     thread_local Int8Vector one;
     const size_t blocks = n / kBlock;
     const int offset = int8GemmOffset(rows.format);
+    const bool pairs = pairsLayout(rows.format);  // its tile starts each block's sums at 0
     for (size_t i = first; i < first + count; ++i) {
         quantizeInt8(x + i * n, n, one);
-        if (pairsLayout(rows.format)) std::copy(one.q.data(), one.q.data() + n, rows.wide.data() + i * n);
+        if (pairs) std::copy(one.q.data(), one.q.data() + n, rows.wide.data() + i * n);
         else std::memcpy(rows.q.data() + i * n, one.q.data(), n);
         std::memcpy(rows.scale.data() + i * blocks, one.scale.data(), blocks * sizeof(float));
+        if (pairs) continue;
         for (size_t b = 0; b < blocks; ++b) {
             int32_t sum = 0;
             for (size_t g = 0; g < kBlock / 4; ++g)
@@ -87,10 +89,8 @@ void Int8Rows::reshape(size_t rowCount, size_t width, Int8GemmFormat weights) {
     } else if (q.size() < rowCount * n) {
         q.resize(rowCount * n);
     }
-    if (scale.size() < rowCount * n / kBlock) {
-        scale.resize(rowCount * n / kBlock);
-        start.resize(rowCount * n / kBlock);
-    }
+    if (scale.size() < rowCount * n / kBlock) scale.resize(rowCount * n / kBlock);
+    if (!pairsLayout(format) && start.size() < rowCount * n / kBlock) start.resize(rowCount * n / kBlock);
 }
 
 size_t int8RowBytes(Int8GemmFormat format, size_t n) {
