@@ -23,7 +23,7 @@ void softmaxPortable(float* x, size_t n);
 float expShiftedPortable(float* x, size_t n, float* shift = nullptr);
 void geluPortable(float* x, size_t n);
 // "avx512", "avx2" or "portable": what softmax() and gelu() run (HEARSAY_VECTOR_MATH=avx2 takes the
-// AVX2 forms on a CPU with AVX-512).
+// AVX2 forms on a CPU with AVX-512; gemvHalf() follows it too).
 const char* vectorMathPath();
 
 } // namespace hearsay::simd

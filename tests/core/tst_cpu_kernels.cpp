@@ -446,8 +446,9 @@ private slots:
     // groups of four and widths with and without a tail: f16 rows times one vector (the block
     // formats' in blockKernels), and one query against the heads of key and value rows.
     void manyRowKernels() {
-        // Rows of 2048 and more take the AVX2 four-row form on a CPU without AVX-512 (and with
-        // HEARSAY_VECTOR_MATH=avx2), whose sums are dotHalf's bit for bit; 2056 has a tail of 8.
+        // Rows of 2048 and more (a multiple of 16) take the AVX2 four-row form on a CPU without
+        // AVX-512 (and with HEARSAY_VECTOR_MATH=avx2), whose sums are dotHalf's bit for bit; 2056
+        // is not a multiple of 16 and takes dotHalf per row.
         const bool avx2Rows = std::string_view(simd::vectorMathPath()) == "avx2" && simd::usingF16c();
         for (size_t n : {32ul, 48ul, 64ul, 70ul, 384ul, 2048ul, 2056ul, 4096ul}) {
             for (size_t rows : {1ul, 3ul, 4ul, 7ul, 9ul}) {
