@@ -121,7 +121,11 @@ int runBench(const Options& options) {
         }
     }
 
+    // On the CPU the SGEMM probe is read again beside each model's encoder runs and its peers'
+    // (unless the peak was given): the ratios of the encoders compare runs minutes apart.
+    const bool probeCompute = haveFloors && s.backend == BackendKind::Cpu && s.peakGflops <= 0;
     for (ModelReport& m : models) {
+        if (probeCompute) m.sgemmProbeFlopsPerSecond.values.push_back(measureSgemmRate(s.threads));
         std::fprintf(stderr, "bench: %s: fixed work\n", m.name.c_str());
         {  // the engine lives only for the fixed work: the children then start from a quiet machine
             SessionOptions sessionOptions;
@@ -207,7 +211,10 @@ int runBench(const Options& options) {
             // decode, and on a shared machine the memory may have changed speed meanwhile.
             // The probe's buffer is not held while they run.
             const bool probed = !m.fixed.probeBytesPerSecond.values.empty();
-            auto readOnce = [&] { m.peersProbeBytesPerSecond.values.push_back(ReadProbe(s.threads).measure(1)); };
+            auto readOnce = [&] {
+                m.peersProbeBytesPerSecond.values.push_back(ReadProbe(s.threads).measure(1));
+                if (probeCompute) m.sgemmProbeFlopsPerSecond.values.push_back(measureSgemmRate(s.threads));
+            };
             if (probed) readOnce();
             auto peers = someCanRun ? runPeers(s, m)
                                     : Result<json>(makeError("the peers need a Hugging Face checkpoint (use --sizes)"));
@@ -269,6 +276,7 @@ int runBench(const Options& options) {
             j["floors"] = haveFloors ? toJson(m.floors) : json();
             if (haveFloors) j["floorPeaks"] = toJson(m.floorPeaks);
             if (!m.peersProbeBytesPerSecond.values.empty()) j["peersProbeBytesPerSecond"] = m.peersProbeBytesPerSecond.values;
+            if (!m.sgemmProbeFlopsPerSecond.values.empty()) j["sgemmProbeFlopsPerSecond"] = m.sgemmProbeFlopsPerSecond.values;
             if (haveFloors) j["elementBytes"] = toJson(m.elementBytes);
             json rows = json::array();
             for (const auto& r : m.rows) {

@@ -166,26 +166,35 @@ double ReadProbe::measure(int pairs) {
     return double(m_count * sizeof(uint64_t)) / best;
 }
 
-PeakRates measurePeakRates(int threads) {
+namespace {
+int threadsOrAll(int threads) { return threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency())); }
+} // namespace
+
+double measureSgemmRate(int threads) {
     using Clock = std::chrono::steady_clock;
-    threads = threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency()));
+    const int n = 2048;
+    std::vector<float> a(size_t(n) * n, 0.5f), b(size_t(n) * n, 0.25f), c(size_t(n) * n, 0.0f);
+    blas::setThreads(threadsOrAll(threads));
+    double best = 1e30;
+    for (int run = 0; run < 4; ++run) {  // the first run warms up the threads
+        const auto start = Clock::now();
+        blas::sgemm(true, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
+        const double s = std::chrono::duration<double>(Clock::now() - start).count();
+        if (run > 0) best = std::min(best, s);
+    }
+    return 2.0 * n * double(n) * n / best;
+}
+
+std::string describeSgemmRate(int threads) {
+    return "SGEMM 2048x2048x2048 of " + blas::describe() + ", best of 3, " + std::to_string(threadsOrAll(threads)) + " threads";
+}
+
+PeakRates measurePeakRates(int threads) {
+    threads = threadsOrAll(threads);
     PeakRates peak;
 
-    {
-        const int n = 2048;
-        std::vector<float> a(size_t(n) * n, 0.5f), b(size_t(n) * n, 0.25f), c(size_t(n) * n, 0.0f);
-        blas::setThreads(threads);
-        double best = 1e30;
-        for (int run = 0; run < 4; ++run) {  // the first run warms up the threads
-            const auto start = Clock::now();
-            blas::sgemm(true, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
-            const double s = std::chrono::duration<double>(Clock::now() - start).count();
-            if (run > 0) best = std::min(best, s);
-        }
-        peak.flopsPerSecond = 2.0 * n * double(n) * n / best;
-        peak.flopsSource = "measured: SGEMM 2048x2048x2048 of " + blas::describe() + ", best of 3, " +
-                           std::to_string(threads) + " threads";
-    }
+    peak.flopsPerSecond = measureSgemmRate(threads);
+    peak.flopsSource = "measured: " + describeSgemmRate(threads);
     {
         ReadProbe probe(threads);
         peak.bytesPerSecond = probe.measure(3);

@@ -81,6 +81,12 @@ WorkFloors computeFloors(const WhisperConfig& config, const FixedWork& work, con
 // (2048³) for FLOP/s, and a ReadProbe (best of 3 pairs) for bandwidth. About 2 s.
 PeakRates measurePeakRates(int threads);
 
+// FLOP/s of an OpenBLAS SGEMM of 2048³ on `threads` threads (<= 0: all available): the best of
+// 3 after a warm-up, about a second. The bench also reads it beside the encoder runs and the
+// peers', whose ratios move with whatever else the machine's cores are doing.
+double measureSgemmRate(int threads);
+std::string describeSgemmRate(int threads);  // "SGEMM 2048x2048x2048 of <BLAS>, best of 3, N threads"
+
 // The read bandwidth `threads` threads attain over a 512 MiB buffer (in huge pages where the
 // system grants them), first touched by the threads that read it. One probe can be read again
 // and again: the bench reads it beside each timed decode run, since on a shared machine the

@@ -491,6 +491,11 @@ private slots:
         QVERIFY(m["floors"]["decodeMsPerToken"].get<double>() >
                 0.999 * 1e3 * m["floors"]["decodeBytesPerToken"].get<double>() / read["median"].get<double>());
         QVERIFY(out.contains("the probe read beside the 1 timed decode runs"));
+        // The SGEMM probe was read again just before the model's runs (once: no peers ran).
+        const json& sgemm = m["sgemmProbeFlopsPerSecond"];
+        QCOMPARE(sgemm.size(), size_t(1));
+        QVERIFY(sgemm[0].get<double>() > 1e8);
+        QVERIFY(out.contains("the SGEMM probe read"));
 
         const auto& rows = m["cacheTable"];
         QCOMPARE(rows.size(), size_t(2 * 4));

@@ -101,6 +101,9 @@ struct ModelReport {
     WorkFloors floors;
     PeakRates floorPeaks;       // the peaks the floors divide by: the run's, with the bandwidth read beside the decode where probed
     Samples peersProbeBytesPerSecond;  // the read probe just before and just after the peers ran (CPU, probed)
+    // The SGEMM probe (measureSgemmRate) just before Hearsay's fixed work and, with --peers, just
+    // before and just after the peers ran (CPU, probed): the encoders' ratios move with it.
+    Samples sgemmProbeFlopsPerSecond;
     ElementBytes elementBytes;  // what the floors assumed
     std::vector<CacheRunResult> rows;
     nlohmann::json peers;  // peers.py's document (an object), null when not run

@@ -54,6 +54,9 @@ void printFixedWork(const ModelReport& m, const Settings& s, bool haveFloors) {
             std::printf("    (the decode's floors at %.1f GB/s: the probe read beside the %zu timed decode runs, %.1f to %.1f)\n",
                         read.median() / 1e9, read.values.size(), read.minimum() / 1e9, highest / 1e9);
         }
+        if (const auto& sgemm = m.sgemmProbeFlopsPerSecond.values; sgemm.size() == 1) {
+            std::printf("    (the SGEMM probe read %.1f GFLOP/s just before these runs)\n", sgemm[0] / 1e9);
+        }
     }
     if (m.peers.is_null()) return;
     static const char* figures[4] = {"encoderMs", "decodeMsPerToken", "batchMsPerToken", "promptMsPerToken"};
@@ -71,6 +74,10 @@ void printFixedWork(const ModelReport& m, const Settings& s, bool haveFloors) {
     }
     if (const auto& read = m.peersProbeBytesPerSecond.values; read.size() == 2) {
         std::printf("    (the probe read %.1f GB/s before the peers ran and %.1f after)\n", read[0] / 1e9, read[1] / 1e9);
+    }
+    if (const auto& sgemm = m.sgemmProbeFlopsPerSecond.values; sgemm.size() == 3) {
+        std::printf("    (the SGEMM probe read %.1f GFLOP/s before Hearsay's runs, %.1f before the peers ran and %.1f after)\n",
+                    sgemm[0] / 1e9, sgemm[1] / 1e9, sgemm[2] / 1e9);
     }
     for (const auto& [peer, error] : errors.items()) {
         std::printf("  %-30s not measured: %s\n", peer.c_str(), (error.is_string() ? error.get<std::string>() : error.dump()).c_str());
