@@ -207,18 +207,19 @@ int runBench(const Options& options) {
             // Each peer reads the model in its own format: whisper.cpp a ggml file, the others a
             // Hugging Face checkpoint (peers.py reports a peer whose file is missing).
             const bool someCanRun = !m.hfPath.empty() || (!m.ggmlPath.empty() && peersNeed(s, "ggml"));
-            // The bandwidth just before and after the peers: they run minutes after Hearsay's
-            // decode, and on a shared machine the memory may have changed speed meanwhile.
-            // The probe's buffer is not held while they run.
+            // The bandwidth and the SGEMM rate just before and after the peers (each where it is
+            // probed): they run minutes after Hearsay's runs, and on a shared machine the memory
+            // and the cores may have changed speed meanwhile. The probe's buffer is not held while
+            // they run.
             const bool probed = !m.fixed.probeBytesPerSecond.values.empty();
             auto readOnce = [&] {
-                m.peersProbeBytesPerSecond.values.push_back(ReadProbe(s.threads).measure(1));
+                if (probed) m.peersProbeBytesPerSecond.values.push_back(ReadProbe(s.threads).measure(1));
                 if (probeCompute) m.sgemmProbeFlopsPerSecond.values.push_back(measureSgemmRate(s.threads));
             };
-            if (probed) readOnce();
+            readOnce();
             auto peers = someCanRun ? runPeers(s, m)
                                     : Result<json>(makeError("the peers need a Hugging Face checkpoint (use --sizes)"));
-            if (probed) readOnce();
+            readOnce();
             if (peers) {
                 m.peers = peers.value();
             } else {
