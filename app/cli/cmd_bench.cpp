@@ -11,6 +11,7 @@
 #include "core/bench/fixed_work.h"
 #include "core/bench/machine_info.h"
 #include "core/bench/peak_memory.h"
+#include "core/bench/peer_rounds.h"
 #include "core/bench/real_file_bench.h"
 #include "core/bench/real_file_run.h"
 #include "core/bench/roofline.h"
@@ -41,6 +42,79 @@ namespace hearsay::cli {
 namespace {
 
 using namespace hearsay::cli::bench;
+
+// Hearsay's fixed work on one model, the engine opened for it alone (so that what runs next, a
+// child or a peer, starts from a quiet machine), with --op-profile's tables when `profile`.
+// Fills in what the model's report says of the engine.
+Result<FixedWorkResult> runHearsay(const Settings& s, ModelReport& m, bool probeBandwidth, bool profile) {
+    std::fprintf(stderr, "bench: %s: fixed work\n", m.name.c_str());
+    SessionOptions sessionOptions;
+    sessionOptions.maxBeams = s.work.batchBeams;
+    auto engine = openEngine(m.path, s.backend, s.precision, s.threads, s.stepGraphs, sessionOptions);
+    if (!engine) return makeError(m.path + ": " + engine.message());
+    m.config = engine->engine.model().config();
+    m.weightBytes = engine->engine.model().weightBytes();
+    m.weightDtype = std::string(dtypeName(engine->engine.model().weights().tokenEmbedding.dtype));
+    m.backendName = engine->engine.backend().name();
+    auto mel = benchInput(s, m.config.nMels);
+    if (!mel) return mel.error();
+    // The bandwidth is read again beside each timed decode run: a shared machine's bandwidth
+    // drifts, and a floor is only as good as its probe.
+    std::unique_ptr<ReadProbe> probe;
+    if (probeBandwidth) probe = std::make_unique<ReadProbe>(s.threads);
+    std::function<double()> besideDecode;
+    if (probe) besideDecode = [&probe] { return probe->measure(1); };
+    auto fixed = runFixedWork(*engine->session, mel.value(), s.work, besideDecode);
+    if (!fixed) return makeError(m.name + ": " + fixed.message());
+    probe.reset();
+    if (profile && s.opProfile) {
+        auto decode = profileDecodeSteps(*engine->session, engine->engine.backend(), s.work);
+        if (!decode) return makeError(m.name + ": " + decode.message());
+        m.decodeProfile = decode.value();
+        auto encoder = profileEncoder(*engine->session, engine->engine.backend(), mel.value());
+        if (!encoder) return makeError(m.name + ": " + encoder.message());
+        m.encoderProfile = encoder.value();
+    }
+    // Proof of the path the decode steps took (counts of the last run's window).
+    const SessionTimings t = engine->session->timings();
+    m.stepOperations = t.stepOperations;
+    std::fprintf(stderr,
+                 "bench: %s: step graphs %s: %d recordings (the latest of %zu operations), %d replays of %d decode calls "
+                 "(last run)\n",
+                 m.name.c_str(), s.stepGraphs ? "on" : "off", t.stepRecordings, t.stepOperations, t.stepReplays, t.decodeCalls);
+    return fixed.value();
+}
+
+// The peers' document for one model, and the probes read just before and just after them (each
+// where it is probed): on a shared machine the memory and the cores may change speed between
+// Hearsay's runs and the peers'. No probe buffer is held while they run. A peers.py that cannot
+// run gives a document holding only its error.
+struct PeersRun {
+    json document;
+    std::vector<double> sgemm;  // FLOP/s before, after
+    std::vector<double> bytes;  // bytes per second before, after
+};
+
+PeersRun runPeersBetweenProbes(const Settings& s, const ModelReport& m, bool probeBandwidth, bool probeCompute) {
+    PeersRun run;
+    auto readOnce = [&] {
+        if (probeBandwidth) run.bytes.push_back(ReadProbe(s.threads).measure(1));
+        if (probeCompute) run.sgemm.push_back(measureSgemmRate(s.threads));
+    };
+    // Each peer reads the model in its own format: whisper.cpp a ggml file, the others a Hugging
+    // Face checkpoint (peers.py reports a peer whose file is missing).
+    const bool someCanRun = !m.hfPath.empty() || (!m.ggmlPath.empty() && peersNeed(s, "ggml"));
+    readOnce();
+    auto peers = someCanRun ? runPeers(s, m) : Result<json>(makeError("the peers need a Hugging Face checkpoint (use --sizes)"));
+    readOnce();
+    if (peers) {
+        run.document = peers.value();
+    } else {
+        run.document["peers"] = json::object();
+        run.document["errors"]["all"] = peers.message();
+    }
+    return run;
+}
 
 int runBench(const Options& options) {
     const std::vector<std::string>& args = options.words();
@@ -122,48 +196,44 @@ int runBench(const Options& options) {
     }
 
     // On the CPU the SGEMM probe is read again beside each model's encoder runs and its peers'
-    // (unless the peak was given): the ratios of the encoders compare runs minutes apart.
+    // (unless the peak was given): the ratios of the encoders compare runs minutes apart. The
+    // bandwidth is read beside the decode runs and the peers unless given.
     const bool probeCompute = haveFloors && s.backend == BackendKind::Cpu && s.peakGflops <= 0;
+    const bool probeBandwidth = haveFloors && s.backend == BackendKind::Cpu && s.peakGbs <= 0;
     for (ModelReport& m : models) {
-        if (probeCompute) m.sgemmProbeFlopsPerSecond.values.push_back(measureSgemmRate(s.threads));
-        std::fprintf(stderr, "bench: %s: fixed work\n", m.name.c_str());
-        {  // the engine lives only for the fixed work: the children then start from a quiet machine
-            SessionOptions sessionOptions;
-            sessionOptions.maxBeams = s.work.batchBeams;
-            auto engine = openEngine(m.path, s.backend, s.precision, s.threads, s.stepGraphs, sessionOptions);
-            if (!engine) return fail(m.path + ": " + engine.message(), 1);
-            m.config = engine->engine.model().config();
-            m.weightBytes = engine->engine.model().weightBytes();
-            m.weightDtype = std::string(dtypeName(engine->engine.model().weights().tokenEmbedding.dtype));
-            m.backendName = engine->engine.backend().name();
-            auto mel = benchInput(s, m.config.nMels);
-            if (!mel) return fail(mel.message(), 1);
-            // On the CPU the bandwidth is read again beside each timed decode run, unless given:
-            // a shared machine's bandwidth drifts, and a floor is only as good as its probe.
-            std::unique_ptr<ReadProbe> probe;
-            if (haveFloors && s.backend == BackendKind::Cpu && s.peakGbs <= 0) probe = std::make_unique<ReadProbe>(s.threads);
-            std::function<double()> besideDecode;
-            if (probe) besideDecode = [&probe] { return probe->measure(1); };
-            auto fixed = runFixedWork(*engine->session, mel.value(), s.work, besideDecode);
-            if (!fixed) return fail(m.name + ": " + fixed.message(), 1);
-            m.fixed = fixed.value();
-            probe.reset();
-            if (s.opProfile) {
-                auto profile = profileDecodeSteps(*engine->session, engine->engine.backend(), s.work);
-                if (!profile) return fail(m.name + ": " + profile.message(), 1);
-                m.decodeProfile = profile.value();
-                auto encoder = profileEncoder(*engine->session, engine->engine.backend(), mel.value());
-                if (!encoder) return fail(m.name + ": " + encoder.message(), 1);
-                m.encoderProfile = encoder.value();
+        // With --rounds, Hearsay's runs and the peers' take turns, the peers first in every second
+        // round, so that neither program keeps the better minutes of a drifting machine.
+        const int rounds = s.peers ? s.rounds : 1;
+        std::vector<FixedWorkResult> ours;
+        std::vector<json> roundRatios, roundPeers;
+        for (int r = 0; r < rounds; ++r) {
+            PeerRound round;
+            round.peersFirst = r % 2 == 1;
+            if (rounds > 1) std::fprintf(stderr, "bench: %s: round %d of %d\n", m.name.c_str(), r + 1, rounds);
+            PeersRun peers;
+            if (round.peersFirst) peers = runPeersBetweenProbes(s, m, probeBandwidth, probeCompute);
+            if (probeCompute) round.sgemmProbeFlopsPerSecond.values.push_back(measureSgemmRate(s.threads));
+            auto fixed = runHearsay(s, m, probeBandwidth, /*profile=*/r == 0);
+            if (!fixed) return fail(fixed.message(), 1);
+            round.fixed = fixed.value();
+            if (s.peers && !round.peersFirst) peers = runPeersBetweenProbes(s, m, probeBandwidth, probeCompute);
+            // The readings in one order whichever ran first: before Hearsay, before the peers, after them.
+            for (double v : peers.sgemm) round.sgemmProbeFlopsPerSecond.values.push_back(v);
+            round.peersProbeBytesPerSecond.values = peers.bytes;
+            round.peers = std::move(peers.document);
+            ours.push_back(round.fixed);
+            for (double v : round.sgemmProbeFlopsPerSecond.values) m.sgemmProbeFlopsPerSecond.values.push_back(v);
+            for (double v : round.peersProbeBytesPerSecond.values) m.peersProbeBytesPerSecond.values.push_back(v);
+            if (s.peers) {
+                roundRatios.push_back(ratiosAgainstPeers(round.fixed, round.peers));
+                roundPeers.push_back(round.peers);
             }
-            // Proof of the path the decode steps took (counts of the last run's window).
-            const SessionTimings t = engine->session->timings();
-            m.stepOperations = t.stepOperations;
-            std::fprintf(stderr,
-                         "bench: %s: step graphs %s: %d recordings (the latest of %zu operations), %d replays of %d "
-                         "decode calls (last run)\n",
-                         m.name.c_str(), s.stepGraphs ? "on" : "off", t.stepRecordings, t.stepOperations, t.stepReplays,
-                         t.decodeCalls);
+            if (rounds > 1) m.rounds.push_back(std::move(round));
+        }
+        m.fixed = poolRounds(ours);
+        if (s.peers) {
+            m.peers = rounds > 1 ? mergePeersDocuments(roundPeers) : roundPeers.front();
+            m.ratios = rounds > 1 ? medianOfRatios(roundRatios) : roundRatios.front();
         }
         if (haveFloors) {
             // Element bytes as the backend that ran holds weights and caches (Auto resolved by its name),
@@ -201,32 +271,6 @@ int runBench(const Options& options) {
                     if (!row) return fail(row.message(), 1);
                     m.rows.push_back(row.value());
                 }
-            }
-        }
-        if (s.peers) {
-            // Each peer reads the model in its own format: whisper.cpp a ggml file, the others a
-            // Hugging Face checkpoint (peers.py reports a peer whose file is missing).
-            const bool someCanRun = !m.hfPath.empty() || (!m.ggmlPath.empty() && peersNeed(s, "ggml"));
-            // The bandwidth and the SGEMM rate just before and after the peers (each where it is
-            // probed): they run minutes after Hearsay's runs, and on a shared machine the memory
-            // and the cores may have changed speed meanwhile. The probe's buffer is not held while
-            // they run.
-            const bool probed = !m.fixed.probeBytesPerSecond.values.empty();
-            auto readOnce = [&] {
-                if (probed) m.peersProbeBytesPerSecond.values.push_back(ReadProbe(s.threads).measure(1));
-                if (probeCompute) m.sgemmProbeFlopsPerSecond.values.push_back(measureSgemmRate(s.threads));
-            };
-            readOnce();
-            auto peers = someCanRun ? runPeers(s, m)
-                                    : Result<json>(makeError("the peers need a Hugging Face checkpoint (use --sizes)"));
-            readOnce();
-            if (peers) {
-                m.peers = peers.value();
-            } else {
-                json doc;
-                doc["peers"] = json::object();
-                doc["errors"]["all"] = peers.message();
-                m.peers = doc;
             }
         }
         printFixedWork(m, s, haveFloors);
@@ -295,19 +339,20 @@ int runBench(const Options& options) {
             }
             j["cacheTable"] = std::move(rows);
             j["peers"] = m.peers;
-            if (!m.peers.is_null()) {
-                json ratios;
-                static const char* figures[4] = {"encoderMs", "decodeMsPerToken", "batchMsPerToken", "promptMsPerToken"};
-                const double hearsay[4] = {m.fixed.encoderMs.median(), m.fixed.decodeMsPerToken.median(),
-                                           m.fixed.batchMsPerToken.median(), m.fixed.promptMsPerToken.median()};
-                const json peers = m.peers.value("peers", json::object());
-                for (const auto& [peer, data] : peers.items()) {
-                    for (int i = 0; i < 4; ++i) {
-                        const double v = peerMedian(data, figures[i]);
-                        ratios[peer][figures[i]] = v > 0 ? json(hearsay[i] / v) : json();
-                    }
+            if (!m.peers.is_null()) j["ratios"] = m.ratios;
+            if (!m.rounds.empty()) {
+                json rounds = json::array();
+                for (const PeerRound& round : m.rounds) {
+                    json jr;
+                    jr["first"] = round.peersFirst ? "peers" : "hearsay";
+                    jr["fixedWork"] = toJson(round.fixed);
+                    jr["peers"] = round.peers;
+                    jr["ratios"] = ratiosAgainstPeers(round.fixed, round.peers);
+                    if (!round.sgemmProbeFlopsPerSecond.values.empty()) jr["sgemmProbeFlopsPerSecond"] = round.sgemmProbeFlopsPerSecond.values;
+                    if (!round.peersProbeBytesPerSecond.values.empty()) jr["peersProbeBytesPerSecond"] = round.peersProbeBytesPerSecond.values;
+                    rounds.push_back(std::move(jr));
                 }
-                j["ratios"] = ratios;
+                j["rounds"] = std::move(rounds);
             }
             list.push_back(j);
         }

@@ -387,6 +387,9 @@ def fw_peer(args, compute_type="float32"):
         return ms
 
     base = 4  # a short run whose length can be forced; its fixed costs cancel in the differences
+    if min(WORK["decodeSteps"], WORK["batchSteps"]) <= base:
+        raise ValueError(f"its figures are differences against a {base}-step run: the decode and batch steps must "
+                         f"be more than {base} (--decode-steps, --batch-steps)")
 
     def run_once():
         start = time.perf_counter()

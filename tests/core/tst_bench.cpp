@@ -10,6 +10,7 @@
 #include "core/bench/fixed_work.h"
 #include "core/bench/machine_info.h"
 #include "core/bench/peak_memory.h"
+#include "core/bench/peer_rounds.h"
 #include "core/bench/real_file_bench.h"
 #include "core/bench/roofline.h"
 #include "core/text/tokenizer.h"
@@ -148,6 +149,63 @@ private slots:
         w = FixedWork{};
         w.repeats = 0;
         QVERIFY(QString::fromStdString(w.check(c, 5)).contains("repeats"));
+    }
+
+    // --rounds: each round's ratios from its own runs, their median over the rounds, and the
+    // rounds' samples pooled in round order.
+    void roundsTakeTheMedianOfTheirRatios() {
+        auto result = [](std::vector<double> encoder, std::vector<double> decode) {
+            FixedWorkResult r;
+            r.encoderMs.values = std::move(encoder);
+            r.decodeMsPerToken.values = std::move(decode);
+            return r;
+        };
+        auto peersDoc = [](double encoder, double decode) {
+            json doc;
+            doc["peers"]["p"]["figures"]["encoderMs"] = {{"median", encoder}, {"min", encoder}, {"samples", {encoder, encoder + 2}}};
+            doc["peers"]["p"]["figures"]["decodeMsPerToken"] = {{"median", decode}, {"min", decode}, {"samples", {decode}}};
+            doc["peers"]["p"]["version"] = "p 1.0";
+            doc["errors"] = json::object();
+            return doc;
+        };
+        const std::vector<FixedWorkResult> ours = {result({100, 104, 90}, {2.0}), result({120}, {3.0}), result({80, 82}, {1.0})};
+        const std::vector<json> docs = {peersDoc(200, 4.0), peersDoc(150, 6.0), peersDoc(100, 2.0)};
+        std::vector<json> ratios;
+        for (size_t i = 0; i < ours.size(); ++i) ratios.push_back(ratiosAgainstPeers(ours[i], docs[i]));
+        QCOMPARE(ratios[0]["p"]["encoderMs"].get<double>(), 100.0 / 200.0);
+        QCOMPARE(ratios[1]["p"]["encoderMs"].get<double>(), 120.0 / 150.0);
+        QCOMPARE(ratios[2]["p"]["encoderMs"].get<double>(), 81.0 / 100.0);
+        QVERIFY(ratios[0]["p"]["batchMsPerToken"].is_null());  // neither side measured it
+        const json median = medianOfRatios(ratios);
+        QCOMPARE(median["p"]["encoderMs"].get<double>(), 0.8);  // of 0.5, 0.8, 0.81
+        QCOMPARE(median["p"]["decodeMsPerToken"].get<double>(), 0.5);
+        QVERIFY(median["p"]["promptMsPerToken"].is_null());
+        // Two rounds: the mean of the middle two; a round without the peer does not count.
+        json missing;
+        missing["q"]["encoderMs"] = 9.0;
+        const json two = medianOfRatios({ratios[0], ratios[1], missing});
+        QCOMPARE(two["p"]["encoderMs"].get<double>(), 0.65);
+        QCOMPARE(two["q"]["encoderMs"].get<double>(), 9.0);
+
+        json failed;
+        failed["peers"] = json::object();
+        failed["errors"]["p"] = "it broke";
+        failed["errors"]["r"] = "never ran";
+        const json merged = mergePeersDocuments({docs[0], failed, docs[1], docs[2]});
+        QCOMPARE(merged["peers"]["p"]["rounds"].get<int>(), 3);
+        QCOMPARE(merged["peers"]["p"]["version"].get<std::string>(), std::string("p 1.0"));
+        const json& encoder = merged["peers"]["p"]["figures"]["encoderMs"];
+        QCOMPARE(encoder["samples"], json({200, 202, 150, 152, 100, 102}));
+        QCOMPARE(encoder["median"].get<double>(), 151.0);
+        QCOMPARE(encoder["min"].get<double>(), 100.0);
+        QCOMPARE(peerFigureMedian(merged["peers"]["p"], "decodeMsPerToken"), 4.0);
+        QCOMPARE(peerFigureMedian(merged["peers"]["p"], "batchMsPerToken"), 0.0);
+        QVERIFY(!merged["errors"].contains("p"));  // measured in other rounds
+        QCOMPARE(merged["errors"]["r"].get<std::string>(), std::string("never ran"));
+
+        const FixedWorkResult pooled = poolRounds(ours);
+        QCOMPARE(pooled.encoderMs.values, (std::vector<double>{100, 104, 90, 120, 80, 82}));
+        QCOMPARE(pooled.decodeMsPerToken.median(), 2.0);
     }
 
     void floorsFollowTheOperationCounts() {
@@ -521,6 +579,42 @@ private slots:
         QCOMPARE(modes, (std::set<std::string>{"both", "self", "cross", "none"}));
     }
 
+    // --rounds end to end: Hearsay's runs and the peers' in turn, each round in the report. The
+    // peers here cannot run (a ggml file, and no peer reading ggml asked for), so every round
+    // holds that error: what is checked is the order, the pooling and the report's shape.
+    void benchRunsRoundsInTurn() {
+        const QString jsonPath = m_dir.filePath("rounds.json");
+        QByteArray out;
+        QCOMPARE(runCli({"bench", "--model", m_model, "--threads", "2", "--repeats", "2", "--warmup", "0", "--decode-steps",
+                         "3", "--batch-steps", "2", "--prompt-tokens", "4", "--prompt-runs", "1", "--no-cache-table",
+                         "--no-floors", "--peers", "--peers-list", "transformers", "--rounds", "3", "--audio",
+                         QString::fromStdString(kWav), "--json", jsonPath},
+                        &out),
+                 0);
+        QVERIFY2(out.contains("median of 6 (3 rounds of 2"), out.constData());
+        QVERIFY(out.contains("rounds (each ratio from one round's runs"));
+        auto text = readTextFile(jsonPath.toStdString());
+        QVERIFY(text.ok());
+        auto parsed = parseJson(text.value());
+        QVERIFY(parsed.ok());
+        const json& m = parsed.value()["models"][0];
+        const json& rounds = m["rounds"];
+        QCOMPARE(rounds.size(), size_t(3));
+        std::vector<double> encoder;
+        for (size_t r = 0; r < rounds.size(); ++r) {
+            QCOMPARE(rounds[r]["first"].get<std::string>(), std::string(r % 2 ? "peers" : "hearsay"));
+            const json& samples = rounds[r]["fixedWork"]["encoderMs"]["samples"];
+            QCOMPARE(samples.size(), size_t(2));
+            for (const json& v : samples) encoder.push_back(v.get<double>());
+            QVERIFY(rounds[r]["peers"]["errors"].contains("all"));
+            QVERIFY(rounds[r]["ratios"].empty());
+        }
+        // The pooled figures are every round's samples, in round order.
+        QCOMPARE(m["fixedWork"]["encoderMs"]["samples"].get<std::vector<double>>(), encoder);
+        QVERIFY(QString::fromStdString(m["peers"]["errors"]["all"].get<std::string>()).contains("Hugging Face"));
+        QVERIFY(m["ratios"].empty());
+    }
+
     void benchRejectsBadOptions() {
         QCOMPARE(runCli({"bench", "--model", m_model, "--lengths", "20,zero"}), 2);
         QCOMPARE(runCli({"bench", "--model", m_model, "--modes", "sometimes"}), 2);
@@ -529,6 +623,9 @@ private slots:
         QCOMPARE(runCli({"bench", "--sizes", "tiny", "--dtype", "q4"}), 2);
         // ggml blocks have no Hugging Face form for Hearsay to load.
         QCOMPARE(runCli({"bench", "--sizes", "tiny", "--dtype", "q8_0", "--format", "hf"}), 2);
+        // Rounds take turns with the peers: without them there is nothing to take turns with.
+        QCOMPARE(runCli({"bench", "--model", m_model, "--rounds", "2"}), 2);
+        QCOMPARE(runCli({"bench", "--model", m_model, "--peers", "--rounds", "0"}), 2);
         // A model that does not exist is a clear failure, not a crash.
         QCOMPARE(runCli({"bench", "--model", m_dir.filePath("missing.bin"), "--no-cache-table", "--no-floors"}), 1);
     }

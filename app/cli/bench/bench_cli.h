@@ -50,6 +50,7 @@ struct Settings {
     double peakGbs = 0.0;
     bool peers = false;
     std::string peersList;
+    int rounds = 1;            // --rounds: Hearsay's fixed work and the peers' in turn, this many times each
     bool peersCompile = false;
     int peersCompileTimeout = 300;
     std::string python;
@@ -85,6 +86,16 @@ struct BenchEngine {
     std::unique_ptr<ControlledSession> session;
 };
 
+// One round of --rounds: Hearsay's fixed work and the peers', in the order `peersFirst` says, and
+// the probes read beside them (the same readings as a run without rounds makes, each round its own).
+struct PeerRound {
+    bool peersFirst = false;
+    FixedWorkResult fixed;
+    nlohmann::json peers;
+    Samples sgemmProbeFlopsPerSecond;  // before Hearsay's runs, before the peers ran, after (CPU, probed)
+    Samples peersProbeBytesPerSecond;  // before the peers ran, after (CPU, probed)
+};
+
 struct ModelReport {
     std::string name;
     std::string path;
@@ -106,7 +117,13 @@ struct ModelReport {
     Samples sgemmProbeFlopsPerSecond;
     ElementBytes elementBytes;  // what the floors assumed
     std::vector<CacheRunResult> rows;
-    nlohmann::json peers;  // peers.py's document (an object), null when not run
+    // peers.py's document (an object), null when not run; with --rounds, every round's merged
+    // (mergePeersDocuments) and `rounds` each round's own.
+    nlohmann::json peers;
+    // {peer: {figure: Hearsay/peer}}: the one run's medians' ratio, or with --rounds the median of
+    // the rounds' ratios (peer_rounds.h); null when the peers did not run.
+    nlohmann::json ratios;
+    std::vector<PeerRound> rounds;  // --rounds above 1
 };
 
 // The commit and build type this binary was built from (bench_build_info.cpp).
@@ -146,8 +163,6 @@ extern const char* const kNoScripts;  // the message when it is not found
 std::string peersToRun(const Settings& s);
 bool ranOnCuda(const Settings& s, const ModelReport& m);
 Result<nlohmann::json> runPeers(const Settings& s, const ModelReport& m);
-// One peer's median of a figure ("encoderMs", ...) in peers.py's document; 0 when not measured.
-double peerMedian(const nlohmann::json& peer, const std::string& figure);
 bool peersNeed(const Settings& s, const std::string& format);
 
 // bench_sections.cpp: the real-file and streaming sections.

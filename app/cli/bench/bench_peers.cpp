@@ -114,11 +114,6 @@ Result<json> runPeers(const Settings& s, const ModelReport& m) {
     return document;
 }
 
-double peerMedian(const json& peer, const std::string& figure) {
-    const json::json_pointer path("/figures/" + figure + "/median");
-    return peer.contains(path) && peer[path].is_number() ? peer[path].get<double>() : 0.0;
-}
-
 // Whether the peers to run read a model file of `format`: whisper.cpp reads ggml, all others hf.
 bool peersNeed(const Settings& s, const std::string& format) {
     const std::string list = peersToRun(s);

@@ -9,6 +9,7 @@
 #include "core/bench/fixed_work.h"
 #include "core/bench/machine_info.h"
 #include "core/bench/peak_memory.h"
+#include "core/bench/peer_rounds.h"
 #include "core/bench/real_file_bench.h"
 #include "core/bench/real_file_run.h"
 #include "core/bench/roofline.h"
@@ -38,12 +39,67 @@ using nlohmann::json;
 
 namespace hearsay::cli::bench {
 
+namespace {
+
+// One line of ratios Hearsay/peer ("-" where one side has no figure), after a label.
+void printRatios(const char* label, const json& ratios) {
+    std::printf("  %-30s", label);
+    for (size_t i = 0; i < kFixedWorkFigures.size(); ++i) {
+        const json r = ratios.is_object() ? ratios.value(kFixedWorkFigures[i], json()) : json();
+        if (r.is_number()) std::printf(" %*.2fx", i == 0 ? 11 : 13, r.get<double>());
+        else std::printf(" %*s", i == 0 ? 12 : 14, "-");
+    }
+    std::printf("\n");
+}
+
+// --rounds: each round's ratios (from its own two programs' runs) and the probes read beside them.
+void printRounds(const ModelReport& m) {
+    std::printf("  rounds (each ratio from one round's runs; the ratios above are their medians):\n");
+    std::printf("    %5s %-8s %-24s %10s %10s %8s %8s %8s %8s   %s\n", "round", "first", "peer", "enc ms", "peer ms",
+                "encoder", "decode", "batch", "prompt", "probes: SGEMM GFLOP/s before Hearsay, peers before/after");
+    for (size_t r = 0; r < m.rounds.size(); ++r) {
+        const PeerRound& round = m.rounds[r];
+        const json ratios = ratiosAgainstPeers(round.fixed, round.peers);
+        std::string probes;
+        char text[160];
+        if (const auto& g = round.sgemmProbeFlopsPerSecond.values; g.size() == 3) {
+            std::snprintf(text, sizeof text, "%.1f, %.1f/%.1f", g[0] / 1e9, g[1] / 1e9, g[2] / 1e9);
+            probes += text;
+        }
+        if (const auto& b = round.peersProbeBytesPerSecond.values; b.size() == 2) {
+            std::snprintf(text, sizeof text, "%sGB/s peers before/after %.1f/%.1f", probes.empty() ? "" : "; ", b[0] / 1e9,
+                          b[1] / 1e9);
+            probes += text;
+        }
+        const json peers = round.peers.is_object() ? round.peers.value("peers", json::object()) : json::object();
+        if (peers.empty()) std::printf("    %5zu %-8s %-24s (no peer measured)\n", r + 1, round.peersFirst ? "peers" : "hearsay", "");
+        for (const auto& [peer, data] : peers.items()) {
+            std::printf("    %5zu %-8s %-24s %10.1f %10.1f", r + 1, round.peersFirst ? "peers" : "hearsay", peer.c_str(),
+                        round.fixed.encoderMs.median(), peerFigureMedian(data, "encoderMs"));
+            for (const char* figure : kFixedWorkFigures) {
+                const json v = ratios.contains(peer) ? ratios[peer].value(figure, json()) : json();
+                if (v.is_number()) std::printf(" %7.2fx", v.get<double>());
+                else std::printf(" %8s", "-");
+            }
+            std::printf("   %s\n", probes.c_str());
+        }
+    }
+}
+
+} // namespace
+
 void printFixedWork(const ModelReport& m, const Settings& s, bool haveFloors) {
-    std::printf("\n%s (%dx%dx%d, %s): fixed work, median of %d after %d warm-up\n", m.name.c_str(), m.config.nAudioState,
-                m.config.nAudioLayer, m.config.nAudioHead, m.backendName.c_str(), s.work.repeats, s.work.warmup);
+    if (m.rounds.empty()) {
+        std::printf("\n%s (%dx%dx%d, %s): fixed work, median of %d after %d warm-up\n", m.name.c_str(), m.config.nAudioState,
+                    m.config.nAudioLayer, m.config.nAudioHead, m.backendName.c_str(), s.work.repeats, s.work.warmup);
+    } else {
+        std::printf("\n%s (%dx%dx%d, %s): fixed work, median of %zu (%zu rounds of %d after %d warm-up, each program's "
+                    "turn in the same round)\n",
+                    m.name.c_str(), m.config.nAudioState, m.config.nAudioLayer, m.config.nAudioHead, m.backendName.c_str(),
+                    m.rounds.size() * size_t(s.work.repeats), m.rounds.size(), s.work.repeats, s.work.warmup);
+    }
     std::printf("  %-30s %12s %14s %14s %14s\n", "", "encoder ms", "decode ms/tok", "batch ms/tok", "prompt ms/tok");
-    const double hearsay[4] = {m.fixed.encoderMs.median(), m.fixed.decodeMsPerToken.median(), m.fixed.batchMsPerToken.median(),
-                               m.fixed.promptMsPerToken.median()};
+    const std::array<double, 4> hearsay = figureMedians(m.fixed);
     std::printf("  %-30s %12.2f %14.3f %14.3f %14.4f\n", "hearsay", hearsay[0], hearsay[1], hearsay[2], hearsay[3]);
     if (haveFloors) {
         const Samples& read = m.fixed.probeBytesPerSecond;
@@ -59,25 +115,23 @@ void printFixedWork(const ModelReport& m, const Settings& s, bool haveFloors) {
         }
     }
     if (m.peers.is_null()) return;
-    static const char* figures[4] = {"encoderMs", "decodeMsPerToken", "batchMsPerToken", "promptMsPerToken"};
     const json peers = m.peers.value("peers", json::object()), errors = m.peers.value("errors", json::object());
     for (const auto& [peer, data] : peers.items()) {
         double v[4];
-        for (int i = 0; i < 4; ++i) v[i] = peerMedian(data, figures[i]);
+        for (size_t i = 0; i < kFixedWorkFigures.size(); ++i) v[i] = peerFigureMedian(data, kFixedWorkFigures[i]);
         std::printf("  %-30s %12.2f %14.3f %14.3f %14.4f\n", peer.c_str(), v[0], v[1], v[2], v[3]);
-        std::printf("  %-30s", ("  hearsay/" + peer).c_str());
-        for (int i = 0; i < 4; ++i) {
-            if (v[i] > 0) std::printf(" %*.2fx", i == 0 ? 11 : 13, hearsay[i] / v[i]);
-            else std::printf(" %*s", i == 0 ? 12 : 14, "-");
+        printRatios(("  hearsay/" + peer).c_str(), m.ratios.is_object() ? m.ratios.value(peer, json()) : json());
+    }
+    if (m.rounds.empty()) {
+        if (const auto& read = m.peersProbeBytesPerSecond.values; read.size() == 2) {
+            std::printf("    (the probe read %.1f GB/s before the peers ran and %.1f after)\n", read[0] / 1e9, read[1] / 1e9);
         }
-        std::printf("\n");
-    }
-    if (const auto& read = m.peersProbeBytesPerSecond.values; read.size() == 2) {
-        std::printf("    (the probe read %.1f GB/s before the peers ran and %.1f after)\n", read[0] / 1e9, read[1] / 1e9);
-    }
-    if (const auto& sgemm = m.sgemmProbeFlopsPerSecond.values; sgemm.size() == 3) {
-        std::printf("    (the SGEMM probe read %.1f GFLOP/s before Hearsay's runs, %.1f before the peers ran and %.1f after)\n",
-                    sgemm[0] / 1e9, sgemm[1] / 1e9, sgemm[2] / 1e9);
+        if (const auto& sgemm = m.sgemmProbeFlopsPerSecond.values; sgemm.size() == 3) {
+            std::printf("    (the SGEMM probe read %.1f GFLOP/s before Hearsay's runs, %.1f before the peers ran and %.1f after)\n",
+                        sgemm[0] / 1e9, sgemm[1] / 1e9, sgemm[2] / 1e9);
+        }
+    } else {
+        printRounds(m);
     }
     for (const auto& [peer, error] : errors.items()) {
         std::printf("  %-30s not measured: %s\n", peer.c_str(), (error.is_string() ? error.get<std::string>() : error.dump()).c_str());

@@ -87,6 +87,9 @@ void declareOptions(CLI::App& c) {
     addFlag(c, "--floors-only", "print the floors of --sizes (any official size or DxLxH) and stop");
     addFlag(c, "--peers", "run scripts/bench/peers.py in the same run and print ratios Hearsay/peer");
     addText(c, "--peers-list", "L", "peers to run (default: all of peers.py; with --backend cuda: transformers-static)");
+    addInt(c, "--rounds", 1, 1000,
+           "with --peers: run Hearsay's fixed work and the peers' N times each, in turn, the order flipped every "
+           "round; the ratios are the median of the rounds' (default 1)");
     addFlag(c, "--peers-compile",
             "also time transformers' static cache under torch.compile (reduce-overhead), bounded by "
             "--peers-compile-timeout");
@@ -242,6 +245,14 @@ Result<Settings> parseSettings(const Options& o) {
     }
     s.peers = o.has("peers");
     s.peersList = o.value("peers-list", "");
+    if (auto v = o.value("rounds")) {
+        auto n = parsePositive("--rounds", *v);
+        if (!n) return n.error();
+        s.rounds = n.value();
+        if (s.rounds > 1 && !s.peers) {
+            return makeError("--rounds takes turns between Hearsay's runs and the peers': give --peers as well");
+        }
+    }
     s.peersCompile = o.has("peers-compile");
     if (auto v = o.value("peers-compile-timeout")) {
         auto n = parsePositive("--peers-compile-timeout", *v);
