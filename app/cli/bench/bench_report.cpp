@@ -93,8 +93,8 @@ void printFixedWork(const ModelReport& m, const Settings& s, bool haveFloors) {
         std::printf("\n%s (%dx%dx%d, %s): fixed work, median of %d after %d warm-up\n", m.name.c_str(), m.config.nAudioState,
                     m.config.nAudioLayer, m.config.nAudioHead, m.backendName.c_str(), s.work.repeats, s.work.warmup);
     } else {
-        std::printf("\n%s (%dx%dx%d, %s): fixed work, median of %zu (%zu rounds of %d after %d warm-up, each program's "
-                    "turn in the same round)\n",
+        std::printf("\n%s (%dx%dx%d, %s): fixed work, median of %zu (%zu rounds of %d after %d warm-up, in turn with the "
+                    "peers)\n",
                     m.name.c_str(), m.config.nAudioState, m.config.nAudioLayer, m.config.nAudioHead, m.backendName.c_str(),
                     m.rounds.size() * size_t(s.work.repeats), m.rounds.size(), s.work.repeats, s.work.warmup);
     }
