@@ -39,6 +39,10 @@ def header(doc):
     w = doc["work"]
     lines.append(f"- work: {w['decodeSteps']} single-token steps, {w['batchSteps']} steps × {w['batchBeams']} beams, "
                  f"{w['promptTokens']}-token prompt × {w['promptRuns']}; median of {w['repeats']} after {w['warmup']} warm-up")
+    rounds = max((len(m.get("rounds") or []) for m in doc.get("models", [])), default=0)
+    if rounds:
+        lines[-1] += (f", in each of {rounds} rounds taking turns with the peers (the peers first in every second "
+                      "round); the ratios are the median of the rounds'")
     return "\n".join(lines)
 
 
@@ -53,18 +57,40 @@ def fixed_work(model):
     for name, data in peers.items():
         values = [data["figures"].get(key, {}).get("median") for key, _, _ in FIGURES]
         rows.append(f"| {name} | " + " | ".join(fmt(v, d) for v, (_, _, d) in zip(values, FIGURES)) + " |")
+    written = model.get("ratios") or {}
     for name, data in peers.items():
-        values = [data["figures"].get(key, {}).get("median") for key, _, _ in FIGURES]
-        ratios = [h / v if v and v > 0 else None for h, v in zip(hearsay, values)]
+        if name in written:  # the bench's own: with --rounds, the median of the rounds' ratios
+            ratios = [written[name].get(key) for key, _, _ in FIGURES]
+        else:
+            values = [data["figures"].get(key, {}).get("median") for key, _, _ in FIGURES]
+            ratios = [h / v if v and v > 0 else None for h, v in zip(hearsay, values)]
         rows.append(f"| hearsay/{name} | " + " | ".join("–" if r is None else f"{r:.2f}×" for r in ratios) + " |")
     errors = (model.get("peers") or {}).get("errors", {})
     out = "\n".join(rows)
+    if model.get("rounds"):
+        out += "\n\n" + rounds_table(model["rounds"])
     if errors:
         out += "\n\n" + "\n".join(f"- {name} not measured: {text}" for name, text in errors.items())
     if peers:
         out += "\n\n" + "\n".join(f"- {name}: {data.get('version', '')}; {data.get('notes', '')}"
                                   for name, data in peers.items())
     return out
+
+
+def rounds_table(rounds):
+    """--rounds: each round's ratios, from the two programs' runs of that round."""
+    rows = ["| round | first | peer | hearsay encoder ms | peer encoder ms | "
+            + " | ".join(f"{label} ratio" for _, label, _ in FIGURES) + " | SGEMM probe GFLOP/s (before Hearsay; peers before / after) |",
+            "|---:|---|---|---:|---:|" + "---:|" * len(FIGURES) + "---|"]
+    for i, r in enumerate(rounds, 1):
+        sgemm = r.get("sgemmProbeFlopsPerSecond") or []
+        probes = (f"{sgemm[0] / 1e9:.1f}; {sgemm[1] / 1e9:.1f} / {sgemm[2] / 1e9:.1f}" if len(sgemm) == 3 else "–")
+        for name, data in (r.get("peers") or {}).get("peers", {}).items():
+            ratios = [(r.get("ratios") or {}).get(name, {}).get(key) for key, _, _ in FIGURES]
+            rows.append(f"| {i} | {r['first']} | {name} | {r['fixedWork']['encoderMs']['median']:.1f} | "
+                        f"{data['figures'].get('encoderMs', {}).get('median', 0):.1f} | "
+                        + " | ".join("–" if x is None else f"{x:.2f}×" for x in ratios) + f" | {probes} |")
+    return "\n".join(rows)
 
 
 def cache_table(model):
@@ -119,6 +145,10 @@ def gpu_header(doc):
     w = doc["work"]
     lines.append(f"- work: {w['decodeSteps']} single-token steps, {w['batchSteps']} steps × {w['batchBeams']} beams, "
                  f"{w['promptTokens']}-token prompt × {w['promptRuns']}; median of {w['repeats']} after {w['warmup']} warm-up")
+    rounds = max((len(m.get("rounds") or []) for m in doc.get("models", [])), default=0)
+    if rounds:
+        lines[-1] += (f", in each of {rounds} rounds taking turns with the peers (the peers first in every second "
+                      "round); the ratios are the median of the rounds'")
     return "\n".join(lines)
 
 
