@@ -587,7 +587,7 @@ private slots:
         QByteArray out;
         QCOMPARE(runCli({"bench", "--model", m_model, "--threads", "2", "--repeats", "2", "--warmup", "0", "--decode-steps",
                          "3", "--batch-steps", "2", "--prompt-tokens", "4", "--prompt-runs", "1", "--no-cache-table",
-                         "--no-floors", "--peers", "--peers-list", "transformers", "--rounds", "3", "--audio",
+                         "--peak-gbs", "20", "--peers", "--peers-list", "transformers", "--rounds", "3", "--audio",
                          QString::fromStdString(kWav), "--json", jsonPath},
                         &out),
                  0);
@@ -608,7 +608,13 @@ private slots:
             for (const json& v : samples) encoder.push_back(v.get<double>());
             QVERIFY(rounds[r]["peers"]["errors"].contains("all"));
             QVERIFY(rounds[r]["ratios"].empty());
+            // The SGEMM probe before Hearsay's runs and before and after the peers', in every round
+            // (the bandwidth is given, so not read beside them).
+            QCOMPARE(rounds[r]["sgemmProbeFlopsPerSecond"].size(), size_t(3));
+            for (const json& v : rounds[r]["sgemmProbeFlopsPerSecond"]) QVERIFY(v.get<double>() > 1e8);
+            QVERIFY(!rounds[r].contains("peersProbeBytesPerSecond"));
         }
+        QCOMPARE(m["sgemmProbeFlopsPerSecond"].size(), size_t(9));
         // The pooled figures are every round's samples, in round order.
         QCOMPARE(m["fixedWork"]["encoderMs"]["samples"].get<std::vector<double>>(), encoder);
         QVERIFY(QString::fromStdString(m["peers"]["errors"]["all"].get<std::string>()).contains("Hugging Face"));
