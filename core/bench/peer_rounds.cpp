@@ -86,7 +86,7 @@ json mergePeersDocuments(const std::vector<json>& documents) {
             }
             json& entry = peers[peer];
             entry["rounds"] = entry["rounds"].get<int>() + 1;
-            const json figures = data.is_object() ? data.value("figures", json::object()) : json::object();
+            const json figures = data.value("figures", json::object());
             for (const auto& [figure, samples] : figures.items()) {
                 if (!samples.is_object() || !samples.contains("samples") || !samples["samples"].is_array()) continue;
                 json& into = entry["figures"][figure];
