@@ -204,8 +204,7 @@ int runBench(const Options& options) {
         // With --rounds, Hearsay's runs and the peers' take turns, the peers first in every second
         // round, so that neither program keeps the better minutes of a drifting machine.
         const int rounds = s.peers ? s.rounds : 1;
-        std::vector<FixedWorkResult> ours;
-        std::vector<json> roundRatios, roundPeers;
+        std::vector<PeerRound> done;
         for (int r = 0; r < rounds; ++r) {
             PeerRound round;
             round.peersFirst = r % 2 == 1;
@@ -221,20 +220,24 @@ int runBench(const Options& options) {
             for (double v : peers.sgemm) round.sgemmProbeFlopsPerSecond.values.push_back(v);
             round.peersProbeBytesPerSecond.values = peers.bytes;
             round.peers = std::move(peers.document);
+            if (s.peers) round.ratios = ratiosAgainstPeers(round.fixed, round.peers);
+            done.push_back(std::move(round));
+        }
+        std::vector<FixedWorkResult> ours;
+        std::vector<json> roundRatios, roundPeers;
+        for (const PeerRound& round : done) {
             ours.push_back(round.fixed);
+            roundRatios.push_back(round.ratios);
+            roundPeers.push_back(round.peers);
             for (double v : round.sgemmProbeFlopsPerSecond.values) m.sgemmProbeFlopsPerSecond.values.push_back(v);
             for (double v : round.peersProbeBytesPerSecond.values) m.peersProbeBytesPerSecond.values.push_back(v);
-            if (s.peers) {
-                roundRatios.push_back(ratiosAgainstPeers(round.fixed, round.peers));
-                roundPeers.push_back(round.peers);
-            }
-            if (rounds > 1) m.rounds.push_back(std::move(round));
         }
         m.fixed = poolRounds(ours);
         if (s.peers) {
             m.peers = rounds > 1 ? mergePeersDocuments(roundPeers) : roundPeers.front();
             m.ratios = rounds > 1 ? medianOfRatios(roundRatios) : roundRatios.front();
         }
+        if (rounds > 1) m.rounds = std::move(done);
         if (haveFloors) {
             // Element bytes as the backend that ran holds weights and caches (Auto resolved by its name),
             // for the matrices as the model's file holds them (a --model file in any dtype, the made
@@ -347,7 +350,7 @@ int runBench(const Options& options) {
                     jr["first"] = round.peersFirst ? "peers" : "hearsay";
                     jr["fixedWork"] = toJson(round.fixed);
                     jr["peers"] = round.peers;
-                    jr["ratios"] = ratiosAgainstPeers(round.fixed, round.peers);
+                    jr["ratios"] = round.ratios;
                     if (!round.sgemmProbeFlopsPerSecond.values.empty()) jr["sgemmProbeFlopsPerSecond"] = round.sgemmProbeFlopsPerSecond.values;
                     if (!round.peersProbeBytesPerSecond.values.empty()) jr["peersProbeBytesPerSecond"] = round.peersProbeBytesPerSecond.values;
                     rounds.push_back(std::move(jr));

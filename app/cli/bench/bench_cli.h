@@ -92,6 +92,7 @@ struct PeerRound {
     bool peersFirst = false;
     FixedWorkResult fixed;
     nlohmann::json peers;
+    nlohmann::json ratios;             // ratiosAgainstPeers of this round's two programs' runs
     Samples sgemmProbeFlopsPerSecond;  // before Hearsay's runs, before the peers ran, after (CPU, probed)
     Samples peersProbeBytesPerSecond;  // before the peers ran, after (CPU, probed)
 };

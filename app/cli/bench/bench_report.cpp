@@ -59,7 +59,7 @@ void printRounds(const ModelReport& m) {
                 "encoder", "decode", "batch", "prompt", "probes: SGEMM GFLOP/s before Hearsay, peers before/after");
     for (size_t r = 0; r < m.rounds.size(); ++r) {
         const PeerRound& round = m.rounds[r];
-        const json ratios = ratiosAgainstPeers(round.fixed, round.peers);
+        const json& ratios = round.ratios;
         std::string probes;
         char text[160];
         if (const auto& g = round.sgemmProbeFlopsPerSecond.values; g.size() == 3) {
