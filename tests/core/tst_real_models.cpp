@@ -8,6 +8,7 @@
 // representative part (inDefaultScope()). CTest label `real`.
 #include "real_models.h"
 
+#include "core/backend/q16_split.h"
 #include "core/engine/engine.h"
 #include "core/decoding/decoding_task.h"
 #include "core/decoding/language_detection.h"
@@ -228,6 +229,11 @@ class TestRealModels : public QObject {
 
 private slots:
     void initTestCase() {
+        // core.real_models_f16_table runs this suite again with HEARSAY_LOGITS_SKETCH=0, for CPUs
+        // whose first run reads the logits table's sketch. Without the sketch's kernels the table
+        // is f16 in both runs: the second would repeat the first, decode for decode.
+        if (qEnvironmentVariable("HEARSAY_LOGITS_SKETCH") == "0" && !simd::usingQ16SplitKernels())
+            QSKIP("the logits table is f16 on this CPU without HEARSAY_LOGITS_SKETCH=0 too: core.real_models has run it");
         for (const char* name : kModels) {
             const QString missing = real_models::missing(name);
             if (!missing.isEmpty()) {
