@@ -65,10 +65,12 @@ results=build-fuzz/fuzz-results.md
     echo "| target | bound | executions | seconds | exec/s | coverage (edges) | features | corpus files | findings |"
     echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
 } > "$results"
-failed=0
-for t in "${targets[@]}"; do
-    work=build-fuzz/corpus/$t findings=build-fuzz/findings/$t
-    rm -rf "$findings"
+# One target's run: its row of the table in build-fuzz/<target>.row, and on failure the end of its
+# log in build-fuzz/<target>.failure.
+run_target() {
+    local t=$1 work=build-fuzz/corpus/$1 findings=build-fuzz/findings/$1 n bound label seeds log start rc took
+    local executed rate cov ft files found
+    rm -rf "$findings" "build-fuzz/$t.row" "build-fuzz/$t.failure"
     if [ -z "$seconds" ]; then
         n=$(runs_for "$t")
         bound=(-runs="$n")
@@ -93,17 +95,32 @@ for t in "${targets[@]}"; do
     rc=$?
     set -e
     took=$(( $(date +%s) - start ))
-    executed=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)
-    rate=$(grep -oE 'stat::average_exec_per_sec: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)
-    cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+')
-    ft=$(grep -oE 'ft: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+')
+    # (a run that died early printed none of these: its row says "?")
+    executed=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1 || true)
+    rate=$(grep -oE 'stat::average_exec_per_sec: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1 || true)
+    cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+' || true)
+    ft=$(grep -oE 'ft: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+' || true)
     files=$(find "$work" -type f | wc -l)
     found=$(find "$findings" -type f | wc -l)
-    echo "| $t | $label | ${executed:-?} | $took | ${rate:-?} | ${cov:-?} | ${ft:-?} | $files | $found |" >> "$results"
+    echo "| $t | $label | ${executed:-?} | $took | ${rate:-?} | ${cov:-?} | ${ft:-?} | $files | $found |" > "build-fuzz/$t.row"
     if [ $rc -ne 0 ] || [ "$found" -ne 0 ]; then
+        { echo "fuzz.sh: $t failed (exit $rc); its inputs are in $findings; the end of $log:"; tail -40 "$log"; } > "build-fuzz/$t.failure"
+    fi
+}
+# The targets run side by side, one a core: each is one process, and its inputs do not depend on
+# what runs beside it (the executions are counted; a timed campaign gives each target a core).
+for t in "${targets[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n || true; done
+    run_target "$t" &
+done
+wait
+failed=0
+for t in "${targets[@]}"; do
+    if [ -f "build-fuzz/$t.row" ]; then cat "build-fuzz/$t.row" >> "$results"
+    else echo "| $t | | ? | | | | | | |" >> "$results"; failed=1; fi
+    if [ -f "build-fuzz/$t.failure" ]; then
         failed=1
-        echo "fuzz.sh: $t failed (exit $rc); its inputs are in $findings; the end of $log:"
-        tail -40 "$log"
+        cat "build-fuzz/$t.failure"
     fi
 done
 cat "$results"
