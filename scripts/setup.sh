@@ -6,7 +6,7 @@
 set -euo pipefail
 
 packages=(
-    build-essential cmake ninja-build pkg-config git clang libclang-rt-14-dev
+    build-essential cmake ninja-build pkg-config git clang libclang-rt-14-dev lld
     qt6-base-dev qt6-tools-dev qt6-tools-dev-tools libgl-dev libqt6svg6 fonts-dejavu-core
     portaudio19-dev libasound2-dev libsamplerate0-dev libsndfile1-dev libkissfft-dev libopenblas-dev zlib1g-dev nlohmann-json3-dev libcli11-dev
     libcurl4-openssl-dev libssl-dev openssl
