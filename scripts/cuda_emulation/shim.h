@@ -10,6 +10,7 @@
 // memory before that warp has read it, in one of the two orders. A barrier that not every thread
 // reaches (a deadlock on a GPU) stops the run with a message.
 #pragma once
+#include <setjmp.h>
 #include <ucontext.h>
 #include <algorithm>
 #include <cmath>
@@ -52,18 +53,26 @@ template <class T> T __ldg(const T* p) { return *p; }
 using std::min;
 using std::max;
 
-// The fiber scheduler of one block (see emulate()).
+// The fiber scheduler of one block (see emulate()). A fiber starts from its ucontext (makecontext
+// gives it its stack) and then switches with _setjmp/_longjmp, which save only the registers a call
+// keeps: swapcontext also saves the signal mask with a system call at every switch, and the
+// switches were most of the run.
 struct FiberBarrier;
+struct FiberJump { jmp_buf at; };
 struct FiberBlock {
-    ucontext_t scheduler;
+    jmp_buf scheduler;
     std::vector<ucontext_t> fibers;
+    std::vector<FiberJump> resume;         // per thread: where it yielded
+    std::vector<unsigned char> started;    // per thread: entered its context in this block
     std::vector<std::vector<unsigned char>> stacks;
     std::vector<const FiberBarrier*> waitingAt;  // per thread: the barrier it waits at, or null
     std::vector<unsigned long long> waitingFor;  // and that barrier's generation when it arrived
     int current = -1;
 };
 inline FiberBlock* g_block = nullptr;
-inline void fiberYield() { swapcontext(&g_block->fibers[size_t(g_block->current)], &g_block->scheduler); }
+inline void fiberYield() {
+    if (!_setjmp(g_block->resume[size_t(g_block->current)].at)) _longjmp(g_block->scheduler, 1);
+}
 
 struct FiberBarrier {
     int expected = 0, arrived = 0;
@@ -152,6 +161,7 @@ void emulate(dim3e grid, dim3e block, size_t sharedBytes, F kernel) {
     constexpr size_t kStack = 256 * 1024;  // per thread: the kernels keep WMMA fragments and small arrays there
     FiberBlock fb;
     fb.fibers.resize(size_t(threads));
+    fb.resume.resize(size_t(threads));
     fb.stacks.assign(size_t(threads), std::vector<unsigned char>(kStack));
     static F* body = nullptr;
     body = &kernel;
@@ -169,15 +179,17 @@ void emulate(dim3e grid, dim3e block, size_t sharedBytes, F kernel) {
         done.assign(size_t(threads), false);
         fb.waitingAt.assign(size_t(threads), nullptr);
         fb.waitingFor.assign(size_t(threads), 0);
+        fb.started.assign(size_t(threads), 0);
         for (int t = 0; t < threads; ++t) {
             ucontext_t& c = fb.fibers[size_t(t)];
             getcontext(&c);
             c.uc_stack.ss_sp = fb.stacks[size_t(t)].data();
             c.uc_stack.ss_size = kStack;
-            c.uc_link = &fb.scheduler;
+            c.uc_link = nullptr;  // a fiber never returns: it jumps back to the scheduler
             makecontext(&c, reinterpret_cast<void (*)()>(+[] {
                 (*body)();
                 (*finished)[size_t(g_block->current)] = true;
+                _longjmp(g_block->scheduler, 1);
             }), 0);
         }
         const bool descending = blockNumber++ % 2 == 1;
@@ -197,7 +209,13 @@ void emulate(dim3e grid, dim3e block, size_t sharedBytes, F kernel) {
             threadIdx = {unsigned(next), 0, 0};
             tWarp = &warps[size_t(next / 32)]; tLane = next % 32; tBlock = &blockBar;
             fb.current = next;
-            swapcontext(&fb.scheduler, &fb.fibers[size_t(next)]);
+            if (!_setjmp(fb.scheduler)) {  // back here when the fiber yields or ends
+                if (!fb.started[size_t(next)]) {
+                    fb.started[size_t(next)] = 1;
+                    setcontext(&fb.fibers[size_t(next)]);
+                }
+                _longjmp(fb.resume[size_t(next)].at, 1);
+            }
             if (done[size_t(next)]) --remaining;
         }
         g_block = nullptr;
