@@ -8,7 +8,11 @@
 #   bash scripts/sanitizers.sh ci     # what CI runs (scripts/test.sh), trimmed to fit its budget:
 #                                     # the suites that read untrusted bytes or run threads under
 #                                     # ASan + UBSan in the clang build the fuzz targets already
-#                                     # need (build-fuzz). TSan has its own tree and runs with
+#                                     # need (build-fuzz); the two checks that start hearsay-cli
+#                                     # start the main build's (build/bin) where it exists.
+#   bash scripts/sanitizers.sh ci-build  # only that build, with the fuzz targets, in one go
+#                                     # (scripts/test.sh starts it beside the soak).
+#                                     # TSan has its own tree and runs with
 #                                     # `tsan` and in scripts/test.sh --full (its six core suites
 #                                     # took about 3 minutes with their build on 2 cores; the GUI
 #                                     # worker's suite alone takes over 10).
@@ -31,14 +35,17 @@ tsan_options="halt_on_error=1:second_deadlock_stack=1:die_after_fork=0:suppressi
 # A CTest regex matching exactly the given targets (core_tst_x -> core.x).
 test_regex() { printf '%s\n' "$@" | sed -E 's/^(core|ui)_tst_/\1./' | paste -sd'|'; }
 
-if [ "$which" = ci ]; then
+if [ "$which" = ci ] || [ "$which" = ci-build ]; then
     checked=(core_tst_json core_tst_model_files core_tst_ctranslate2_model core_tst_tokenizer core_tst_audio_file
              core_tst_audio_block_decoder core_tst_audio_edge_formats core_tst_audio_hostile_files core_tst_voice_activity
              core_tst_ring_buffer core_tst_journal_file core_tst_journal_store core_tst_kv_cache core_tst_cpu_kernels
              core_tst_engine_ops core_tst_log_mel core_tst_transcript_export core_tst_simulated_live_source
              core_tst_streaming_policy)
-    cmake --preset fuzz >/dev/null
-    cmake --build build-fuzz -j "$jobs" --target hearsay-cli "${checked[@]}"
+    cli=
+    if [ -x build/bin/hearsay-cli ]; then cli=$here/build/bin/hearsay-cli; fi
+    cmake --preset fuzz -DHEARSAY_TEST_CLI="$cli" >/dev/null
+    cmake --build build-fuzz -j "$jobs" --target fuzz_targets "${checked[@]}"
+    if [ "$which" = ci-build ]; then exit 0; fi
     ASAN_OPTIONS=$asan_options LSAN_OPTIONS=$lsan_options \
         ctest --test-dir build-fuzz --output-on-failure -j "$jobs" -R "^($(test_regex "${checked[@]}"))\$" --timeout 1800
     exit 0

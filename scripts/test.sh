@@ -36,12 +36,25 @@ phase configure cmake --preset dev "${build_options[@]}"
 phase build cmake --build build -j "$(nproc)"
 phase ctest ctest --test-dir build --output-on-failure -j "$(nproc)" -LE soak
 if [ "${HEARSAY_QUICK:-0}" != 1 ]; then
-    # The soak (one engine thread at real-time pace, latency measured) alone, once the rest is done.
+    # The soak (one engine thread at real-time pace) once the other suites are done, with no other
+    # test beside it. Its engine thread keeps one core busy; the other is left to the clang
+    # ASan + UBSan build (build-fuzz) of the fuzz targets and the sanitizers' suites, started with
+    # it at the lowest priority (nice 19), which the soak's threads take precedence over. That
+    # build's output follows the soak's.
     soak_minutes=3
     if [ "$scope" = full ]; then soak_minutes=5; fi
+    clang_log=$(mktemp)
+    nice -n 19 bash scripts/sanitizers.sh ci-build > "$clang_log" 2>&1 &
+    clang_build=$!
+    trap 'kill "$clang_build" 2>/dev/null || true; rm -f "$clang_log"' EXIT
     phase soak env HEARSAY_SOAK_MINUTES=$soak_minutes ctest --test-dir build --output-on-failure -L soak
+    start=$SECONDS clang_status=0
+    wait "$clang_build" || clang_status=$?
+    cat "$clang_log"
+    if [ "$clang_status" != 0 ]; then echo "test.sh: the clang build (build-fuzz) failed" >&2; exit 1; fi
+    echo "test.sh: the clang build went on $(( (SECONDS - start) / 60 )) min $(( (SECONDS - start) % 60 )) s after the soak"
     phase fuzzing bash scripts/fuzz.sh  # a fixed number of executions per target (tests/fuzz/runs.txt)
-    # After the fuzzing: its clang ASan + UBSan build (build-fuzz) is reused for the checked suites.
+    # The fuzzing's clang ASan + UBSan build (build-fuzz) is reused for the checked suites.
     if [ "$scope" = full ]; then phase sanitizers bash scripts/sanitizers.sh all
     else phase sanitizers bash scripts/sanitizers.sh ci; fi
 fi
