@@ -210,6 +210,7 @@ private slots:
         {
             QSettings s(ini, QSettings::IniFormat);
             s.setValue("engine/backend", "cpu");
+            s.setValue("decoding/temperatureFallback", false);  // the random model's text: one decode, not 26
         }
         auto run = [&](const QStringList& args) {
             QProcess app;
