@@ -264,6 +264,7 @@ private slots:
         EngineSettings settings;
         settings.backend = "cuda";
         settings.beamSize = 1;
+        settings.temperatureFallback = false;  // the random model's text: one decode a window, not 26
         QSignalSpy modelFailed(&worker, &TranscriptionWorker::modelFailed);
         worker.loadModel(m_model, settings);
         QCOMPARE(modelFailed.count(), 1);
@@ -354,6 +355,7 @@ private slots:
         EngineSettings settings;
         settings.backend = "cpu";
         settings.beamSize = 1;
+        settings.temperatureFallback = false;  // the random model's text: one decode a window, not 26
         QSignalSpy loaded(&worker, &TranscriptionWorker::modelLoaded);
         worker.loadModel(m_model, settings);
         QCOMPARE(loaded.count(), 1);
