@@ -23,7 +23,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 which=${1:-all}
-jobs=$(nproc)
+jobs=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}  # CMake's own variable for a build's parallel jobs
 supp=$here/tests/sanitizers
 export QT_QPA_PLATFORM=offscreen
 export QTEST_FUNCTION_TIMEOUT=3600000  # instrumented code runs several times slower

