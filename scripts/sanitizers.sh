@@ -9,13 +9,13 @@
 #                                     # the suites that read untrusted bytes or run threads under
 #                                     # ASan + UBSan in the clang build the fuzz targets already
 #                                     # need (build-fuzz); the two checks that start hearsay-cli
-#                                     # start the main build's (build/bin) where it exists.
-#   bash scripts/sanitizers.sh ci-build  # only that build, with the fuzz targets, in one go
-#                                     # (scripts/test.sh starts it beside the soak).
-#                                     # TSan has its own tree and runs with
-#                                     # `tsan` and in scripts/test.sh --full (its six core suites
-#                                     # took about 3 minutes with their build on 2 cores; the GUI
-#                                     # worker's suite alone takes over 10).
+#                                     # start the main build's (build/bin) where it exists. TSan
+#                                     # has its own tree and runs with `tsan` and in
+#                                     # scripts/test.sh --full (its six core suites took about 3
+#                                     # minutes with their build on 2 cores; the GUI worker's
+#                                     # suite alone takes over 10).
+#   bash scripts/sanitizers.sh ci-build  # only the build of `ci`, with the fuzz targets, in one
+#                                     # go (scripts/test.sh starts it beside the soak)
 # Leak and race reports that come from inside third-party libraries (Qt's plugin loading,
 # fontconfig, ALSA/PulseAudio, OpenBLAS's threads) are suppressed by the files in
 # tests/sanitizers/; Hearsay's own code has no suppressions.

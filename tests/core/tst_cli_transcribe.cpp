@@ -150,7 +150,8 @@ private slots:
         // Without the temperature fallback: the random model's text always fails the reference's
         // checks, and the 26 decodes of each window would take 20 times as long for the same words.
         Run r = runCli({"transcribe", "--model", m_model, "--language", "en", "--beam-size", "1", "--sample-len", "48",
-                        "--temperature-increment", "0", "--word-timestamps", "--output-format", "json", "--quiet", kJfk});
+                        "--temperature-increment", "0", "--word-timestamps", "--output-format", "json", "--quiet",
+                        kJfk});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         auto json = hearsay::parseJson(r.out.toStdString());
         QVERIFY2(json.ok(), json.ok() ? "" : json.message().c_str());
@@ -175,8 +176,8 @@ private slots:
         QVERIFY(words > 0);
 
         Run srt = runCli({"transcribe", "--model", m_model, "--language", "en", "--beam-size", "1", "--sample-len", "48",
-                          "--temperature-increment", "0", "--word-timestamps", "--max-line-width", "16", "--max-line-count", "1", "--output-format", "srt",
-                          "--quiet", kJfk});
+                          "--temperature-increment", "0", "--word-timestamps", "--max-line-width", "16",
+                          "--max-line-count", "1", "--output-format", "srt", "--quiet", kJfk});
         QVERIFY2(srt.exitCode == 0, qPrintable(srt.err));
         for (const QString& cue : srt.out.split("\n\n", Qt::SkipEmptyParts)) {
             const QStringList lines = cue.split('\n');

@@ -186,7 +186,7 @@ private slots:
     void cacheSwitchAppliesDuringARun() {
         auto window = makeWindow();
         QVERIFY(loadModel(*window, m_model));
-        withoutFallback(*window);  // one decode of the window is run enough to switch during
+        withoutFallback(*window);  // one decode of the window lasts long enough to switch during it
         QSignalSpy ended(window.get(), &MainWindow::transcriptionEnded);
         // Switch the self cache off as soon as the run reports itself, while it decodes.
         bool toggled = false, reportedOffWhileRunning = false;
