@@ -12,7 +12,7 @@ packages=(
     libcurl4-openssl-dev libssl-dev openssl
     libavformat-dev libavcodec-dev libavutil-dev libswresample-dev
     xvfb xauth x11-apps pulseaudio pulseaudio-utils libasound2-plugins espeak-ng sox
-    python3 python3-venv curl ca-certificates
+    python3 python3-venv curl ca-certificates procps
     desktop-file-utils appstream man-db groff-base librsvg2-bin dpkg-dev file dbus-daemon
     libx11-dev libxtst-dev libxkbcommon-dev xterm x11-xkb-utils stterm xclip
     sway wtype wl-clipboard qt6-wayland libsystemd-dev xdg-desktop-portal

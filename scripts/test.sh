@@ -54,7 +54,7 @@ if [ "${HEARSAY_QUICK:-0}" != 1 ]; then
     clang_build=$!
     trap 'kill "$clang_build" 2>/dev/null || true; rm -f "$clang_log"' EXIT
     phase soak env HEARSAY_SOAK_MINUTES=$soak_minutes ctest --test-dir build --output-on-failure -L soak
-    descendants() { local p; for p in $(pgrep -P "$1"); do echo "$p"; descendants "$p"; done; }
+    descendants() { local p; for p in $(pgrep -P "$1"); do echo "$p"; descendants "$p"; done; }  # pgrep: procps
     for pid in "$clang_build" $(descendants "$clang_build"); do
         taskset -a -p -c "$allowed" "$pid" >/dev/null 2>&1 || true
     done
