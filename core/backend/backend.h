@@ -336,7 +336,7 @@ public:
     // 1-D convolution, kernel 3, padding 1, time-major layout:
     // x [length][inChannels], w [outChannels][inChannels][3] (PyTorch order), bias [outChannels],
     // y [outLength][outChannels] with outLength = (length - 1) / stride + 1.
-    // workspace ≥ outLength · inChannels · 3 elements (im2col).
+    // workspace ≥ conv1dWorkspaceElements(length, inChannels, stride) elements (im2col).
     void conv1d(BufferView x, int length, int inChannels, BufferView w, BufferView bias, BufferView y, int outChannels,
                 int stride, BufferView workspace);
     // y[i][:] = tokenTable[tokens[i]][:] + positionTable[positions[i]][:], i < count, with the
@@ -356,6 +356,9 @@ public:
     void attention(const AttentionArgs& args);
     // Workspace attention() needs for batches of at most `queries` queries and `keys` keys.
     virtual size_t attentionWorkspaceElements(int queries, int keys) const = 0;
+    // Workspace conv1d() needs: by default the im2col columns of every output row,
+    // outLength · inChannels · 3 elements; a backend that takes the rows in blocks asks for less.
+    virtual size_t conv1dWorkspaceElements(int length, int inChannels, int stride) const;
 
     // Waits for queued work (a no-op on the CPU).
     virtual void synchronize() {}

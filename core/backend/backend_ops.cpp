@@ -224,11 +224,16 @@ void Backend::conv1d(BufferView x, int length, int inChannels, BufferView w, Buf
     const size_t outLength = static_cast<size_t>((length - 1) / stride + 1);
     const size_t cin = static_cast<size_t>(inChannels), cout = static_cast<size_t>(outChannels);
     floatPointer(x, static_cast<size_t>(length) * cin, "conv1d x");
-    floatPointer(workspace, outLength * cin * 3, "conv1d workspace");
+    floatPointer(workspace, conv1dWorkspaceElements(length, inChannels, stride), "conv1d workspace");
     weightPointer(w, cout * cin * 3, "conv1d weight");
     floatPointer(y, outLength * cout, "conv1d y");
     if (!bias.empty()) floatPointer(bias, cout, "conv1d bias");
     runConv1d(x, length, inChannels, w, bias, y, outChannels, stride, workspace);
+}
+
+size_t Backend::conv1dWorkspaceElements(int length, int inChannels, int stride) const {
+    if (length <= 0 || inChannels <= 0 || stride <= 0) return 0;
+    return static_cast<size_t>((length - 1) / stride + 1) * static_cast<size_t>(inChannels) * 3;
 }
 
 void Backend::embed(IndexView tokens, IndexView positions, int count, BufferView tokenTable,

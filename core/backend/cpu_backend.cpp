@@ -450,34 +450,49 @@ void CpuBackend::runAdd(BufferView x, BufferView y) {
     });
 }
 
+size_t CpuBackend::conv1dWorkspaceElements(int length, int inChannels, int stride) const {
+    if (length <= 0 || inChannels <= 0 || stride <= 0) return 0;
+    const size_t outLength = static_cast<size_t>((length - 1) / stride + 1);
+    return (outLength + 1) / 2 * static_cast<size_t>(inChannels) * 3;
+}
+
 void CpuBackend::runConv1d(BufferView x, int length, int inChannels, BufferView w, BufferView bias, BufferView y,
                            int outChannels, int stride, BufferView workspace) {
     const int outLength = (length - 1) / stride + 1;
-    const size_t cin = static_cast<size_t>(inChannels), width = cin * 3;
+    const size_t cin = static_cast<size_t>(inChannels), width = cin * 3, cout = static_cast<size_t>(outChannels);
     const float* xp = floats(x);
     float* col = floats(workspace);
-    // im2col: col[t][c·3 + k] = x[t·stride + k - 1][c], zero outside [0, length).
-    const auto describe = [&] {
-        return OpInfo{"im2col " + std::to_string(length) + "x" + std::to_string(inChannels) + "/" + std::to_string(stride),
-                      4.0 * double(length) * double(cin)};
-    };
-    submit(describe, [=, this] {
-        pool().parallelFor(static_cast<size_t>(outLength), 16, [&](size_t begin, size_t end, int) {
-            for (size_t t = begin; t < end; ++t) {
-                float* row = col + t * width;
-                for (int k = 0; k < 3; ++k) {
-                    const long source = static_cast<long>(t) * stride + k - 1;
-                    if (source < 0 || source >= length) {
-                        for (size_t c = 0; c < cin; ++c) row[c * 3 + static_cast<size_t>(k)] = 0.0f;
-                    } else {
-                        const float* in = xp + static_cast<size_t>(source) * cin;
-                        for (size_t c = 0; c < cin; ++c) row[c * 3 + static_cast<size_t>(k)] = in[c];
+    // The output rows in blocks, as many as the workspace's columns hold (the encoder's conv2 in
+    // two: its columns for all 1500 rows would be as large as three [T][d] activations).
+    const size_t blockRows = std::max<size_t>(1, workspace.size / width);
+    for (size_t first = 0; first < static_cast<size_t>(outLength); first += blockRows) {
+        const size_t count = std::min(blockRows, static_cast<size_t>(outLength) - first);
+        // im2col: col[t - first][c·3 + k] = x[t·stride + k - 1][c], zero outside [0, length).
+        const auto describe = [&] {
+            return OpInfo{"im2col " + std::to_string(count) + "x" + std::to_string(inChannels) + "/" +
+                              std::to_string(stride),
+                          4.0 * double(count) * double(stride) * double(cin)};
+        };
+        submit(describe, [=, this] {
+            pool().parallelFor(count, 16, [&](size_t begin, size_t end, int) {
+                for (size_t i = begin; i < end; ++i) {
+                    float* row = col + i * width;
+                    const size_t t = first + i;
+                    for (int k = 0; k < 3; ++k) {
+                        const long source = static_cast<long>(t) * stride + k - 1;
+                        if (source < 0 || source >= length) {
+                            for (size_t c = 0; c < cin; ++c) row[c * 3 + static_cast<size_t>(k)] = 0.0f;
+                        } else {
+                            const float* in = xp + static_cast<size_t>(source) * cin;
+                            for (size_t c = 0; c < cin; ++c) row[c * 3 + static_cast<size_t>(k)] = in[c];
+                        }
                     }
                 }
-            }
+            });
         });
-    });
-    linear(workspace, w, bias, y, outLength, inChannels * 3, outChannels, false);
+        linear(workspace.slice(0, count * width), w, bias, y.slice(first * cout, count * cout), static_cast<int>(count),
+               inChannels * 3, outChannels, false);
+    }
 }
 
 void CpuBackend::runEmbed(IndexView tokens, IndexView positions, int count, BufferView tokenTable,

@@ -45,6 +45,8 @@ public:
     size_t kvElementBytes() const override { return m_precision == Precision::Fp16 ? sizeof(uint16_t) : sizeof(float); }
     std::unique_ptr<IndexBuffer> allocateIndices(size_t count) override;
     size_t attentionWorkspaceElements(int queries, int keys) const override;
+    // Half the output rows' columns: runConv1d takes the rows in blocks that fit its workspace.
+    size_t conv1dWorkspaceElements(int length, int inChannels, int stride) const override;
     // System RAM (MemTotal, MemAvailable): the buffers live there.
     DeviceMemory memoryInfo() const override;
 

@@ -11,13 +11,13 @@ WhisperEncoder::WhisperEncoder(const WhisperConfig& config, const NetworkWeights
     : m_config(config), m_weights(weights), m_backend(backend) {
     const size_t t = static_cast<size_t>(config.nAudioCtx), d = static_cast<size_t>(config.nAudioState);
     const size_t mels = static_cast<size_t>(config.nMels);
-    m_x = backend.allocate(t * d);
     const size_t blocks = (t + d - 1) / d;
     m_blockRows = (t + blocks - 1) / blocks;
-    // ln and the MLP's hidden rows (or q, k, v and room unused during the attention). The
-    // columns follow conv1's output: [T][3d] for conv2, and conv1's [2T][3·n_mels] (smaller at
-    // every Whisper size, but not at every test model's).
-    m_rows = backend.allocate(std::max(5 * t * d, 2 * t * d + std::max(3 * t * d, 6 * t * mels)));
+    // ln (also the attention's output), q, k and v; the MLP's hidden rows over q, k and v; during
+    // the convolutions conv1's output [2T][d], then each convolution's im2col columns.
+    const size_t columns = std::max(backend.conv1dWorkspaceElements(int(2 * t), int(mels), 1),
+                                    backend.conv1dWorkspaceElements(int(2 * t), int(d), 2));
+    m_rows = backend.allocate(std::max({4 * t * d, t * d + 4 * m_blockRows * d, 2 * t * d + columns}));
     m_scores = backend.allocate(std::max<size_t>(1, backend.attentionWorkspaceElements(config.nAudioCtx, config.nAudioCtx)));
 }
 
@@ -27,7 +27,7 @@ size_t WhisperEncoder::melElements() const {
 
 size_t WhisperEncoder::workspaceBytes() const {
     size_t bytes = 0;
-    for (const auto* b : {&m_x, &m_rows, &m_scores}) bytes += (*b)->bytes();
+    for (const auto* b : {&m_rows, &m_scores}) bytes += (*b)->bytes();
     return bytes;
 }
 
@@ -40,12 +40,12 @@ void WhisperEncoder::run(BufferView mel, BufferView out, int positions) {
     // Buffers are sized for n_audio_ctx positions; this window uses the first t of each.
     const size_t full = static_cast<size_t>(m_config.nAudioCtx) * static_cast<size_t>(d);
     BufferView rows(m_rows.get());
-    BufferView x = BufferView(m_x.get()).slice(0, td), ln = rows.slice(0, td);
+    out = out.slice(0, td);
+    BufferView x = out, ln = rows.slice(0, td);  // the residual stream in `out`, normed in place at the end
     BufferView q = rows.slice(full, td), k = rows.slice(2 * full, td);
     BufferView v = rows.slice(3 * full, td), attn = ln;
     BufferView hiddenRows = rows.slice(full, 4 * m_blockRows * static_cast<size_t>(d));  // over q, k and v, dead by then
     mel = mel.slice(0, 2 * static_cast<size_t>(t) * static_cast<size_t>(m_config.nMels));
-    out = out.slice(0, td);
 
     // conv1: [2T][n_mels] -> [2T][d], GELU; conv2 (stride 2): [2T][d] -> [T][d], GELU
     BufferView conv1Out = rows.slice(0, 2 * td);
@@ -93,7 +93,7 @@ void WhisperEncoder::run(BufferView mel, BufferView out, int positions) {
             be.linear(hidden, viewOf(layer.fc2.weight), viewOf(layer.fc2.bias), x.slice(at, nd), n, 4 * d, d, true);
         }
     }
-    be.layerNorm(x, viewOf(w.encoderLn.gamma), viewOf(w.encoderLn.beta), out, t, d, kLayerNormEps);
+    be.layerNorm(x, viewOf(w.encoderLn.gamma), viewOf(w.encoderLn.beta), x, t, d, kLayerNormEps);
 }
 
 } // namespace hearsay

@@ -15,7 +15,8 @@ public:
     // Allocates the activation workspace for one window (throws std::bad_alloc).
     WhisperEncoder(const WhisperConfig& config, const NetworkWeights& weights, Backend& backend);
 
-    // melTimeMajor: [2·n_audio_ctx frames][n_mels] (the log-mel transposed); out: [n_audio_ctx][d].
+    // melTimeMajor: [2·n_audio_ctx frames][n_mels] (the log-mel transposed); out: [n_audio_ctx][d]
+    // (it holds the residual stream while the layers run).
     // `positions` (1..n_audio_ctx) of output from the first 2·positions mel frames.
     void run(BufferView melTimeMajor, BufferView out, int positions);
 
@@ -28,13 +29,13 @@ private:
     const WhisperConfig& m_config;
     const NetworkWeights& m_weights;
     Backend& m_backend;
-    std::unique_ptr<DeviceBuffer> m_x;        // [T][d] residual stream
-    // The layers' rows, one buffer of [5T][d]: ln (also the attention output: ln is dead once q, k
-    // and v are projected, and the output once it is added to x), then q, k, v and a fourth [T][d]
-    // during the attention, and the MLP's hidden rows ([block rows][4d]) over the same room (q, k
-    // and v are dead once the attention's output is added to x). During the convolutions it holds
-    // conv1's output [2T][d] and then the im2col columns of each convolution ([2T][n_mels·3], then
-    // [T][d·3]), which are dead once the layers begin.
+    // The residual stream lives in run()'s `out`. The layers' rows, one buffer of at least [4T][d]:
+    // ln (also the attention output: ln is dead once q, k and v are projected, and the output once
+    // it is added to x), then q, k and v, and the MLP's hidden rows ([block rows][4d]) over the
+    // room of q, k and v (dead once the attention's output is added to x). During the convolutions
+    // it holds conv1's output [2T][d] and after it the im2col columns of each convolution (all of
+    // them, or a block of rows at a time where the backend asks for less: the CPU's), which are
+    // dead once the layers begin.
     std::unique_ptr<DeviceBuffer> m_rows;
     std::unique_ptr<DeviceBuffer> m_scores;   // attention workspace
     // The MLP runs blocks of positions, as few as keep a block within d rows, of equal size (tiny

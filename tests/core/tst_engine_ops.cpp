@@ -295,19 +295,35 @@ private slots:
         for (size_t i = 0; i < gx.size(); ++i) QVERIFY2(std::abs(got[i] - gwant[i]) < 1e-6 * (1 + std::abs(gwant[i])), "gelu");
     }
 
+    // The workspace: every output row's columns; the backend's own size (half the rows: the output
+    // in two blocks); that and 5 rows more (two blocks of unequal size). In each, a block's first
+    // and last rows read the input rows next to the block.
     void conv1d_data() {
         QTest::addColumn<int>("stride");
-        QTest::newRow("stride 1") << 1;
-        QTest::newRow("stride 2") << 2;
+        QTest::addColumn<int>("extraRows");  // -1: every row's columns; else conv1dWorkspaceElements() and these rows
+        for (const int stride : {1, 2}) {
+            for (const int rows : {-1, 0, 5}) {
+                const QByteArray name = "stride " + QByteArray::number(stride) + ", workspace " +
+                                        (rows < 0 ? "of every row" : rows == 0 ? "the backend's" : "the backend's + 5 rows");
+                QTest::newRow(name.constData()) << stride << rows;
+            }
+        }
     }
     void conv1d() {
         QFETCH(int, stride);
+        QFETCH(int, extraRows);
         CpuBackend be(2);
         const int length = 50, cin = 11, cout = 13;
         const int outLength = (length - 1) / stride + 1;
         auto x = randomVector(size_t(length * cin), 9), w = randomVector(size_t(cout * cin * 3), 10), b = randomVector(size_t(cout), 11);
         Device dx = put(be, x), dw = put(be, w), db = put(be, b);
-        Device dy{be.allocate(size_t(outLength * cout))}, col{be.allocate(size_t(outLength * cin * 3))};
+        const size_t own = be.conv1dWorkspaceElements(length, cin, stride);
+        QCOMPARE(own, size_t((outLength + 1) / 2 * cin * 3));
+        const size_t columns = extraRows < 0 ? size_t(outLength * cin * 3) : own + size_t(extraRows * cin * 3);
+        Device dy{be.allocate(size_t(outLength * cout))}, col{be.allocate(columns)};
+        // Less than the backend asks for is refused before anything runs.
+        QVERIFY_THROWS_EXCEPTION(std::exception, be.conv1d(dx.view(), length, cin, dw.view(), db.view(), dy.view(), cout,
+                                                           stride, col.view().slice(0, own - 1)));
         be.conv1d(dx.view(), length, cin, dw.view(), db.view(), dy.view(), cout, stride, col.view());
         std::vector<double> want(size_t(outLength * cout));
         for (int t = 0; t < outLength; ++t) {
