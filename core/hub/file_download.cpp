@@ -2,10 +2,9 @@
 // counted number of transfers (a resume that cannot go on starts over; it is never repeated as is).
 #include "core/hub/model_download.h"
 
+#include "core/hub/curl_library.h"
 #include "core/hub/sha256.h"
 #include "core/util/strings.h"
-
-#include <curl/curl.h>
 
 #include <algorithm>
 #include <cctype>
@@ -14,17 +13,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <vector>
 
 namespace hearsay::hub {
 namespace fs = std::filesystem;
 namespace {
-
-void globalInit() {
-    static std::once_flag once;
-    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
 
 std::string lower(std::string s) {
     for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
@@ -242,8 +235,9 @@ struct Attempt {
     std::string why;      // Resume, StartOver: what happened (the final message when no attempt is left)
 };
 
-Result<Attempt> transferOnce(const FileRequest& request, const DownloadOptions& options, const std::string& token,
-                             bool tokenRefused, const std::function<void(uint64_t, uint64_t, double)>& progress) {
+Result<Attempt> transferOnce(const CurlLibrary& lib, const FileRequest& request, const DownloadOptions& options,
+                             const std::string& token, bool tokenRefused,
+                             const std::function<void(uint64_t, uint64_t, double)>& progress) {
     Transfer t;
     t.request = &request;
     t.options = &options;
@@ -263,41 +257,41 @@ Result<Attempt> transferOnce(const FileRequest& request, const DownloadOptions& 
     }
     const bool resuming = t.have > 0;
 
-    CURL* curl = curl_easy_init();
+    CURL* curl = lib.easyInit();
     if (!curl) return makeError("cannot start a transfer (libcurl failed to initialise)");
     char errorText[CURL_ERROR_SIZE] = {};
     curl_slist* headers = nullptr;
-    if (!token.empty()) headers = curl_slist_append(headers, ("Authorization: Bearer " + token).c_str());
-    curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
+    if (!token.empty()) headers = lib.slistAppend(headers, ("Authorization: Bearer " + token).c_str());
+    lib.easySetopt(curl, CURLOPT_URL, request.url.c_str());
     // The hub answers 302 to its CDN (another host: libcurl does not send the token there) and 307
     // for a renamed repository.
-    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 10L);
-    curl_easy_setopt(curl, CURLOPT_USERAGENT, "hearsay/0.1 (model manager)");
-    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errorText);
-    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, options.connectTimeoutSeconds);
-    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, options.stallSeconds);
-    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, onHeader);
-    curl_easy_setopt(curl, CURLOPT_HEADERDATA, &t);
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, onBody);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
-    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, onProgress);
-    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &t);
-    if (headers) curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-    if (resuming) curl_easy_setopt(curl, CURLOPT_RESUME_FROM_LARGE, curl_off_t(t.have));
-    if (options.proxy == "direct" || options.proxy == "DIRECT") curl_easy_setopt(curl, CURLOPT_PROXY, "");
-    else if (!options.proxy.empty()) curl_easy_setopt(curl, CURLOPT_PROXY, options.proxy.c_str());
+    lib.easySetopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+    lib.easySetopt(curl, CURLOPT_MAXREDIRS, 10L);
+    lib.easySetopt(curl, CURLOPT_USERAGENT, "hearsay/0.1 (model manager)");
+    lib.easySetopt(curl, CURLOPT_ERRORBUFFER, errorText);
+    lib.easySetopt(curl, CURLOPT_CONNECTTIMEOUT, options.connectTimeoutSeconds);
+    lib.easySetopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    lib.easySetopt(curl, CURLOPT_LOW_SPEED_TIME, options.stallSeconds);
+    lib.easySetopt(curl, CURLOPT_NOSIGNAL, 1L);
+    lib.easySetopt(curl, CURLOPT_HEADERFUNCTION, onHeader);
+    lib.easySetopt(curl, CURLOPT_HEADERDATA, &t);
+    lib.easySetopt(curl, CURLOPT_WRITEFUNCTION, onBody);
+    lib.easySetopt(curl, CURLOPT_WRITEDATA, &t);
+    lib.easySetopt(curl, CURLOPT_NOPROGRESS, 0L);
+    lib.easySetopt(curl, CURLOPT_XFERINFOFUNCTION, onProgress);
+    lib.easySetopt(curl, CURLOPT_XFERINFODATA, &t);
+    if (headers) lib.easySetopt(curl, CURLOPT_HTTPHEADER, headers);
+    if (resuming) lib.easySetopt(curl, CURLOPT_RESUME_FROM_LARGE, curl_off_t(t.have));
+    if (options.proxy == "direct" || options.proxy == "DIRECT") lib.easySetopt(curl, CURLOPT_PROXY, "");
+    else if (!options.proxy.empty()) lib.easySetopt(curl, CURLOPT_PROXY, options.proxy.c_str());
     const std::string caBundle = options.caBundle.empty() ? caBundleFromEnvironment() : options.caBundle;
-    if (!caBundle.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, caBundle.c_str());
+    if (!caBundle.empty()) lib.easySetopt(curl, CURLOPT_CAINFO, caBundle.c_str());
 
-    const CURLcode code = curl_easy_perform(curl);
+    const CURLcode code = lib.easyPerform(curl);
     long status = 0;
-    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-    curl_slist_free_all(headers);
-    curl_easy_cleanup(curl);
+    lib.easyGetinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    lib.slistFreeAll(headers);
+    lib.easyCleanup(curl);
 
     if (!t.repoCommit.empty() && request.commitNamed) request.commitNamed(t.repoCommit);
     bool closeFailed = false;
@@ -331,22 +325,22 @@ Result<Attempt> transferOnce(const FileRequest& request, const DownloadOptions& 
     if (code == CURLE_ABORTED_BY_CALLBACK) return makeError("download of " + name + " cancelled" + kept, ErrorKind::Cancelled);
     if (code == CURLE_COULDNT_RESOLVE_HOST || code == CURLE_COULDNT_RESOLVE_PROXY)
         return makeError("cannot resolve the host name '" + host + "' (no network, a DNS failure, or a wrong hub URL): " +
-                         (errorText[0] ? errorText : curl_easy_strerror(code)));
+                         (errorText[0] ? errorText : lib.easyStrerror(code)));
     if (code == CURLE_COULDNT_CONNECT)
         return makeError("cannot connect to " + host + " (offline, or the server is down): " +
-                         (errorText[0] ? errorText : curl_easy_strerror(code)));
+                         (errorText[0] ? errorText : lib.easyStrerror(code)));
     if (code == CURLE_PEER_FAILED_VERIFICATION)
         return makeError("the certificate of " + host + " is not trusted (" +
-                         (errorText[0] ? errorText : curl_easy_strerror(code)) +
+                         (errorText[0] ? errorText : lib.easyStrerror(code)) +
                          "): if a proxy or mirror uses its own certificate authority, name a PEM file holding it in "
                          "CURL_CA_BUNDLE or SSL_CERT_FILE" +
                          (caBundle.empty() ? std::string() : " (now: " + caBundle + ")"));
     if (code == CURLE_SSL_CACERT_BADFILE)
         return makeError("cannot use the CA bundle " + caBundle + " (from CURL_CA_BUNDLE or SSL_CERT_FILE): " +
-                         (errorText[0] ? errorText : curl_easy_strerror(code)));
+                         (errorText[0] ? errorText : lib.easyStrerror(code)));
     if (code == CURLE_SSL_CONNECT_ERROR)
         return makeError("the secure connection to " + host + " failed (TLS handshake): " +
-                         (errorText[0] ? errorText : curl_easy_strerror(code)));
+                         (errorText[0] ? errorText : lib.easyStrerror(code)));
     if (code == CURLE_OPERATION_TIMEDOUT)
         return makeError("the connection to " + host + " timed out or stalled while fetching " + name + kept);
     // A 200 without Content-Range to a resume: the server ignores Range; libcurl stops at once.
@@ -386,7 +380,7 @@ Result<Attempt> transferOnce(const FileRequest& request, const DownloadOptions& 
         return next;
     }
     if (code != CURLE_OK)
-        return makeError("cannot download " + request.url + ": " + (errorText[0] ? errorText : curl_easy_strerror(code)) + kept);
+        return makeError("cannot download " + request.url + ": " + (errorText[0] ? errorText : lib.easyStrerror(code)) + kept);
 
     // Verification: size, then SHA-256, then the caller's check; only then the rename. A part that
     // began in an earlier transfer and fails starts over: its first bytes may be another file's.
@@ -440,13 +434,14 @@ std::string caBundleFromEnvironment() {
 
 Result<FileOutcome> downloadFile(const FileRequest& request, const DownloadOptions& options,
                                  const std::function<void(uint64_t, uint64_t, double)>& progress) {
-    globalInit();
+    const auto lib = curlLibrary();
+    if (!lib) return lib.error();
     const int attempts = std::max(1, options.maxAttempts);
     std::string token = options.token;
     bool tokenRefused = false;
     std::string last;
     for (int i = 1; i <= attempts; ++i) {
-        auto attempt = transferOnce(request, options, token, tokenRefused, progress);
+        auto attempt = transferOnce(*lib.value(), request, options, token, tokenRefused, progress);
         if (!attempt) return attempt.error();
         switch (attempt->next) {
         case Attempt::Next::Done:
