@@ -5,6 +5,7 @@
 
 #include <mutex>
 #include <string>
+#include <type_traits>
 
 namespace hearsay::hub {
 namespace {
