@@ -7,7 +7,8 @@
 # libFuzzer target for a fixed number of executions (tests/fuzz/runs.txt: as many on a fast
 # machine as on a slow one), then the sanitizers' CI selection (scripts/sanitizers.sh ci:
 # ASan + UBSan on the suites that read untrusted bytes or run threads; TSan on the threaded suites
-# is `bash scripts/sanitizers.sh tsan`, part of --full). HEARSAY_QUICK=1 skips the soak, the fuzzing and the sanitizers.
+# is `bash scripts/sanitizers.sh tsan`, part of --full). HEARSAY_QUICK=1 skips the soak, the
+# fuzzing and the sanitizers.
 #   bash scripts/test.sh           # what CI runs, sized for 2 cores: the `real` tests on a
 #                                  # representative part of their clips (tests/core/real_models.h,
 #                                  # fullScope()), a 3-minute soak, the sanitizers' CI selection
