@@ -2,6 +2,7 @@
 #include "core/hub/curl_library.h"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include <mutex>
 #include <string>
@@ -36,7 +37,13 @@ Loaded load() {
     // Kept loaded for the life of the process (never dlclose'd: curl_global_cleanup is not called).
     const auto resolve = [&](auto& slot, const char* symbol) {
         slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(dlsym(handle, symbol));
-        if (!slot && out.error.empty()) out.error = std::string("libcurl lacks ") + symbol;
+        if (slot || !out.error.empty()) return;
+        link_map* map = nullptr;  // which file the loader found, for the message
+        const std::string file = dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && *map->l_name
+                                     ? map->l_name
+                                     : "the libcurl loaded";
+        out.error = file + " is not a libcurl the downloader can use (it lacks " + symbol +
+                    "); model downloads need libcurl (Debian: libcurl4)";
     };
     CurlLibrary& c = out.library;
     CURLcode (*globalInit)(long) = nullptr;

@@ -6,9 +6,9 @@
 // 500, a cut connection then resumed, wrong bytes, a full disk, permission denied, cancel; and the
 // real hub's ways: 416 past the end, a server ignoring Range, a pinned file changed on the hub,
 // the attempt cap, an expired token, a missing repository or revision, 302 to a CDN and 307 for a
-// renamed repository, pinned commits and one commit per model, HF_ENDPOINT. HTTPS and proxies:
-// tst_model_hub_transport.cpp. Real hub URLs are not reachable here: their forming is tested, the
-// transfers are local.
+// renamed repository, pinned commits and one commit per model, HF_ENDPOINT; a libcurl that cannot be
+// loaded or is not one. HTTPS and proxies: tst_model_hub_transport.cpp. Real hub URLs are not
+// reachable here: their forming is tested, the transfers are local.
 #include "hub_test_server.h"
 #include "real_models.h"
 
@@ -506,6 +506,48 @@ private slots:
         QCOMPARE(origin->revision, std::string("main"));
         QCOMPARE(origin->commit, HubTestServer::commitOfName(e.repo, "main"));
         QCOMPARE(server.requests().back().path, "/" + e.repo + "/resolve/main/ggml-base.en-q5_1.bin");
+    }
+
+    // libcurl is loaded when the first download starts. Where it cannot be (here: files of its two
+    // names that are not libraries, first in LD_LIBRARY_PATH) or is not libcurl (a library of those
+    // names without its entry points, tests/core/not_libcurl.cpp), the user is told which and how to
+    // mend it; nothing is asked of the hub and nothing is written.
+    void cliWithoutLibcurl_data() {
+        QTest::addColumn<QString>("libraryDir");
+        QTest::addColumn<QString>("expected");
+        const QString empty = QString::fromStdString((root() / "empty-libcurl").string());
+        QTest::newRow("cannot be loaded")
+            << empty << "model downloads need libcurl (Debian: libcurl4), which cannot be loaded: " + empty +
+                            "/libcurl.so.4: file too short";
+        QTest::newRow("not libcurl") << QString(NOT_LIBCURL_DIR)
+                                     << QString(NOT_LIBCURL_DIR) + "/libcurl.so.4 is not a libcurl the downloader can "
+                                                                   "use (it lacks curl_global_init); model downloads "
+                                                                   "need libcurl (Debian: libcurl4)";
+    }
+    void cliWithoutLibcurl() {
+        QFETCH(QString, libraryDir);
+        QFETCH(QString, expected);
+        for (const char* name : {"libcurl.so.4", "libcurl.so"}) writeAll(root() / "empty-libcurl" / name, "");
+        HubTestServer server;
+        const CatalogEntry& e = *findCatalogEntry("tiny.en", ModelFormat::Ggml);
+        server.add(e.repo, e.files[0].path, {m_ggml}, e.revision);
+        const QString models = QString::fromStdString((root() / "cli-without-libcurl").string());
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("LD_LIBRARY_PATH", libraryDir);
+        QProcess cli;
+        cli.setProcessEnvironment(env);
+        cli.start(HEARSAY_CLI_PATH, {"models", "download", "tiny.en", "--format", "ggml", "--hub-url",
+                                     QString::fromStdString(server.baseUrl()), "--models-dir", models});
+        QVERIFY(cli.waitForFinished(60000));
+        const QString error = QString::fromUtf8(cli.readAllStandardError());
+        qInfo("user sees: %s", qPrintable(error.trimmed()));
+        QCOMPARE(cli.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(cli.exitCode(), 1);
+        QVERIFY2(error.contains(expected), qPrintable(error));
+        QVERIFY(server.requests().empty());
+        QVERIFY(visible(models.toStdString()).empty());
+        std::error_code ec;
+        QVERIFY(!fs::exists(models.toStdString(), ec) || fs::is_empty(models.toStdString(), ec));
     }
 
     void offlineConnectionRefused() {
