@@ -126,31 +126,10 @@ int runBench(const Options& options) {
 
     if (s.floorsOnly) return printFloorsOnly(s);
 
-    // Which models: explicit paths, or made test models of the named sizes.
-    std::vector<ModelReport> models;
-    for (const auto& path : s.models) {
-        ModelReport m;
-        m.name = fs::path(path).filename().string();
-        m.path = path;
-        (fs::is_directory(path) ? m.hfPath : m.ggmlPath) = path;
-        models.push_back(m);
-    }
-    if (s.models.empty()) {
-        for (const auto& size : s.sizes) {
-            ModelReport m;
-            m.name = size;
-            auto path = ensureTestModel(s, size, s.format);
-            if (!path) return fail(path.message(), 1);
-            m.path = path.value();
-            (s.format == "hf" ? m.hfPath : m.ggmlPath) = m.path;
-            if (s.peers && peersNeed(s, s.format == "hf" ? "ggml" : "hf")) {  // the weights are bit-identical (same seed)
-                auto other = ensureTestModel(s, size, s.format == "hf" ? "ggml" : "hf");
-                if (!other) return fail(other.message(), 1);
-                (s.format == "hf" ? m.ggmlPath : m.hfPath) = other.value();
-            }
-            models.push_back(m);
-        }
-    }
+    auto listed = benchModels(s);
+    if (!listed) return fail(listed.message(), 1);
+    std::vector<ModelReport> models = std::move(listed.value());
+    if (s.encoderPairs > 0) return runEncoderPairsSection(s, args, models);
 
     MachineInfo machine = collectMachineInfo();
     BuildInfo build;

@@ -321,54 +321,66 @@ def convert_ct2(hf_dir, out_dir):
                        "n_fft": 400}, f)
 
 
-def fw_peer(args, compute_type="float32"):
-    """CTranslate2 has no per-step decoder call: decode figures are differences of generate()
-    runs with forced lengths (end-of-text suppressed), which cancel the fixed costs: e.g.
+class FasterWhisperWork:
+    """faster-whisper's model loaded once, and the parts of the fixed work run on it. CTranslate2
+    has no per-step decoder call: decode figures are differences of generate() runs with forced
+    lengths (end-of-text suppressed), which cancel the fixed costs: e.g.
     decode = (T(prompt 4, 256 new) − T(prompt 4, 4 new)) / 252. Lengths are checked."""
-    import ctranslate2
-    import faster_whisper
-    from faster_whisper import WhisperModel
 
-    ct2_dir = args.ct2 or os.path.join(os.path.dirname(os.path.abspath(args.hf)),
-                                       os.path.basename(os.path.normpath(args.hf)) + "-ct2")
-    convert_ct2(args.hf, ct2_dir)
-    # int8: CTranslate2 quantises the float32 weights as it loads them (per-row scales, int8 GEMMs).
-    fw = WhisperModel(ct2_dir, device="cpu", compute_type=compute_type, cpu_threads=args.threads, num_workers=1)
-    model = fw.model
-    n_vocab = json.load(open(os.path.join(args.hf, "config.json")))["vocab_size"]
-    ids = token_ids(n_vocab)
-    sot = ids["startOfTranscript"]
-    mel = fw.feature_extractor(read_wav(args.audio))  # [n_mels, frames], faster-whisper's own frontend
-    frames = 3000
-    mel = np.pad(mel, ((0, 0), (0, max(0, frames - mel.shape[1]))))[:, :frames]
-    features1 = ctranslate2.StorageView.from_array(np.ascontiguousarray(mel[None], dtype=np.float32))
-    beams = WORK["batchBeams"]
-    features5 = ctranslate2.StorageView.from_array(np.ascontiguousarray(np.repeat(mel[None], beams, 0), dtype=np.float32))
-    encoded5 = model.encode(features5, to_cpu=False)
-    # Tokens after the start-of-transcript sequence would be a forced prefix, which CTranslate2
-    # decodes one step per token; previous-text context (<|startofprev|> … before it) is what it
-    # prefills in one pass. So the 256-token prompt is <|startofprev|> + 251 text tokens + SOT.
-    context = bench_tokens(n_vocab, WORK["promptTokens"] - len(sot) - 1 + len(sot))[len(sot):]
-    long_prompt = [ids["startOfPrev"]] + context + sot
-    assert len(long_prompt) == WORK["promptTokens"]
+    BASE = 4  # a short run whose length can be forced; its fixed costs cancel in the differences
 
-    lengths = {}  # (batch, prompt length, tokens) -> max_length that yields exactly that many tokens
+    def __init__(self, args, compute_type):
+        import ctranslate2
+        import faster_whisper
+        from faster_whisper import WhisperModel
 
-    def run_generate(encoded, prompts, max_length):
-        return model.generate(encoded, prompts, beam_size=1, max_length=max_length, suppress_blank=False,
-                              suppress_tokens=[ids["eot"]], return_scores=False)
+        if min(WORK["decodeSteps"], WORK["batchSteps"]) <= self.BASE:
+            raise ValueError(f"its figures are differences against a {self.BASE}-step run: the decode and batch steps "
+                             f"must be more than {self.BASE} (--decode-steps, --batch-steps)")
+        ct2_dir = args.ct2 or os.path.join(os.path.dirname(os.path.abspath(args.hf)),
+                                           os.path.basename(os.path.normpath(args.hf)) + "-ct2")
+        convert_ct2(args.hf, ct2_dir)
+        # int8: CTranslate2 quantises the float32 weights as it loads them (per-row scales, int8 GEMMs).
+        fw = WhisperModel(ct2_dir, device="cpu", compute_type=compute_type, cpu_threads=args.threads, num_workers=1)
+        self.compute_type = compute_type
+        self.version = f"faster-whisper {faster_whisper.__version__}, ctranslate2 {ctranslate2.__version__}"
+        self.model = fw.model
+        n_vocab = json.load(open(os.path.join(args.hf, "config.json")))["vocab_size"]
+        self.ids = token_ids(n_vocab)
+        self.sot = self.ids["startOfTranscript"]
+        mel = fw.feature_extractor(read_wav(args.audio))  # [n_mels, frames], faster-whisper's own frontend
+        frames = 3000
+        mel = np.pad(mel, ((0, 0), (0, max(0, frames - mel.shape[1]))))[:, :frames]
+        self.features1 = ctranslate2.StorageView.from_array(np.ascontiguousarray(mel[None], dtype=np.float32))
+        self.beams = WORK["batchBeams"]
+        self.features5 = ctranslate2.StorageView.from_array(
+            np.ascontiguousarray(np.repeat(mel[None], self.beams, 0), dtype=np.float32))
+        # Tokens after the start-of-transcript sequence would be a forced prefix, which CTranslate2
+        # decodes one step per token; previous-text context (<|startofprev|> … before it) is what it
+        # prefills in one pass. So the 256-token prompt is <|startofprev|> + 251 text tokens + SOT.
+        sot = self.sot
+        context = bench_tokens(n_vocab, WORK["promptTokens"] - len(sot) - 1 + len(sot))[len(sot):]
+        self.long_prompt = [self.ids["startOfPrev"]] + context + sot
+        assert len(self.long_prompt) == WORK["promptTokens"]
+        self.encoded5 = None
+        self.lengths = {}  # (batch, prompt length, tokens) -> max_length that yields exactly that many tokens
 
-    def generate(encoded, prompts, new_tokens):
+    def run_generate(self, encoded, prompts, max_length):
+        return self.model.generate(encoded, prompts, beam_size=1, max_length=max_length, suppress_blank=False,
+                                   suppress_tokens=[self.ids["eot"]], return_scores=False)
+
+    def generate(self, encoded, prompts, new_tokens):
+        """ms of one generate() that makes exactly new_tokens tokens."""
         # CTranslate2 4.8's Whisper.generate does not run max_length steps (measured: 8 -> 4,
         # 20 -> 10, 512 -> 256 tokens), so the max_length giving exactly new_tokens is found
         # once, untimed, and every timed run is checked.
         key = (len(prompts), len(prompts[0]), new_tokens)
-        if key not in lengths:
+        if key not in self.lengths:
             # With only the SOT sequence, max_length // 2 steps ran; with previous-text context,
             # max_length counts the prompt too. Try both, then correct by the shortfall.
             made = {}
             for max_length in (2 * new_tokens, len(prompts[0]) + new_tokens):
-                made[max_length] = len(run_generate(encoded, prompts, max_length)[0].sequences_ids[0])
+                made[max_length] = len(self.run_generate(encoded, prompts, max_length)[0].sequences_ids[0])
                 if made[max_length] == new_tokens:
                     break
             max_length = max(made, key=lambda m: (made[m] == new_tokens, made[m]))
@@ -376,46 +388,107 @@ def fw_peer(args, compute_type="float32"):
                 if made[max_length] == new_tokens:
                     break
                 max_length += new_tokens - made[max_length]
-                made[max_length] = len(run_generate(encoded, prompts, max_length)[0].sequences_ids[0])
-            lengths[key] = max_length
+                made[max_length] = len(self.run_generate(encoded, prompts, max_length)[0].sequences_ids[0])
+            self.lengths[key] = max_length
         start = time.perf_counter()
-        results = run_generate(encoded, prompts, lengths[key])
+        results = self.run_generate(encoded, prompts, self.lengths[key])
         ms = (time.perf_counter() - start) * 1000.0
         for r in results:
             if len(r.sequences_ids[0]) != new_tokens:
                 raise RuntimeError(f"generate() made {len(r.sequences_ids[0])} tokens, {new_tokens} were forced")
         return ms
 
-    base = 4  # a short run whose length can be forced; its fixed costs cancel in the differences
-    if min(WORK["decodeSteps"], WORK["batchSteps"]) <= base:
-        raise ValueError(f"its figures are differences against a {base}-step run: the decode and batch steps must "
-                         f"be more than {base} (--decode-steps, --batch-steps)")
-
-    def run_once():
+    def encode(self):
+        """(the encoded window, ms of encode())."""
         start = time.perf_counter()
-        encoded = model.encode(features1, to_cpu=False)
-        encode_ms = (time.perf_counter() - start) * 1000.0
-        short = generate(encoded, [sot], base)
-        many = generate(encoded, [sot], WORK["decodeSteps"])
-        decode = (many - short) / (WORK["decodeSteps"] - base)
-        b_short = generate(encoded5, [sot] * beams, base)
-        b_many = generate(encoded5, [sot] * beams, WORK["batchSteps"])
+        encoded = self.model.encode(self.features1, to_cpu=False)
+        return encoded, (time.perf_counter() - start) * 1000.0
+
+    def encoder_figure(self, encode_ms, short, decode):
+        """The cross K/V projection runs inside generate's first step: charge the short run's cost
+        beyond its steady decode steps to the encoder, as Hearsay's encoder figure includes it."""
+        return encode_ms + max(0.0, short - self.BASE * decode)
+
+    def decode_per_token(self, encoded, short):
+        many = self.generate(encoded, [self.sot], WORK["decodeSteps"])
+        return (many - short) / (WORK["decodeSteps"] - self.BASE)
+
+    def run_once(self):
+        base, sot, beams = self.BASE, self.sot, self.beams
+        encoded, encode_ms = self.encode()
+        short = self.generate(encoded, [sot], base)
+        decode = self.decode_per_token(encoded, short)
+        if self.encoded5 is None:  # the five beams' window, encoded once (untimed)
+            self.encoded5 = self.model.encode(self.features5, to_cpu=False)
+        encoded5 = self.encoded5
+        b_short = self.generate(encoded5, [sot] * beams, base)
+        b_many = self.generate(encoded5, [sot] * beams, WORK["batchSteps"])
         batch = (b_many - b_short) / ((WORK["batchSteps"] - base) * beams)
         # Prompt: the prefill of the long prompt minus that of the SOT-only one (same new tokens).
-        p_long = statistics.median(generate(encoded, [long_prompt], base) for _ in range(3))
-        prompt = (p_long - short) / (len(long_prompt) - len(sot))
-        # The cross K/V projection runs inside generate's first step: charge the short run's cost
-        # beyond its steady decode steps to the encoder, as Hearsay's encoder figure includes it.
-        return {"encoderMs": encode_ms + max(0.0, short - base * decode), "decodeMsPerToken": decode,
+        p_long = statistics.median(self.generate(encoded, [self.long_prompt], base) for _ in range(3))
+        prompt = (p_long - short) / (len(self.long_prompt) - len(sot))
+        return {"encoderMs": self.encoder_figure(encode_ms, short, decode), "decodeMsPerToken": decode,
                 "batchMsPerToken": batch, "promptMsPerToken": prompt, "encodeOnlyMs": encode_ms}
 
-    figures = repeat(args.warmup, args.repeats, run_once)
-    return {"figures": figures,
-            "version": f"faster-whisper {faster_whisper.__version__}, ctranslate2 {ctranslate2.__version__}",
-            "notes": f"compute_type {compute_type}, greedy, end-of-text suppressed so lengths are forced; figures are "
-                     "differences of generate() runs; encoderMs = encode() + the short run's excess over its steps "
-                     "(the cross K/V projection)",
-            }
+    def notes(self):
+        return (f"compute_type {self.compute_type}, greedy, end-of-text suppressed so lengths are forced; figures are "
+                "differences of generate() runs; encoderMs = encode() + the short run's excess over its steps "
+                "(the cross K/V projection)")
+
+
+def fw_peer(args, compute_type="float32"):
+    work = FasterWhisperWork(args, compute_type)
+    figures = repeat(args.warmup, args.repeats, work.run_once)
+    return {"figures": figures, "version": work.version, "notes": work.notes()}
+
+
+FW_COMPUTE_TYPES = {"faster-whisper": "float32", "faster-whisper-int8": "int8"}
+
+
+def serve_encoder(args, name):
+    """--serve-encoder: one faster-whisper peer kept loaded, answering each line "encoder" on stdin
+    with one line of JSON on stdout, {"encoderMs", "encodeOnlyMs"}, for one encoder run (the same
+    figure as the fixed work's); EOF or "quit" ends it. The first line it writes says it is ready
+    ({"ready": true, "version", "notes"}) or why it cannot be ({"error"}). hearsay-cli bench
+    --encoder-pairs asks it between Hearsay's own runs."""
+    reply = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)  # whatever else writes to stdout reaches stderr, not the answers
+
+    def answer(document):
+        reply.write(json.dumps(document) + "\n")
+
+    try:
+        if name not in FW_COMPUTE_TYPES:
+            raise ValueError(f"--serve-encoder serves {' or '.join(FW_COMPUTE_TYPES)}, not {name}")
+        if not args.hf:
+            raise ValueError("needs the Hugging Face checkpoint (--hf)")
+        work = FasterWhisperWork(args, FW_COMPUTE_TYPES[name])
+        # The decode step's time, which the encoder figure subtracts from the short run: the median
+        # of three untimed measurements, once (it does not depend on the encoder's speed).
+        encoded, _ = work.encode()
+        decodes = []
+        for _ in range(3):
+            short = work.generate(encoded, [work.sot], work.BASE)
+            decodes.append(work.decode_per_token(encoded, short))
+        decode = statistics.median(decodes)
+    except Exception as e:  # reported as the answer, not as a traceback
+        answer({"error": f"{type(e).__name__}: " + str(e).strip().split("\n\n")[0]})
+        return 1
+    answer({"ready": True, "version": work.version, "notes": work.notes(), "decodeMsPerToken": decode})
+    for line in sys.stdin:
+        request = line.strip()
+        if request == "quit":
+            break
+        if request != "encoder":
+            answer({"error": f"unknown request {request!r} (known: encoder, quit)"})
+            continue
+        try:
+            encoded, encode_ms = work.encode()
+            short = work.generate(encoded, [work.sot], work.BASE)
+            answer({"encoderMs": work.encoder_figure(encode_ms, short, decode), "encodeOnlyMs": encode_ms})
+        except Exception as e:
+            answer({"error": f"{type(e).__name__}: {e}"})
+    return 0
 
 
 # --- whisper.cpp ---------------------------------------------------------------------------------
@@ -494,6 +567,9 @@ def main():
                       ("promptTokens", "--prompt-tokens"), ("promptRuns", "--prompt-runs")):
         p.add_argument(flag, dest=key, type=int, default=WORK[key], help=f"fixed work (default {WORK[key]})")
     p.add_argument("--json", help="write the results here (default: stdout)")
+    p.add_argument("--serve-encoder", action="store_true",
+                   help="keep the one peer of --peers (faster-whisper or faster-whisper-int8) loaded and answer "
+                        "each line 'encoder' on stdin with one encoder run's figures, a JSON line on stdout")
     args = p.parse_args()
     args.work = {k: getattr(args, k) for k in WORK}
     if any(v < 1 for v in args.work.values()):
@@ -502,6 +578,10 @@ def main():
     names = [ALIASES.get(n.strip(), n.strip()) for n in args.peers.split(",") if n.strip()]
     if args.compile and "transformers-static-compiled" not in names:
         names.append("transformers-static-compiled")
+    if args.serve_encoder:
+        if len(names) != 1:
+            p.error("--serve-encoder serves one peer: give it alone in --peers")
+        return serve_encoder(args, names[0])
 
     report = {"schema": "hearsay-bench-peers/1", "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
               "python": platform.python_version(), "threads": args.threads, "repeats": args.repeats,

@@ -7,12 +7,14 @@
 #include "core/bench/bench_input.h"
 #include "core/bench/bench_work.h"
 #include "core/bench/cache_run.h"
+#include "core/bench/encoder_pairs.h"
 #include "core/bench/fixed_work.h"
 #include "core/bench/machine_info.h"
 #include "core/bench/peak_memory.h"
 #include "core/bench/peer_rounds.h"
 #include "core/bench/real_file_bench.h"
 #include "core/bench/roofline.h"
+#include "core/bench/subprocess.h"
 #include "core/text/tokenizer.h"
 #include "core/model/whisper_model.h"
 #include "core/nn/inference_session.h"
@@ -206,6 +208,83 @@ private slots:
         const FixedWorkResult pooled = poolRounds(ours);
         QCOMPARE(pooled.encoderMs.values, (std::vector<double>{100, 104, 90, 120, 80, 82}));
         QCOMPARE(pooled.decodeMsPerToken.median(), 2.0);
+    }
+
+    // --encoder-pairs: one run of each program a pair, the peer first in every second pair, after
+    // the warm-up runs; the figure is the median of the pairs' ratios.
+    void encoderPairsTakeTurns() {
+        std::string order;
+        std::vector<double> ours = {1, 1, 100, 90, 120, 80, 110};    // two warm-ups, then five pairs
+        std::vector<double> theirs = {1, 1, 200, 100, 150, 100, 100};
+        size_t h = 0, p = 0;
+        EncoderRun hearsay = [&]() -> Result<double> { order += 'H'; return ours[h++]; };
+        EncoderRun peer = [&]() -> Result<double> { order += 'P'; return theirs[p++]; };
+        auto pairs = runEncoderPairs(5, 2, hearsay, peer);
+        QVERIFY2(pairs.ok(), pairs.ok() ? "" : pairs.message().c_str());
+        QCOMPARE(order, std::string("HPHP" "HP" "PH" "HP" "PH" "HP"));
+        QCOMPARE(pairs->pairs.size(), size_t(5));
+        QVERIFY(!pairs->pairs[0].peerFirst);
+        QVERIFY(pairs->pairs[1].peerFirst);
+        QCOMPARE(pairs->pairs[1].ratio(), 0.9);
+        QCOMPARE(pairs->medianRatio(), 0.8);  // of 0.5, 0.9, 0.8, 0.8, 1.1
+        QCOMPARE(pairs->hearsayMs().values, (std::vector<double>{100, 90, 120, 80, 110}));
+        QCOMPARE(pairs->peerMs().median(), 100.0);
+        const json j = toJson(pairs.value());
+        QCOMPARE(j["pairs"].size(), size_t(5));
+        QCOMPARE(j["pairs"][1]["first"].get<std::string>(), std::string("peer"));
+        QCOMPARE(j["medianRatio"].get<double>(), 0.8);
+
+        // The first failure of either program ends the run, and says whose it was.
+        p = 0;
+        EncoderRun failing = [&]() -> Result<double> {
+            if (++p == 3) return makeError("it stopped");
+            return 10.0;
+        };
+        auto stopped = runEncoderPairs(4, 0, [] { return Result<double>(5.0); }, failing);
+        QVERIFY(!stopped.ok());
+        QCOMPARE(QString::fromStdString(stopped.message()), QString("the peer: it stopped"));
+        QVERIFY(!runEncoderPairs(2, 0, [] { return Result<double>(0.0); }, failing).ok());  // a run that took no time
+        QVERIFY(!runEncoderPairs(0, 0, failing, failing).ok());
+    }
+
+    // The child the encoder pairs keep loaded: a line for each line, and a child that dies or
+    // falls silent is an error, never a signal that ends the bench.
+    void lineChildAnswersLineByLine() {
+        auto echo = LineChild::start({"sh", "-c", "echo ready; while read line; do echo \"got $line\"; done"});
+        QVERIFY(echo.ok());
+        auto ready = echo.value()->readLine(60000);
+        QVERIFY(ready.ok());
+        QCOMPARE(ready.value(), std::string("ready"));
+        for (const std::string word : {"one", "two"}) {
+            auto answer = echo.value()->ask(word, 60000);
+            QVERIFY(answer.ok());
+            QCOMPARE(answer.value(), "got " + word);
+        }
+        // Two lines in one write come back one at a time.
+        auto twice = LineChild::start({"sh", "-c", "read line; printf 'a\\nb\\n'; read line"});
+        QVERIFY(twice.ok());
+        auto a = twice.value()->ask("go", 60000);
+        QVERIFY(a.ok());
+        QCOMPARE(a.value(), std::string("a"));
+        auto b = twice.value()->readLine(60000);
+        QVERIFY(b.ok());
+        QCOMPARE(b.value(), std::string("b"));
+
+        auto exits = LineChild::start({"sh", "-c", "read line; exit 3"});
+        QVERIFY(exits.ok());
+        auto none = exits.value()->ask("hello", 60000);
+        QVERIFY(!none.ok());
+        QVERIFY2(QString::fromStdString(none.message()).contains("exited without answering"), none.message().c_str());
+        QVERIFY(!exits.value()->ask("again", 60000).ok());  // no SIGPIPE: an error
+
+        auto silent = LineChild::start({"sh", "-c", "exec sleep 600"});
+        QVERIFY(silent.ok());
+        auto nothing = silent.value()->readLine(200);
+        QVERIFY(!nothing.ok());
+        QVERIFY2(QString::fromStdString(nothing.message()).contains("answered nothing"), nothing.message().c_str());
+        silent.value().reset();  // already stopped: returns at once
+
+        QVERIFY(!LineChild::start({"/nonexistent/program"}).ok());
     }
 
     void floorsFollowTheOperationCounts() {
@@ -621,6 +700,53 @@ private slots:
         QVERIFY(m["ratios"].empty());
     }
 
+    // --encoder-pairs through the CLI: against faster-whisper where the bench's environment has
+    // it, and a peer that cannot run is a clear failure wherever it runs.
+    void benchRunsEncoderPairs() {
+        const QString hf = m_dir.filePath("m64-hf");
+        QCOMPARE(runCli({"make-test-model", "--dims", "64x2x2", "--seed", "3", "--format", "hf", hf}), 0);
+        const QStringList common = {"bench", "--model", hf, "--threads", "2", "--encoder-pairs", "3", "--warmup", "0",
+                                    "--decode-steps", "8", "--batch-steps", "8", "--prompt-tokens", "8", "--prompt-runs",
+                                    "1", "--audio", QString::fromStdString(kWav)};
+        // A peer whose interpreter exits at once: an error naming it, no hang, nothing half-written.
+        const QString failedJson = m_dir.filePath("pairs-failed.json");
+        QCOMPARE(runCli(common + QStringList{"--python", "false", "--json", failedJson}), 1);
+        QVERIFY(!QFile::exists(failedJson));
+        // A ggml model alone has no checkpoint for the peer.
+        QCOMPARE(runCli({"bench", "--model", m_model, "--encoder-pairs", "2", "--audio", QString::fromStdString(kWav)}), 1);
+
+        const QString venv = QString(HEARSAY_SOURCE_DIR) + "/.venv-bench/bin/python";
+        QProcess probe;
+        probe.start(venv, {"-c", "import faster_whisper"});
+        if (!probe.waitForFinished(120000) || probe.exitStatus() != QProcess::NormalExit || probe.exitCode() != 0) {
+            QSKIP("no .venv-bench with faster-whisper (scripts/bench/requirements-bench.txt): the pairs against it not run");
+        }
+        const QString jsonPath = m_dir.filePath("pairs.json");
+        QByteArray out;
+        QCOMPARE(runCli(common + QStringList{"--python", venv, "--json", jsonPath}, &out), 0);
+        QVERIFY2(out.contains("median of the pairs' ratios"), out.constData());
+        auto text = readTextFile(jsonPath.toStdString());
+        QVERIFY(text.ok());
+        auto parsed = parseJson(text.value());
+        QVERIFY(parsed.ok());
+        QCOMPARE(parsed.value()["schema"].get<std::string>(), std::string("hearsay-bench-encoder-pairs/1"));
+        const json& c = parsed.value()["models"][0]["encoderPairs"][0];
+        QCOMPARE(c["peer"].get<std::string>(), std::string("faster-whisper"));
+        QVERIFY(QString::fromStdString(c["version"].get<std::string>()).contains("ctranslate2"));
+        QCOMPARE(c["pairs"].size(), size_t(3));
+        std::vector<double> ratios;
+        for (size_t i = 0; i < 3; ++i) {
+            const json& pair = c["pairs"][i];
+            QCOMPARE(pair["first"].get<std::string>(), std::string(i % 2 ? "peer" : "hearsay"));
+            QVERIFY(pair["hearsayMs"].get<double>() > 0);
+            QVERIFY(pair["peerMs"].get<double>() > 0);
+            QCOMPARE(pair["ratio"].get<double>(), pair["hearsayMs"].get<double>() / pair["peerMs"].get<double>());
+            ratios.push_back(pair["ratio"].get<double>());
+        }
+        std::sort(ratios.begin(), ratios.end());
+        QCOMPARE(c["medianRatio"].get<double>(), ratios[1]);
+    }
+
     void benchRejectsBadOptions() {
         QCOMPARE(runCli({"bench", "--model", m_model, "--lengths", "20,zero"}), 2);
         QCOMPARE(runCli({"bench", "--model", m_model, "--modes", "sometimes"}), 2);
@@ -632,6 +758,9 @@ private slots:
         // Rounds take turns with the peers: without them there is nothing to take turns with.
         QCOMPARE(runCli({"bench", "--model", m_model, "--rounds", "2"}), 2);
         QCOMPARE(runCli({"bench", "--model", m_model, "--peers", "--rounds", "0"}), 2);
+        // The encoder pairs run CTranslate2's encoder, one at a time.
+        QCOMPARE(runCli({"bench", "--model", m_model, "--encoder-pairs", "0"}), 2);
+        QCOMPARE(runCli({"bench", "--model", m_model, "--encoder-pairs", "2", "--peers-list", "whisper.cpp"}), 2);
         // A model that does not exist is a clear failure, not a crash.
         QCOMPARE(runCli({"bench", "--model", m_dir.filePath("missing.bin"), "--no-cache-table", "--no-floors"}), 1);
     }

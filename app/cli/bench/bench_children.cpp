@@ -191,4 +191,33 @@ Result<std::string> ensureTestModel(const Settings& s, const std::string& size, 
     return path.string();
 }
 
+// The models of a run: --model's paths, or the made test models of --sizes (with the other
+// format of the same weights where the peers read it).
+Result<std::vector<ModelReport>> benchModels(const Settings& s) {
+    std::vector<ModelReport> models;
+    for (const auto& path : s.models) {
+        ModelReport m;
+        m.name = fs::path(path).filename().string();
+        m.path = path;
+        (fs::is_directory(path) ? m.hfPath : m.ggmlPath) = path;
+        models.push_back(m);
+    }
+    if (!s.models.empty()) return models;
+    for (const auto& size : s.sizes) {
+        ModelReport m;
+        m.name = size;
+        auto path = ensureTestModel(s, size, s.format);
+        if (!path) return path.error();
+        m.path = path.value();
+        (s.format == "hf" ? m.hfPath : m.ggmlPath) = m.path;
+        if (s.peers && peersNeed(s, s.format == "hf" ? "ggml" : "hf")) {  // the weights are bit-identical (same seed)
+            auto other = ensureTestModel(s, size, s.format == "hf" ? "ggml" : "hf");
+            if (!other) return other.error();
+            (s.format == "hf" ? m.ggmlPath : m.hfPath) = other.value();
+        }
+        models.push_back(m);
+    }
+    return models;
+}
+
 } // namespace hearsay::cli::bench

@@ -51,6 +51,7 @@ struct Settings {
     bool peers = false;
     std::string peersList;
     int rounds = 1;            // --rounds: Hearsay's fixed work and the peers' in turn, this many times each
+    int encoderPairs = 0;      // --encoder-pairs: only the encoders, this many pairs taking turns (0: not run)
     bool peersCompile = false;
     int peersCompileTimeout = 300;
     std::string python;
@@ -146,6 +147,7 @@ Result<BenchEngine> openEngine(const std::string& path, BackendKind kind, Precis
 
 Result<std::string> runSelf(const std::vector<std::string>& args);
 Result<std::string> ensureTestModel(const Settings& s, const std::string& size, const std::string& format);
+Result<std::vector<ModelReport>> benchModels(const Settings& s);
 
 // bench_report.cpp: tables, peaks and floors.
 void printFixedWork(const ModelReport& m, const Settings& s, bool haveFloors);
@@ -163,11 +165,17 @@ fs::path sourceTree();  // the folder holding scripts/bench; empty when not foun
 extern const char* const kNoScripts;  // the message when it is not found
 std::string peersToRun(const Settings& s);
 bool ranOnCuda(const Settings& s, const ModelReport& m);
+// The interpreter for the peers' scripts: --python, else SOURCE/.venv-bench/bin/python, else python3.
+std::string peersPython(const Settings& s, const fs::path& source);
+// The CTranslate2 float32 conversion faster-whisper reads, made beside m.hfPath when missing; its folder.
+Result<std::string> ensureCt2Conversion(const ModelReport& m);
 Result<nlohmann::json> runPeers(const Settings& s, const ModelReport& m);
 bool peersNeed(const Settings& s, const std::string& format);
 
 // bench_sections.cpp: the real-file and streaming sections.
 int runRealFileSection(const Settings& s, const std::vector<std::string>& args);
 int runStreamingSection(const Settings& s);
+// bench_encoder_pairs.cpp: the encoders of Hearsay and CTranslate2 in pairs taking turns.
+int runEncoderPairsSection(const Settings& s, const std::vector<std::string>& args, std::vector<ModelReport>& models);
 
 } // namespace hearsay::cli::bench

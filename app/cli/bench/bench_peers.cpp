@@ -69,12 +69,28 @@ const char* const kNoScripts =
     "the bench's peer scripts (scripts/bench/peers.py) are not in a folder above hearsay-cli nor in its "
     "share/hearsay; set HEARSAY_BENCH_ROOT to the folder that holds scripts/bench";
 
+std::string peersPython(const Settings& s, const fs::path& source) {
+    std::error_code ec;
+    const fs::path venv = source / ".venv-bench/bin/python";
+    return !s.python.empty() ? s.python : fs::exists(venv, ec) ? venv.string() : "python3";
+}
+
+Result<std::string> ensureCt2Conversion(const ModelReport& m) {
+    const fs::path ct2 = fs::path(m.hfPath).parent_path() / (fs::path(m.hfPath).filename().string() + "-ct2");
+    std::error_code ec;
+    if (!fs::exists(ct2 / "model.bin", ec)) {
+        std::fprintf(stderr, "bench: converting %s to CTranslate2 float32\n", m.hfPath.c_str());
+        auto made = runSelf({"convert", "--to", "ct2", "--dtype", "f32", "--force", m.hfPath, ct2.string()});
+        if (!made) return makeError("the CTranslate2 conversion for faster-whisper failed: " + made.message());
+    }
+    return ct2.string();
+}
+
 Result<json> runPeers(const Settings& s, const ModelReport& m) {
     const fs::path source = sourceTree();
     if (source.empty()) return makeError(kNoScripts);
     std::error_code ec;
-    const fs::path venv = source / ".venv-bench/bin/python";
-    const std::string python = !s.python.empty() ? s.python : fs::exists(venv, ec) ? venv.string() : "python3";
+    const std::string python = peersPython(s, source);
     const fs::path out = fs::path(s.workDir) / (m.name + "-peers.json");
     fs::remove(out, ec);  // a stale file from an earlier run must not pass for this run's results
     std::vector<std::string> argv = {python, (source / "scripts/bench/peers.py").string(), "--threads",
@@ -95,13 +111,9 @@ Result<json> runPeers(const Settings& s, const ModelReport& m) {
     // faster-whisper reads a CTranslate2 float32 conversion of the same weights; written by our
     // own converter, so that peer needs neither transformers nor torch.
     if (!m.hfPath.empty() && (list.empty() || list.find("faster-whisper") != std::string::npos)) {
-        const fs::path ct2 = fs::path(m.hfPath).parent_path() / (fs::path(m.hfPath).filename().string() + "-ct2");
-        if (!fs::exists(ct2 / "model.bin", ec)) {
-            std::fprintf(stderr, "bench: converting %s to CTranslate2 float32\n", m.hfPath.c_str());
-            auto made = runSelf({"convert", "--to", "ct2", "--dtype", "f32", "--force", m.hfPath, ct2.string()});
-            if (!made) return makeError("the CTranslate2 conversion for faster-whisper failed: " + made.message());
-        }
-        argv.insert(argv.end(), {"--ct2", ct2.string()});
+        auto ct2 = ensureCt2Conversion(m);
+        if (!ct2) return ct2.error();
+        argv.insert(argv.end(), {"--ct2", ct2.value()});
     }
     std::fprintf(stderr, "bench: running peers for %s\n", m.name.c_str());
     auto run = runProcess(argv);

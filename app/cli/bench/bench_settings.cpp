@@ -90,6 +90,10 @@ void declareOptions(CLI::App& c) {
     addInt(c, "--rounds", 1, 1000,
            "with --peers: run Hearsay's fixed work and the peers' N times each, in turn, the order flipped every "
            "round; the ratios are the median of the rounds' (default 1)");
+    addInt(c, "--encoder-pairs", 1, 1000,
+           "only the encoders: Hearsay's and CTranslate2's (--peers-list faster-whisper or faster-whisper-int8; "
+           "default by --dtype), each model loaded once, one run of each a pair, the peer first in every second "
+           "pair; the ratio is the median of the pairs'");
     addFlag(c, "--peers-compile",
             "also time transformers' static cache under torch.compile (reduce-overhead), bounded by "
             "--peers-compile-timeout");
@@ -252,6 +256,20 @@ Result<Settings> parseSettings(const Options& o) {
         if (s.rounds > 1 && !s.peers) {
             return makeError("--rounds takes turns between Hearsay's runs and the peers': give --peers as well");
         }
+    }
+    if (auto v = o.value("encoder-pairs")) {
+        auto n = parsePositive("--encoder-pairs", *v);
+        if (!n) return n.error();
+        s.encoderPairs = n.value();
+        // The peers that can run one encoder at a time: CTranslate2's, in the weights' kind.
+        if (s.peersList.empty()) s.peersList = s.dtype == "f16" || s.dtype == "f32" ? "faster-whisper" : "faster-whisper-int8";
+        for (const std::string& peer : splitList(s.peersList)) {
+            if (peer != "faster-whisper" && peer != "faster-whisper-int8") {
+                return makeError("--encoder-pairs runs faster-whisper or faster-whisper-int8, not '" + peer + "'");
+            }
+        }
+        if (s.backend != BackendKind::Cpu) return makeError("--encoder-pairs compares CPU encoders: use --backend cpu");
+        s.peers = true;  // the models are made in the peer's format as well
     }
     s.peersCompile = o.has("peers-compile");
     if (auto v = o.value("peers-compile-timeout")) {
