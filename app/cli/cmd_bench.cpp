@@ -230,6 +230,7 @@ int runBench(const Options& options) {
                                            std::to_string(read.values.size()) + " reads of the probe, each the best of 1 plain and 1 prefetched";
             }
             m.floors = computeFloors(m.config, s.work, m.floorPeaks, m.elementBytes);
+            m.decodeAgainstFloorByRun = decodeAgainstFloorByRun(m.config, s.work, m.floorPeaks, m.elementBytes, m.fixed);
         }
 
         if (s.cacheTable) {
@@ -302,6 +303,7 @@ int runBench(const Options& options) {
             if (m.encoderProfile) j["encoderProfile"] = toJson(*m.encoderProfile);
             j["floors"] = haveFloors ? toJson(m.floors) : json();
             if (haveFloors) j["floorPeaks"] = toJson(m.floorPeaks);
+            if (!m.decodeAgainstFloorByRun.values.empty()) j["decodeAgainstFloorByRun"] = toJson(m.decodeAgainstFloorByRun);
             if (!m.peersProbeBytesPerSecond.values.empty()) j["peersProbeBytesPerSecond"] = m.peersProbeBytesPerSecond.values;
             if (!m.sgemmProbeFlopsPerSecond.values.empty()) j["sgemmProbeFlopsPerSecond"] = m.sgemmProbeFlopsPerSecond.values;
             if (haveFloors) j["elementBytes"] = toJson(m.elementBytes);

@@ -105,6 +105,20 @@ WorkFloors computeFloors(const WhisperConfig& c, const FixedWork& work, const Pe
     return f;
 }
 
+Samples decodeAgainstFloorByRun(const WhisperConfig& config, const FixedWork& work, PeakRates peak,
+                                const ElementBytes& bytes, const FixedWorkResult& fixed) {
+    Samples ratios;
+    const std::vector<double>& runs = fixed.decodeMsPerToken.values;
+    const std::vector<double>& read = fixed.probeBytesPerSecond.values;
+    if (runs.empty() || runs.size() != read.size()) return ratios;
+    for (size_t i = 0; i < runs.size(); ++i) {
+        peak.bytesPerSecond = read[i];
+        const double floor = computeFloors(config, work, peak, bytes).decodeMsPerToken;
+        if (floor > 0) ratios.values.push_back(runs[i] / floor);
+    }
+    return ratios;
+}
+
 // 64-bit XOR over 8 independent accumulators: integer work the core does far faster than
 // memory delivers, so the loop measures the memory (a float sum would measure the adder).
 // The read runs plain and with each line prefetched ahead as the decode kernels prefetch

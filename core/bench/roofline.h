@@ -5,6 +5,7 @@
 
 #include "core/backend/backend.h"
 #include "core/bench/bench_work.h"
+#include "core/bench/fixed_work.h"
 #include "core/model/whisper_config.h"
 #include <nlohmann/json_fwd.hpp>
 
@@ -76,6 +77,14 @@ struct WorkFloors {
 
 WorkFloors computeFloors(const WhisperConfig& config, const FixedWork& work, const PeakRates& peak,
                          const ElementBytes& bytes);
+
+// Each timed decode run against its own floor: the run's ms per token over the decode floor at
+// the bandwidth the probe read right after that run (FixedWorkResult::probeBytesPerSecond, one
+// reading a run, in the same order), `peak` giving the rest. Where the bandwidth moves within
+// minutes, a run is then read against its own minutes rather than the median of all of them.
+// Empty when the runs and the readings do not pair up.
+Samples decodeAgainstFloorByRun(const WhisperConfig& config, const FixedWork& work, PeakRates peak,
+                                const ElementBytes& bytes, const FixedWorkResult& fixed);
 
 // Attainable peaks measured on this machine with `threads` threads: an OpenBLAS SGEMM
 // (2048³) for FLOP/s, and a ReadProbe (best of 3 pairs) for bandwidth. About 2 s.

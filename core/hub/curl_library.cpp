@@ -14,6 +14,8 @@ namespace {
 // The soname of libcurl 7.16 and later (Debian's libcurl4 and libcurl3-gnutls packages alike);
 // the unversioned name as a fallback for a build whose library is only there as its -dev link.
 constexpr const char* kNames[] = {"libcurl.so.4", "libcurl.so"};
+// What every message of a libcurl that cannot serve says the user needs.
+constexpr const char* kNeeded = "model downloads need libcurl (Debian: libcurl4)";
 
 struct Loaded {
     CurlLibrary library;
@@ -31,7 +33,7 @@ Loaded load() {
         tried += std::string(tried.empty() ? "" : "; ") + (why ? why : name);
     }
     if (!handle) {
-        out.error = "model downloads need libcurl (Debian: libcurl4), which cannot be loaded: " + tried;
+        out.error = std::string(kNeeded) + ", which cannot be loaded: " + tried;
         return out;
     }
     // Kept loaded for the life of the process (never dlclose'd: curl_global_cleanup is not called).
@@ -42,8 +44,7 @@ Loaded load() {
         const std::string file = dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && *map->l_name
                                      ? map->l_name
                                      : "the libcurl loaded";
-        out.error = file + " is not a libcurl the downloader can use (it lacks " + symbol +
-                    "); model downloads need libcurl (Debian: libcurl4)";
+        out.error = file + " is not a libcurl the downloader can use (it lacks " + symbol + "); " + kNeeded;
     };
     CurlLibrary& c = out.library;
     CURLcode (*globalInit)(long) = nullptr;

@@ -27,6 +27,7 @@
 
 #include <map>
 
+#include <cmath>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -628,6 +629,12 @@ private slots:
         QVERIFY(m["floors"]["decodeMsPerToken"].get<double>() >
                 0.999 * 1e3 * m["floors"]["decodeBytesPerToken"].get<double>() / read["median"].get<double>());
         QVERIFY(out.contains("the probe read beside the 1 timed decode runs"));
+        // The one run against its own floor: with one reading, the floor above.
+        const json& byRun = m["decodeAgainstFloorByRun"];
+        QCOMPARE(byRun["samples"].size(), size_t(1));
+        const double byHand = m["fixedWork"]["decodeMsPerToken"]["median"].get<double>() / expected.decodeMsPerToken;
+        QVERIFY(std::fabs(byRun["median"].get<double>() - byHand) <= 1e-12 * byHand);
+        QVERIFY(out.contains("decode against the floor run by run"));
         // The SGEMM probe was read again just before the model's runs (once: no peers ran).
         const json& sgemm = m["sgemmProbeFlopsPerSecond"];
         QCOMPARE(sgemm.size(), size_t(1));
@@ -734,6 +741,8 @@ private slots:
         QCOMPARE(c["peer"].get<std::string>(), std::string("faster-whisper"));
         QVERIFY(QString::fromStdString(c["version"].get<std::string>()).contains("ctranslate2"));
         QCOMPARE(c["pairs"].size(), size_t(3));
+        QCOMPARE(c["sgemmProbeFlopsPerSecond"].size(), size_t(2));
+        for (const json& v : c["sgemmProbeFlopsPerSecond"]) QVERIFY(v.get<double>() > 1e8);
         std::vector<double> ratios;
         for (size_t i = 0; i < 3; ++i) {
             const json& pair = c["pairs"][i];

@@ -126,6 +126,33 @@ private slots:
         QCOMPARE(encoderFlops(c), encoderFlops(named("large-v3")) - 28 * 4.0 * 1500 * 1280 * 1280);
     }
 
+    // Each decode run against its own floor: the bandwidth read right after it, not the median of
+    // all readings. tiny on a CPU is memory-bound, so the floor scales as 1 / bandwidth.
+    void decodeRunsAgainstTheirOwnFloors() {
+        const WhisperConfig c = named("tiny");
+        FixedWork work;
+        work.decodeSteps = 32;
+        PeakRates peak;
+        peak.flopsPerSecond = 100e9;
+        const ElementBytes bytes{2.0, 4.0, 2.0};
+        FixedWorkResult fixed;
+        fixed.decodeMsPerToken.values = {4.0, 3.0, 5.0};
+        fixed.probeBytesPerSecond.values = {20e9, 30e9, 10e9};
+        const Samples byRun = decodeAgainstFloorByRun(c, work, peak, bytes, fixed);
+        QCOMPARE(byRun.values.size(), size_t(3));
+        for (size_t i = 0; i < 3; ++i) {
+            PeakRates at = peak;
+            at.bytesPerSecond = fixed.probeBytesPerSecond.values[i];
+            QVERIFY(near(byRun.values[i], fixed.decodeMsPerToken.values[i] / computeFloors(c, work, at, bytes).decodeMsPerToken));
+        }
+        // Memory-bound: 4 ms at 20 GB/s and 3 ms at 30 GB/s are the same fraction of their floors.
+        QVERIFY(near(byRun.values[0] / byRun.values[1], (4.0 * 20.0) / (3.0 * 30.0), 1e-9));
+        QVERIFY(byRun.values[2] < byRun.values[0]);  // 5 ms at 10 GB/s is nearer its floor
+        // Readings that do not pair up with the runs give nothing rather than a wrong pairing.
+        fixed.probeBytesPerSecond.values.pop_back();
+        QVERIFY(decodeAgainstFloorByRun(c, work, peak, bytes, fixed).values.empty());
+    }
+
     void elementBytesFollowBackendAndPrecision() {
         const ElementBytes cudaHalf = floorElementBytes(BackendKind::Cuda, "f32", Precision::Fp16);
         QCOMPARE(cudaHalf.weights, 2.0);  // half weight matrices whatever the file holds

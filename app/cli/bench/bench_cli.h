@@ -112,6 +112,7 @@ struct ModelReport {
     std::optional<DecodeProfile> decodeProfile;  // --op-profile
     std::optional<EncoderProfile> encoderProfile;  // --op-profile
     WorkFloors floors;
+    Samples decodeAgainstFloorByRun;  // each timed decode run over its floor at the probe read after it
     PeakRates floorPeaks;       // the peaks the floors divide by: the run's, with the bandwidth read beside the decode where probed
     Samples peersProbeBytesPerSecond;  // the read probe just before and just after the peers ran (CPU, probed)
     // The SGEMM probe (measureSgemmRate) just before Hearsay's fixed work and, with --peers, just

@@ -7,6 +7,7 @@
 
 #include "core/bench/encoder_pairs.h"
 #include "core/bench/machine_info.h"
+#include "core/bench/roofline.h"
 #include "core/bench/subprocess.h"
 #include "core/util/json_text.h"
 #include "core/util/stopwatch.h"
@@ -40,6 +41,7 @@ struct Comparison {
     std::string version;
     std::string notes;
     EncoderPairs pairs;
+    std::vector<double> sgemm;  // the SGEMM probe just before the pairs and just after, FLOP/s
 };
 
 // The pairs of one model against one peer.
@@ -82,8 +84,11 @@ Result<Comparison> comparePair(const Settings& s, const ModelReport& m, BenchEng
         return j["encoderMs"].get<double>();
     };
     std::fprintf(stderr, "bench: %s: %d encoder pairs against %s\n", m.name.c_str(), s.encoderPairs, peer.c_str());
+    // How fast the cores were, for the record: the pairs' ratios do not divide by it.
+    c.sgemm.push_back(measureSgemmRate(s.threads));
     auto pairs = runEncoderPairs(s.encoderPairs, s.work.warmup, hearsay, other);
     if (!pairs) return makeError(m.name + " against " + peer + ": " + pairs.message());
+    c.sgemm.push_back(measureSgemmRate(s.threads));
     c.pairs = pairs.value();
     return c;
 }
@@ -102,6 +107,10 @@ void printComparison(const ModelReport& m, const Comparison& c) {
     }
     std::printf("  median of the pairs' ratios: %.3fx (%.3f to %.3f); medians Hearsay %.1f ms, peer %.1f ms\n",
                 c.pairs.medianRatio(), lo, hi, c.pairs.hearsayMs().median(), c.pairs.peerMs().median());
+    if (c.sgemm.size() == 2) {
+        std::printf("  (the SGEMM probe read %.1f GFLOP/s just before the pairs and %.1f just after)\n", c.sgemm[0] / 1e9,
+                    c.sgemm[1] / 1e9);
+    }
 }
 
 } // namespace
@@ -137,6 +146,7 @@ int runEncoderPairsSection(const Settings& s, const std::vector<std::string>& ar
             j["peer"] = c->peer;
             j["version"] = c->version;
             j["notes"] = c->notes;
+            j["sgemmProbeFlopsPerSecond"] = c->sgemm;
             comparisons.push_back(std::move(j));
         }
         json j;

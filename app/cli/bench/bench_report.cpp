@@ -110,6 +110,12 @@ void printFixedWork(const ModelReport& m, const Settings& s, bool haveFloors) {
             std::printf("    (the decode's floors at %.1f GB/s: the probe read beside the %zu timed decode runs, %.1f to %.1f)\n",
                         read.median() / 1e9, read.values.size(), read.minimum() / 1e9, highest / 1e9);
         }
+        if (const Samples& byRun = m.decodeAgainstFloorByRun; !byRun.values.empty()) {
+            const double highest = *std::max_element(byRun.values.begin(), byRun.values.end());
+            std::printf("    (decode against the floor run by run, each at the probe read right after it: median %.2fx, "
+                        "%.2fx to %.2fx)\n",
+                        byRun.median(), byRun.minimum(), highest);
+        }
         if (const auto& sgemm = m.sgemmProbeFlopsPerSecond.values; sgemm.size() == 1) {
             std::printf("    (the SGEMM probe read %.1f GFLOP/s just before these runs)\n", sgemm[0] / 1e9);
         }
