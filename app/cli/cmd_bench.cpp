@@ -132,13 +132,7 @@ int runBench(const Options& options) {
     if (s.encoderPairs > 0) return runEncoderPairsSection(s, args, models);
 
     MachineInfo machine = collectMachineInfo();
-    BuildInfo build;
-    build.buildType = buildType();
-    build.compiler = compilerDescription();
-    build.commit = buildCommit();
-#ifdef HEARSAY_HAVE_CUDA
-    build.cuda = true;
-#endif
+    const BuildInfo build = thisBuild();
     const std::string date = utcTimestamp();
     std::optional<GpuInfo> gpu;
     PeakRates peak;

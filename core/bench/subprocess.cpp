@@ -18,6 +18,27 @@
 extern char** environ;
 
 namespace hearsay {
+namespace {
+
+// posix_spawnp of argv with `actions` (destroyed here). The child's end of the channel is closed
+// here either way, the parent's too when the child could not be started.
+Result<pid_t> spawn(const std::vector<std::string>& argv, posix_spawn_file_actions_t& actions, int childEnd, int parentEnd) {
+    std::vector<char*> args;
+    args.reserve(argv.size() + 1);
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    pid_t pid = 0;
+    const int error = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(childEnd);
+    if (error != 0) {
+        close(parentEnd);
+        return makeError("cannot start '" + argv[0] + "': " + std::strerror(error));
+    }
+    return pid;
+}
+
+} // namespace
 
 Result<ProcessResult> runProcess(const std::vector<std::string>& argv) {
     if (argv.empty()) return makeError("runProcess: no program given");
@@ -30,19 +51,9 @@ Result<ProcessResult> runProcess(const std::vector<std::string>& argv) {
     posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
     posix_spawn_file_actions_addclose(&actions, fds[1]);
 
-    std::vector<char*> args;
-    args.reserve(argv.size() + 1);
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-
-    pid_t pid = 0;
-    const int spawnError = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    close(fds[1]);
-    if (spawnError != 0) {
-        close(fds[0]);
-        return makeError("cannot start '" + argv[0] + "': " + std::strerror(spawnError));
-    }
+    auto spawned = spawn(argv, actions, fds[1], fds[0]);
+    if (!spawned) return spawned.error();
+    const pid_t pid = spawned.value();
 
     ProcessResult result;
     char buffer[65536];
@@ -80,20 +91,9 @@ Result<std::unique_ptr<LineChild>> LineChild::start(const std::vector<std::strin
     posix_spawn_file_actions_adddup2(&actions, fds[1], STDIN_FILENO);
     posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
 
-    std::vector<char*> args;
-    args.reserve(argv.size() + 1);
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-
-    pid_t pid = 0;
-    const int spawnError = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    close(fds[1]);
-    if (spawnError != 0) {
-        close(fds[0]);
-        return makeError("cannot start '" + argv[0] + "': " + std::strerror(spawnError));
-    }
-    return std::unique_ptr<LineChild>(new LineChild(pid, fds[0], argv[0]));
+    auto spawned = spawn(argv, actions, fds[1], fds[0]);
+    if (!spawned) return spawned.error();
+    return std::unique_ptr<LineChild>(new LineChild(spawned.value(), fds[0], argv[0]));
 }
 
 LineChild::~LineChild() { finish(false); }

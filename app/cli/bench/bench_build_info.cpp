@@ -2,6 +2,7 @@
 // written at every build) and the build type, defined for this file alone by app/CMakeLists.txt.
 #include "app/cli/bench/bench_cli.h"
 
+#include "core/bench/machine_info.h"
 #include "hearsay_commit.h"  // generated at every build (app/build_commit.cmake)
 
 #ifndef HEARSAY_BUILD_TYPE
@@ -12,5 +13,16 @@ namespace hearsay::cli::bench {
 
 const char* buildCommit() { return HEARSAY_GIT_COMMIT; }
 const char* buildType() { return HEARSAY_BUILD_TYPE; }
+
+BuildInfo thisBuild() {
+    BuildInfo build;
+    build.buildType = buildType();
+    build.compiler = compilerDescription();
+    build.commit = buildCommit();
+#ifdef HEARSAY_HAVE_CUDA
+    build.cuda = true;
+#endif
+    return build;
+}
 
 } // namespace hearsay::cli::bench

@@ -132,6 +132,7 @@ struct ModelReport {
 // The commit and build type this binary was built from (bench_build_info.cpp).
 const char* buildCommit();
 const char* buildType();
+BuildInfo thisBuild();  // the two above, the compiler, and whether the CUDA backend is in it
 
 // bench_settings.cpp: the options.
 Result<Settings> parseSettings(const Options& o);

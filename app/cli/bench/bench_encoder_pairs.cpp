@@ -163,11 +163,7 @@ int runEncoderPairsSection(const Settings& s, const std::vector<std::string>& ar
 
     if (!s.json.empty()) {
         json doc = reportHeader("hearsay-bench-encoder-pairs/1", date, args, machine);
-        BuildInfo build;
-        build.buildType = buildType();
-        build.compiler = compilerDescription();
-        build.commit = buildCommit();
-        doc["build"] = toJson(build);
+        doc["build"] = toJson(thisBuild());
         doc["settings"] = {{"threads", s.threads},  {"dtype", s.dtype},    {"seed", s.seed},
                            {"audio", s.audio},      {"warmup", s.work.warmup}, {"pairs", s.encoderPairs}};
         doc["models"] = std::move(list);

@@ -97,11 +97,7 @@ int runRealFileSection(const Settings& s, const std::vector<std::string>& args) 
     }
     if (!s.json.empty()) {
         json doc = reportHeader("hearsay-bench-real/1", date, args, machine);
-        BuildInfo build;
-        build.buildType = buildType();
-        build.compiler = compilerDescription();
-        build.commit = buildCommit();
-        doc["build"] = toJson(build);
+        doc["build"] = toJson(thisBuild());
         doc["threads"] = s.threads;
         doc["rounds"] = s.realRounds;
         doc["cases"] = std::move(cases);
