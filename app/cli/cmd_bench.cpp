@@ -52,10 +52,7 @@ Result<FixedWorkResult> runHearsay(const Settings& s, ModelReport& m, bool probe
     sessionOptions.maxBeams = s.work.batchBeams;
     auto engine = openEngine(m.path, s.backend, s.precision, s.threads, s.stepGraphs, sessionOptions);
     if (!engine) return makeError(m.path + ": " + engine.message());
-    m.config = engine->engine.model().config();
-    m.weightBytes = engine->engine.model().weightBytes();
-    m.weightDtype = std::string(dtypeName(engine->engine.model().weights().tokenEmbedding.dtype));
-    m.backendName = engine->engine.backend().name();
+    describeEngine(m, engine.value());
     auto mel = benchInput(s, m.config.nMels);
     if (!mel) return mel.error();
     // The bandwidth is read again beside each timed decode run: a shared machine's bandwidth

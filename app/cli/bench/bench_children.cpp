@@ -191,6 +191,13 @@ Result<std::string> ensureTestModel(const Settings& s, const std::string& size, 
     return path.string();
 }
 
+void describeEngine(ModelReport& m, const BenchEngine& engine) {
+    m.config = engine.engine.model().config();
+    m.weightBytes = engine.engine.model().weightBytes();
+    m.weightDtype = std::string(dtypeName(engine.engine.model().weights().tokenEmbedding.dtype));
+    m.backendName = engine.engine.backend().name();
+}
+
 // The models of a run: --model's paths, or the made test models of --sizes (with the other
 // format of the same weights where the peers read it).
 Result<std::vector<ModelReport>> benchModels(const Settings& s) {

@@ -150,6 +150,8 @@ Result<BenchEngine> openEngine(const std::string& path, BackendKind kind, Precis
 Result<std::string> runSelf(const std::vector<std::string>& args);
 Result<std::string> ensureTestModel(const Settings& s, const std::string& size, const std::string& format);
 Result<std::vector<ModelReport>> benchModels(const Settings& s);
+// What the report of a model says of the engine opened on it: dimensions, weight bytes and type, backend.
+void describeEngine(ModelReport& m, const BenchEngine& engine);
 
 // bench_report.cpp: tables, peaks and floors.
 void printFixedWork(const ModelReport& m, const Settings& s, bool haveFloors);

@@ -130,10 +130,7 @@ int runEncoderPairsSection(const Settings& s, const std::vector<std::string>& ar
     for (ModelReport& m : models) {
         auto engine = openEngine(m.path, s.backend, s.precision, s.threads, s.stepGraphs, SessionOptions{});
         if (!engine) return fail(m.path + ": " + engine.message(), 1);
-        m.config = engine->engine.model().config();
-        m.weightBytes = engine->engine.model().weightBytes();
-        m.weightDtype = std::string(dtypeName(engine->engine.model().weights().tokenEmbedding.dtype));
-        m.backendName = engine->engine.backend().name();
+        describeEngine(m, engine.value());
         auto mel = benchInput(s, m.config.nMels);
         if (!mel) return fail(mel.message(), 1);
         json comparisons = json::array();

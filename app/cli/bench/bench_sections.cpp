@@ -46,10 +46,9 @@ int runRealFileSection(const Settings& s, const std::vector<std::string>& args) 
     const fs::path source = sourceTree();
     if (source.empty()) return fail(kNoScripts, 1);
     std::error_code ec;
-    const fs::path venv = source / ".venv-bench/bin/python";
     RealFilePlan plan;
     plan.hearsay = currentExecutablePath();
-    plan.python = !s.python.empty() ? s.python : fs::exists(venv, ec) ? venv.string() : "python3";
+    plan.python = peersPython(s, source);
     plan.peersScript = (source / "scripts/bench/real_peers.py").string();
     plan.whisperCli = !s.whisperCli.empty() ? s.whisperCli : (source / "build-whispercpp/build/bin/whisper-cli").string();
     plan.threads = s.threads;
