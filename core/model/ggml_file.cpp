@@ -1,6 +1,8 @@
 // whisper.cpp ggml files: validated reading in place, streaming writing.
 #include "core/model/ggml_file.h"
 
+#include "core/text/token_table.h"  // kMaxTokenBytes
+
 #include <cerrno>
 #include <cstring>
 #include <set>
@@ -126,7 +128,7 @@ Result<GgmlFile> openGgml(const std::filesystem::path& path) {
     for (int32_t i = 0; i < nTokens; ++i) {
         uint32_t len = 0;
         if (!r.readU32(len)) return truncated("vocabulary entry " + std::to_string(i));
-        if (len > 4096) return makeError(where + ": vocabulary entry " + std::to_string(i) + " claims " + std::to_string(len) + " bytes");
+        if (len > kMaxTokenBytes) return makeError(where + ": vocabulary entry " + std::to_string(i) + " claims " + std::to_string(len) + " bytes");
         const std::byte* p = r.take(len);
         if (!p) return truncated("vocabulary entry " + std::to_string(i));
         out.vocabulary.emplace_back(reinterpret_cast<const char*>(p), len);

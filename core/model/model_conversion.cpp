@@ -23,7 +23,7 @@ Result<void> convertModel(const WhisperModel& model, const fs::path& out, const 
     request.config = model.config();
     request.dtype = options.dtype;
     request.ct2IntegerBits = options.ct2IntegerBits;
-    request.vocabulary = model.vocabulary();
+    request.vocabulary = model.vocabulary().strings();
     const GenerationSettings& generation = model.generation();
     request.suppressTokens = generation.fromGenerationConfig && !generation.suppressTokens.empty() ? generation.suppressTokens
                                                                                                   : tokenizer->nonSpeechTokens();

@@ -4,6 +4,7 @@
 
 #include "core/model/whisper_config.h"
 #include "core/model/whisper_weights.h"
+#include "core/text/token_table.h"
 #include "core/util/mapped_file.h"
 #include "core/util/result.h"
 
@@ -59,7 +60,7 @@ public:
     // Byte strings of the ordinary (non-special) tokens, indexed by id; size 50256 for
     // English-only vocabularies (gpt2) and 50257 for multilingual ones. Empty for a Hugging Face
     // checkpoint without tokenizer files (vocab.json / tokenizer.json): weights only.
-    const std::vector<std::string>& vocabulary() const { return m_vocabulary; }
+    const TokenTable& vocabulary() const { return m_vocabulary; }
     // [n_mels][201] slaney mel filterbank when the file carries one (ggml), else empty.
     const std::vector<float>& melFilters() const { return m_melFilters; }
     const GenerationSettings& generation() const { return m_generation; }
@@ -93,7 +94,7 @@ private:
     WhisperWeights m_weights;
     ModelFormat m_format;
     std::filesystem::path m_path;
-    std::vector<std::string> m_vocabulary;
+    TokenTable m_vocabulary;
     std::vector<float> m_melFilters;
     GenerationSettings m_generation;
     std::vector<std::shared_ptr<const MappedFile>> m_files;

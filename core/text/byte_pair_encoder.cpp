@@ -12,24 +12,42 @@
 
 namespace hearsay {
 
+namespace {
+
+// FNV-1a over the bytes: tokens are short, and the table only needs them spread over its slots.
+uint64_t hashBytes(std::string_view bytes) {
+    uint64_t h = 14695981039346656037ull;
+    for (const char c : bytes) {
+        h ^= static_cast<unsigned char>(c);
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+} // namespace
+
 Result<BytePairEncoder> BytePairEncoder::create(std::vector<std::string> tokens, const std::vector<int>& excluded) {
     BytePairEncoder bpe;
-    bpe.m_tokens = std::move(tokens);
-    std::vector<bool> skip(bpe.m_tokens.size(), false);
+    bpe.m_tokens = TokenTable(tokens);
+    tokens = {};
+    const size_t count = bpe.m_tokens.size();
+    std::vector<bool> skip(count, false);
     for (int id : excluded) {
         if (id >= 0 && size_t(id) < skip.size()) skip[size_t(id)] = true;
     }
-    bpe.m_ranks.reserve(bpe.m_tokens.size());
+    size_t slots = 16;
+    while (slots < 2 * count) slots *= 2;
+    bpe.m_slots.assign(slots, -1);
     bpe.m_byteRank.fill(-1);
-    for (size_t id = 0; id < bpe.m_tokens.size(); ++id) {
-        const std::string& t = bpe.m_tokens[id];
+    for (size_t id = 0; id < count; ++id) {
+        const std::string_view t = bpe.m_tokens[id];
         // An empty token (multilingual id 50256 is one) can be decoded but never matched.
         if (skip[id] || t.empty()) continue;
-        auto [it, inserted] = bpe.m_ranks.emplace(std::string_view(t), static_cast<int>(id));
-        if (!inserted) {
-            return makeError("tokens " + std::to_string(it->second) + " and " + std::to_string(id) +
-                             " have the same bytes");
+        int32_t& slot = bpe.m_slots[bpe.slotOf(t)];
+        if (slot >= 0) {
+            return makeError("tokens " + std::to_string(slot) + " and " + std::to_string(id) + " have the same bytes");
         }
+        slot = static_cast<int32_t>(id);
         if (t.size() == 1) bpe.m_byteRank[static_cast<unsigned char>(t[0])] = static_cast<int>(id);
     }
     for (int b = 0; b < 256; ++b) {
@@ -41,10 +59,18 @@ Result<BytePairEncoder> BytePairEncoder::create(std::vector<std::string> tokens,
     return bpe;
 }
 
+size_t BytePairEncoder::slotOf(std::string_view bytes) const {
+    const size_t mask = m_slots.size() - 1;
+    for (size_t i = hashBytes(bytes) & mask;; i = (i + 1) & mask) {
+        const int32_t id = m_slots[i];
+        if (id < 0 || m_tokens[size_t(id)] == bytes) return i;
+    }
+}
+
 int BytePairEncoder::rank(std::string_view bytes) const {
     if (bytes.size() == 1) return m_byteRank[static_cast<unsigned char>(bytes[0])];
-    auto it = m_ranks.find(bytes);
-    return it == m_ranks.end() ? -1 : it->second;
+    if (bytes.empty()) return -1;
+    return m_slots[slotOf(bytes)];
 }
 
 void BytePairEncoder::encodePiece(std::string_view piece, std::vector<int>& out) const {

@@ -3,12 +3,13 @@
 // (leftmost on ties) is merged until no pair is a token.
 #pragma once
 
+#include "core/text/token_table.h"
 #include "core/util/result.h"
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace hearsay {
@@ -22,7 +23,7 @@ public:
 
     BytePairEncoder(BytePairEncoder&&) = default;
     BytePairEncoder& operator=(BytePairEncoder&&) = default;
-    BytePairEncoder(const BytePairEncoder&) = delete;  // m_ranks points into m_tokens
+    BytePairEncoder(const BytePairEncoder&) = delete;
     BytePairEncoder& operator=(const BytePairEncoder&) = delete;
 
     // Appends the ids of one pre-tokenised piece to out.
@@ -31,15 +32,20 @@ public:
     int rank(std::string_view bytes) const;
 
     int size() const { return static_cast<int>(m_tokens.size()); }
-    const std::string& token(int id) const { return m_tokens[static_cast<size_t>(id)]; }
+    std::string_view token(int id) const { return m_tokens[static_cast<size_t>(id)]; }
+    // The heap this encoder holds (the tokens and their index), for reports and tests.
+    size_t heapBytes() const { return m_tokens.heapBytes() + m_slots.capacity() * sizeof(int32_t); }
 
 private:
     BytePairEncoder() = default;
     void merge(std::string_view piece, std::vector<int>& out) const;
 
-    std::vector<std::string> m_tokens;                   // id -> bytes
-    std::unordered_map<std::string_view, int> m_ranks;  // bytes (views into m_tokens) -> id
-    std::array<int, 256> m_byteRank{};                  // single byte -> id
+    // The slot where `bytes` is or would go in m_slots (open addressing, linear probing).
+    size_t slotOf(std::string_view bytes) const;
+
+    TokenTable m_tokens;            // id -> bytes
+    std::vector<int32_t> m_slots;  // bytes -> id: a hash table of ids, -1 where empty, at most half full
+    std::array<int, 256> m_byteRank{};  // single byte -> id
 };
 
 } // namespace hearsay

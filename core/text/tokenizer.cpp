@@ -46,6 +46,12 @@ Result<Tokenizer> Tokenizer::fromVocabulary(std::vector<std::string> tokens, int
         }
     }
     tokens.resize(static_cast<size_t>(special.eot));
+    for (size_t id = 0; id < tokens.size(); ++id) {
+        if (tokens[id].size() > kMaxTokenBytes) {
+            return makeError("token " + std::to_string(id) + " is " + std::to_string(tokens[id].size()) + " bytes long (at most " +
+                             std::to_string(kMaxTokenBytes) + ")");
+        }
+    }
     Result<LossyVocabularyReport> lossy = repairLossyVocabulary(tokens);
     if (!lossy) return makeError("invalid vocabulary: " + lossy.message());
     Result<BytePairEncoder> bpe = BytePairEncoder::create(std::move(tokens), lossy->unusable);
@@ -81,7 +87,7 @@ std::vector<int> Tokenizer::encode(std::string_view text) const {
 
 std::string Tokenizer::tokenBytes(int id) const {
     if (!m_impl || id < 0 || id >= m_nVocab) return {};
-    if (id < m_special.eot) return m_impl->bpe.token(id);
+    if (id < m_special.eot) return std::string(m_impl->bpe.token(id));
     return m_special.text(id);
 }
 

@@ -2,6 +2,7 @@
 #include "core/text/vocabulary_directory.h"
 
 #include "core/text/byte_unicode.h"
+#include "core/text/token_table.h"
 #include "core/text/tokenizer.h"
 #include "core/util/mapped_file.h"
 
@@ -21,6 +22,10 @@ Result<std::string> tokenBytes(const std::string& text, size_t id, const std::st
     std::optional<std::string> bytes = vocabTextToBytes(text);
     if (!bytes) {
         return makeError(file + ": token " + std::to_string(id) + " (\"" + text + "\") is not in GPT-2's byte-to-unicode alphabet");
+    }
+    if (bytes->size() > kMaxTokenBytes) {
+        return makeError(file + ": token " + std::to_string(id) + " is " + std::to_string(bytes->size()) + " bytes long (at most " +
+                         std::to_string(kMaxTokenBytes) + ")");
     }
     return std::move(*bytes);
 }

@@ -72,7 +72,7 @@ private:
             return nullptr;
         }
         e.model = model.value();
-        auto tokenizer = Tokenizer::fromVocabulary(e.model->vocabulary(), e.model->config().nVocab);
+        auto tokenizer = Tokenizer::fromVocabulary(e.model->vocabulary().strings(), e.model->config().nVocab);
         if (!tokenizer) {
             qWarning("tokenizer: %s", tokenizer.message().c_str());
             return nullptr;
