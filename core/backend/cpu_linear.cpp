@@ -3,7 +3,7 @@
 // rows (beams) reading each weight row once (block rows on both paths take x quantised to int8 where
 // the CPU has AVX-512 VNNI or AVX2, cpu_int8.h), and GEMMs for many rows: q8_0 and q5_0 on the
 // integer GEMM with AVX-512 VNNI, the rest through the BLAS. A half cross cache as y gets the float32
-// product rounded to nearest.
+// product rounded to nearest, a block of CpuBackend::kHalfYRows rows at a time.
 #include "core/backend/cpu_backend.h"
 
 #include "core/backend/blas.h"
@@ -155,21 +155,31 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
                       2.0 * double(r) * double(m) * double(n)};
     };
     submit(describe, [=, this] {
-        std::unique_ptr<float[]> scratch(yHalf ? new float[r * m] : nullptr);
+        // A half y: the GEMMs below take kHalfYRows rows at a time into this scratch and round
+        // each block into y; the few rows of the other paths all go in at once.
+        const size_t halfRows = r > size_t(kSmallBatchRows) ? std::min(r, kHalfYRows) : r;
+        std::unique_ptr<float[]> scratch(yHalf ? new float[halfRows * m] : nullptr);
         float* const yp = yHalf ? scratch.get() : yFloat;
-        // With a bias, y's columns [b, e) get it first and the product is added (beta 1); each
-        // thread does its own columns, where it then works (an encoder's y is 1500 rows).
+        // With a bias, the columns [b, e) of `count` rows of y (from yRows) get it first and the
+        // product is added (beta 1); each thread does its own columns, where it then works (an
+        // encoder's y is 1500 rows).
         const float beta = accumulate || bp ? 1.0f : 0.0f;
-        const auto addBias = [&](size_t b, size_t e) {
+        const auto addBiasTo = [&](float* yRows, size_t count, size_t b, size_t e) {
             if (!bp) return;
-            for (size_t i = 0; i < r; ++i) {
-                float* row = yp + i * m;
+            for (size_t i = 0; i < count; ++i) {
+                float* row = yRows + i * m;
                 if (accumulate) {
                     for (size_t j = b; j < e; ++j) row[j] += bp[j];
                 } else {
                     std::memcpy(row + b, bp + b, (e - b) * sizeof(float));
                 }
             }
+        };
+        const auto addBias = [&](size_t b, size_t e) { addBiasTo(yp, r, b, e); };
+        // The columns [b, e) of the scratch's `count` rows, rounded into the half y's rows from `first`.
+        const auto roundBlock = [&](size_t first, size_t count, size_t b, size_t e) {
+            for (size_t i = 0; i < count; ++i)
+                simd::roundToHalf(yp + i * m + b, yHalf + (first + i) * m + b, e - b);
         };
         // Work is split over the output features (rows of w): every thread reads its own part of
         // the weights once, which is what the memory-bound single-token steps need.
@@ -253,11 +263,12 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
             std::vector<std::vector<uint8_t>>& packed = packedOfThisThread;  // [column block]
             const size_t block = small ? m : ((m + threads - 1) / threads + 31) / 32 * 32;
             if (packed.size() < (m + block - 1) / block) packed.resize((m + block - 1) / block);
-            const size_t passRows = std::max<size_t>(1, kInt8GemmBytes / simd::int8RowBytes(*format, n));
+            size_t passRows = std::max<size_t>(1, kInt8GemmBytes / simd::int8RowBytes(*format, n));
+            if (yHalf) passRows = std::min(passRows, halfRows);
             for (size_t first = 0; first < r; first += passRows) {
                 const size_t count = std::min(passRows, r - first);
                 const float* xRows = xp + first * n;
-                float* yRows = yp + first * m;
+                float* yRows = yHalf ? yp : yp + first * m;
                 quantized.reshape(count, n, *format);
                 pool().parallelFor(count, std::max<size_t>(1, (count + threads - 1) / threads), [&](size_t b, size_t e, int) {
                     simd::quantizeInt8Rows(xRows, b, e - b, n, quantized);
@@ -265,12 +276,14 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
                 pool().parallelFor(m, block, [&](size_t b, size_t e, int) {
                     std::vector<uint8_t>& columns = packed[b / block];
                     if (first == 0) {
-                        addBias(b, e);
+                        if (!yHalf) addBias(b, e);
                         const size_t bytes = simd::int8PackedBytes(n, e - b);
                         if (columns.size() < bytes) columns.resize(bytes);
                         simd::packInt8Columns(*format, blocks.data, n, b, e - b, columns.data());
                     }
+                    if (yHalf) addBiasTo(yRows, count, b, e);
                     simd::gemmInt8(quantized, 0, count, columns.data(), e - b, beta, yRows + b, m);
+                    if (yHalf) roundBlock(first, count, b, e);
                 });
             }
         } else {
@@ -279,7 +292,6 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
             // An f16 or block W[b:e] is widened first into the thread's scratch (O(weights), next to the
             // O(rows × weights) product), so the GEMM is the float32 one.
             pool().parallelFor(m, block, [&](size_t b, size_t e, int) {
-                addBias(b, e);
                 thread_local std::vector<float> widened; // [e - b][in]
                 const float* wBlock = wp ? wp + b * n : nullptr;
                 if (!wp) {
@@ -289,10 +301,22 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
                     else blocks.convert(blocks.row(b, n), widened.data(), (e - b) * n);
                     wBlock = widened.data();
                 }
-                blas::sgemm(true, rows, static_cast<int>(e - b), in, 1.0f, xp, in, wBlock, in, beta, yp + b, out);
+                if (!yHalf) {
+                    addBias(b, e);
+                    blas::sgemm(true, rows, static_cast<int>(e - b), in, 1.0f, xp, in, wBlock, in, beta, yp + b, out);
+                    return;
+                }
+                // The widened columns are reused for every block of rows.
+                for (size_t first = 0; first < r; first += halfRows) {
+                    const size_t count = std::min(halfRows, r - first);
+                    addBiasTo(yp, count, b, e);
+                    blas::sgemm(true, static_cast<int>(count), static_cast<int>(e - b), in, 1.0f, xp + first * n, in,
+                                wBlock, in, beta, yp + b, out);
+                    roundBlock(first, count, b, e);
+                }
             });
         }
-        if (yHalf) {
+        if (yHalf && r <= size_t(kSmallBatchRows)) {
             pool().parallelFor(r, std::max<size_t>(1, 16384 / m), [&](size_t b, size_t e, int) {
                 simd::roundToHalf(yp + b * m, yHalf + b * m, (e - b) * m);
             });

@@ -4,6 +4,8 @@
 // f16 weight matrices (kept as f16 by loadWeight) in linear, conv1d and embed.
 #include "core/engine/backend_factory.h"
 #include "core/backend/cpu_backend.h"
+#include "core/model/quantize.h"
+#include "core/model/tensor.h"
 #include "core/util/half.h"
 #include "engine_test_model.h"
 
@@ -207,21 +209,66 @@ private slots:
     }
 
     // The cross cache's projection written into a half buffer: the float32 product rounded to
-    // nearest, on every path of linear() (one row, a few rows, the GEMM); a half weight as y and
+    // nearest, on every path of linear() (one row, a few rows, the GEMM, in blocks of kHalfYRows
+    // rows where there are more: 1100 is two whole blocks and part of a third), for float32, f16
+    // and q8_0 weights (the SGEMM on widened rows, the integer GEMM); a half weight as y and
     // accumulating into half are refused.
+    void linearIntoHalfCache_data() {
+        QTest::addColumn<int>("type");
+        QTest::newRow("f32") << int(DType::F32);
+        QTest::newRow("f16") << int(DType::F16);
+        QTest::newRow("q8_0") << int(DType::Q8_0);
+    }
     void linearIntoHalfCache() {
+        QFETCH(int, type);
+        static_assert(2 * CpuBackend::kHalfYRows < 1100 && 3 * CpuBackend::kHalfYRows > 1100);
         CpuBackend be(2, Precision::Fp16);
         const int in = 64, out = 48;
-        for (int rows : {1, 3, 40}) {
+        for (int rows : {1, 3, 40, 1100}) {
             const auto x = randomVector(size_t(rows * in), 31), w = randomVector(size_t(out * in), 32, 0.2);
             const auto b = randomVector(size_t(out), 33);
-            Device dx = put(be, x), dw = put(be, w), db = put(be, b), dy32{be.allocate(size_t(rows * out))};
-            Device dy{be.allocateKv(size_t(rows * out))};
+            std::vector<std::byte> storage;
+            Device dw;
+            if (DType(type) == DType::F32) {
+                dw = put(be, w);
+            } else if (DType(type) == DType::F16) {
+                dw = loadHalf(be, toHalf(w), {out, in}, storage);
+            } else {
+                const int64_t rowBytes = dtypeBytes(DType::Q8_0, in);
+                storage.resize(size_t(out * rowBytes));
+                for (int o = 0; o < out; ++o) quantizeRow(DType::Q8_0, w.data() + o * in, in, storage.data() + o * rowBytes);
+                TensorView view;
+                view.name = "test.q8_0";
+                view.dtype = DType::Q8_0;
+                view.shape = {out, in};
+                view.data = storage.data();
+                view.bytes = storage.size();
+                dw = Device{be.loadWeight(view)};
+            }
+            Device dx = put(be, x), db = put(be, b), dy32{be.allocate(size_t(rows * out))};
+            Device dy{be.allocateKv(size_t(rows * out))}, dyBlocks{be.allocate(size_t(rows * out))};
             be.linear(dx.view(), dw.view(), db.view(), dy32.view(), rows, in, out, false);
             be.linear(dx.view(), dw.view(), db.view(), dy.view(), rows, in, out, false);
-            std::vector<float> rounded = get(be, dy32);
+            // The float32 products of the same blocks of rows, one call each: the BLAS's GEMM may
+            // round a row's sums differently with another number of rows beside it.
+            const int block = rows > CpuBackend::kSmallBatchRows ? int(CpuBackend::kHalfYRows) : rows;
+            for (int first = 0; first < rows; first += block) {
+                const int count = std::min(block, rows - first);
+                be.linear(dx.view().slice(size_t(first * in), size_t(count * in)), dw.view(), db.view(),
+                          dyBlocks.view().slice(size_t(first * out), size_t(count * out)), count, in, out, false);
+            }
+            std::vector<float> rounded = get(be, dyBlocks);
             for (float& value : rounded) value = halfToFloat(floatToHalf(value));
-            QCOMPARE(get(be, dy), rounded);
+            const std::vector<float> half = get(be, dy), whole = get(be, dy32);
+            QCOMPARE(half, rounded);
+            // ... and within one step of half of the product of all rows at once, or 1e-5 where the
+            // sum nearly cancels (64 products of order one: float32 sums in another order differ by
+            // about 1e-7 each); none apart where the GEMM is exact: the integer products.
+            for (size_t i = 0; i < half.size(); ++i) {
+                const float nearest = halfToFloat(floatToHalf(whole[i]));
+                if (DType(type) == DType::Q8_0) QCOMPARE(half[i], nearest);
+                else QVERIFY(std::abs(half[i] - nearest) <= std::abs(nearest) * 0x1p-10f + 1e-5f);
+            }
             QVERIFY_THROWS_EXCEPTION(std::logic_error,
                                      be.linear(dx.view(), dw.view(), db.view(), dy.view(), rows, in, out, true));
         }
