@@ -721,6 +721,16 @@ private slots:
         QVERIFY(!QFile::exists(failedJson));
         // A ggml model alone has no checkpoint for the peer.
         QCOMPARE(runCli({"bench", "--model", m_model, "--encoder-pairs", "2", "--audio", QString::fromStdString(kWav)}), 1);
+        // ... which is found before any model is loaded or any peer started: with a checkpoint's model
+        // first and the ggml one second, the run stops on the second's missing checkpoint, not on
+        // the first's peer (an interpreter that exits at once).
+        QProcess both;
+        both.start(HEARSAY_CLI_PATH, {"bench", "--model", hf + "," + m_model, "--encoder-pairs", "2", "--python", "false",
+                                      "--audio", QString::fromStdString(kWav)});
+        QVERIFY(both.waitForFinished(600000));
+        QCOMPARE(both.exitCode(), 1);
+        const QByteArray bothErr = both.readAllStandardError();
+        QVERIFY2(bothErr.contains("needs the Hugging Face checkpoint") && !bothErr.contains("loading"), bothErr.constData());
 
         const QString venv = QString(HEARSAY_SOURCE_DIR) + "/.venv-bench/bin/python";
         QProcess probe;

@@ -48,8 +48,6 @@ struct Comparison {
 Result<Comparison> comparePair(const Settings& s, const ModelReport& m, BenchEngine& engine, const LogMel& mel,
                                const std::string& peer) {
     const fs::path source = sourceTree();
-    if (source.empty()) return makeError(kNoScripts);
-    if (m.hfPath.empty()) return makeError(m.name + ": the peer needs the Hugging Face checkpoint (use --sizes, or --model on one)");
     auto ct2 = ensureCt2Conversion(m);
     if (!ct2) return ct2.error();
     std::vector<std::string> argv = {peersPython(s, source), (source / "scripts/bench/peers.py").string(), "--serve-encoder",
@@ -125,6 +123,14 @@ int runEncoderPairsSection(const Settings& s, const std::vector<std::string>& ar
                 double(machine.memoryBytes) / (1024.0 * 1024.0 * 1024.0), machine.loadAverage, buildType(),
                 compilerDescription().c_str(), buildCommit());
     std::fflush(stdout);
+
+    // What every pair needs, checked before any model is loaded.
+    if (sourceTree().empty()) return fail(kNoScripts, 1);
+    for (const ModelReport& m : models) {
+        if (m.hfPath.empty()) {
+            return fail(m.name + ": the peer needs the Hugging Face checkpoint (use --sizes, or --model on one)", 1);
+        }
+    }
 
     json list = json::array();
     for (ModelReport& m : models) {
