@@ -693,7 +693,7 @@ private slots:
             QVERIFY(t.ok());
             made.emplace(std::move(t).value());
         }
-        const double kept = double(inUse() - before) / 1048576.0;
+        const double kept = (double(inUse()) - double(before)) / 1048576.0;
         qInfo("a multilingual tokenizer keeps %.2f MiB of heap", kept);
         QVERIFY2(kept < 1.5, QByteArray::number(kept));
         const std::string text = "The cat's whiskers, 12 of them: \xE4\xB8\xAD\xE6\x96\x87!";
