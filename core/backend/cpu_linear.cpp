@@ -176,6 +176,8 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
             }
         };
         const auto addBias = [&](size_t b, size_t e) { addBiasTo(yp, r, b, e); };
+        // The GEMMs' blocks of rows: all of them at once into a float32 y; a half y's through the scratch.
+        const size_t gemmRows = yHalf ? halfRows : r;
         // The columns [b, e) of the scratch's `count` rows, rounded into the half y's rows from `first`.
         const auto roundBlock = [&](size_t first, size_t count, size_t b, size_t e) {
             for (size_t i = 0; i < count; ++i)
@@ -263,8 +265,7 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
             std::vector<std::vector<uint8_t>>& packed = packedOfThisThread;  // [column block]
             const size_t block = small ? m : ((m + threads - 1) / threads + 31) / 32 * 32;
             if (packed.size() < (m + block - 1) / block) packed.resize((m + block - 1) / block);
-            size_t passRows = std::max<size_t>(1, kInt8GemmBytes / simd::int8RowBytes(*format, n));
-            if (yHalf) passRows = std::min(passRows, halfRows);
+            const size_t passRows = std::min(gemmRows, std::max<size_t>(1, kInt8GemmBytes / simd::int8RowBytes(*format, n)));
             for (size_t first = 0; first < r; first += passRows) {
                 const size_t count = std::min(passRows, r - first);
                 const float* xRows = xp + first * n;
@@ -276,12 +277,11 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
                 pool().parallelFor(m, block, [&](size_t b, size_t e, int) {
                     std::vector<uint8_t>& columns = packed[b / block];
                     if (first == 0) {
-                        if (!yHalf) addBias(b, e);
                         const size_t bytes = simd::int8PackedBytes(n, e - b);
                         if (columns.size() < bytes) columns.resize(bytes);
                         simd::packInt8Columns(*format, blocks.data, n, b, e - b, columns.data());
                     }
-                    if (yHalf) addBiasTo(yRows, count, b, e);
+                    addBiasTo(yRows, count, b, e);
                     simd::gemmInt8(quantized, 0, count, columns.data(), e - b, beta, yRows + b, m);
                     if (yHalf) roundBlock(first, count, b, e);
                 });
@@ -301,18 +301,14 @@ void CpuBackend::runLinear(BufferView x, BufferView w, BufferView bias, BufferVi
                     else blocks.convert(blocks.row(b, n), widened.data(), (e - b) * n);
                     wBlock = widened.data();
                 }
-                if (!yHalf) {
-                    addBias(b, e);
-                    blas::sgemm(true, rows, static_cast<int>(e - b), in, 1.0f, xp, in, wBlock, in, beta, yp + b, out);
-                    return;
-                }
                 // The widened columns are reused for every block of rows.
-                for (size_t first = 0; first < r; first += halfRows) {
-                    const size_t count = std::min(halfRows, r - first);
-                    addBiasTo(yp, count, b, e);
+                for (size_t first = 0; first < r; first += gemmRows) {
+                    const size_t count = std::min(gemmRows, r - first);
+                    float* yRows = yHalf ? yp : yp + first * m;
+                    addBiasTo(yRows, count, b, e);
                     blas::sgemm(true, static_cast<int>(count), static_cast<int>(e - b), in, 1.0f, xp + first * n, in,
-                                wBlock, in, beta, yp + b, out);
-                    roundBlock(first, count, b, e);
+                                wBlock, in, beta, yRows + b, out);
+                    if (yHalf) roundBlock(first, count, b, e);
                 }
             });
         }
