@@ -33,8 +33,6 @@ public:
 
     int size() const { return static_cast<int>(m_tokens.size()); }
     std::string_view token(int id) const { return m_tokens[static_cast<size_t>(id)]; }
-    // The heap this encoder holds (the tokens and their index), for reports and tests.
-    size_t heapBytes() const { return m_tokens.heapBytes() + m_slots.capacity() * sizeof(int32_t); }
 
 private:
     BytePairEncoder() = default;

@@ -19,6 +19,11 @@ TokenTable::TokenTable(const std::vector<std::string>& tokens) {
     }
 }
 
+std::string tooLongTokenMessage(size_t id, size_t bytes) {
+    return "token " + std::to_string(id) + " is " + std::to_string(bytes) + " bytes long (at most " +
+           std::to_string(kMaxTokenBytes) + ")";
+}
+
 std::vector<std::string> TokenTable::strings() const {
     std::vector<std::string> out;
     out.reserve(size());

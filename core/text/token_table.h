@@ -14,6 +14,8 @@ namespace hearsay {
 
 // The longest token a vocabulary file may hold (Whisper's longest are a few dozen bytes).
 constexpr size_t kMaxTokenBytes = 4096;
+// What a reader says of token `id` when its `bytes` are more than that.
+std::string tooLongTokenMessage(size_t id, size_t bytes);
 
 class TokenTable {
 public:

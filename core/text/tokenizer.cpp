@@ -6,6 +6,7 @@
 #include "core/text/byte_unicode.h"
 #include "core/text/lossy_vocabulary.h"
 #include "core/text/pretokenizer.h"
+#include "core/text/token_table.h"
 #include "core/text/utf8.h"
 #include "core/text/vocabulary_directory.h"
 #include "core/util/mapped_file.h"
@@ -47,10 +48,7 @@ Result<Tokenizer> Tokenizer::fromVocabulary(std::vector<std::string> tokens, int
     }
     tokens.resize(static_cast<size_t>(special.eot));
     for (size_t id = 0; id < tokens.size(); ++id) {
-        if (tokens[id].size() > kMaxTokenBytes) {
-            return makeError("token " + std::to_string(id) + " is " + std::to_string(tokens[id].size()) + " bytes long (at most " +
-                             std::to_string(kMaxTokenBytes) + ")");
-        }
+        if (tokens[id].size() > kMaxTokenBytes) return makeError(tooLongTokenMessage(id, tokens[id].size()));
     }
     Result<LossyVocabularyReport> lossy = repairLossyVocabulary(tokens);
     if (!lossy) return makeError("invalid vocabulary: " + lossy.message());

@@ -23,10 +23,7 @@ Result<std::string> tokenBytes(const std::string& text, size_t id, const std::st
     if (!bytes) {
         return makeError(file + ": token " + std::to_string(id) + " (\"" + text + "\") is not in GPT-2's byte-to-unicode alphabet");
     }
-    if (bytes->size() > kMaxTokenBytes) {
-        return makeError(file + ": token " + std::to_string(id) + " is " + std::to_string(bytes->size()) + " bytes long (at most " +
-                         std::to_string(kMaxTokenBytes) + ")");
-    }
+    if (bytes->size() > kMaxTokenBytes) return makeError(file + ": " + tooLongTokenMessage(id, bytes->size()));
     return std::move(*bytes);
 }
 
