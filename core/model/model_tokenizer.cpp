@@ -8,7 +8,7 @@ Result<Tokenizer> tokenizerForModel(const WhisperModel& model) {
         return makeError(model.path().string() + " has no vocabulary (a Hugging Face checkpoint needs vocab.json or "
                                                  "tokenizer.json beside its weights)");
     }
-    auto tokenizer = Tokenizer::fromVocabulary(model.vocabulary().strings(), model.config().nVocab);
+    auto tokenizer = Tokenizer::fromVocabulary(model.sharedVocabulary(), model.config().nVocab);
     if (!tokenizer) return makeError(model.path().string() + ": " + tokenizer.message());
     return tokenizer;
 }

@@ -49,7 +49,7 @@ const char* modelFormatName(ModelFormat format) {
 
 WhisperModel::WhisperModel(Parts parts)
     : m_config(parts.config), m_weights(std::move(parts.weights)), m_format(parts.format), m_path(std::move(parts.path)),
-      m_vocabulary(parts.vocabulary), m_melFilters(std::move(parts.melFilters)),
+      m_vocabulary(std::make_shared<const TokenTable>(parts.vocabulary)), m_melFilters(std::move(parts.melFilters)),
       m_generation(std::move(parts.generation)), m_files(std::move(parts.files)),
       m_ownedBuffers(std::move(parts.ownedBuffers)), m_weightBytes(parts.weightBytes) {}
 

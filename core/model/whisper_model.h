@@ -60,7 +60,9 @@ public:
     // Byte strings of the ordinary (non-special) tokens, indexed by id; size 50256 for
     // English-only vocabularies (gpt2) and 50257 for multilingual ones. Empty for a Hugging Face
     // checkpoint without tokenizer files (vocab.json / tokenizer.json): weights only.
-    const TokenTable& vocabulary() const { return m_vocabulary; }
+    const TokenTable& vocabulary() const { return *m_vocabulary; }
+    // The same table, for a tokenizer to keep (Tokenizer::fromVocabulary) instead of a copy.
+    const std::shared_ptr<const TokenTable>& sharedVocabulary() const { return m_vocabulary; }
     // [n_mels][201] slaney mel filterbank when the file carries one (ggml), else empty.
     const std::vector<float>& melFilters() const { return m_melFilters; }
     const GenerationSettings& generation() const { return m_generation; }
@@ -94,7 +96,7 @@ private:
     WhisperWeights m_weights;
     ModelFormat m_format;
     std::filesystem::path m_path;
-    TokenTable m_vocabulary;
+    std::shared_ptr<const TokenTable> m_vocabulary;  // never null
     std::vector<float> m_melFilters;
     GenerationSettings m_generation;
     std::vector<std::shared_ptr<const MappedFile>> m_files;

@@ -26,11 +26,13 @@ uint64_t hashBytes(std::string_view bytes) {
 
 } // namespace
 
-Result<BytePairEncoder> BytePairEncoder::create(std::vector<std::string> tokens, const std::vector<int>& excluded) {
+Result<BytePairEncoder> BytePairEncoder::create(std::shared_ptr<const TokenTable> tokens, size_t count,
+                                                const std::vector<int>& excluded) {
+    if (!tokens || count > tokens->size()) return makeError("the vocabulary has fewer tokens than the encoder needs");
     BytePairEncoder bpe;
-    bpe.m_tokens = TokenTable(tokens);
-    tokens = {};
-    const size_t count = bpe.m_tokens.size();
+    bpe.m_tokens = std::move(tokens);
+    bpe.m_count = count;
+    const TokenTable& table = *bpe.m_tokens;
     std::vector<bool> skip(count, false);
     for (int id : excluded) {
         if (id >= 0 && size_t(id) < skip.size()) skip[size_t(id)] = true;
@@ -40,7 +42,7 @@ Result<BytePairEncoder> BytePairEncoder::create(std::vector<std::string> tokens,
     bpe.m_slots.assign(slots, -1);
     bpe.m_byteRank.fill(-1);
     for (size_t id = 0; id < count; ++id) {
-        const std::string_view t = bpe.m_tokens[id];
+        const std::string_view t = table[id];
         // An empty token (multilingual id 50256 is one) can be decoded but never matched.
         if (skip[id] || t.empty()) continue;
         int32_t& slot = bpe.m_slots[bpe.slotOf(t)];
@@ -63,7 +65,7 @@ size_t BytePairEncoder::slotOf(std::string_view bytes) const {
     const size_t mask = m_slots.size() - 1;
     for (size_t i = hashBytes(bytes) & mask;; i = (i + 1) & mask) {
         const int32_t id = m_slots[i];
-        if (id < 0 || m_tokens[size_t(id)] == bytes) return i;
+        if (id < 0 || (*m_tokens)[size_t(id)] == bytes) return i;
     }
 }
 

@@ -9,11 +9,6 @@
 #include <unordered_map>
 
 namespace hearsay {
-namespace {
-
-constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD in UTF-8
-
-} // namespace
 
 unsigned char gpt2ByteForId(int id) {
     // GPT-2 lists the bytes by their stand-in code point: printable bytes first, in order,
@@ -33,7 +28,7 @@ Result<LossyVocabularyReport> repairLossyVocabulary(std::vector<std::string>& to
     const size_t byteIds = std::min<size_t>(tokens.size(), 256);
     for (size_t id = 0; id < byteIds; ++id) {
         const unsigned char expected = gpt2ByteForId(static_cast<int>(id));
-        if (tokens[id] == kReplacement && expected >= 0x80) {
+        if (tokens[id] == kReplacementCharacter && expected >= 0x80) {
             tokens[id] = std::string(1, static_cast<char>(expected));
             ++report.restoredBytes;
         }
@@ -46,7 +41,7 @@ Result<LossyVocabularyReport> repairLossyVocabulary(std::vector<std::string>& to
         if (tokens[id].empty()) continue;
         auto [it, inserted] = firstId.emplace(tokens[id], static_cast<int>(id));
         if (inserted) continue;
-        if (tokens[id].find(kReplacement) == std::string::npos) {
+        if (tokens[id].find(kReplacementCharacter) == std::string::npos) {
             return makeError("tokens " + std::to_string(it->second) + " and " + std::to_string(id) +
                              " have the same bytes");
         }

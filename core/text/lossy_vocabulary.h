@@ -6,9 +6,13 @@
 #include "core/util/result.h"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hearsay {
+
+// U+FFFD in UTF-8: what such a decoder put in place of the bytes it could not read.
+constexpr std::string_view kReplacementCharacter = "\xEF\xBF\xBD";
 
 struct LossyVocabularyReport {
     int restoredBytes = 0;       // single-byte tokens (ids < 256) given back their byte

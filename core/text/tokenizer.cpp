@@ -25,39 +25,84 @@ struct Tokenizer::Impl {
     std::vector<int> nonSpeech;  // see nonSpeechTokens(); computed once at construction
 };
 
-Result<Tokenizer> Tokenizer::fromVocabulary(std::vector<std::string> tokens, int nVocab) {
-    if (nVocab < 51864 || nVocab > 51866) {
-        return makeError("vocabulary size " + std::to_string(nVocab) +
-                         " is not a Whisper vocabulary (51864 English-only, 51865 multilingual, 51866 large-v3)");
-    }
-    const SpecialTokens special = SpecialTokens::forVocabularySize(nVocab);
-    if (tokens.size() < static_cast<size_t>(special.eot) || tokens.size() > static_cast<size_t>(nVocab)) {
-        return makeError("the vocabulary has " + std::to_string(tokens.size()) + " tokens; a " + std::string(SpecialTokens::vocabularyName(nVocab)) +
+namespace {
+
+// What both forms of fromVocabulary check: a size that fits nVocab, special tokens (if any) from
+// eot on, and no ordinary token over kMaxTokenBytes. `at(id)` gives token id's bytes.
+template <class At>
+Result<void> checkVocabulary(size_t count, const At& at, const SpecialTokens& special, int nVocab) {
+    if (count < static_cast<size_t>(special.eot) || count > static_cast<size_t>(nVocab)) {
+        return makeError("the vocabulary has " + std::to_string(count) + " tokens; a " + std::string(SpecialTokens::vocabularyName(nVocab)) +
                          " model (n_vocab " + std::to_string(nVocab) + ") has " + std::to_string(special.eot) +
                          " ordinary tokens before its special tokens");
     }
     // Some files list special tokens after the ordinary ones (English ggml: <|endoftext|>); they
     // are dropped, but an ordinary token there means the vocabulary is for another model.
-    for (size_t id = static_cast<size_t>(special.eot); id < tokens.size(); ++id) {
-        const std::string& t = tokens[id];
-        if (t.size() < 4 || t.compare(0, 2, "<|") != 0 || t.compare(t.size() - 2, 2, "|>") != 0) {
+    for (size_t id = static_cast<size_t>(special.eot); id < count; ++id) {
+        const std::string_view t = at(id);
+        if (t.size() < 4 || !t.starts_with("<|") || !t.ends_with("|>")) {
             return makeError("token " + std::to_string(id) + " is not a special token (\"" + replaceInvalidUtf8(t) +
                              "\"), but a " + std::string(SpecialTokens::vocabularyName(nVocab)) + " model (n_vocab " + std::to_string(nVocab) +
                              ") has " + std::to_string(special.eot) + " ordinary tokens");
         }
     }
-    tokens.resize(static_cast<size_t>(special.eot));
-    for (size_t id = 0; id < tokens.size(); ++id) {
-        if (tokens[id].size() > kMaxTokenBytes) return makeError(tooLongTokenMessage(id, tokens[id].size()));
+    for (size_t id = 0; id < static_cast<size_t>(special.eot); ++id) {
+        if (at(id).size() > kMaxTokenBytes) return makeError(tooLongTokenMessage(id, at(id).size()));
     }
+    return {};
+}
+
+Result<SpecialTokens> specialTokensFor(int nVocab) {
+    if (nVocab < 51864 || nVocab > 51866) {
+        return makeError("vocabulary size " + std::to_string(nVocab) +
+                         " is not a Whisper vocabulary (51864 English-only, 51865 multilingual, 51866 large-v3)");
+    }
+    return SpecialTokens::forVocabularySize(nVocab);
+}
+
+} // namespace
+
+Result<Tokenizer> Tokenizer::fromVocabulary(std::vector<std::string> tokens, int nVocab) {
+    Result<SpecialTokens> special = specialTokensFor(nVocab);
+    if (!special) return special.error();
+    Result<void> checked = checkVocabulary(tokens.size(), [&](size_t id) { return std::string_view(tokens[id]); }, special.value(), nVocab);
+    if (!checked) return checked.error();
+    tokens.resize(static_cast<size_t>(special->eot));
     Result<LossyVocabularyReport> lossy = repairLossyVocabulary(tokens);
     if (!lossy) return makeError("invalid vocabulary: " + lossy.message());
-    Result<BytePairEncoder> bpe = BytePairEncoder::create(std::move(tokens), lossy->unusable);
+    auto table = std::make_shared<const TokenTable>(tokens);
+    tokens = {};
+    return make(std::move(table), special.value(), nVocab, lossy.value());
+}
+
+Result<Tokenizer> Tokenizer::fromVocabulary(std::shared_ptr<const TokenTable> tokens, int nVocab) {
+    if (!tokens) return makeError("no vocabulary");
+    Result<SpecialTokens> special = specialTokensFor(nVocab);
+    if (!special) return special.error();
+    const TokenTable& table = *tokens;
+    Result<void> checked = checkVocabulary(table.size(), [&](size_t id) { return table[id]; }, special.value(), nVocab);
+    if (!checked) return checked.error();
+    // A vocabulary that went through a lossy decoder (lossy_vocabulary.h) is repaired in a copy:
+    // its single bytes read U+FFFD, or its tokens collide, which the encoder refuses. Any table the
+    // encoder refuses goes through that path, which answers as it does for strings (a repaired
+    // vocabulary, or the error).
+    bool lossy = false;
+    for (size_t id = 0; id < std::min<size_t>(256, table.size()); ++id) lossy = lossy || table[id] == kReplacementCharacter;
+    if (!lossy) {
+        Result<Tokenizer> shared = make(tokens, special.value(), nVocab, LossyVocabularyReport{});
+        if (shared) return shared;
+    }
+    return fromVocabulary(table.strings(), nVocab);
+}
+
+Result<Tokenizer> Tokenizer::make(std::shared_ptr<const TokenTable> tokens, const SpecialTokens& special, int nVocab,
+                                  const LossyVocabularyReport& lossy) {
+    Result<BytePairEncoder> bpe = BytePairEncoder::create(std::move(tokens), static_cast<size_t>(special.eot), lossy.unusable);
     if (!bpe) return makeError("invalid vocabulary: " + bpe.message());
 
     auto impl = std::make_shared<Impl>(std::move(bpe).value());
-    impl->restored = lossy->restoredBytes;
-    impl->lost = static_cast<int>(lossy->unusable.size());
+    impl->restored = lossy.restoredBytes;
+    impl->lost = static_cast<int>(lossy.unusable.size());
     Tokenizer t;
     t.m_impl = impl;
     t.m_special = special;

@@ -13,6 +13,9 @@
 
 namespace hearsay {
 
+class TokenTable;
+struct LossyVocabularyReport;
+
 // Ids of the special tokens; they follow the ordinary vocabulary in a fixed order:
 // <|endoftext|> <|startoftranscript|> <|xx|>×languages <|translate|> <|transcribe|>
 // <|startoflm|> <|startofprev|> <|nospeech|> <|notimestamps|> <|0.00|> … <|30.00|>.
@@ -51,8 +54,11 @@ std::optional<int> languageIndex(std::string_view codeOrName);  // accepts "en" 
 
 class Tokenizer {
 public:
-    // From byte strings indexed by id (see WhisperModel::vocabulary) and the model's vocab size.
+    // From byte strings indexed by id and the model's vocab size.
     static Result<Tokenizer> fromVocabulary(std::vector<std::string> tokens, int nVocab);
+    // The same from a model's table (WhisperModel::sharedVocabulary), which the tokenizer keeps
+    // rather than copies, unless it needs repair (a lossy vocabulary: see restoredTokenCount).
+    static Result<Tokenizer> fromVocabulary(std::shared_ptr<const TokenTable> tokens, int nVocab);
     // From Hugging Face tokenizer files in a checkpoint directory (vocab.json, or tokenizer.json).
     static Result<Tokenizer> fromHuggingFaceDirectory(const std::string& directory, int nVocab);
 
@@ -80,6 +86,8 @@ public:
 
     struct Impl;
 private:
+    static Result<Tokenizer> make(std::shared_ptr<const TokenTable> tokens, const SpecialTokens& special, int nVocab,
+                                  const LossyVocabularyReport& lossy);
     std::vector<int> computeNonSpeechTokens() const;
 
     std::shared_ptr<const Impl> m_impl;

@@ -1,6 +1,7 @@
 // Model files: make-test-model writes both formats, both load to the same weights, and every kind
 // of corrupt file (each row damages a freshly written file in one way) gives a clear error.
 #include "core/model/ggml_file.h"
+#include "core/model/model_tokenizer.h"
 #include "core/model/random_init.h"
 #include "core/model/safetensors.h"
 #include "core/model/test_model.h"
@@ -284,6 +285,21 @@ private slots:
         // make-test-model writes the reference's suppress_tokens: the vocabulary's non-speech symbols.
         auto tokenizer = Tokenizer::fromVocabulary(v, 51865);
         QVERIFY(tokenizer.ok());
+        // A model's tokenizer keeps the model's table rather than a copy of it (both ways the
+        // same tokens), also where the model is gone.
+        for (const auto* m : {hf.value().get(), gg.value().get()}) {
+            const long owners = m->sharedVocabulary().use_count();
+            std::optional<Tokenizer> own;
+            {
+                auto made = tokenizerForModel(*m);
+                QVERIFY2(made.ok(), made.ok() ? "" : made.message().c_str());
+                own.emplace(std::move(made).value());
+            }
+            QCOMPARE(m->sharedVocabulary().use_count(), owners + 1);
+            const std::string text = "The quick brown fox, 1984: caf\xC3\xA9!";
+            QCOMPARE(own->encode(text), tokenizer->encode(text));
+            QCOMPARE(own->nonSpeechTokens(), tokenizer->nonSpeechTokens());
+        }
         QCOMPARE(hf.value()->generation().suppressTokens, tokenizer->nonSpeechTokens());
         QCOMPARE(hf.value()->generation().suppressTokens.size(), size_t(82));
 

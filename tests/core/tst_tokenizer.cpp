@@ -628,10 +628,14 @@ private slots:
 
     void rejectsBadVocabularies() {
         const std::vector<std::string>& exact = m_exactTokens.at("multilingual");
+        // Each refused both ways: as strings, and as a table a model would share.
         const auto fails = [](std::vector<std::string> tokens, int nVocab, const std::string& expected) {
-            Result<Tokenizer> t = Tokenizer::fromVocabulary(std::move(tokens), nVocab);
-            if (t.ok()) return std::string("accepted");
-            return t.message().find(expected) != std::string::npos ? std::string() : t.message();
+            const auto table = std::make_shared<const TokenTable>(tokens);
+            for (Result<Tokenizer> t : {Tokenizer::fromVocabulary(std::move(tokens), nVocab), Tokenizer::fromVocabulary(table, nVocab)}) {
+                if (t.ok()) return std::string("accepted");
+                if (t.message().find(expected) == std::string::npos) return t.message();
+            }
+            return std::string();
         };
         QCOMPARE(fails(exact, 50000, "not a Whisper vocabulary"), std::string());
         QCOMPARE(fails(exact, 51864, "token 50256 is not a special token"), std::string());  // one too many
@@ -649,6 +653,8 @@ private slots:
         std::vector<std::string> english = m_exactTokens.at("gpt2");
         english.push_back("<|endoftext|>");
         QVERIFY(Tokenizer::fromVocabulary(english, 51864).ok());
+        QVERIFY(Tokenizer::fromVocabulary(std::make_shared<const TokenTable>(english), 51864).ok());
+        QVERIFY(!Tokenizer::fromVocabulary(std::shared_ptr<const TokenTable>(), 51865).ok());
     }
 
     // ---- memory ----------------------------------------------------------------------------
@@ -699,6 +705,49 @@ private slots:
         const std::string text = "The cat's whiskers, 12 of them: \xE4\xB8\xAD\xE6\x96\x87!";
         QCOMPARE(made->encode(text), tokenizer("multilingual").encode(text));
         QCOMPARE(made->decode(made->encode(text)), text);
+    }
+
+    // A model's table (WhisperModel::sharedVocabulary) is kept, not copied: the tokenizer adds
+    // only its index of the tokens to the heap, and owns the table with the model. A lossy table
+    // (U+FFFD where bytes were lost) is repaired in a copy of its own, the model's left as it was.
+    void tokenizerSharesATable_data() { encodesLikeTiktoken_data(); }
+    void tokenizerSharesATable() {
+        QFETCH(QString, name);
+        const VocabularyCase& c = kVocabularies.at(name.toStdString());
+        const auto table = std::make_shared<const TokenTable>(m_exactTokens.at(name.toStdString()));
+        const auto inUse = [] {
+            const struct mallinfo2 m = mallinfo2();
+            return m.uordblks + m.hblkhd;
+        };
+        const size_t before = inUse();
+        Result<Tokenizer> shared = Tokenizer::fromVocabulary(table, c.nVocab);
+        const double kept = (double(inUse()) - double(before)) / 1048576.0;
+        QVERIFY2(shared.ok(), shared.ok() ? "" : shared.message().c_str());
+        QCOMPARE(table.use_count(), 2L);
+        const std::vector<std::string> strings = corpus();
+        for (const std::string& s : strings) {
+            QCOMPARE(shared->encode(s), tokenizer(name.toStdString()).encode(s));
+            QCOMPARE(shared->decodeBytes(shared->encode(s)), s);
+        }
+#ifndef HEARSAY_SANITIZED  // (their allocator is not the one mallinfo2 reads)
+        qInfo("%s: a tokenizer on a shared table keeps %.2f MiB of heap", c.ggmlFile.c_str(), kept);
+        QVERIFY2(kept < 0.75, QByteArray::number(kept));  // its own copy of the table: 1.0 MiB
+#else
+        Q_UNUSED(kept);
+#endif
+
+        Result<std::vector<std::string>> damaged = readGgmlVocabulary(kSharedDir + c.ggmlFile);
+        QVERIFY(damaged.ok());
+        const auto lossyTable = std::make_shared<const TokenTable>(damaged.value());
+        Result<Tokenizer> repaired = Tokenizer::fromVocabulary(lossyTable, c.nVocab);
+        QVERIFY2(repaired.ok(), repaired.ok() ? "" : repaired.message().c_str());
+        QCOMPARE(lossyTable.use_count(), 1L);
+        QCOMPARE(repaired->restoredTokenCount(), 128);
+        QCOMPARE(*lossyTable, TokenTable(damaged.value()));
+        Result<Tokenizer> fromStrings = Tokenizer::fromVocabulary(damaged.value(), c.nVocab);
+        QVERIFY(fromStrings.ok());
+        QCOMPARE(repaired->lostTokenCount(), fromStrings->lostTokenCount());
+        for (const std::string& s : strings) QCOMPARE(repaired->encode(s), fromStrings->encode(s));
     }
 
     // ---- speed (printed, never asserted) ---------------------------------------------------
