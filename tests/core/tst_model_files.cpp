@@ -285,8 +285,8 @@ private slots:
         // make-test-model writes the reference's suppress_tokens: the vocabulary's non-speech symbols.
         auto tokenizer = Tokenizer::fromVocabulary(v, 51865);
         QVERIFY(tokenizer.ok());
-        // A model's tokenizer keeps the model's table rather than a copy of it (both ways the
-        // same tokens), also where the model is gone.
+        // A model's tokenizer keeps the model's table rather than a copy of it, and encodes as one
+        // built from the strings.
         for (const auto* m : {hf.value().get(), gg.value().get()}) {
             const long owners = m->sharedVocabulary().use_count();
             std::optional<Tokenizer> own;
