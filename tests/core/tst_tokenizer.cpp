@@ -80,6 +80,12 @@ std::string fingerprint(const std::vector<std::string>& tokens) {
     return buf;
 }
 
+// Bytes the allocator has handed out and not taken back (small blocks and those it mapped).
+size_t heapInUse() {
+    const struct mallinfo2 m = mallinfo2();
+    return m.uordblks + m.hblkhd;
+}
+
 void writeFile(const QString& path, std::string_view bytes) {
     std::ofstream out(path.toStdString(), std::ios::binary);
     out.write(bytes.data(), std::streamsize(bytes.size()));
@@ -688,18 +694,14 @@ private slots:
         QSKIP("the sanitizers' allocator keeps a heap of its own, which mallinfo2 does not count");
 #endif
         const std::vector<std::string>& exact = m_exactTokens.at("multilingual");
-        const auto inUse = [] {
-            const struct mallinfo2 m = mallinfo2();
-            return m.uordblks + m.hblkhd;
-        };
-        const size_t before = inUse();
+        const size_t before = heapInUse();
         std::optional<Tokenizer> made;
         {
             Result<Tokenizer> t = Tokenizer::fromVocabulary(exact, 51865);
             QVERIFY(t.ok());
             made.emplace(std::move(t).value());
         }
-        const double kept = (double(inUse()) - double(before)) / 1048576.0;
+        const double kept = (double(heapInUse()) - double(before)) / 1048576.0;
         qInfo("a multilingual tokenizer keeps %.2f MiB of heap", kept);
         QVERIFY2(kept < 1.5, QByteArray::number(kept));
         const std::string text = "The cat's whiskers, 12 of them: \xE4\xB8\xAD\xE6\x96\x87!";
@@ -715,13 +717,9 @@ private slots:
         QFETCH(QString, name);
         const VocabularyCase& c = kVocabularies.at(name.toStdString());
         const auto table = std::make_shared<const TokenTable>(m_exactTokens.at(name.toStdString()));
-        const auto inUse = [] {
-            const struct mallinfo2 m = mallinfo2();
-            return m.uordblks + m.hblkhd;
-        };
-        const size_t before = inUse();
+        const size_t before = heapInUse();
         Result<Tokenizer> shared = Tokenizer::fromVocabulary(table, c.nVocab);
-        const double kept = (double(inUse()) - double(before)) / 1048576.0;
+        const double kept = (double(heapInUse()) - double(before)) / 1048576.0;
         QVERIFY2(shared.ok(), shared.ok() ? "" : shared.message().c_str());
         QCOMPARE(table.use_count(), 2L);
         const std::vector<std::string> strings = corpus();
