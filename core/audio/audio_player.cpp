@@ -42,6 +42,14 @@ namespace {
 
 constexpr auto kCloseTimeout = std::chrono::seconds(3);
 constexpr size_t kConvertBlock = 512;  // source samples per resampler call in the callback
+// The least output buffer asked of the device. Playing a file back needs no low latency (a click
+// on a word sounds a tenth of a second later; the position shown subtracts it), but a short
+// buffer underruns whenever the machine is busy, and each underrun is a gap in what is heard.
+// With ALSA's default device on PulseAudio PortAudio's "low" latency is 9 ms and its "high" 35 ms:
+// on a 2-core machine with three busy loops beside it the 9 ms stream left gaps (what a sink
+// recorded correlated 0.46 with the file), 35 ms did not in three runs; 0.1 s keeps a margin
+// for a host that stalls a core for longer.
+constexpr double kLeastOutputLatency = 0.1;
 
 // Fills `frames` frames of `out` from the run's source samples, or its converted samples; what
 // is left after the end is silence. True while there is more to play.
@@ -141,7 +149,7 @@ Result<void> AudioPlayer::play(double fromSeconds) {
         PaStreamParameters params{};
         params.device = device;
         params.sampleFormat = paFloat32;
-        params.suggestedLatency = info->defaultLowOutputLatency;
+        params.suggestedLatency = std::max(info->defaultHighOutputLatency, kLeastOutputLatency);
         // The audio's own rate, mono or stereo; else the device's rate with a conversion.
         double rate = m_rate;
         PaError error = paFormatIsSupported;
