@@ -22,8 +22,23 @@ void sgemm(bool bTransposed, int m, int n, int k, float alpha, const float* a, i
            float beta, float* c, int ldc);
 // y = alpha · A · x + beta · y: row-major A (m × n, leading dimension lda), contiguous x and y.
 void sgemv(int m, int n, float alpha, const float* a, int lda, const float* x, float beta, float* y);
-// Threads one call may use (the CPU backend keeps 1 and splits the work over its own pool).
+// Threads one call may use (the CPU backend keeps 1 and splits the work over its own pool). The
+// count is the process's, not a caller's: code that sets another for a while (a probe of the
+// SGEMM's rate) puts it back with ThreadsFor, or the backend's products run nested in its pool.
 void setThreads(int threads);
+int threads();
+
+// Sets the count for its lifetime and then puts back the one it found.
+class ThreadsFor {
+public:
+    explicit ThreadsFor(int n) : m_previous(threads()) { setThreads(n); }
+    ~ThreadsFor() { setThreads(m_previous); }
+    ThreadsFor(const ThreadsFor&) = delete;
+    ThreadsFor& operator=(const ThreadsFor&) = delete;
+
+private:
+    int m_previous;
+};
 
 // Loads the BLAS if it is not loaded yet. Throws std::runtime_error, saying what to install, when
 // it cannot be loaded; the calls above throw the same.

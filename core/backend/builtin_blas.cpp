@@ -54,6 +54,8 @@ void sgemv(int m, int n, float alpha, const float* a, int lda, const float* x, f
 // Single-threaded: the backend's own pool parallelises around it.
 void setThreads(int) {}
 
+int threads() { return 1; }
+
 void require() {}
 
 std::string describe() { return "builtin portable BLAS (single-threaded)"; }

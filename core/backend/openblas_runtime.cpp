@@ -22,12 +22,14 @@ constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
 using SgemmFn = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
 using SgemvFn = void (*)(int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
 using SetThreadsFn = void (*)(int);
+using GetThreadsFn = int (*)();
 using NameFn = char* (*)();
 
 struct Library {
     SgemmFn sgemm = nullptr;
     SgemvFn sgemv = nullptr;
     SetThreadsFn setThreads = nullptr;
+    GetThreadsFn threads = nullptr;
     std::string description;
     std::string error;  // why it could not be loaded; empty when it was
 };
@@ -74,8 +76,10 @@ Library load() {
     lib.sgemm = reinterpret_cast<SgemmFn>(dlsym(handle, "cblas_sgemm"));
     lib.sgemv = reinterpret_cast<SgemvFn>(dlsym(handle, "cblas_sgemv"));
     lib.setThreads = reinterpret_cast<SetThreadsFn>(dlsym(handle, "openblas_set_num_threads"));
-    if (!lib.sgemm || !lib.sgemv || !lib.setThreads) {
-        lib.error = "the OpenBLAS that was loaded lacks cblas_sgemm, cblas_sgemv or openblas_set_num_threads";
+    lib.threads = reinterpret_cast<GetThreadsFn>(dlsym(handle, "openblas_get_num_threads"));
+    if (!lib.sgemm || !lib.sgemv || !lib.setThreads || !lib.threads) {
+        lib.error = "the OpenBLAS that was loaded lacks cblas_sgemm, cblas_sgemv, openblas_set_num_threads or "
+                    "openblas_get_num_threads";
         return lib;
     }
     // The version from the configuration string ("OpenBLAS 0.3.21 DYNAMIC_ARCH …"), the kernels
@@ -113,6 +117,8 @@ void sgemv(int m, int n, float alpha, const float* a, int lda, const float* x, f
 }
 
 void setThreads(int threads) { library().setThreads(threads); }
+
+int threads() { return library().threads(); }
 
 void require() { library(); }
 

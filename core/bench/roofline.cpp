@@ -188,7 +188,8 @@ double measureSgemmRate(int threads) {
     using Clock = std::chrono::steady_clock;
     const int n = 2048;
     std::vector<float> a(size_t(n) * n, 0.5f), b(size_t(n) * n, 0.25f), c(size_t(n) * n, 0.0f);
-    blas::setThreads(threadsOrAll(threads));
+    // The count goes back afterwards: a backend already open calls the BLAS from its own pool.
+    const blas::ThreadsFor probeThreads(threadsOrAll(threads));
     double best = 1e30;
     for (int run = 0; run < 4; ++run) {  // the first run warms up the threads
         const auto start = Clock::now();

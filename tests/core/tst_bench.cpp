@@ -3,6 +3,8 @@
 // and `hearsay-cli bench --json` writes every field of its schema with sane values. Runs on a
 // tiny random model (64x2x2); no timing is asserted.
 #include "core/backend/backend.h"
+#include "core/backend/blas.h"
+#include "core/backend/cpu_backend.h"
 #include "core/engine/backend_factory.h"
 #include "core/bench/bench_input.h"
 #include "core/bench/bench_work.h"
@@ -390,6 +392,17 @@ private slots:
         QVERIFY(current > 0);
         QVERIFY(peakResidentBytes() >= current);
         QVERIFY(std::regex_match(utcTimestamp(), std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")));
+    }
+
+    // The SGEMM probe runs the BLAS on the threads asked for and then leaves it single-threaded as
+    // an open CPU backend keeps it: the encoder pairs read the probe with their engine open, and a
+    // BLAS left on two threads ran each of the backend's products nested in its pool (a third
+    // thread on two cores).
+    void sgemmProbeLeavesTheBackendsBlasAlone() {
+        CpuBackend backend(2);
+        QCOMPARE(blas::threads(), 1);
+        QVERIFY(measureSgemmRate(2) > 0);
+        QCOMPARE(blas::threads(), 1);
     }
 
     // --- the work, on a real session -------------------------------------------------------------

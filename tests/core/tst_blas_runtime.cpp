@@ -2,7 +2,7 @@
 // definition (both layouts of B, leading dimensions wider than the rows, beta 0 and 1), and the
 // kernels OpenBLAS runs, as OpenBLAS itself names them: the ones chosen for this CPU's features,
 // or the user's OPENBLAS_CORETYPE (CTest runs this program a second time with it set), and the
-// variable left as the user had it.
+// variable left as the user had it; a count of threads set for a while is put back.
 #include "core/backend/blas.h"
 
 #include <QtTest>
@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace hearsay;
@@ -83,6 +84,23 @@ private slots:
                 QVERIFY(std::abs(y[size_t(i)] - expected) <= 1e-4 * (1.0 + std::abs(expected)));
             }
         }
+    }
+
+    // ThreadsFor sets the count of threads for its lifetime and puts back the one it found.
+    // OpenBLAS gives at most the threads it started with (one a CPU); the builtin BLAS has one.
+    void threadsForPutsTheCountBack() {
+        blas::setThreads(1);
+        {
+            const blas::ThreadsFor two(2);
+            const int inside = blas::threads();
+            if (!builtin() && std::thread::hardware_concurrency() >= 2) QCOMPARE(inside, 2);
+            {
+                const blas::ThreadsFor one(1);
+                QCOMPARE(blas::threads(), 1);
+            }
+            QCOMPARE(blas::threads(), inside);
+        }
+        QCOMPARE(blas::threads(), 1);
     }
 
     // OpenBLAS runs the kernels chosen for this CPU (its own report of what it runs), or the ones
